@@ -1,0 +1,453 @@
+//! Layered configuration: flags > `GIT_SKILL_*` environment > `git config skill.*` > defaults.
+//!
+//! Values are kept as text with their source and parsed by typed getters when a command needs
+//! them, so a bad `skill.gateThreshold` does not stop `lint`; `git skill config` checks them all.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::git::ConfigEntry;
+
+/// Every key git-skill reads, as written after `skill.` in git config.
+pub const KEYS: &[KeySpec] = &[
+    KeySpec::new("provider", "LLM provider: openai, anthropic or command", None),
+    KeySpec::new("model", "model name passed to the provider", None),
+    KeySpec::new("baseUrl", "API root of the provider (including /v1 for openai)", None),
+    KeySpec::new("command", "command line of the `command` provider", None),
+    KeySpec::new("timeout", "LLM request timeout (seconds, or 30s / 2m)", Some("120s")),
+    KeySpec::new("templateDir", "directory whose *.j2 files override the embedded prompt templates", None),
+    KeySpec::new("roots", "skill roots, relative to the repository top (multi-valued; replaces the defaults)", None),
+    KeySpec::new("failOn", "lowest severity that fails a scan: critical, high, medium, low", Some("critical")),
+    KeySpec::new("gateThreshold", "share of gate checks that must pass (0..1)", Some("0.5")),
+    KeySpec::new("maxGrowth", "largest growth of SKILL.md an optimize may cause (0.5 = +50%)", Some("0.5")),
+    KeySpec::new("autoSkill.enabled", "allow the background review to write auto-skills", Some("false")),
+    KeySpec::new("autoSkill.threshold", "tool calls in a session before a background review", Some("20")),
+];
+
+/// The default skill roots, relative to the repository top.
+pub const DEFAULT_ROOTS: &[&str] = &[
+    ".claude/skills",
+    ".agents/skills",
+    ".qwen/skills",
+    ".codex/skills",
+    ".opencode/skills",
+    ".cursor/skills",
+    ".github/skills",
+    ".gemini/skills",
+    "skills",
+    "agents/skills",
+];
+
+/// User-level roots, relative to HOME, looked at by the dashboard on request.
+pub const USER_ROOTS: &[&str] = &[
+    ".claude/skills",
+    ".agents/skills",
+    ".config/opencode/skills",
+    ".qwen/skills",
+    ".codex/skills",
+];
+
+#[derive(Debug, Clone, Copy)]
+pub struct KeySpec {
+    pub key: &'static str,
+    pub help: &'static str,
+    pub default: Option<&'static str>,
+}
+
+impl KeySpec {
+    const fn new(key: &'static str, help: &'static str, default: Option<&'static str>) -> Self {
+        KeySpec { key, help, default }
+    }
+
+    /// `GIT_SKILL_BASE_URL` for `baseUrl`, `GIT_SKILL_AUTO_SKILL_ENABLED` for `autoSkill.enabled`.
+    pub fn env_var(&self) -> String {
+        let mut out = String::from("GIT_SKILL_");
+        for (i, c) in self.key.chars().enumerate() {
+            if c == '.' {
+                out.push('_');
+            } else if c.is_ascii_uppercase() && i > 0 {
+                out.push('_');
+                out.push(c);
+            } else {
+                out.push(c.to_ascii_uppercase());
+            }
+        }
+        out
+    }
+}
+
+/// Where a value came from, for `git skill config` and for error messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Flag(String),
+    Env(String),
+    Git(String),
+    Default,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Flag(flag) => write!(f, "flag {flag}"),
+            Source::Env(var) => write!(f, "environment {var}"),
+            Source::Git(origin) => write!(f, "git config ({origin})"),
+            Source::Default => f.write_str("default"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Value {
+    pub text: String,
+    pub source: Source,
+}
+
+/// A value that does not parse; the message names the key and where the value came from.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid value '{value}' for skill.{key} (from {source_}): {reason}")]
+pub struct ConfigError {
+    pub key: &'static str,
+    pub value: String,
+    pub source_: Source,
+    pub reason: String,
+}
+
+/// The resolved configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// Per known key, every value in precedence order (lowest first).
+    layers: Vec<(&'static str, Vec<Value>)>,
+    warnings: Vec<String>,
+}
+
+impl Config {
+    /// Builds the configuration from git's `skill.*` entries and the process environment
+    /// (`env` yields `(name, value)` pairs; only `GIT_SKILL_*` ones are looked at).
+    pub fn resolve(
+        git: &[ConfigEntry],
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Config {
+        let mut config = Config {
+            layers: KEYS.iter().map(|k| (k.key, Vec::new())).collect(),
+            warnings: Vec::new(),
+        };
+        for entry in git {
+            match lookup(&entry.key) {
+                Some(spec) => config.push(spec.key, entry.value.clone(), Source::Git(entry.origin.clone())),
+                None => config.warnings.push(format!(
+                    "unknown config key 'skill.{}' in {} (known keys: {})",
+                    entry.key,
+                    entry.origin,
+                    KEYS.iter().map(|k| k.key).collect::<Vec<_>>().join(", ")
+                )),
+            }
+        }
+        let mut env: Vec<(String, String)> = env
+            .into_iter()
+            .filter(|(name, _)| name.starts_with("GIT_SKILL_"))
+            .collect();
+        env.sort();
+        for (name, value) in env {
+            match KEYS.iter().find(|k| env_matches(k, &name)) {
+                Some(spec) if spec.key == "roots" => {
+                    // Like PATH: one variable, several roots.
+                    config.clear(spec.key);
+                    for root in value.split(':').filter(|r| !r.is_empty()) {
+                        config.push(spec.key, root.to_owned(), Source::Env(name.clone()));
+                    }
+                }
+                Some(spec) => {
+                    config.clear(spec.key);
+                    config.push(spec.key, value, Source::Env(name));
+                }
+                None => config
+                    .warnings
+                    .push(format!("unknown environment variable {name} (git-skill reads GIT_SKILL_<KEY> for the keys of `git skill config`)")),
+            }
+        }
+        config
+    }
+
+    /// Sets a value from a command-line flag; it wins over every other layer.
+    pub fn set_flag(&mut self, key: &'static str, flag: &str, values: &[String]) {
+        if values.is_empty() {
+            return;
+        }
+        self.clear(key);
+        for value in values {
+            self.push(key, value.clone(), Source::Flag(flag.to_owned()));
+        }
+    }
+
+    fn push(&mut self, key: &'static str, text: String, source: Source) {
+        if let Some((_, values)) = self.layers.iter_mut().find(|(k, _)| *k == key) {
+            values.push(Value { text, source });
+        }
+    }
+
+    fn clear(&mut self, key: &'static str) {
+        if let Some((_, values)) = self.layers.iter_mut().find(|(k, _)| *k == key) {
+            values.clear();
+        }
+    }
+
+    /// Warnings about unknown keys, for the binary to print.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The effective value of a key: the last one set, or the default.
+    pub fn get(&self, key: &str) -> Option<Value> {
+        let spec = lookup(key)?;
+        let values = &self.layers.iter().find(|(k, _)| *k == spec.key)?.1;
+        values.last().cloned().or_else(|| {
+            spec.default.map(|d| Value {
+                text: d.to_owned(),
+                source: Source::Default,
+            })
+        })
+    }
+
+    /// All values of a multi-valued key from the layer that sets it.
+    pub fn get_all(&self, key: &str) -> Vec<Value> {
+        lookup(key)
+            .and_then(|spec| self.layers.iter().find(|(k, _)| *k == spec.key))
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    }
+
+    /// Configured roots, or `None` for the defaults. Empty entries are ignored.
+    pub fn roots(&self) -> Option<Vec<PathBuf>> {
+        let roots: Vec<PathBuf> = self
+            .get_all("roots")
+            .into_iter()
+            .filter(|v| !v.text.trim().is_empty())
+            .map(|v| PathBuf::from(v.text.trim()))
+            .collect();
+        (!roots.is_empty()).then_some(roots)
+    }
+
+    pub fn fail_on(&self) -> Result<Severity, ConfigError> {
+        self.parse("failOn", |s| match s.to_ascii_lowercase().as_str() {
+            "critical" => Ok(Severity::Critical),
+            "high" => Ok(Severity::High),
+            "medium" => Ok(Severity::Medium),
+            "low" => Ok(Severity::Low),
+            _ => Err("expected critical, high, medium or low".to_owned()),
+        })
+        .map(|v| v.unwrap_or(Severity::Critical))
+    }
+
+    pub fn gate_threshold(&self) -> Result<f64, ConfigError> {
+        self.parse("gateThreshold", parse_ratio).map(|v| v.unwrap_or(0.5))
+    }
+
+    pub fn max_growth(&self) -> Result<f64, ConfigError> {
+        self.parse("maxGrowth", |s| {
+            let v: f64 = s.parse().map_err(|_| "expected a number such as 0.5".to_owned())?;
+            if v.is_finite() && v >= 0.0 {
+                Ok(v)
+            } else {
+                Err("expected a number >= 0".to_owned())
+            }
+        })
+        .map(|v| v.unwrap_or(0.5))
+    }
+
+    pub fn timeout(&self) -> Result<Duration, ConfigError> {
+        self.parse("timeout", parse_duration)
+            .map(|v| v.unwrap_or(Duration::from_secs(120)))
+    }
+
+    pub fn provider(&self) -> Result<Option<String>, ConfigError> {
+        self.parse("provider", |s| match s.to_ascii_lowercase().as_str() {
+            p @ ("openai" | "anthropic" | "command") => Ok(p.to_owned()),
+            _ => Err("expected openai, anthropic or command".to_owned()),
+        })
+    }
+
+    pub fn auto_skill_enabled(&self) -> Result<bool, ConfigError> {
+        self.parse("autoSkill.enabled", parse_bool).map(|v| v.unwrap_or(false))
+    }
+
+    pub fn auto_skill_threshold(&self) -> Result<u32, ConfigError> {
+        self.parse("autoSkill.threshold", |s| {
+            s.parse::<u32>()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| "expected a whole number > 0".to_owned())
+        })
+        .map(|v| v.unwrap_or(20))
+    }
+
+    /// Checks every key that has a value; used by `git skill config`.
+    pub fn validate_all(&self) -> Vec<ConfigError> {
+        let mut errors = Vec::new();
+        let mut check = |r: Result<(), ConfigError>| {
+            if let Err(e) = r {
+                errors.push(e);
+            }
+        };
+        check(self.fail_on().map(drop));
+        check(self.gate_threshold().map(drop));
+        check(self.max_growth().map(drop));
+        check(self.timeout().map(drop));
+        check(self.provider().map(drop));
+        check(self.auto_skill_enabled().map(drop));
+        check(self.auto_skill_threshold().map(drop));
+        errors
+    }
+
+    fn parse<T>(
+        &self,
+        key: &'static str,
+        f: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, ConfigError> {
+        let Some(value) = self.get(key) else {
+            return Ok(None);
+        };
+        f(value.text.trim()).map(Some).map_err(|reason| ConfigError {
+            key,
+            value: value.text.clone(),
+            source_: value.source.clone(),
+            reason,
+        })
+    }
+}
+
+/// Severity threshold used by `skill.failOn`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+fn lookup(key: &str) -> Option<&'static KeySpec> {
+    // git lowercases section and key names; subsections keep their case. Compare loosely so
+    // `skill.autoskill.enabled` and `skill.autoSkill.enabled` mean the same.
+    KEYS.iter().find(|k| k.key.eq_ignore_ascii_case(key))
+}
+
+fn env_matches(spec: &KeySpec, var: &str) -> bool {
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| *c != '_' && *c != '.')
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    var.strip_prefix("GIT_SKILL_")
+        .is_some_and(|rest| squash(rest) == squash(spec.key))
+}
+
+fn parse_ratio(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| "expected a number between 0 and 1".to_owned())?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err("expected a number between 0 and 1".to_owned())
+    }
+}
+
+fn parse_bool(s: &str) -> Result<bool, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" => Ok(true),
+        "false" | "no" | "off" | "0" | "" => Ok(false),
+        _ => Err("expected true or false".to_owned()),
+    }
+}
+
+/// `90`, `90s`, `2m`, `1h`, `500ms`.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let err = || format!("expected a duration such as 90, 90s, 2m or 500ms, got '{s}'");
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (digits, unit) = s.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| err())?;
+    let d = match unit.trim() {
+        "" | "s" => Duration::from_secs(n),
+        "ms" => Duration::from_millis(n),
+        "m" => Duration::from_secs(n.checked_mul(60).ok_or_else(err)?),
+        "h" => Duration::from_secs(n.checked_mul(3600).ok_or_else(err)?),
+        _ => return Err(err()),
+    };
+    if d.is_zero() {
+        return Err("a timeout of zero would fail every call".to_owned());
+    }
+    Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(key: &str, value: &str) -> ConfigEntry {
+        ConfigEntry {
+            key: key.into(),
+            value: value.into(),
+            origin: ".git/config".into(),
+        }
+    }
+
+    #[test]
+    fn env_var_names() {
+        let names: Vec<String> = KEYS.iter().map(|k| k.env_var()).collect();
+        assert!(names.contains(&"GIT_SKILL_BASE_URL".to_owned()));
+        assert!(names.contains(&"GIT_SKILL_AUTO_SKILL_ENABLED".to_owned()));
+        assert!(names.contains(&"GIT_SKILL_FAIL_ON".to_owned()));
+    }
+
+    #[test]
+    fn precedence_flag_env_git_default() {
+        let entries = [git("failOn", "low")];
+        let c = Config::resolve(&entries, []);
+        assert_eq!(c.fail_on().unwrap(), Severity::Low);
+        let mut c = Config::resolve(&entries, [("GIT_SKILL_FAIL_ON".into(), "medium".into())]);
+        assert_eq!(c.fail_on().unwrap(), Severity::Medium);
+        c.set_flag("failOn", "--fail-on", &["high".into()]);
+        assert_eq!(c.fail_on().unwrap(), Severity::High);
+        assert_eq!(Config::resolve(&[], []).fail_on().unwrap(), Severity::Critical);
+        assert_eq!(Config::resolve(&[], []).get("failOn").unwrap().source, Source::Default);
+    }
+
+    #[test]
+    fn env_accepts_squashed_names() {
+        let c = Config::resolve(&[], [("GIT_SKILL_BASEURL".into(), "http://x/v1".into())]);
+        assert_eq!(c.get("baseUrl").unwrap().text, "http://x/v1");
+        assert!(c.warnings().is_empty());
+    }
+
+    #[test]
+    fn roots_accumulate_in_git_and_are_replaced_by_env() {
+        let entries = [git("roots", "a"), git("ROOTS", "b")];
+        let c = Config::resolve(&entries, []);
+        assert_eq!(c.roots().unwrap(), vec![PathBuf::from("a"), PathBuf::from("b")]);
+        let c = Config::resolve(&entries, [("GIT_SKILL_ROOTS".into(), "x:y".into())]);
+        assert_eq!(c.roots().unwrap(), vec![PathBuf::from("x"), PathBuf::from("y")]);
+        assert!(Config::resolve(&[], []).roots().is_none());
+    }
+
+    #[test]
+    fn unknown_keys_warn_and_bad_values_error_with_source() {
+        let entries = [git("colour", "x"), git("gateThreshold", "1.5"), git("autoskill.enabled", "maybe")];
+        let c = Config::resolve(&entries, [("GIT_SKILL_NOPE".into(), "1".into())]);
+        assert_eq!(c.warnings().len(), 2);
+        assert!(c.warnings()[0].contains("skill.colour"));
+        let errors = c.validate_all();
+        assert_eq!(errors.len(), 2);
+        let msg = errors[0].to_string();
+        assert!(msg.contains("gateThreshold") && msg.contains(".git/config"), "{msg}");
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert!(parse_duration("0").is_err());
+        assert!(parse_duration("x").is_err());
+        assert!(parse_duration("99999999999999999999h").is_err());
+    }
+}

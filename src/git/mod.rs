@@ -1,0 +1,186 @@
+//! The only place that touches git. Everything here goes through gix; nothing prints.
+
+mod config_parameters;
+
+pub use config_parameters::{parse_config_parameters, ConfigParameterError};
+
+use std::path::{Path, PathBuf};
+
+/// Errors from the git layer; messages quote the path they concern.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("could not open the git repository at '{path}'")]
+    Discover {
+        path: PathBuf,
+        #[source]
+        source: gix::Error,
+    },
+    #[error("could not read git configuration for '{path}'")]
+    Config {
+        path: PathBuf,
+        #[source]
+        source: gix::Error,
+    },
+    #[error("the repository at '{path}' is bare; git-skill needs a work tree")]
+    Bare { path: PathBuf },
+    #[error("GIT_CONFIG_PARAMETERS could not be parsed")]
+    Parameters(#[from] ConfigParameterError),
+}
+
+/// A discovered repository with a work tree.
+pub struct Repo {
+    repo: gix::Repository,
+    workdir: PathBuf,
+}
+
+impl std::fmt::Debug for Repo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Repo").field("workdir", &self.workdir).finish()
+    }
+}
+
+/// One `skill.*` value read from git configuration, in precedence order (later wins).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigEntry {
+    /// The key below `skill.`, as written (for example `roots` or `autoSkill.enabled`).
+    pub key: String,
+    pub value: String,
+    /// Where it came from: a file path, `GIT_CONFIG_COUNT` or `git -c`.
+    pub origin: String,
+}
+
+impl Repo {
+    /// Finds the repository that contains `dir`. `Ok(None)` when `dir` is in no repository.
+    pub fn discover(dir: &Path) -> Result<Option<Repo>, GitError> {
+        // With environment overrides, so that GIT_DIR and friends set by git for hooks count.
+        let repo = match gix::discover_with_environment_overrides(dir) {
+            Ok(repo) => repo,
+            Err(err) if is_no_repository(&err) => return Ok(None),
+            Err(source) => {
+                return Err(GitError::Discover {
+                    path: dir.to_owned(),
+                    source,
+                })
+            }
+        };
+        let Some(workdir) = repo.workdir() else {
+            return Err(GitError::Bare {
+                path: repo.git_dir().to_owned(),
+            });
+        };
+        // Canonical so that paths computed from it compare with canonicalised walk results.
+        let workdir = dunce_canonical(workdir);
+        Ok(Some(Repo { repo, workdir }))
+    }
+
+    /// The top of the work tree, canonicalised.
+    pub fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+
+    pub fn git_dir(&self) -> &Path {
+        self.repo.git_dir()
+    }
+
+    /// Every `skill.*` entry of the repository's configuration (system, global, local, worktree,
+    /// `GIT_CONFIG_COUNT`), followed by `git -c` values from `GIT_CONFIG_PARAMETERS`.
+    pub fn skill_config(&self, parameters: Option<&str>) -> Result<Vec<ConfigEntry>, GitError> {
+        let file = gix::config::File::from_git_dir(self.repo.git_dir().to_owned()).map_err(|e| {
+            GitError::Config {
+                path: self.repo.git_dir().to_owned(),
+                source: e,
+            }
+        })?;
+        let mut entries = skill_entries(&file);
+        entries.extend(parameter_entries(parameters)?);
+        Ok(entries)
+    }
+}
+
+/// `skill.*` configuration when there is no repository: system and global files, then the
+/// environment overrides, then `git -c`.
+pub fn global_skill_config(parameters: Option<&str>) -> Result<Vec<ConfigEntry>, GitError> {
+    let to_err = |source: gix::Error| GitError::Config {
+        path: PathBuf::from("~/.gitconfig"),
+        source,
+    };
+    let mut file = gix::config::File::from_globals().map_err(to_err)?;
+    file.append(gix::config::File::from_environment_overrides().map_err(to_err)?)
+        .map_err(to_err)?;
+    let mut entries = skill_entries(&file);
+    entries.extend(parameter_entries(parameters)?);
+    Ok(entries)
+}
+
+fn skill_entries(file: &gix::config::File) -> Vec<ConfigEntry> {
+    let mut out = Vec::new();
+    let Some(sections) = file.sections_by_name("skill") else {
+        return out;
+    };
+    for section in sections {
+        let sub = section
+            .header()
+            .subsection_name()
+            .map(|s| s.to_string());
+        let origin = match &section.meta().path {
+            Some(path) => path.display().to_string(),
+            None => format!("{:?}", section.meta().source),
+        };
+        let mut seen: Vec<String> = Vec::new();
+        for name in section.body().value_names() {
+            if seen.iter().any(|s| s.eq_ignore_ascii_case(&name)) {
+                continue;
+            }
+            for value in section.body().values(&name) {
+                let key = match &sub {
+                    Some(sub) => format!("{sub}.{name}"),
+                    None => name.clone(),
+                };
+                out.push(ConfigEntry {
+                    key,
+                    value: value.to_string(),
+                    origin: origin.clone(),
+                });
+            }
+            seen.push(name);
+        }
+    }
+    out
+}
+
+fn parameter_entries(parameters: Option<&str>) -> Result<Vec<ConfigEntry>, GitError> {
+    let Some(parameters) = parameters else {
+        return Ok(Vec::new());
+    };
+    Ok(parse_config_parameters(parameters)?
+        .into_iter()
+        .filter_map(|(key, value)| {
+            let rest = strip_prefix_ignore_case(&key, "skill.")?;
+            Some(ConfigEntry {
+                key: rest.to_owned(),
+                // `git -c skill.x` without `=` means true, as for any git boolean.
+                value: value.unwrap_or_else(|| "true".to_owned()),
+                origin: "git -c".to_owned(),
+            })
+        })
+        .collect())
+}
+
+fn is_no_repository(err: &gix::Error) -> bool {
+    use gix::discover::upwards::Error as E;
+    matches!(
+        err.downcast_any_ref::<E>(),
+        Some(E::NoGitRepository { .. })
+            | Some(E::NoGitRepositoryWithinCeiling { .. })
+            | Some(E::NoGitRepositoryWithinFs { .. })
+    )
+}
+
+fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = s.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])
+}
+
+fn dunce_canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_owned())
+}

@@ -1,0 +1,9 @@
+//! git-skill: make AI-agent skills (directories with a `SKILL.md`) evolve safely inside git.
+//!
+//! The library holds every capability and never prints: functions return data or take a
+//! writer. The `git-skill` binary parses arguments, calls into this crate and renders.
+
+pub mod config;
+pub mod git;
+pub mod report;
+pub mod skill;

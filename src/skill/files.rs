@@ -1,0 +1,206 @@
+//! What a skill holds: its file list (with sizes, modes and symlink targets) and the bytes of
+//! its `SKILL.md`. Built from the file system here; the same model can be filled from git
+//! objects, so lint checks a staged state exactly as it checks a work tree.
+
+use std::path::{Component, Path, PathBuf};
+
+/// Largest SKILL.md prefix read into memory. Anything longer is over the 100,000-character
+/// limit anyway (1 MiB of UTF-8 holds at least 262,144 characters).
+pub const SKILL_MD_READ_CAP: u64 = 1 << 20;
+/// How many entries of one skill are listed before the listing stops.
+pub const MAX_ENTRIES: usize = 10_000;
+const MAX_DEPTH: usize = 16;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileKind {
+    File { size: u64, executable: bool },
+    /// The link text, as stored.
+    Symlink { target: PathBuf },
+    /// A FIFO, socket or device: never legitimate in a skill.
+    Special,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEntry {
+    /// Relative to the skill directory, `/`-separated.
+    pub path: String,
+    pub kind: FileKind,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SkillFiles {
+    /// Every entry except directories, `.skillopt/` and `.git/`, sorted by path.
+    pub entries: Vec<FileEntry>,
+    /// The first [`SKILL_MD_READ_CAP`] bytes of SKILL.md, when it is a regular file.
+    pub skill_md: Option<Vec<u8>>,
+    /// The full size of SKILL.md in bytes.
+    pub skill_md_size: u64,
+    /// True when the listing stopped at [`MAX_ENTRIES`] or at the depth bound.
+    pub truncated: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("could not read '{}'", path.display())]
+pub struct ReadError {
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl SkillFiles {
+    /// Lists a skill directory without following any symlink.
+    pub fn read(dir: &Path) -> Result<SkillFiles, ReadError> {
+        let mut out = SkillFiles::default();
+        let mut stack = vec![(dir.to_owned(), String::new(), 0usize)];
+        while let Some((path, rel, depth)) = stack.pop() {
+            let entries = std::fs::read_dir(&path).map_err(|source| ReadError {
+                path: path.clone(),
+                source,
+            })?;
+            for entry in entries {
+                let entry = entry.map_err(|source| ReadError {
+                    path: path.clone(),
+                    source,
+                })?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let child_rel = if rel.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{rel}/{name}")
+                };
+                let meta = entry.metadata().map_err(|source| ReadError {
+                    path: entry.path(),
+                    source,
+                })?;
+                let kind = if meta.is_dir() {
+                    if depth == 0 && (name == ".skillopt" || name == ".git") {
+                        continue;
+                    }
+                    if depth + 1 >= MAX_DEPTH {
+                        out.truncated = true;
+                        continue;
+                    }
+                    stack.push((entry.path(), child_rel, depth + 1));
+                    continue;
+                } else if meta.file_type().is_symlink() {
+                    let target = std::fs::read_link(entry.path()).map_err(|source| ReadError {
+                        path: entry.path(),
+                        source,
+                    })?;
+                    FileKind::Symlink { target }
+                } else if meta.is_file() {
+                    FileKind::File {
+                        size: meta.len(),
+                        executable: is_executable(&meta),
+                    }
+                } else {
+                    FileKind::Special
+                };
+                if out.entries.len() >= MAX_ENTRIES {
+                    out.truncated = true;
+                    break;
+                }
+                out.entries.push(FileEntry {
+                    path: child_rel,
+                    kind,
+                });
+            }
+        }
+        out.entries.sort_by(|a, b| a.path.cmp(&b.path));
+        if let Some(FileEntry {
+            kind: FileKind::File { size, .. },
+            ..
+        }) = out.entry("SKILL.md")
+        {
+            out.skill_md_size = *size;
+            let path = dir.join("SKILL.md");
+            out.skill_md = Some(read_prefix(&path, SKILL_MD_READ_CAP).map_err(|source| {
+                ReadError { path, source }
+            })?);
+        }
+        Ok(out)
+    }
+
+    pub fn entry(&self, path: &str) -> Option<&FileEntry> {
+        self.entries
+            .binary_search_by(|e| e.path.as_str().cmp(path))
+            .ok()
+            .map(|i| &self.entries[i])
+    }
+}
+
+fn read_prefix(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    std::fs::File::open(path)?.take(cap).read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+#[cfg(unix)]
+fn is_executable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_meta: &std::fs::Metadata) -> bool {
+    false
+}
+
+/// Whether `target`, read relative to `from` (a directory inside the skill, `/`-separated,
+/// empty for the skill's top), points outside the skill. Purely lexical, so it works for
+/// dangling links and for links stored in git objects alike.
+pub fn escapes_skill(from: &str, target: &Path) -> bool {
+    if target.is_absolute() || target.has_root() {
+        return true;
+    }
+    let mut depth: isize = from.split('/').filter(|s| !s.is_empty()).count() as isize;
+    for component in target.components() {
+        match component {
+            Component::ParentDir => {
+                depth -= 1;
+                if depth < 0 {
+                    return true;
+                }
+            }
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => return true,
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_escape() {
+        assert!(escapes_skill("", Path::new("../x")));
+        assert!(escapes_skill("", Path::new("/etc/passwd")));
+        assert!(escapes_skill("scripts", Path::new("../../x")));
+        assert!(!escapes_skill("scripts", Path::new("../references/a.md")));
+        assert!(!escapes_skill("", Path::new("./references/../scripts/x")));
+        assert!(escapes_skill("", Path::new("references/../../x")));
+    }
+
+    #[test]
+    fn reads_tree_skipping_store_and_keeping_links() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        std::fs::write(d.join("SKILL.md"), "hi").unwrap();
+        std::fs::create_dir_all(d.join("scripts")).unwrap();
+        std::fs::write(d.join("scripts/run.sh"), "echo").unwrap();
+        std::fs::create_dir_all(d.join(".skillopt/pending")).unwrap();
+        std::fs::write(d.join(".skillopt/pending/signal.json"), "{}").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("/etc/passwd", d.join("scripts/pw")).unwrap();
+        let files = SkillFiles::read(d).unwrap();
+        let paths: Vec<_> = files.entries.iter().map(|e| e.path.as_str()).collect();
+        #[cfg(unix)]
+        assert_eq!(paths, vec!["SKILL.md", "scripts/pw", "scripts/run.sh"]);
+        assert_eq!(files.skill_md.as_deref(), Some(&b"hi"[..]));
+        assert_eq!(files.skill_md_size, 2);
+    }
+}

@@ -1,0 +1,12 @@
+//! Skills: where they live (discovery), what they hold (files), and whether agents can load
+//! them (frontmatter parsing and lint).
+
+pub mod codes;
+pub mod discover;
+pub mod files;
+pub mod frontmatter;
+pub mod lint;
+pub mod meta;
+
+pub use discover::{Discovery, Note, Root, Skill};
+pub use files::{FileEntry, FileKind, SkillFiles};
