@@ -1,1 +1,5 @@
+//! The one integration-test runner: every module builds real temporary repositories with the
+//! real `git` binary and runs the real `git-skill` binary in a pinned environment.
 
+mod common;
+mod man_completions;

@@ -1,0 +1,88 @@
+use std::io::Write as _;
+
+use git_skill::config::{Source, KEYS};
+
+use super::{CommandError, Outcome, Ui, Workspace};
+
+/// Show the effective configuration: every key, its value and where the value comes from.
+///
+/// Precedence, highest first: command-line flags, GIT_SKILL_<KEY> environment variables (for
+/// example GIT_SKILL_FAIL_ON, GIT_SKILL_BASE_URL; GIT_SKILL_ROOTS is `:`-separated), git
+/// configuration `skill.<key>` (including `git -c skill.<key>=value skill ...`), defaults.
+///
+/// Exit status: 0 when every value is valid, 2 when one is not.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  git skill config\n  git config skill.failOn high && git skill config --format json")]
+pub struct ConfigArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
+    pub format: super::lint::Format,
+}
+
+#[derive(serde::Serialize)]
+struct Row {
+    key: String,
+    env: String,
+    values: Vec<String>,
+    source: Option<String>,
+    description: &'static str,
+}
+
+pub fn cmd_config(ui: &mut Ui, args: ConfigArgs) -> Result<Outcome, CommandError> {
+    let ws = Workspace::load(ui)?;
+    let rows: Vec<Row> = KEYS
+        .iter()
+        .map(|spec| {
+            let values = if spec.key == "roots" {
+                ws.config.get_all("roots")
+            } else {
+                ws.config.get(spec.key).into_iter().collect()
+            };
+            Row {
+                key: format!("skill.{}", spec.key),
+                env: spec.env_var(),
+                source: values.last().map(|v| v.source.to_string()),
+                values: values.into_iter().map(|v| v.text).collect(),
+                description: spec.help,
+            }
+        })
+        .collect();
+    match args.format {
+        super::lint::Format::Json => {
+            serde_json::to_writer(&mut ui.out, &serde_json::json!({ "version": 1, "keys": rows }))?;
+            writeln!(ui.out)?;
+        }
+        super::lint::Format::Text => {
+            let width = rows.iter().map(|r| r.key.len()).max().unwrap_or(0);
+            for row in &rows {
+                let value = if row.values.is_empty() {
+                    if row.key == "skill.roots" {
+                        "(defaults)".to_owned()
+                    } else {
+                        "(unset)".to_owned()
+                    }
+                } else {
+                    row.values.join(", ")
+                };
+                let source = row.source.as_deref().unwrap_or("");
+                let line = format!("{:<width$}  {value}  {}", row.key, ui.out_style.dim(source));
+                writeln!(ui.out, "{}", line.trim_end())?;
+            }
+        }
+    }
+    let errors = ws.config.validate_all();
+    if errors.is_empty() {
+        return Ok(Outcome::Clean);
+    }
+    ui.out.flush()?;
+    for e in &errors {
+        let hint = match &e.source_ {
+            Source::Git(_) => format!("change it with git config skill.{} <value>", e.key),
+            Source::Env(var) => format!("change or unset {var}"),
+            Source::Flag(flag) => format!("pass a valid {flag}"),
+            Source::Default => String::new(),
+        };
+        ui.error(&CommandError::new(e).hint(hint))?;
+    }
+    Ok(Outcome::Clean)
+}

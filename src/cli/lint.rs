@@ -1,0 +1,114 @@
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use git_skill::report::{self, Diagnostic, Summary};
+use git_skill::skill::{codes, lint, SkillFiles};
+
+use super::{CommandError, Outcome, Ui, Workspace};
+
+/// Check SKILL.md files against the skill format and git-skill's limits.
+///
+/// Without PATH, checks every skill of the repository (in every skill root). A PATH may be a
+/// skill directory, its SKILL.md, or any folder holding skills; it works outside repositories.
+/// Errors break agents' loaders; warnings are portability and style problems.
+///
+/// Exit status: 0 no errors (warnings allowed unless --strict), 1 errors found, 2 a path could
+/// not be read or another error.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  git skill lint\n  git skill lint .claude/skills/pdf --strict\n  git skill lint --format json\n  git skill lint --explain SK003")]
+pub struct LintArgs {
+    /// Skill directories, SKILL.md files or folders of skills (default: the repository's skills).
+    pub paths: Vec<PathBuf>,
+
+    /// Treat warnings as errors.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Print the long explanation of a lint code (SK001...) or name, and exit.
+    #[arg(long, value_name = "CODE", conflicts_with_all = ["paths", "strict"])]
+    pub explain: Option<String>,
+
+    /// Skill root to search instead of the configured ones (repeatable; like skill.roots).
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
+    if let Some(query) = &args.explain {
+        return explain(ui, query);
+    }
+    let mut ws = Workspace::load(ui)?;
+    ws.config.set_flag("roots", "--root", &args.roots);
+    let found = ws.skills(ui, &args.paths)?;
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    let mut checked = 0;
+    for skill in &found.skills {
+        let files = match SkillFiles::read(&skill.dir) {
+            Ok(files) => files,
+            Err(e) => {
+                ui.error(&CommandError::from(e))?;
+                continue;
+            }
+        };
+        checked += 1;
+        let target = lint::Target {
+            dir_name: &skill.dir_name,
+            display_dir: ws.display(&skill.dir),
+            category: skill.category.as_deref(),
+        };
+        let mut found = lint::lint(&files, &target);
+        if args.strict {
+            for d in &mut found {
+                d.level = report::Level::Error;
+            }
+        }
+        diagnostics.extend(found);
+    }
+    let summary = Summary::of(checked, &diagnostics);
+    match args.format {
+        Format::Json => report::render_json(&mut ui.out, &diagnostics, summary)?,
+        Format::Text => report::render_text(&mut ui.out, &diagnostics, ui.out_style)?,
+    }
+    ui.out.flush()?;
+    if found.skills.is_empty() && args.paths.is_empty() {
+        let roots: Vec<String> = ws.repo_roots().iter().map(|r| r.label.clone()).collect();
+        ui.status(&format!("no skills found (looked in {})", roots.join(", ")))?;
+    } else if args.format == Format::Text {
+        let mut line = summary_line(summary);
+        if ui.had_error {
+            line.push_str("; some paths could not be checked (see the errors above)");
+        }
+        ui.status(&line)?;
+    }
+    Ok(if lint::fails(&diagnostics, false) { Outcome::Problems } else { Outcome::Clean })
+}
+
+fn summary_line(s: Summary) -> String {
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    if s.errors == 0 && s.warnings == 0 && s.skills > 0 {
+        format!("{} checked, no problems", plural(s.skills, "skill"))
+    } else {
+        format!("{} checked: {}, {}", plural(s.skills, "skill"), plural(s.errors, "error"), plural(s.warnings, "warning"))
+    }
+}
+
+fn explain(ui: &mut Ui, query: &str) -> Result<Outcome, CommandError> {
+    let Some(code) = codes::find(query) else {
+        let known: Vec<&str> = codes::CODES.iter().map(|c| c.code).collect();
+        return Err(CommandError::new(format!("unknown lint code '{query}'"))
+            .hint(format!("known codes: {}", known.join(", "))));
+    };
+    writeln!(ui.out, "{} ({}, {}): {}\n", code.code, code.name, code.level.as_str(), code.summary)?;
+    writeln!(ui.out, "{}", code.explanation)?;
+    Ok(Outcome::Clean)
+}

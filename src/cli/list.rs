@@ -1,0 +1,167 @@
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use git_skill::skill::{meta, FileKind, SkillFiles};
+
+use super::{CommandError, Outcome, Ui, Workspace};
+
+/// List the skills of the repository: name, category, root, provenance, size, description.
+///
+/// Provenance is `auto-skill` for skills an agent wrote (`metadata.source: auto-skill`) and
+/// `authored` otherwise. Skills whose frontmatter does not parse are listed with `invalid`;
+/// `git skill lint` says why.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  git skill list\n  git skill list --category ops --format json")]
+pub struct ListArgs {
+    /// Skill directories or folders of skills (default: the repository's skills).
+    pub paths: Vec<PathBuf>,
+
+    /// Only skills in this category (`<root>/<category>/<name>`).
+    #[arg(long)]
+    pub category: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
+    pub format: super::lint::Format,
+
+    /// Skill root to search instead of the configured ones (repeatable; like skill.roots).
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<String>,
+}
+
+/// One row of `git skill list --format json`.
+#[derive(Debug, serde::Serialize)]
+struct Row {
+    name: String,
+    description: Option<String>,
+    category: Option<String>,
+    root: String,
+    path: String,
+    provenance: &'static str,
+    files: usize,
+    bytes: u64,
+    /// Why the frontmatter could not be read, when it could not.
+    invalid: Option<String>,
+}
+
+pub fn cmd_list(ui: &mut Ui, args: ListArgs) -> Result<Outcome, CommandError> {
+    let mut ws = Workspace::load(ui)?;
+    ws.config.set_flag("roots", "--root", &args.roots);
+    let found = ws.skills(ui, &args.paths)?;
+    let mut rows = Vec::new();
+    for skill in &found.skills {
+        if args.category.is_some() && skill.category != args.category {
+            continue;
+        }
+        let files = match SkillFiles::read(&skill.dir) {
+            Ok(files) => files,
+            Err(e) => {
+                ui.error(&CommandError::from(e))?;
+                continue;
+            }
+        };
+        let bytes = files
+            .entries
+            .iter()
+            .map(|e| match e.kind {
+                FileKind::File { size, .. } => size,
+                _ => 0,
+            })
+            .sum();
+        let parsed = files.skill_md.as_deref().map(meta::parse);
+        let (meta, invalid) = match parsed {
+            Some(Ok((meta, _))) => (meta, None),
+            Some(Err(e)) => (meta::SkillMeta::default(), Some(e.to_string())),
+            None => (meta::SkillMeta::default(), Some("SKILL.md is not a regular file".to_owned())),
+        };
+        rows.push(Row {
+            name: meta.name.clone().unwrap_or_else(|| skill.dir_name.clone()),
+            description: meta.description.clone(),
+            category: skill.category.clone(),
+            root: skill.root.label.clone(),
+            path: ws.display(&skill.dir).display().to_string(),
+            provenance: if meta.auto_skill { "auto-skill" } else { "authored" },
+            files: files.entries.len(),
+            bytes,
+            invalid,
+        });
+    }
+    match args.format {
+        super::lint::Format::Json => {
+            serde_json::to_writer(&mut ui.out, &serde_json::json!({ "version": 1, "skills": rows }))?;
+            writeln!(ui.out)?;
+        }
+        super::lint::Format::Text => render_table(ui, &rows)?,
+    }
+    if rows.is_empty() && !ui.had_error {
+        ui.status("no skills found")?;
+    }
+    Ok(Outcome::Clean)
+}
+
+fn render_table(ui: &mut Ui, rows: &[Row]) -> std::io::Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let header = ["NAME", "CATEGORY", "PROVENANCE", "FILES", "SIZE", "PATH", "DESCRIPTION"];
+    let cells: Vec<[String; 7]> = rows
+        .iter()
+        .map(|r| {
+            let description = match &r.invalid {
+                Some(why) => format!("[invalid: {why}; see git skill lint]"),
+                None => shorten(r.description.as_deref().unwrap_or(""), 60),
+            };
+            [
+                r.name.clone(),
+                r.category.clone().unwrap_or_else(|| "-".into()),
+                r.provenance.to_owned(),
+                r.files.to_string(),
+                human_bytes(r.bytes),
+                r.path.clone(),
+                description,
+            ]
+        })
+        .collect();
+    let mut widths = header.map(str::len);
+    for row in &cells {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let style = ui.out_style;
+    let line = |cells: &[String]| -> String {
+        let mut s = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            if i + 1 == cells.len() {
+                s.push_str(cell);
+            } else {
+                s.push_str(&format!("{cell:<width$}  ", width = widths[i]));
+            }
+        }
+        s
+    };
+    let head: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    writeln!(ui.out, "{}", style.bold(line(&head).trim_end()))?;
+    for row in &cells {
+        writeln!(ui.out, "{}", line(row).trim_end())?;
+    }
+    Ok(())
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.chars().count() <= max {
+        s
+    } else {
+        let cut: String = s.chars().take(max - 1).collect();
+        format!("{cut}…")
+    }
+}
+
+fn human_bytes(n: u64) -> String {
+    match n {
+        0..=1023 => format!("{n} B"),
+        1024..=1_048_575 => format!("{:.1} KiB", n as f64 / 1024.0),
+        _ => format!("{:.1} MiB", n as f64 / 1_048_576.0),
+    }
+}

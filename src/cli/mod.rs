@@ -1,0 +1,98 @@
+//! Argument parsing and dispatch: one file per subcommand, one enum to route them.
+
+mod completions;
+mod config;
+mod error;
+mod lint;
+mod list;
+mod man;
+mod ui;
+mod workspace;
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, Subcommand};
+
+pub use error::{CommandError, ResultExt, EXIT_ERROR, EXIT_FAILURE};
+pub use ui::{ColorChoice, Ui};
+pub use workspace::Workspace;
+
+/// Make AI-agent skills evolve safely inside git.
+///
+/// git-skill checks skills (directories holding a SKILL.md) where they change: `lint` validates
+/// SKILL.md against the skill format and git-skill's limits, `list` shows the skills of a
+/// repository. Exit status: 0 clean, 1 problems found, 2 usage, configuration or I/O error.
+#[derive(Debug, Parser)]
+#[command(
+    name = "git-skill",
+    bin_name = "git skill",
+    version,
+    propagate_version = true,
+    max_term_width = 100,
+    after_help = "Configuration: git config skill.<key>, or GIT_SKILL_<KEY>; see `git skill config`.\nDocs: `git help skill` once the man page is installed (`git skill man --install`)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+
+    /// When to colour output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    color: ColorChoice,
+
+    /// Print nothing on stderr but errors and warnings.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Lint(lint::LintArgs),
+    List(list::ListArgs),
+    Config(config::ConfigArgs),
+    Completions(completions::CompletionsArgs),
+    Man(man::ManArgs),
+}
+
+/// How a command ended when it did not fail with an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit 0.
+    Clean,
+    /// Exit 1: problems found at or above the fail level.
+    Problems,
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut ui = Ui::new(cli.color, cli.quiet);
+    let result = match cli.command {
+        Command::Lint(args) => lint::cmd_lint(&mut ui, args),
+        Command::List(args) => list::cmd_list(&mut ui, args),
+        Command::Config(args) => config::cmd_config(&mut ui, args),
+        Command::Completions(args) => completions::cmd_completions(&mut ui, args),
+        Command::Man(args) => man::cmd_man(&mut ui, args),
+    };
+    let result = result.and_then(|outcome| {
+        ui.out.flush()?;
+        Ok(outcome)
+    });
+    match result {
+        Ok(_) if ui.had_error => ExitCode::from(EXIT_ERROR),
+        Ok(Outcome::Clean) => ExitCode::SUCCESS,
+        Ok(Outcome::Problems) => ExitCode::from(EXIT_FAILURE),
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = ui.out.flush();
+            let style = ui.err_style;
+            let _ = e.render(&mut ui.err, style);
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+/// The full clap command, for completions and man pages.
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+use std::io::Write as _;

@@ -1,0 +1,143 @@
+//! A hermetic sandbox: HOME, git's global and system config, identity and time are pinned, so a
+//! test sees only what it set up.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_git-skill");
+
+pub struct Sandbox {
+    pub tmp: tempfile::TempDir,
+}
+
+pub struct Run {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(output: Output) -> Run {
+        Run {
+            status: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(tmp.path().join("home")).unwrap();
+        std::fs::create_dir_all(tmp.path().join("repo")).unwrap();
+        std::fs::write(tmp.path().join("home/.gitconfig"), "").unwrap();
+        Sandbox { tmp }
+    }
+
+    /// A sandbox with an initialised repository in `repo/`.
+    pub fn with_repo() -> Sandbox {
+        let sb = Sandbox::new();
+        sb.git(&["init", "-q", "-b", "main"]).assert_ok();
+        sb
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.tmp.path().join("home")
+    }
+
+    pub fn repo(&self) -> PathBuf {
+        self.tmp.path().join("repo")
+    }
+
+    /// Writes a file below the repository, creating parent directories.
+    pub fn write(&self, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.repo().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+
+    fn pin(&self, cmd: &mut Command) {
+        cmd.env_clear()
+            .env("PATH", path_with_binary())
+            .env("HOME", self.home())
+            .env("GIT_CONFIG_GLOBAL", self.home().join(".gitconfig"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "Test Author")
+            .env("GIT_AUTHOR_EMAIL", "author@example.com")
+            .env("GIT_COMMITTER_NAME", "Test Committer")
+            .env("GIT_COMMITTER_EMAIL", "committer@example.com")
+            .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+            .env("TZ", "UTC")
+            .env("LC_ALL", "C")
+            .env("NO_COLOR", "1");
+    }
+
+    /// Runs `git-skill` directly in `dir` (relative to the repository).
+    pub fn run_in(&self, dir: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut cmd = Command::new(BIN);
+        self.pin(&mut cmd);
+        cmd.current_dir(self.repo().join(dir)).args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        Run::from(cmd.output().expect("run git-skill"))
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        self.run_in("", args, &[])
+    }
+
+    /// Runs the real `git` in the repository; `git skill ...` reaches the binary through PATH.
+    pub fn git(&self, args: &[&str]) -> Run {
+        self.git_in("", args)
+    }
+
+    pub fn git_in(&self, dir: &str, args: &[&str]) -> Run {
+        let mut cmd = Command::new("git");
+        self.pin(&mut cmd);
+        cmd.current_dir(self.repo().join(dir)).args(args);
+        Run::from(cmd.output().expect("run git"))
+    }
+
+    /// Runs any program with the pinned environment in `cwd`.
+    pub fn command(&self, program: &str, cwd: &Path, args: &[&str]) -> Run {
+        let mut cmd = Command::new(program);
+        self.pin(&mut cmd);
+        cmd.current_dir(cwd).args(args);
+        Run::from(cmd.output().unwrap_or_else(|e| panic!("run {program}: {e}")))
+    }
+}
+
+impl Run {
+    #[track_caller]
+    pub fn assert_ok(&self) -> &Run {
+        assert_eq!(self.status, 0, "expected exit 0\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        self
+    }
+
+    #[track_caller]
+    pub fn assert_status(&self, code: i32) -> &Run {
+        assert_eq!(self.status, code, "expected exit {code}\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        self
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
+    }
+}
+
+/// PATH with the directory of the built binary first, so `git skill` finds `git-skill`.
+fn path_with_binary() -> String {
+    let dir = Path::new(BIN).parent().unwrap().display().to_string();
+    format!("{dir}:{}", std::env::var("PATH").unwrap_or_default())
+}
+
+/// A valid SKILL.md for `name`.
+pub fn skill_md(name: &str, description: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nSteps.\n")
+}
