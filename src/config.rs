@@ -11,18 +11,58 @@ use crate::git::ConfigEntry;
 
 /// Every key git-skill reads, as written after `skill.` in git config.
 pub const KEYS: &[KeySpec] = &[
-    KeySpec::new("provider", "LLM provider: openai, anthropic or command", None),
+    KeySpec::new(
+        "provider",
+        "LLM provider: openai, anthropic or command",
+        None,
+    ),
     KeySpec::new("model", "model name passed to the provider", None),
-    KeySpec::new("baseUrl", "API root of the provider (including /v1 for openai)", None),
+    KeySpec::new(
+        "baseUrl",
+        "API root of the provider (including /v1 for openai)",
+        None,
+    ),
     KeySpec::new("command", "command line of the `command` provider", None),
-    KeySpec::new("timeout", "LLM request timeout (seconds, or 30s / 2m)", Some("120s")),
-    KeySpec::new("templateDir", "directory whose *.j2 files override the embedded prompt templates", None),
-    KeySpec::new("roots", "skill roots, relative to the repository top (multi-valued; replaces the defaults)", None),
-    KeySpec::new("failOn", "lowest severity that fails a scan: critical, high, medium, low", Some("critical")),
-    KeySpec::new("gateThreshold", "share of gate checks that must pass (0..1)", Some("0.5")),
-    KeySpec::new("maxGrowth", "largest growth of SKILL.md an optimize may cause (0.5 = +50%)", Some("0.5")),
-    KeySpec::new("autoSkill.enabled", "allow the background review to write auto-skills", Some("false")),
-    KeySpec::new("autoSkill.threshold", "tool calls in a session before a background review", Some("20")),
+    KeySpec::new(
+        "timeout",
+        "LLM request timeout (seconds, or 30s / 2m)",
+        Some("120s"),
+    ),
+    KeySpec::new(
+        "templateDir",
+        "directory whose *.j2 files override the embedded prompt templates",
+        None,
+    ),
+    KeySpec::new(
+        "roots",
+        "skill roots, relative to the repository top (multi-valued; replaces the defaults)",
+        None,
+    ),
+    KeySpec::new(
+        "failOn",
+        "lowest severity that fails a scan: critical, high, medium, low",
+        Some("critical"),
+    ),
+    KeySpec::new(
+        "gateThreshold",
+        "share of gate checks that must pass (0..1)",
+        Some("0.5"),
+    ),
+    KeySpec::new(
+        "maxGrowth",
+        "largest growth of SKILL.md an optimize may cause (0.5 = +50%)",
+        Some("0.5"),
+    ),
+    KeySpec::new(
+        "autoSkill.enabled",
+        "allow the background review to write auto-skills",
+        Some("false"),
+    ),
+    KeySpec::new(
+        "autoSkill.threshold",
+        "tool calls in a session before a background review",
+        Some("20"),
+    ),
 ];
 
 /// The default skill roots, relative to the repository top.
@@ -124,17 +164,18 @@ pub struct Config {
 impl Config {
     /// Builds the configuration from git's `skill.*` entries and the process environment
     /// (`env` yields `(name, value)` pairs; only `GIT_SKILL_*` ones are looked at).
-    pub fn resolve(
-        git: &[ConfigEntry],
-        env: impl IntoIterator<Item = (String, String)>,
-    ) -> Config {
+    pub fn resolve(git: &[ConfigEntry], env: impl IntoIterator<Item = (String, String)>) -> Config {
         let mut config = Config {
             layers: KEYS.iter().map(|k| (k.key, Vec::new())).collect(),
             warnings: Vec::new(),
         };
         for entry in git {
             match lookup(&entry.key) {
-                Some(spec) => config.push(spec.key, entry.value.clone(), Source::Git(entry.origin.clone())),
+                Some(spec) => config.push(
+                    spec.key,
+                    entry.value.clone(),
+                    Source::Git(entry.origin.clone()),
+                ),
                 None => config.warnings.push(format!(
                     "unknown config key 'skill.{}' in {} (known keys: {})",
                     entry.key,
@@ -240,12 +281,15 @@ impl Config {
     }
 
     pub fn gate_threshold(&self) -> Result<f64, ConfigError> {
-        self.parse("gateThreshold", parse_ratio).map(|v| v.unwrap_or(0.5))
+        self.parse("gateThreshold", parse_ratio)
+            .map(|v| v.unwrap_or(0.5))
     }
 
     pub fn max_growth(&self) -> Result<f64, ConfigError> {
         self.parse("maxGrowth", |s| {
-            let v: f64 = s.parse().map_err(|_| "expected a number such as 0.5".to_owned())?;
+            let v: f64 = s
+                .parse()
+                .map_err(|_| "expected a number such as 0.5".to_owned())?;
             if v.is_finite() && v >= 0.0 {
                 Ok(v)
             } else {
@@ -268,7 +312,8 @@ impl Config {
     }
 
     pub fn auto_skill_enabled(&self) -> Result<bool, ConfigError> {
-        self.parse("autoSkill.enabled", parse_bool).map(|v| v.unwrap_or(false))
+        self.parse("autoSkill.enabled", parse_bool)
+            .map(|v| v.unwrap_or(false))
     }
 
     pub fn auto_skill_threshold(&self) -> Result<u32, ConfigError> {
@@ -307,12 +352,14 @@ impl Config {
         let Some(value) = self.get(key) else {
             return Ok(None);
         };
-        f(value.text.trim()).map(Some).map_err(|reason| ConfigError {
-            key,
-            value: value.text.clone(),
-            source_: value.source.clone(),
-            reason,
-        })
+        f(value.text.trim())
+            .map(Some)
+            .map_err(|reason| ConfigError {
+                key,
+                value: value.text.clone(),
+                source_: value.source.clone(),
+                reason,
+            })
     }
 }
 
@@ -343,7 +390,9 @@ fn env_matches(spec: &KeySpec, var: &str) -> bool {
 }
 
 fn parse_ratio(s: &str) -> Result<f64, String> {
-    let v: f64 = s.parse().map_err(|_| "expected a number between 0 and 1".to_owned())?;
+    let v: f64 = s
+        .parse()
+        .map_err(|_| "expected a number between 0 and 1".to_owned())?;
     if (0.0..=1.0).contains(&v) {
         Ok(v)
     } else {
@@ -408,8 +457,14 @@ mod tests {
         assert_eq!(c.fail_on().unwrap(), Severity::Medium);
         c.set_flag("failOn", "--fail-on", &["high".into()]);
         assert_eq!(c.fail_on().unwrap(), Severity::High);
-        assert_eq!(Config::resolve(&[], []).fail_on().unwrap(), Severity::Critical);
-        assert_eq!(Config::resolve(&[], []).get("failOn").unwrap().source, Source::Default);
+        assert_eq!(
+            Config::resolve(&[], []).fail_on().unwrap(),
+            Severity::Critical
+        );
+        assert_eq!(
+            Config::resolve(&[], []).get("failOn").unwrap().source,
+            Source::Default
+        );
     }
 
     #[test]
@@ -423,22 +478,35 @@ mod tests {
     fn roots_accumulate_in_git_and_are_replaced_by_env() {
         let entries = [git("roots", "a"), git("ROOTS", "b")];
         let c = Config::resolve(&entries, []);
-        assert_eq!(c.roots().unwrap(), vec![PathBuf::from("a"), PathBuf::from("b")]);
+        assert_eq!(
+            c.roots().unwrap(),
+            vec![PathBuf::from("a"), PathBuf::from("b")]
+        );
         let c = Config::resolve(&entries, [("GIT_SKILL_ROOTS".into(), "x:y".into())]);
-        assert_eq!(c.roots().unwrap(), vec![PathBuf::from("x"), PathBuf::from("y")]);
+        assert_eq!(
+            c.roots().unwrap(),
+            vec![PathBuf::from("x"), PathBuf::from("y")]
+        );
         assert!(Config::resolve(&[], []).roots().is_none());
     }
 
     #[test]
     fn unknown_keys_warn_and_bad_values_error_with_source() {
-        let entries = [git("colour", "x"), git("gateThreshold", "1.5"), git("autoskill.enabled", "maybe")];
+        let entries = [
+            git("colour", "x"),
+            git("gateThreshold", "1.5"),
+            git("autoskill.enabled", "maybe"),
+        ];
         let c = Config::resolve(&entries, [("GIT_SKILL_NOPE".into(), "1".into())]);
         assert_eq!(c.warnings().len(), 2);
         assert!(c.warnings()[0].contains("skill.colour"));
         let errors = c.validate_all();
         assert_eq!(errors.len(), 2);
         let msg = errors[0].to_string();
-        assert!(msg.contains("gateThreshold") && msg.contains(".git/config"), "{msg}");
+        assert!(
+            msg.contains("gateThreshold") && msg.contains(".git/config"),
+            "{msg}"
+        );
     }
 
     #[test]

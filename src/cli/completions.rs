@@ -34,7 +34,7 @@ _git_skill() {
     done
     COMP_WORDS=(git-skill "${saved_words[@]:i+1}")
     COMP_CWORD=$((saved_cword - i))
-    _git-skill git-skill "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+    _git__skill git-skill "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
     COMP_WORDS=("${saved_words[@]}")
     COMP_CWORD=$saved_cword
 }
@@ -44,13 +44,24 @@ pub fn cmd_completions(ui: &mut Ui, args: CompletionsArgs) -> Result<Outcome, Co
     let mut cmd = super::command().bin_name("git-skill");
     let mut buf = Vec::new();
     match args.shell {
-        Shell::Bash => clap_complete::generate(clap_complete::Shell::Bash, &mut cmd, "git-skill", &mut buf),
-        Shell::Zsh => clap_complete::generate(clap_complete::Shell::Zsh, &mut cmd, "git-skill", &mut buf),
-        Shell::Fish => clap_complete::generate(clap_complete::Shell::Fish, &mut cmd, "git-skill", &mut buf),
+        Shell::Bash => {
+            clap_complete::generate(clap_complete::Shell::Bash, &mut cmd, "git-skill", &mut buf)
+        }
+        Shell::Zsh => {
+            clap_complete::generate(clap_complete::Shell::Zsh, &mut cmd, "git-skill", &mut buf)
+        }
+        Shell::Fish => {
+            clap_complete::generate(clap_complete::Shell::Fish, &mut cmd, "git-skill", &mut buf)
+        }
     }
-    ui.out.write_all(&buf)?;
     if args.shell == Shell::Bash {
+        // clap_complete 4.6 spells the hyphen of `git-skill` two ways in the bash script (the
+        // case labels read it as a subcommand separator), so subcommand flags never complete.
+        let script = String::from_utf8_lossy(&buf).replace("git__subcmd__skill", "git__skill");
+        ui.out.write_all(script.as_bytes())?;
         ui.out.write_all(BASH_GIT_ADAPTER.as_bytes())?;
+    } else {
+        ui.out.write_all(&buf)?;
     }
     Ok(Outcome::Clean)
 }

@@ -12,7 +12,9 @@ use super::{CommandError, Outcome, Ui, Workspace};
 ///
 /// Exit status: 0 when every value is valid, 2 when one is not.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  git skill config\n  git config skill.failOn high && git skill config --format json")]
+#[command(
+    after_help = "Examples:\n  git skill config\n  git config skill.failOn high && git skill config --format json"
+)]
 pub struct ConfigArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
@@ -49,7 +51,10 @@ pub fn cmd_config(ui: &mut Ui, args: ConfigArgs) -> Result<Outcome, CommandError
         .collect();
     match args.format {
         super::lint::Format::Json => {
-            serde_json::to_writer(&mut ui.out, &serde_json::json!({ "version": 1, "keys": rows }))?;
+            serde_json::to_writer(
+                &mut ui.out,
+                &serde_json::json!({ "version": 1, "keys": rows }),
+            )?;
             writeln!(ui.out)?;
         }
         super::lint::Format::Text => {

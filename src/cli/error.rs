@@ -33,7 +33,11 @@ impl CommandError {
         })
     }
 
-    pub fn render(&self, err: &mut dyn Write, style: git_skill::report::style::Style) -> io::Result<()> {
+    pub fn render(
+        &self,
+        err: &mut dyn Write,
+        style: git_skill::report::style::Style,
+    ) -> io::Result<()> {
         writeln!(err, "{} {}", style.red("error:"), self.error)?;
         for cause in self.error.chain().skip(1) {
             writeln!(err, "{} {cause}", style.bold("caused by:"))?;

@@ -15,7 +15,9 @@ use super::{CommandError, Outcome, Ui, Workspace};
 /// Exit status: 0 no errors (warnings allowed unless --strict), 1 errors found, 2 a path could
 /// not be read or another error.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  git skill lint\n  git skill lint .claude/skills/pdf --strict\n  git skill lint --format json\n  git skill lint --explain SK003")]
+#[command(
+    after_help = "Examples:\n  git skill lint\n  git skill lint .claude/skills/pdf --strict\n  git skill lint --format json\n  git skill lint --explain SK003"
+)]
 pub struct LintArgs {
     /// Skill directories, SKILL.md files or folders of skills (default: the repository's skills).
     pub paths: Vec<PathBuf>,
@@ -90,7 +92,11 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
         }
         ui.status(&line)?;
     }
-    Ok(if lint::fails(&diagnostics, false) { Outcome::Problems } else { Outcome::Clean })
+    Ok(if lint::fails(&diagnostics, false) {
+        Outcome::Problems
+    } else {
+        Outcome::Clean
+    })
 }
 
 fn summary_line(s: Summary) -> String {
@@ -98,7 +104,12 @@ fn summary_line(s: Summary) -> String {
     if s.errors == 0 && s.warnings == 0 && s.skills > 0 {
         format!("{} checked, no problems", plural(s.skills, "skill"))
     } else {
-        format!("{} checked: {}, {}", plural(s.skills, "skill"), plural(s.errors, "error"), plural(s.warnings, "warning"))
+        format!(
+            "{} checked: {}, {}",
+            plural(s.skills, "skill"),
+            plural(s.errors, "error"),
+            plural(s.warnings, "warning")
+        )
     }
 }
 
@@ -108,7 +119,14 @@ fn explain(ui: &mut Ui, query: &str) -> Result<Outcome, CommandError> {
         return Err(CommandError::new(format!("unknown lint code '{query}'"))
             .hint(format!("known codes: {}", known.join(", "))));
     };
-    writeln!(ui.out, "{} ({}, {}): {}\n", code.code, code.name, code.level.as_str(), code.summary)?;
+    writeln!(
+        ui.out,
+        "{} ({}, {}): {}\n",
+        code.code,
+        code.name,
+        code.level.as_str(),
+        code.summary
+    )?;
     writeln!(ui.out, "{}", code.explanation)?;
     Ok(Outcome::Clean)
 }

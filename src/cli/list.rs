@@ -11,7 +11,9 @@ use super::{CommandError, Outcome, Ui, Workspace};
 /// `authored` otherwise. Skills whose frontmatter does not parse are listed with `invalid`;
 /// `git skill lint` says why.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  git skill list\n  git skill list --category ops --format json")]
+#[command(
+    after_help = "Examples:\n  git skill list\n  git skill list --category ops --format json"
+)]
 pub struct ListArgs {
     /// Skill directories or folders of skills (default: the repository's skills).
     pub paths: Vec<PathBuf>,
@@ -72,7 +74,10 @@ pub fn cmd_list(ui: &mut Ui, args: ListArgs) -> Result<Outcome, CommandError> {
         let (meta, invalid) = match parsed {
             Some(Ok((meta, _))) => (meta, None),
             Some(Err(e)) => (meta::SkillMeta::default(), Some(e.to_string())),
-            None => (meta::SkillMeta::default(), Some("SKILL.md is not a regular file".to_owned())),
+            None => (
+                meta::SkillMeta::default(),
+                Some("SKILL.md is not a regular file".to_owned()),
+            ),
         };
         rows.push(Row {
             name: meta.name.clone().unwrap_or_else(|| skill.dir_name.clone()),
@@ -80,7 +85,11 @@ pub fn cmd_list(ui: &mut Ui, args: ListArgs) -> Result<Outcome, CommandError> {
             category: skill.category.clone(),
             root: skill.root.label.clone(),
             path: ws.display(&skill.dir).display().to_string(),
-            provenance: if meta.auto_skill { "auto-skill" } else { "authored" },
+            provenance: if meta.auto_skill {
+                "auto-skill"
+            } else {
+                "authored"
+            },
             files: files.entries.len(),
             bytes,
             invalid,
@@ -88,7 +97,10 @@ pub fn cmd_list(ui: &mut Ui, args: ListArgs) -> Result<Outcome, CommandError> {
     }
     match args.format {
         super::lint::Format::Json => {
-            serde_json::to_writer(&mut ui.out, &serde_json::json!({ "version": 1, "skills": rows }))?;
+            serde_json::to_writer(
+                &mut ui.out,
+                &serde_json::json!({ "version": 1, "skills": rows }),
+            )?;
             writeln!(ui.out)?;
         }
         super::lint::Format::Text => render_table(ui, &rows)?,
@@ -103,7 +115,15 @@ fn render_table(ui: &mut Ui, rows: &[Row]) -> std::io::Result<()> {
     if rows.is_empty() {
         return Ok(());
     }
-    let header = ["NAME", "CATEGORY", "PROVENANCE", "FILES", "SIZE", "PATH", "DESCRIPTION"];
+    let header = [
+        "NAME",
+        "CATEGORY",
+        "PROVENANCE",
+        "FILES",
+        "SIZE",
+        "PATH",
+        "DESCRIPTION",
+    ];
     let cells: Vec<[String; 7]> = rows
         .iter()
         .map(|r| {

@@ -12,7 +12,9 @@ use super::{CommandError, Outcome, ResultExt as _, Ui};
 /// binary, into `<prefix>/share/man/man1` where the binary is `<prefix>/bin/git-skill`; `man`
 /// finds that directory through PATH (for cargo installs: ~/.cargo/share/man).
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  git skill man --install && git help skill\n  git skill man --output-dir /usr/local/share/man/man1")]
+#[command(
+    after_help = "Examples:\n  git skill man --install && git help skill\n  git skill man --output-dir /usr/local/share/man/man1"
+)]
 pub struct ManArgs {
     /// Write every page into this directory.
     #[arg(long, value_name = "DIR", conflicts_with = "install")]
@@ -46,6 +48,9 @@ pub fn cmd_man(ui: &mut Ui, args: ManArgs) -> Result<Outcome, CommandError> {
         .hint("choose a writable directory with --output-dir")?;
     clap_mangen::generate_to(cmd, &dir)
         .with_context(|| format!("could not write man pages into '{}'", dir.display()))?;
-    ui.status(&format!("wrote man pages into '{}'; try: git help skill", dir.display()))?;
+    ui.status(&format!(
+        "wrote man pages into '{}'; try: git help skill",
+        dir.display()
+    ))?;
     Ok(Outcome::Clean)
 }

@@ -11,7 +11,7 @@ mod workspace;
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub use error::{CommandError, ResultExt, EXIT_ERROR, EXIT_FAILURE};
 pub use ui::{ColorChoice, Ui};
@@ -25,7 +25,6 @@ pub use workspace::Workspace;
 #[derive(Debug, Parser)]
 #[command(
     name = "git-skill",
-    bin_name = "git skill",
     version,
     propagate_version = true,
     max_term_width = 100,
@@ -63,7 +62,13 @@ pub enum Outcome {
 }
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Usage lines say `git skill`, the way people type it; completions and man pages are built
+    // from `command()` and keep the binary's own name.
+    let matches = command().bin_name("git skill").get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let mut ui = Ui::new(cli.color, cli.quiet);
     let result = match cli.command {
         Command::Lint(args) => lint::cmd_lint(&mut ui, args),

@@ -32,14 +32,25 @@ impl Workspace {
         for warning in config.warnings() {
             ui.warn(warning)?;
         }
-        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-        Ok(Workspace { cwd, repo, config, home })
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        Ok(Workspace {
+            cwd,
+            repo,
+            config,
+            home,
+        })
     }
 
     /// Skill roots of the repository, or none outside one.
     pub fn repo_roots(&self) -> Vec<Root> {
         match &self.repo {
-            Some(repo) => discover::repo_roots(repo.workdir(), self.config.roots().as_deref(), self.home.as_deref()),
+            Some(repo) => discover::repo_roots(
+                repo.workdir(),
+                self.config.roots().as_deref(),
+                self.home.as_deref(),
+            ),
             None => Vec::new(),
         }
     }
@@ -71,7 +82,8 @@ impl Workspace {
                         found.notes.extend(d.notes);
                     }
                     Err(e) => ui.error(&CommandError::from(
-                        anyhow::Error::new(e).context(format!("could not read '{}'", path.display())),
+                        anyhow::Error::new(e)
+                            .context(format!("could not read '{}'", path.display())),
                     ))?,
                 }
             }
@@ -96,7 +108,11 @@ impl Workspace {
 /// share nothing but the root.
 pub fn relative(path: &Path, base: &Path) -> PathBuf {
     if let Ok(rest) = path.strip_prefix(base) {
-        return if rest.as_os_str().is_empty() { PathBuf::from(".") } else { rest.to_owned() };
+        return if rest.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            rest.to_owned()
+        };
     }
     let p: Vec<Component> = path.components().collect();
     let b: Vec<Component> = base.components().collect();
@@ -121,9 +137,21 @@ mod tests {
 
     #[test]
     fn relative_paths() {
-        assert_eq!(relative(Path::new("/r/a/b"), Path::new("/r")), PathBuf::from("a/b"));
-        assert_eq!(relative(Path::new("/r/a/b"), Path::new("/r/c")), PathBuf::from("../a/b"));
-        assert_eq!(relative(Path::new("/x/a"), Path::new("/y")), PathBuf::from("/x/a"));
-        assert_eq!(relative(Path::new("/r"), Path::new("/r")), PathBuf::from("."));
+        assert_eq!(
+            relative(Path::new("/r/a/b"), Path::new("/r")),
+            PathBuf::from("a/b")
+        );
+        assert_eq!(
+            relative(Path::new("/r/a/b"), Path::new("/r/c")),
+            PathBuf::from("../a/b")
+        );
+        assert_eq!(
+            relative(Path::new("/x/a"), Path::new("/y")),
+            PathBuf::from("/x/a")
+        );
+        assert_eq!(
+            relative(Path::new("/r"), Path::new("/r")),
+            PathBuf::from(".")
+        );
     }
 }

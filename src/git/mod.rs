@@ -35,7 +35,9 @@ pub struct Repo {
 
 impl std::fmt::Debug for Repo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Repo").field("workdir", &self.workdir).finish()
+        f.debug_struct("Repo")
+            .field("workdir", &self.workdir)
+            .finish()
     }
 }
 
@@ -85,12 +87,13 @@ impl Repo {
     /// Every `skill.*` entry of the repository's configuration (system, global, local, worktree,
     /// `GIT_CONFIG_COUNT`), followed by `git -c` values from `GIT_CONFIG_PARAMETERS`.
     pub fn skill_config(&self, parameters: Option<&str>) -> Result<Vec<ConfigEntry>, GitError> {
-        let file = gix::config::File::from_git_dir(self.repo.git_dir().to_owned()).map_err(|e| {
-            GitError::Config {
-                path: self.repo.git_dir().to_owned(),
-                source: e,
-            }
-        })?;
+        let file =
+            gix::config::File::from_git_dir(self.repo.git_dir().to_owned()).map_err(|e| {
+                GitError::Config {
+                    path: self.repo.git_dir().to_owned(),
+                    source: e,
+                }
+            })?;
         let mut entries = skill_entries(&file);
         entries.extend(parameter_entries(parameters)?);
         Ok(entries)
@@ -118,10 +121,7 @@ fn skill_entries(file: &gix::config::File) -> Vec<ConfigEntry> {
         return out;
     };
     for section in sections {
-        let sub = section
-            .header()
-            .subsection_name()
-            .map(|s| s.to_string());
+        let sub = section.header().subsection_name().map(|s| s.to_string());
         let origin = match &section.meta().path {
             Some(path) => path.display().to_string(),
             None => format!("{:?}", section.meta().source),
@@ -178,7 +178,8 @@ fn is_no_repository(err: &gix::Error) -> bool {
 
 fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     let head = s.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
 }
 
 fn dunce_canonical(path: &Path) -> PathBuf {

@@ -15,7 +15,10 @@ pub struct Summary {
 
 impl Summary {
     pub fn of(skills: usize, diagnostics: &[Diagnostic]) -> Summary {
-        let errors = diagnostics.iter().filter(|d| d.level == Level::Error).count();
+        let errors = diagnostics
+            .iter()
+            .filter(|d| d.level == Level::Error)
+            .count();
         Summary {
             skills,
             errors,
@@ -26,7 +29,11 @@ impl Summary {
 
 /// `path:line:col: error[SK003]: message` then an indented `hint:` line, like compilers do, so
 /// editors can jump to the place.
-pub fn render_text(out: &mut dyn Write, diagnostics: &[Diagnostic], style: Style) -> io::Result<()> {
+pub fn render_text(
+    out: &mut dyn Write,
+    diagnostics: &[Diagnostic],
+    style: Style,
+) -> io::Result<()> {
     for d in diagnostics {
         let mut place = d.path.display().to_string();
         if let Some(line) = d.line {
@@ -55,7 +62,11 @@ struct JsonReport<'a> {
 }
 
 /// `{"version":1,"diagnostics":[...],"summary":{...}}` on one line.
-pub fn render_json(out: &mut dyn Write, diagnostics: &[Diagnostic], summary: Summary) -> io::Result<()> {
+pub fn render_json(
+    out: &mut dyn Write,
+    diagnostics: &[Diagnostic],
+    summary: Summary,
+) -> io::Result<()> {
     let report = JsonReport {
         version: 1,
         diagnostics,

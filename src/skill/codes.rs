@@ -224,9 +224,17 @@ mod tests {
     #[test]
     fn registry_is_consistent() {
         for (i, code) in CODES.iter().enumerate() {
-            assert_eq!(code.code, format!("SK{:03}", i + 1), "codes are dense and ordered");
+            assert_eq!(
+                code.code,
+                format!("SK{:03}", i + 1),
+                "codes are dense and ordered"
+            );
             assert!(!code.summary.ends_with('.'));
-            assert!(code.explanation.contains("Fix:"), "{} explains the fix", code.code);
+            assert!(
+                code.explanation.contains("Fix:"),
+                "{} explains the fix",
+                code.code
+            );
             assert!(CODES.iter().filter(|c| c.name == code.name).count() == 1);
         }
         assert_eq!(find("sk003").unwrap().name, "invalid-yaml");

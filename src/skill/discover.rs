@@ -51,10 +51,20 @@ impl Skill {
 /// Something a walk passed over, for the binary to mention.
 #[derive(Debug)]
 pub enum Note {
-    SymlinkLeavesRoot { path: PathBuf, target: PathBuf },
-    TooDeep { path: PathBuf },
-    Unreadable { path: PathBuf, error: std::io::Error },
-    LimitReached { root: PathBuf },
+    SymlinkLeavesRoot {
+        path: PathBuf,
+        target: PathBuf,
+    },
+    TooDeep {
+        path: PathBuf,
+    },
+    Unreadable {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    LimitReached {
+        root: PathBuf,
+    },
 }
 
 impl std::fmt::Display for Note {
@@ -109,12 +119,19 @@ impl Discovery {
 
 /// The roots of a repository: the configured ones (`skill.roots`), or the defaults.
 /// Relative roots are taken from the top of the work tree; `~/` means HOME.
-pub fn repo_roots(workdir: &Path, configured: Option<&[PathBuf]>, home: Option<&Path>) -> Vec<Root> {
+pub fn repo_roots(
+    workdir: &Path,
+    configured: Option<&[PathBuf]>,
+    home: Option<&Path>,
+) -> Vec<Root> {
     let defaults: Vec<PathBuf>;
     let roots = match configured {
         Some(roots) => roots,
         None => {
-            defaults = crate::config::DEFAULT_ROOTS.iter().map(PathBuf::from).collect();
+            defaults = crate::config::DEFAULT_ROOTS
+                .iter()
+                .map(PathBuf::from)
+                .collect();
             &defaults
         }
     };
@@ -327,7 +344,13 @@ pub fn at_path(path: &Path, known_roots: &[Root]) -> std::io::Result<Discovery> 
         },
     };
     let canonical = root.path.canonicalize()?;
-    let mut found = walk(&Root { path: dir.clone(), label: root.label.clone() }, &canonical);
+    let mut found = walk(
+        &Root {
+            path: dir.clone(),
+            label: root.label.clone(),
+        },
+        &canonical,
+    );
     // Re-anchor categories on the owning root.
     for skill in &mut found.skills {
         *skill = skill_at(&root, &skill.dir);
@@ -374,7 +397,10 @@ mod tests {
         let root = t.path().join("repo/skills");
         fs::create_dir_all(&root).unwrap();
         std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
-        let roots = vec![Root { path: root.clone(), label: "skills".into() }];
+        let roots = vec![Root {
+            path: root.clone(),
+            label: "skills".into(),
+        }];
         let found = discover(&roots, None);
         assert!(found.skills.is_empty());
         assert!(matches!(found.notes[0], Note::SymlinkLeavesRoot { .. }));
@@ -403,17 +429,26 @@ mod tests {
             deep = deep.join(format!("d{i}"));
         }
         touch_skill(&deep);
-        let roots = vec![Root { path: t.path().join("skills"), label: "skills".into() }];
+        let roots = vec![Root {
+            path: t.path().join("skills"),
+            label: "skills".into(),
+        }];
         let found = discover(&roots, None);
         assert!(found.skills.is_empty());
-        assert!(found.notes.iter().any(|n| matches!(n, Note::TooDeep { .. })));
+        assert!(found
+            .notes
+            .iter()
+            .any(|n| matches!(n, Note::TooDeep { .. })));
     }
 
     #[test]
     fn at_path_uses_owning_root_for_category() {
         let t = tempfile::tempdir().unwrap();
         touch_skill(&t.path().join("skills/ops/deploy"));
-        let roots = vec![Root { path: t.path().join("skills"), label: "skills".into() }];
+        let roots = vec![Root {
+            path: t.path().join("skills"),
+            label: "skills".into(),
+        }];
         let found = at_path(&t.path().join("skills/ops/deploy/SKILL.md"), &roots).unwrap();
         assert_eq!(found.skills[0].category.as_deref(), Some("ops"));
         let found = at_path(&t.path().join("skills/ops"), &roots).unwrap();

@@ -13,9 +13,14 @@ const MAX_DEPTH: usize = 16;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileKind {
-    File { size: u64, executable: bool },
+    File {
+        size: u64,
+        executable: bool,
+    },
     /// The link text, as stored.
-    Symlink { target: PathBuf },
+    Symlink {
+        target: PathBuf,
+    },
     /// A FIFO, socket or device: never legitimate in a skill.
     Special,
 }
@@ -114,9 +119,10 @@ impl SkillFiles {
         {
             out.skill_md_size = *size;
             let path = dir.join("SKILL.md");
-            out.skill_md = Some(read_prefix(&path, SKILL_MD_READ_CAP).map_err(|source| {
-                ReadError { path, source }
-            })?);
+            out.skill_md = Some(
+                read_prefix(&path, SKILL_MD_READ_CAP)
+                    .map_err(|source| ReadError { path, source })?,
+            );
         }
         Ok(out)
     }

@@ -30,7 +30,9 @@ pub fn strip_bom(text: &str) -> &str {
 }
 
 fn is_delimiter(line: &str) -> bool {
-    line.trim_end_matches(['\n', '\r']).trim_end_matches([' ', '\t']) == "---"
+    line.trim_end_matches(['\n', '\r'])
+        .trim_end_matches([' ', '\t'])
+        == "---"
 }
 
 /// Splits the text (BOM already removed) at the `---` lines. CRLF line ends are accepted.
@@ -41,8 +43,7 @@ pub fn split(text: &str) -> Result<Split<'_>, SplitError> {
         let found_at = text
             .split_inclusive('\n')
             .enumerate()
-            .skip_while(|(_, l)| l.trim().is_empty())
-            .next()
+            .find(|(_, l)| !l.trim().is_empty())
             .filter(|(_, l)| is_delimiter(l))
             .map(|(i, _)| i + 1);
         return Err(SplitError::Missing { found_at });
@@ -131,11 +132,16 @@ fn explain(
         return (
             line,
             column,
-            "the frontmatter expands anchors and aliases too far; write the values out plainly".to_owned(),
+            "the frontmatter expands anchors and aliases too far; write the values out plainly"
+                .to_owned(),
         );
     }
     if message.contains("duplicate entry") {
-        return (line, column, "each key may appear once; remove the repeated key".to_owned());
+        return (
+            line,
+            column,
+            "each key may appear once; remove the repeated key".to_owned(),
+        );
     }
     if message.contains("cannot start any token") {
         return (
@@ -147,7 +153,8 @@ fn explain(
     (
         line,
         column,
-        "fix the YAML syntax on that line; when in doubt, put string values in double quotes".to_owned(),
+        "fix the YAML syntax on that line; when in doubt, put string values in double quotes"
+            .to_owned(),
     )
 }
 
@@ -174,7 +181,10 @@ fn unquoted_colon(yaml: &str) -> Option<(usize, String, usize)> {
             continue;
         }
         let value_col = line.len() - value.len();
-        if let Some(i) = value.find(": ").or_else(|| value.ends_with(':').then(|| value.len() - 1)) {
+        if let Some(i) = value
+            .find(": ")
+            .or_else(|| value.ends_with(':').then(|| value.len() - 1))
+        {
             return Some((n, key.to_owned(), value_col + i + 1));
         }
     }
@@ -199,7 +209,10 @@ mod tests {
 
     #[test]
     fn split_errors() {
-        assert_eq!(split("# title\n"), Err(SplitError::Missing { found_at: None }));
+        assert_eq!(
+            split("# title\n"),
+            Err(SplitError::Missing { found_at: None })
+        );
         assert_eq!(split(""), Err(SplitError::Missing { found_at: None }));
         assert_eq!(
             split("\n\n---\nname: a\n---\n"),
@@ -233,7 +246,9 @@ mod tests {
 
     #[test]
     fn alias_bomb_is_refused_quickly() {
-        let mut yaml = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        let mut yaml = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
         let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
         for w in names.windows(2) {
             let refs = vec![format!("*{}", w[0]); 9].join(",");

@@ -24,7 +24,14 @@ pub const MAX_BODY_LINES: usize = 500;
 pub const ALLOWED_DIRS: &[&str] = &["references", "templates", "scripts", "assets"];
 
 /// Keys of the agentskills specification.
-const SPEC_KEYS: &[&str] = &["name", "description", "license", "compatibility", "metadata", "allowed-tools"];
+const SPEC_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+];
 
 /// Keys one client understands and the others ignore, with the client's name.
 const CLIENT_KEYS: &[(&str, &str)] = &[
@@ -39,8 +46,14 @@ const CLIENT_KEYS: &[(&str, &str)] = &[
     ("paths", "Claude Code"),
     ("effort", "Claude Code"),
     ("shell", "Claude Code"),
-    ("source", "git-skill (older provenance mark; use metadata.source)"),
-    ("extracted_at", "git-skill (older provenance mark; use metadata.extracted_at)"),
+    (
+        "source",
+        "git-skill (older provenance mark; use metadata.source)",
+    ),
+    (
+        "extracted_at",
+        "git-skill (older provenance mark; use metadata.extracted_at)",
+    ),
 ];
 
 /// What the linter needs to know about where the files came from.
@@ -61,7 +74,15 @@ struct Lint<'a> {
 }
 
 impl Lint<'_> {
-    fn push(&mut self, code: &'static str, path: PathBuf, line: Option<usize>, column: Option<usize>, message: String, hint: Option<String>) {
+    fn push(
+        &mut self,
+        code: &'static str,
+        path: PathBuf,
+        line: Option<usize>,
+        column: Option<usize>,
+        message: String,
+        hint: Option<String>,
+    ) {
         self.out.push(Diagnostic {
             code,
             level: codes::get(code).level,
@@ -89,7 +110,9 @@ pub fn lint(files: &SkillFiles, target: &Target<'_>) -> Vec<Diagnostic> {
     check_layout(&mut l);
     check_files(&mut l, files);
     check_skill_md(&mut l, files);
-    l.out.sort_by(|a, b| (&a.path, a.line, a.column, a.code).cmp(&(&b.path, b.line, b.column, b.code)));
+    l.out.sort_by(|a, b| {
+        (&a.path, a.line, a.column, a.code).cmp(&(&b.path, b.line, b.column, b.code))
+    });
     l.out
 }
 
@@ -122,7 +145,9 @@ fn check_layout(l: &mut Lint<'_>) {
 fn valid_category(c: &str) -> bool {
     c.len() <= MAX_NAME_CHARS
         && c.starts_with(|ch: char| ch.is_ascii_lowercase() || ch.is_ascii_digit())
-        && c.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || matches!(ch, '.' | '_' | '-'))
+        && c.chars().all(|ch| {
+            ch.is_ascii_lowercase() || ch.is_ascii_digit() || matches!(ch, '.' | '_' | '-')
+        })
 }
 
 /// A suggestion for a valid name: lowercase, runs of anything else turned into one hyphen.
@@ -159,7 +184,11 @@ fn check_files(l: &mut Lint<'_>, files: &SkillFiles) {
                         path.clone(),
                         None,
                         None,
-                        format!("symlink '{}' points outside the skill, to '{}'", entry.path, target.display()),
+                        format!(
+                            "symlink '{}' points outside the skill, to '{}'",
+                            entry.path,
+                            target.display()
+                        ),
                         Some("replace the link with a copy of the file it points to".to_owned()),
                     );
                 }
@@ -169,7 +198,10 @@ fn check_files(l: &mut Lint<'_>, files: &SkillFiles) {
                 path.clone(),
                 None,
                 None,
-                format!("'{}' is not a regular file (a FIFO, socket or device)", entry.path),
+                format!(
+                    "'{}' is not a regular file (a FIFO, socket or device)",
+                    entry.path
+                ),
                 Some("remove it from the skill".to_owned()),
             ),
             FileKind::File { size, .. } => {
@@ -192,7 +224,11 @@ fn check_files(l: &mut Lint<'_>, files: &SkillFiles) {
                 path,
                 None,
                 None,
-                format!("'{}' is outside the support folders ({})", entry.path, ALLOWED_DIRS.join("/, ") + "/"),
+                format!(
+                    "'{}' is outside the support folders ({})",
+                    entry.path,
+                    ALLOWED_DIRS.join("/, ") + "/"
+                ),
                 Some(format!(
                     "move it to {} and update links in SKILL.md, or delete it",
                     suggest_dir(&entry.path)
@@ -232,17 +268,25 @@ fn allowed_location(path: &str) -> bool {
         // A license file next to SKILL.md is what the spec's `license` field refers to.
         None => {
             let upper = path.to_ascii_uppercase();
-            ["LICENSE", "LICENCE", "NOTICE", "COPYING"].iter().any(|p| upper.starts_with(p))
+            ["LICENSE", "LICENCE", "NOTICE", "COPYING"]
+                .iter()
+                .any(|p| upper.starts_with(p))
         }
     }
 }
 
 fn suggest_dir(path: &str) -> &'static str {
-    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    let ext = path
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
     match ext.as_str() {
-        "sh" | "bash" | "zsh" | "py" | "js" | "ts" | "mjs" | "rb" | "pl" | "ps1" | "go" | "rs" => "scripts/",
+        "sh" | "bash" | "zsh" | "py" | "js" | "ts" | "mjs" | "rb" | "pl" | "ps1" | "go" | "rs" => {
+            "scripts/"
+        }
         "md" | "txt" | "rst" | "adoc" | "pdf" | "html" => "references/",
-        "png" | "jpg" | "jpeg" | "gif" | "svg" | "webp" | "ico" | "ttf" | "woff" | "woff2" | "csv" | "json" | "yaml" | "yml" => "assets/",
+        "png" | "jpg" | "jpeg" | "gif" | "svg" | "webp" | "ico" | "ttf" | "woff" | "woff2"
+        | "csv" | "json" | "yaml" | "yml" => "assets/",
         "j2" | "jinja" | "tmpl" | "tpl" | "hbs" | "mustache" => "templates/",
         _ => "references/, templates/, scripts/ or assets/",
     }
@@ -251,12 +295,22 @@ fn suggest_dir(path: &str) -> &'static str {
 fn check_skill_md(l: &mut Lint<'_>, files: &SkillFiles) {
     match files.entry("SKILL.md").map(|e| &e.kind) {
         None => {
-            l.at_md(MISSING_FRONTMATTER, None, "the skill has no SKILL.md".to_owned(), "create SKILL.md with a `---` frontmatter holding name and description");
+            l.at_md(
+                MISSING_FRONTMATTER,
+                None,
+                "the skill has no SKILL.md".to_owned(),
+                "create SKILL.md with a `---` frontmatter holding name and description",
+            );
             return;
         }
         Some(FileKind::File { .. }) => {}
         Some(_) => {
-            l.at_md(NOT_A_REGULAR_FILE, None, "SKILL.md is a symlink or special file, not a regular file".to_owned(), "replace it with the file's contents");
+            l.at_md(
+                NOT_A_REGULAR_FILE,
+                None,
+                "SKILL.md is a symlink or special file, not a regular file".to_owned(),
+                "replace it with the file's contents",
+            );
             return;
         }
     }
@@ -270,19 +324,50 @@ fn check_skill_md(l: &mut Lint<'_>, files: &SkillFiles) {
             std::borrow::Cow::Borrowed(std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""))
         }
         Err(e) => {
-            let line = bytes[..e.valid_up_to()].iter().filter(|b| **b == b'\n').count() + 1;
-            let col = String::from_utf8_lossy(&bytes[..e.valid_up_to()]).rsplit('\n').next().map_or(0, |s| s.chars().count()) + 1;
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count()
+                + 1;
+            let col = String::from_utf8_lossy(&bytes[..e.valid_up_to()])
+                .rsplit('\n')
+                .next()
+                .map_or(0, |s| s.chars().count())
+                + 1;
             let path = l.skill_md.clone();
-            l.push(NOT_UTF8, path, Some(line), Some(col), format!("SKILL.md is not valid UTF-8 (byte {} is not part of a UTF-8 character)", e.valid_up_to()), Some("re-save the file as UTF-8".to_owned()));
+            l.push(
+                NOT_UTF8,
+                path,
+                Some(line),
+                Some(col),
+                format!(
+                    "SKILL.md is not valid UTF-8 (byte {} is not part of a UTF-8 character)",
+                    e.valid_up_to()
+                ),
+                Some("re-save the file as UTF-8".to_owned()),
+            );
             String::from_utf8_lossy(bytes)
         }
     };
     if files.skill_md_size > SKILL_MD_READ_CAP {
-        l.at_md(CONTENT_TOO_LONG, None, format!("SKILL.md is {} bytes, far over the limit of {MAX_CONTENT_CHARS} characters", files.skill_md_size), "move reference material into references/");
+        l.at_md(
+            CONTENT_TOO_LONG,
+            None,
+            format!(
+                "SKILL.md is {} bytes, far over the limit of {MAX_CONTENT_CHARS} characters",
+                files.skill_md_size
+            ),
+            "move reference material into references/",
+        );
     } else {
         let chars = text.chars().count();
         if chars > MAX_CONTENT_CHARS {
-            l.at_md(CONTENT_TOO_LONG, None, format!("SKILL.md has {chars} characters; the limit is {MAX_CONTENT_CHARS}"), "move reference material into references/");
+            l.at_md(
+                CONTENT_TOO_LONG,
+                None,
+                format!("SKILL.md has {chars} characters; the limit is {MAX_CONTENT_CHARS}"),
+                "move reference material into references/",
+            );
         }
     }
     let text = frontmatter::strip_bom(&text);
@@ -290,14 +375,27 @@ fn check_skill_md(l: &mut Lint<'_>, files: &SkillFiles) {
         Ok(split) => split,
         Err(SplitError::Missing { found_at }) => {
             let (line, msg, hint) = match found_at {
-                Some(n) => (Some(n), format!("the frontmatter starts on line {n}; it must start on line 1"), "remove the blank lines before the opening `---`"),
-                None => (Some(1), "SKILL.md does not start with a `---` frontmatter block".to_owned(), "start the file with `---`, `name: ...`, `description: ...`, `---`"),
+                Some(n) => (
+                    Some(n),
+                    format!("the frontmatter starts on line {n}; it must start on line 1"),
+                    "remove the blank lines before the opening `---`",
+                ),
+                None => (
+                    Some(1),
+                    "SKILL.md does not start with a `---` frontmatter block".to_owned(),
+                    "start the file with `---`, `name: ...`, `description: ...`, `---`",
+                ),
             };
             l.at_md(MISSING_FRONTMATTER, line, msg, hint);
             return;
         }
         Err(SplitError::Unclosed) => {
-            l.at_md(UNCLOSED_FRONTMATTER, Some(1), "the frontmatter opened on line 1 is never closed by a `---` line".to_owned(), "add a line `---` after the last frontmatter key");
+            l.at_md(
+                UNCLOSED_FRONTMATTER,
+                Some(1),
+                "the frontmatter opened on line 1 is never closed by a `---` line".to_owned(),
+                "add a line `---` after the last frontmatter key",
+            );
             return;
         }
     };
@@ -310,18 +408,38 @@ fn check_skill_md(l: &mut Lint<'_>, files: &SkillFiles) {
         Ok(value) => value,
         Err(e) => {
             let path = l.skill_md.clone();
-            l.push(INVALID_YAML, path, e.line, e.column, format!("invalid YAML in the frontmatter: {}", e.message), Some(e.hint));
+            l.push(
+                INVALID_YAML,
+                path,
+                e.line,
+                e.column,
+                format!("invalid YAML in the frontmatter: {}", e.message),
+                Some(e.hint),
+            );
             return;
         }
     };
     let map = match value {
         Value::Mapping(map) => map,
         Value::Null => {
-            l.at_md(NOT_A_MAPPING, Some(split.yaml_line), "the frontmatter is empty".to_owned(), "add `name:` and `description:` lines between the `---` lines");
+            l.at_md(
+                NOT_A_MAPPING,
+                Some(split.yaml_line),
+                "the frontmatter is empty".to_owned(),
+                "add `name:` and `description:` lines between the `---` lines",
+            );
             return;
         }
         other => {
-            l.at_md(NOT_A_MAPPING, Some(split.yaml_line), format!("the frontmatter is a {}, not a mapping of keys to values", kind(&other)), "write `key: value` lines, starting with `name:` and `description:`");
+            l.at_md(
+                NOT_A_MAPPING,
+                Some(split.yaml_line),
+                format!(
+                    "the frontmatter is a {}, not a mapping of keys to values",
+                    kind(&other)
+                ),
+                "write `key: value` lines, starting with `name:` and `description:`",
+            );
             return;
         }
     };
@@ -342,29 +460,74 @@ fn kind(v: &Value) -> &'static str {
 
 /// The file line of a top-level key, found by its `key:` at the start of a line.
 fn key_line(yaml: &str, yaml_line: usize, key: &str) -> Option<usize> {
-    yaml.lines().position(|line| {
-        let line = line.trim_end_matches('\r');
-        let unquoted = line.strip_prefix(key).or_else(|| {
-            line.strip_prefix('"').and_then(|l| l.strip_prefix(key)).and_then(|l| l.strip_prefix('"'))
-        });
-        unquoted.is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
-    })
-    .map(|i| i + yaml_line)
+    yaml.lines()
+        .position(|line| {
+            let line = line.trim_end_matches('\r');
+            let unquoted = line.strip_prefix(key).or_else(|| {
+                line.strip_prefix('"')
+                    .and_then(|l| l.strip_prefix(key))
+                    .and_then(|l| l.strip_prefix('"'))
+            });
+            unquoted.is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
+        })
+        .map(|i| i + yaml_line)
 }
 
 fn check_fields(l: &mut Lint<'_>, map: &Mapping, yaml: &str, yaml_line: usize) {
     let line_of = |key: &str| key_line(yaml, yaml_line, key);
 
     match map.get("name") {
-        None => l.at_md(MISSING_NAME, Some(yaml_line), "the frontmatter has no `name`".to_owned(), &format!("add `name: {}`", slug(l.target.dir_name))),
+        None => l.at_md(
+            MISSING_NAME,
+            Some(yaml_line),
+            "the frontmatter has no `name`".to_owned(),
+            &format!("add `name: {}`", slug(l.target.dir_name)),
+        ),
         Some(Value::String(name)) => {
             if let Some(problem) = name_problem(name) {
-                l.at_md(INVALID_NAME, line_of("name"), format!("name '{name}' {problem}"), &format!("use lowercase letters, digits and single hyphens, for example `name: {}`", slug(name)));
+                l.at_md(
+                    INVALID_NAME,
+                    line_of("name"),
+                    format!("name '{name}' {problem}"),
+                    &format!(
+                        "use lowercase letters, digits and single hyphens, for example `name: {}`",
+                        slug(name)
+                    ),
+                );
             } else if name != l.target.dir_name {
-                l.at_md(NAME_MISMATCH, line_of("name"), format!("name '{name}' differs from the directory name '{}'", l.target.dir_name), &format!("rename the directory to '{name}' or set `name: {}`", slug(l.target.dir_name)));
+                l.at_md(
+                    NAME_MISMATCH,
+                    line_of("name"),
+                    format!(
+                        "name '{name}' differs from the directory name '{}'",
+                        l.target.dir_name
+                    ),
+                    &format!(
+                        "rename the directory to '{name}' or set `name: {}`",
+                        slug(l.target.dir_name)
+                    ),
+                );
             }
         }
-        Some(other) => l.at_md(INVALID_NAME, line_of("name"), format!("name must be a string, not a {}", kind(other)), &format!("write `name: {}`", slug(l.target.dir_name))),
+        Some(other @ (Value::Number(_) | Value::Bool(_))) => {
+            let text = serde_yaml::to_string(other).unwrap_or_default();
+            l.at_md(
+                INVALID_NAME,
+                line_of("name"),
+                format!(
+                    "name must be a string; YAML reads `{}` as a {}",
+                    text.trim(),
+                    kind(other)
+                ),
+                &format!("quote it: `name: \"{}\"`", text.trim()),
+            );
+        }
+        Some(other) => l.at_md(
+            INVALID_NAME,
+            line_of("name"),
+            format!("name must be a string, not a {}", kind(other)),
+            &format!("write `name: {}`", slug(l.target.dir_name)),
+        ),
     }
 
     match map.get("description") {
@@ -386,14 +549,32 @@ fn check_fields(l: &mut Lint<'_>, map: &Mapping, yaml: &str, yaml_line: usize) {
 
     if let Some(v) = map.get("license") {
         if !v.is_string() {
-            l.at_md(INVALID_FIELD, line_of("license"), format!("license must be a string, not a {}", kind(v)), "write an SPDX id such as `license: Apache-2.0`, or the name of a bundled file");
+            l.at_md(
+                INVALID_FIELD,
+                line_of("license"),
+                format!("license must be a string, not a {}", kind(v)),
+                "write an SPDX id such as `license: Apache-2.0`, or the name of a bundled file",
+            );
         }
     }
     if let Some(v) = map.get("compatibility") {
         match v.as_str() {
-            Some(s) if s.chars().count() > MAX_COMPATIBILITY_CHARS => l.at_md(INVALID_FIELD, line_of("compatibility"), format!("compatibility has {} characters; the limit is {MAX_COMPATIBILITY_CHARS}", s.chars().count()), "shorten it to the requirements that matter"),
+            Some(s) if s.chars().count() > MAX_COMPATIBILITY_CHARS => l.at_md(
+                INVALID_FIELD,
+                line_of("compatibility"),
+                format!(
+                    "compatibility has {} characters; the limit is {MAX_COMPATIBILITY_CHARS}",
+                    s.chars().count()
+                ),
+                "shorten it to the requirements that matter",
+            ),
             Some(_) => {}
-            None => l.at_md(INVALID_FIELD, line_of("compatibility"), format!("compatibility must be a string, not a {}", kind(v)), "describe the environment needs in one string"),
+            None => l.at_md(
+                INVALID_FIELD,
+                line_of("compatibility"),
+                format!("compatibility must be a string, not a {}", kind(v)),
+                "describe the environment needs in one string",
+            ),
         }
     }
     if let Some(v) = map.get("allowed-tools") {
@@ -403,7 +584,15 @@ fn check_fields(l: &mut Lint<'_>, map: &Mapping, yaml: &str, yaml_line: usize) {
             _ => false,
         };
         if !ok {
-            l.at_md(INVALID_FIELD, line_of("allowed-tools"), format!("allowed-tools must be a string or a list of strings, not a {}", kind(v)), "write `allowed-tools: Read Grep Bash(git:*)`");
+            l.at_md(
+                INVALID_FIELD,
+                line_of("allowed-tools"),
+                format!(
+                    "allowed-tools must be a string or a list of strings, not a {}",
+                    kind(v)
+                ),
+                "write `allowed-tools: Read Grep Bash(git:*)`",
+            );
         }
     }
     if let Some(v) = map.get("metadata") {
@@ -412,7 +601,15 @@ fn check_fields(l: &mut Lint<'_>, map: &Mapping, yaml: &str, yaml_line: usize) {
 
     for key in map.keys() {
         let Some(key) = key.as_str() else {
-            l.at_md(UNKNOWN_KEY, Some(yaml_line), format!("frontmatter key {} is not a string", serde_yaml::to_string(key).unwrap_or_default().trim()), "use text keys");
+            l.at_md(
+                UNKNOWN_KEY,
+                Some(yaml_line),
+                format!(
+                    "frontmatter key {} is not a string",
+                    serde_yaml::to_string(key).unwrap_or_default().trim()
+                ),
+                "use text keys",
+            );
             continue;
         };
         if SPEC_KEYS.contains(&key) {
@@ -424,27 +621,68 @@ fn check_fields(l: &mut Lint<'_>, map: &Mapping, yaml: &str, yaml_line: usize) {
             let close = SPEC_KEYS.iter().find(|k| edit_distance(k, key) <= 2);
             let hint = match close {
                 Some(k) => format!("did you mean `{k}`?"),
-                None => format!("put custom data under `metadata:` (for example `metadata:\\n  {key}: ...`)"),
+                None => format!(
+                    "put custom data under `metadata:` (for example `metadata:\\n  {key}: ...`)"
+                ),
             };
-            l.at_md(UNKNOWN_KEY, line_of(key), format!("`{key}` is not a key of the skill format; agents ignore it"), &hint);
+            l.at_md(
+                UNKNOWN_KEY,
+                line_of(key),
+                format!("`{key}` is not a key of the skill format; agents ignore it"),
+                &hint,
+            );
         }
     }
 }
 
 fn check_metadata(l: &mut Lint<'_>, v: &Value, line: Option<usize>) {
     let Value::Mapping(meta) = v else {
-        l.at_md(INVALID_FIELD, line, format!("metadata must be a mapping of strings to strings, not a {}", kind(v)), "write `metadata:` followed by indented `key: \"value\"` lines");
+        l.at_md(
+            INVALID_FIELD,
+            line,
+            format!(
+                "metadata must be a mapping of strings to strings, not a {}",
+                kind(v)
+            ),
+            "write `metadata:` followed by indented `key: \"value\"` lines",
+        );
         return;
     };
     for (k, value) in meta {
-        let key = k.as_str().map(str::to_owned).unwrap_or_else(|| serde_yaml::to_string(k).unwrap_or_default().trim().to_owned());
+        let key = k.as_str().map(str::to_owned).unwrap_or_else(|| {
+            serde_yaml::to_string(k)
+                .unwrap_or_default()
+                .trim()
+                .to_owned()
+        });
         match value {
             Value::String(_) => {}
-            Value::Sequence(_) | Value::Mapping(_) | Value::Tagged(_) => l.at_md(INVALID_FIELD, line, format!("metadata.{key} is a {}; metadata values must be strings", kind(value)), "flatten it into a string"),
-            _ => l.at_md(METADATA_NOT_STRING, line, format!("metadata.{key} is a {}, not a string", kind(value)), &format!("quote the value: `{key}: \"{}\"`", serde_yaml::to_string(value).unwrap_or_default().trim())),
+            Value::Sequence(_) | Value::Mapping(_) | Value::Tagged(_) => l.at_md(
+                INVALID_FIELD,
+                line,
+                format!(
+                    "metadata.{key} is a {}; metadata values must be strings",
+                    kind(value)
+                ),
+                "flatten it into a string",
+            ),
+            _ => l.at_md(
+                METADATA_NOT_STRING,
+                line,
+                format!("metadata.{key} is a {}, not a string", kind(value)),
+                &format!(
+                    "quote the value: `{key}: \"{}\"`",
+                    serde_yaml::to_string(value).unwrap_or_default().trim()
+                ),
+            ),
         }
         if !k.is_string() {
-            l.at_md(INVALID_FIELD, line, format!("metadata key {key} is not a string"), "use text keys");
+            l.at_md(
+                INVALID_FIELD,
+                line,
+                format!("metadata key {key} is not a string"),
+                "use text keys",
+            );
         }
     }
 }
@@ -456,10 +694,17 @@ pub fn name_problem(name: &str) -> Option<String> {
         return Some("is empty".to_owned());
     }
     if chars > MAX_NAME_CHARS {
-        return Some(format!("has {chars} characters; the limit is {MAX_NAME_CHARS}"));
+        return Some(format!(
+            "has {chars} characters; the limit is {MAX_NAME_CHARS}"
+        ));
     }
-    if let Some(bad) = name.chars().find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')) {
-        return Some(format!("contains {bad:?}; only lowercase letters, digits and hyphens are allowed"));
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
+    {
+        return Some(format!(
+            "contains {bad:?}; only lowercase letters, digits and hyphens are allowed"
+        ));
     }
     if name.starts_with('-') || name.ends_with('-') {
         return Some("starts or ends with a hyphen".to_owned());
@@ -476,7 +721,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -496,12 +743,22 @@ fn link_regex() -> &'static Regex {
 fn check_body(l: &mut Lint<'_>, split: &frontmatter::Split<'_>) {
     let body = split.body;
     if body.trim().is_empty() {
-        l.at_md(EMPTY_BODY, Some(split.body_line.saturating_sub(1)), "SKILL.md has no body after the frontmatter".to_owned(), "write the instructions: when to use the skill, the steps, the rules");
+        l.at_md(
+            EMPTY_BODY,
+            Some(split.body_line.saturating_sub(1)),
+            "SKILL.md has no body after the frontmatter".to_owned(),
+            "write the instructions: when to use the skill, the steps, the rules",
+        );
         return;
     }
     let lines = body.lines().count();
     if lines > MAX_BODY_LINES {
-        l.at_md(BODY_TOO_LONG, Some(split.body_line + MAX_BODY_LINES), format!("the body has {lines} lines; keep it under {MAX_BODY_LINES}"), "move detail into references/ and link to it");
+        l.at_md(
+            BODY_TOO_LONG,
+            Some(split.body_line + MAX_BODY_LINES),
+            format!("the body has {lines} lines; keep it under {MAX_BODY_LINES}"),
+            "move detail into references/ and link to it",
+        );
     }
     let mut fence: Option<&str> = None;
     for (i, line) in body.lines().enumerate() {
@@ -525,14 +782,25 @@ fn check_body(l: &mut Lint<'_>, split: &frontmatter::Split<'_>) {
                 continue;
             };
             let target = m.as_str();
-            if target.starts_with('#') || target.contains("://") || target.starts_with("mailto:") || target.starts_with("data:") {
+            if target.starts_with('#')
+                || target.contains("://")
+                || target.starts_with("mailto:")
+                || target.starts_with("data:")
+            {
                 continue;
             }
             let path = target.split(['#', '?']).next().unwrap_or(target);
             if escapes_skill("", Path::new(path)) {
                 let col = line[..m.start()].chars().count() + 1;
                 let skill_md = l.skill_md.clone();
-                l.push(PATH_ESCAPES, skill_md, Some(split.body_line + i), Some(col), format!("link target '{target}' leads outside the skill"), Some("copy what it needs into references/ and link there".to_owned()));
+                l.push(
+                    PATH_ESCAPES,
+                    skill_md,
+                    Some(split.body_line + i),
+                    Some(col),
+                    format!("link target '{target}' leads outside the skill"),
+                    Some("copy what it needs into references/ and link there".to_owned()),
+                );
             }
         }
     }
@@ -540,7 +808,9 @@ fn check_body(l: &mut Lint<'_>, split: &frontmatter::Split<'_>) {
 
 /// Whether the diagnostics fail the check: any error, or with `strict` any warning.
 pub fn fails(diagnostics: &[Diagnostic], strict: bool) -> bool {
-    diagnostics.iter().any(|d| d.level == Level::Error || strict)
+    diagnostics
+        .iter()
+        .any(|d| d.level == Level::Error || strict)
 }
 
 #[cfg(test)]
@@ -549,12 +819,25 @@ mod tests {
 
     fn lint_text(dir_name: &str, md: &str) -> Vec<Diagnostic> {
         let files = SkillFiles {
-            entries: vec![super::super::FileEntry { path: "SKILL.md".into(), kind: FileKind::File { size: md.len() as u64, executable: false } }],
+            entries: vec![super::super::FileEntry {
+                path: "SKILL.md".into(),
+                kind: FileKind::File {
+                    size: md.len() as u64,
+                    executable: false,
+                },
+            }],
             skill_md: Some(md.as_bytes().to_vec()),
             skill_md_size: md.len() as u64,
             truncated: false,
         };
-        lint(&files, &Target { dir_name, display_dir: PathBuf::from(dir_name), category: None })
+        lint(
+            &files,
+            &Target {
+                dir_name,
+                display_dir: PathBuf::from(dir_name),
+                category: None,
+            },
+        )
     }
 
     fn codes_of(d: &[Diagnostic]) -> Vec<&'static str> {
@@ -571,7 +854,17 @@ mod tests {
     fn names() {
         assert!(name_problem("pdf-forms").is_none());
         assert!(name_problem("a").is_none());
-        for bad in ["", "PDF", "-a", "a-", "a--b", "a_b", "a.b", "é", &"a".repeat(65)] {
+        for bad in [
+            "",
+            "PDF",
+            "-a",
+            "a-",
+            "a--b",
+            "a_b",
+            "a.b",
+            "é",
+            &"a".repeat(65),
+        ] {
             assert!(name_problem(bad).is_some(), "{bad}");
         }
         assert_eq!(slug("My Skill!"), "my-skill");
@@ -579,7 +872,10 @@ mod tests {
 
     #[test]
     fn description_as_list_and_bad_name_type() {
-        let d = lint_text("x", "---\nname: 12\ndescription:\n  - a\n  - b\n---\nbody\n");
+        let d = lint_text(
+            "x",
+            "---\nname: 12\ndescription:\n  - a\n  - b\n---\nbody\n",
+        );
         assert_eq!(codes_of(&d), vec![INVALID_NAME, INVALID_DESCRIPTION]);
         assert_eq!(d[0].line, Some(2));
         assert_eq!(d[1].line, Some(3));
@@ -587,7 +883,10 @@ mod tests {
 
     #[test]
     fn unquoted_colon_in_description_reports_line_and_hint() {
-        let d = lint_text("x", "---\nname: x\ndescription: Use when: asked\n---\nbody\n");
+        let d = lint_text(
+            "x",
+            "---\nname: x\ndescription: Use when: asked\n---\nbody\n",
+        );
         assert_eq!(codes_of(&d), vec![INVALID_YAML]);
         assert_eq!(d[0].line, Some(3));
         assert!(d[0].hint.as_deref().unwrap().contains("double quotes"));
@@ -606,7 +905,17 @@ mod tests {
         let body = "line\n".repeat(501);
         let md = format!("---\nname: y\ndescription: a <b> c\nwhen_to_use: now\ndescripton: typo\nmetadata:\n  version: 1.0\n---\n{body}");
         let d = lint_text("x", &md);
-        assert_eq!(codes_of(&d), vec![NAME_MISMATCH, ANGLE_BRACKETS, CLIENT_KEY, UNKNOWN_KEY, METADATA_NOT_STRING, BODY_TOO_LONG]);
+        assert_eq!(
+            codes_of(&d),
+            vec![
+                NAME_MISMATCH,
+                ANGLE_BRACKETS,
+                CLIENT_KEY,
+                UNKNOWN_KEY,
+                METADATA_NOT_STRING,
+                BODY_TOO_LONG
+            ]
+        );
         assert!(d.iter().all(|d| d.level == Level::Warning));
         assert!(d[3].hint.as_deref().unwrap().contains("description"));
         assert!(!fails(&d, false));
@@ -619,12 +928,25 @@ mod tests {
         md.extend_from_slice(&[0xff, 0xfe]);
         md.extend_from_slice(b"\n---\nbody\n");
         let files = SkillFiles {
-            entries: vec![super::super::FileEntry { path: "SKILL.md".into(), kind: FileKind::File { size: md.len() as u64, executable: false } }],
+            entries: vec![super::super::FileEntry {
+                path: "SKILL.md".into(),
+                kind: FileKind::File {
+                    size: md.len() as u64,
+                    executable: false,
+                },
+            }],
             skill_md_size: md.len() as u64,
             skill_md: Some(md),
             truncated: false,
         };
-        let d = lint(&files, &Target { dir_name: "x", display_dir: PathBuf::from("x"), category: None });
+        let d = lint(
+            &files,
+            &Target {
+                dir_name: "x",
+                display_dir: PathBuf::from("x"),
+                category: None,
+            },
+        );
         assert_eq!(codes_of(&d), vec![NOT_UTF8]);
         assert_eq!(d[0].line, Some(3));
     }

@@ -17,7 +17,8 @@ impl SkillMeta {
     pub fn from_mapping(map: &Mapping) -> SkillMeta {
         let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
         let metadata = map.get("metadata").and_then(Value::as_mapping);
-        let source = text(metadata.and_then(|m| m.get("source"))).or_else(|| text(map.get("source")));
+        let source =
+            text(metadata.and_then(|m| m.get("source"))).or_else(|| text(map.get("source")));
         SkillMeta {
             name: text(map.get("name")),
             description: text(map.get("description")),
@@ -76,7 +77,13 @@ mod tests {
     #[test]
     fn errors() {
         assert_eq!(parse(b"# x").unwrap_err(), MetaError::NoFrontmatter);
-        assert_eq!(parse(b"---\n- a\n---\n").unwrap_err(), MetaError::NotMapping);
-        assert!(matches!(parse(b"---\na: b: c\n---\n").unwrap_err(), MetaError::Yaml { line: Some(2) }));
+        assert_eq!(
+            parse(b"---\n- a\n---\n").unwrap_err(),
+            MetaError::NotMapping
+        );
+        assert!(matches!(
+            parse(b"---\na: b: c\n---\n").unwrap_err(),
+            MetaError::Yaml { line: Some(2) }
+        ));
     }
 }

@@ -7,6 +7,8 @@ pub mod files;
 pub mod frontmatter;
 pub mod lint;
 pub mod meta;
+#[cfg(test)]
+mod proptests;
 
 pub use discover::{Discovery, Note, Root, Skill};
 pub use files::{FileEntry, FileKind, SkillFiles};

@@ -109,25 +109,37 @@ impl Sandbox {
         let mut cmd = Command::new(program);
         self.pin(&mut cmd);
         cmd.current_dir(cwd).args(args);
-        Run::from(cmd.output().unwrap_or_else(|e| panic!("run {program}: {e}")))
+        Run::from(
+            cmd.output()
+                .unwrap_or_else(|e| panic!("run {program}: {e}")),
+        )
     }
 }
 
 impl Run {
     #[track_caller]
     pub fn assert_ok(&self) -> &Run {
-        assert_eq!(self.status, 0, "expected exit 0\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_eq!(
+            self.status, 0,
+            "expected exit 0\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         self
     }
 
     #[track_caller]
     pub fn assert_status(&self, code: i32) -> &Run {
-        assert_eq!(self.status, code, "expected exit {code}\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_eq!(
+            self.status, code,
+            "expected exit {code}\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         self
     }
 
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
     }
 }
 
