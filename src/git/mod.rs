@@ -87,14 +87,9 @@ impl Repo {
     /// Every `skill.*` entry of the repository's configuration (system, global, local, worktree,
     /// `GIT_CONFIG_COUNT`), followed by `git -c` values from `GIT_CONFIG_PARAMETERS`.
     pub fn skill_config(&self, parameters: Option<&str>) -> Result<Vec<ConfigEntry>, GitError> {
-        let file =
-            gix::config::File::from_git_dir(self.repo.git_dir().to_owned()).map_err(|e| {
-                GitError::Config {
-                    path: self.repo.git_dir().to_owned(),
-                    source: e,
-                }
-            })?;
-        let mut entries = skill_entries(&file);
+        // The repository's own snapshot knows linked worktrees, includes and the environment.
+        let snapshot = self.repo.config_snapshot();
+        let mut entries = skill_entries(snapshot.plumbing());
         entries.extend(parameter_entries(parameters)?);
         Ok(entries)
     }
@@ -124,6 +119,7 @@ fn skill_entries(file: &gix::config::File) -> Vec<ConfigEntry> {
         let sub = section.header().subsection_name().map(|s| s.to_string());
         let origin = match &section.meta().path {
             Some(path) => path.display().to_string(),
+            None if section.meta().source == gix::config::Source::Env => "GIT_CONFIG_COUNT".to_owned(),
             None => format!("{:?}", section.meta().source),
         };
         let mut seen: Vec<String> = Vec::new();

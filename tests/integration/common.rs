@@ -153,3 +153,127 @@ fn path_with_binary() -> String {
 pub fn skill_md(name: &str, description: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nSteps.\n")
 }
+
+// ---- Helpers for the lint, list, config and hostile-input tests. ----
+
+/// The committed fixtures, `tests/fixtures`.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Copies a directory tree of regular files (the committed fixtures hold nothing else).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("create {}: {e}", to.display()));
+    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("read {}: {e}", from.display())) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap_or_else(|e| panic!("copy {}: {e}", entry.path().display()));
+        }
+    }
+}
+
+/// The codes of a `--format json` lint report, in output order.
+pub fn codes(report: &serde_json::Value) -> Vec<String> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no diagnostics array in {report}"))
+        .iter()
+        .map(|d| d["code"].as_str().expect("code is a string").to_owned())
+        .collect()
+}
+
+impl Sandbox {
+    /// A `git-skill` command in `dir` (relative to the repository) with the pinned environment,
+    /// not yet started; for tests that need to control its pipes or its lifetime.
+    pub fn command_in(&self, dir: &str, args: &[&str]) -> Command {
+        let mut cmd = Command::new(BIN);
+        self.pin(&mut cmd);
+        cmd.current_dir(self.repo().join(dir)).args(args);
+        cmd
+    }
+
+    /// Runs the real `git` in `dir` with extra environment variables.
+    pub fn git_env(&self, dir: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut cmd = Command::new("git");
+        self.pin(&mut cmd);
+        cmd.current_dir(self.repo().join(dir)).args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        Run::from(cmd.output().expect("run git"))
+    }
+
+    /// Runs `git-skill` in `dir` like [`Sandbox::run_in`], but kills it and fails the test when
+    /// it is still running after `limit`: a hang guard, not a performance assertion.
+    #[track_caller]
+    pub fn run_bounded(&self, dir: &str, args: &[&str], env: &[(&str, &str)], limit: std::time::Duration) -> Run {
+        use std::io::Read;
+        use std::process::Stdio;
+        let mut cmd = self.command_in(dir, args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn git-skill");
+        // Drain both pipes on threads, so a chatty child never blocks on a full pipe.
+        let drain = |pipe: Option<Box<dyn Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                if let Some(mut pipe) = pipe {
+                    let _ = pipe.read_to_end(&mut buf);
+                }
+                buf
+            })
+        };
+        let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+        let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait for git-skill") {
+                break status;
+            }
+            if start.elapsed() > limit {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("git-skill {args:?} still running after {limit:?}; killed it");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        Run::from(Output {
+            status,
+            stdout: out.join().expect("stdout reader"),
+            stderr: err.join().expect("stderr reader"),
+        })
+    }
+
+    /// Creates a symlink `rel` (below the repository) pointing at `target`, as written.
+    #[cfg(unix)]
+    pub fn symlink(&self, target: impl AsRef<Path>, rel: &str) -> PathBuf {
+        let link = self.repo().join(rel);
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(target.as_ref(), &link)
+            .unwrap_or_else(|e| panic!("symlink {} -> {}: {e}", link.display(), target.as_ref().display()));
+        link
+    }
+}
+
+impl Run {
+    /// No panic message and not Rust's panic exit status: bad input must end in a diagnostic.
+    #[track_caller]
+    pub fn assert_no_panic(&self) -> &Run {
+        assert!(
+            !self.stderr.contains("panicked") && !self.stderr.contains("RUST_BACKTRACE") && self.status != 101,
+            "git-skill panicked (exit {})\nstderr:\n{}",
+            self.status,
+            self.stderr
+        );
+        self
+    }
+}
