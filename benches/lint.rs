@@ -58,13 +58,24 @@ fn lint_one(md: Vec<u8>) -> usize {
     let files = SkillFiles {
         entries: vec![git_skill::skill::FileEntry {
             path: "SKILL.md".into(),
-            kind: git_skill::skill::FileKind::File { size: md.len() as u64, executable: false },
+            kind: git_skill::skill::FileKind::File {
+                size: md.len() as u64,
+                executable: false,
+            },
         }],
         skill_md_size: md.len() as u64,
         skill_md: Some(md),
         truncated: false,
     };
-    lint::lint(&files, &lint::Target { dir_name: "x", display_dir: PathBuf::from("x"), category: None }).len()
+    lint::lint(
+        &files,
+        &lint::Target {
+            dir_name: "x",
+            display_dir: PathBuf::from("x"),
+            category: None,
+        },
+    )
+    .len()
 }
 
 fn main() {
@@ -73,7 +84,10 @@ fn main() {
     make_repo(tmp.path(), skills);
     let roots = discover::repo_roots(tmp.path(), None, None);
     let d = time(7, || discover::discover(&roots, None).skills.len());
-    println!("discover {skills} skills (10 roots): {:.2} ms", d.as_secs_f64() * 1e3);
+    println!(
+        "discover {skills} skills (10 roots): {:.2} ms",
+        d.as_secs_f64() * 1e3
+    );
     let d = time(5, || lint_all(tmp.path()));
     println!(
         "discover + read + lint {skills} skills: {:.1} ms ({:.1} µs per skill)",
@@ -81,23 +95,44 @@ fn main() {
         d.as_secs_f64() * 1e6 / skills as f64
     );
 
-    let line = format!("---\nname: x\ndescription: y\n---\n{}\n", "a".repeat(1 << 20));
+    let line = format!(
+        "---\nname: x\ndescription: y\n---\n{}\n",
+        "a".repeat(1 << 20)
+    );
     let d = time(7, || lint_one(line.clone().into_bytes()));
-    println!("lint SKILL.md with one 1 MiB line: {:.2} ms", d.as_secs_f64() * 1e3);
+    println!(
+        "lint SKILL.md with one 1 MiB line: {:.2} ms",
+        d.as_secs_f64() * 1e3
+    );
 
     let big_fm = format!("---\n{}---\nbody\n", "k: v\n".repeat(12_000));
     let d = time(7, || lint_one(big_fm.clone().into_bytes()));
-    println!("lint 60 KiB frontmatter (12,000 keys): {:.2} ms", d.as_secs_f64() * 1e3);
+    println!(
+        "lint 60 KiB frontmatter (12,000 keys): {:.2} ms",
+        d.as_secs_f64() * 1e3
+    );
 
     let huge = format!("---\n{}---\nbody\n", "k: v\n".repeat(2_000_000));
     let d = time(5, || lint_one(huge.clone().into_bytes()));
-    println!("lint 10 MB frontmatter (refused unparsed): {:.2} ms", d.as_secs_f64() * 1e3);
+    println!(
+        "lint 10 MB frontmatter (refused unparsed): {:.2} ms",
+        d.as_secs_f64() * 1e3
+    );
 
-    let mut bomb = String::from("---\na: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n");
+    let mut bomb =
+        String::from("---\na: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n");
     for w in ["a", "b", "c", "d", "e", "f", "g", "h", "i"].windows(2) {
-        bomb.push_str(&format!("{}: &{} [{}]\n", w[1], w[1], vec![format!("*{}", w[0]); 9].join(",")));
+        bomb.push_str(&format!(
+            "{}: &{} [{}]\n",
+            w[1],
+            w[1],
+            vec![format!("*{}", w[0]); 9].join(",")
+        ));
     }
     bomb.push_str("---\nbody\n");
     let d = time(7, || lint_one(bomb.clone().into_bytes()));
-    println!("lint YAML alias bomb (9 levels): {:.2} ms", d.as_secs_f64() * 1e3);
+    println!(
+        "lint YAML alias bomb (9 levels): {:.2} ms",
+        d.as_secs_f64() * 1e3
+    );
 }

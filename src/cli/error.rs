@@ -28,8 +28,12 @@ impl CommandError {
     /// A closed pipe (`git skill list | head -1`) is the reader's choice, not a failure.
     pub fn is_broken_pipe(&self) -> bool {
         self.error.chain().any(|e| {
-            e.downcast_ref::<io::Error>()
-                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+            let io_kind = e.downcast_ref::<io::Error>().map(io::Error::kind);
+            // serde_json keeps the io::Error inside without exposing it as a source.
+            let json_kind = e
+                .downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind);
+            io_kind.or(json_kind) == Some(io::ErrorKind::BrokenPipe)
         })
     }
 

@@ -77,11 +77,22 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
         diagnostics.extend(found);
     }
     let summary = Summary::of(checked, &diagnostics);
-    match args.format {
-        Format::Json => report::render_json(&mut ui.out, &diagnostics, summary)?,
-        Format::Text => report::render_text(&mut ui.out, &diagnostics, ui.out_style)?,
+    let outcome = if lint::fails(&diagnostics, false) {
+        Outcome::Problems
+    } else {
+        Outcome::Clean
+    };
+    let rendered = match args.format {
+        Format::Json => report::render_json(&mut ui.out, &diagnostics, summary),
+        Format::Text => report::render_text(&mut ui.out, &diagnostics, ui.out_style),
     }
-    ui.out.flush()?;
+    .and_then(|()| ui.out.flush());
+    match rendered {
+        // The reader left (`| head`): not an error, but the verdict stands, so a check piped
+        // into a pager still fails when it found errors.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(outcome),
+        other => other?,
+    }
     if found.skills.is_empty() && args.paths.is_empty() {
         let roots: Vec<String> = ws.repo_roots().iter().map(|r| r.label.clone()).collect();
         ui.status(&format!("no skills found (looked in {})", roots.join(", ")))?;
@@ -92,11 +103,7 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
         }
         ui.status(&line)?;
     }
-    Ok(if lint::fails(&diagnostics, false) {
-        Outcome::Problems
-    } else {
-        Outcome::Clean
-    })
+    Ok(outcome)
 }
 
 fn summary_line(s: Summary) -> String {

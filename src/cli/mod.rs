@@ -9,6 +9,7 @@ mod man;
 mod ui;
 mod workspace;
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -99,5 +100,3 @@ pub fn main() -> ExitCode {
 pub fn command() -> clap::Command {
     Cli::command()
 }
-
-use std::io::Write as _;

@@ -89,10 +89,11 @@ impl Workspace {
             }
         }
         for note in &found.notes {
+            let message = note.render(|p| self.display(p));
             if note.is_error() {
-                ui.error(&CommandError::new(note))?;
+                ui.error(&CommandError::new(message))?;
             } else {
-                ui.warn(&note.to_string())?;
+                ui.warn(&message)?;
             }
         }
         Ok(found)

@@ -119,7 +119,9 @@ fn skill_entries(file: &gix::config::File) -> Vec<ConfigEntry> {
         let sub = section.header().subsection_name().map(|s| s.to_string());
         let origin = match &section.meta().path {
             Some(path) => path.display().to_string(),
-            None if section.meta().source == gix::config::Source::Env => "GIT_CONFIG_COUNT".to_owned(),
+            None if section.meta().source == gix::config::Source::Env => {
+                "GIT_CONFIG_COUNT".to_owned()
+            }
             None => format!("{:?}", section.meta().source),
         };
         let mut seen: Vec<String> = Vec::new();

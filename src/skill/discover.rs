@@ -3,7 +3,6 @@
 //! Walks are bounded (depth and entry count), skip `.git`, `node_modules` and `.skillopt`, and
 //! never follow a symlink out of the root they started in.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// Directories a walk never enters.
@@ -69,31 +68,33 @@ pub enum Note {
 
 impl std::fmt::Display for Note {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Note::SymlinkLeavesRoot { path, target } => write!(
-                f,
-                "skipped '{}': symlink to '{}' leaves the skill root",
-                path.display(),
-                target.display()
-            ),
-            Note::TooDeep { path } => write!(
-                f,
-                "skipped '{}': deeper than {MAX_DEPTH} levels below its root",
-                path.display()
-            ),
-            Note::Unreadable { path, error } => {
-                write!(f, "could not read '{}': {error}", path.display())
-            }
-            Note::LimitReached { root } => write!(
-                f,
-                "stopped walking '{}' after {MAX_DIRS} directories",
-                root.display()
-            ),
-        }
+        f.write_str(&self.render(|p| p.to_owned()))
     }
 }
 
 impl Note {
+    /// The message, with paths shown through `show` (the binary makes them relative).
+    pub fn render(&self, show: impl Fn(&Path) -> PathBuf) -> String {
+        match self {
+            Note::SymlinkLeavesRoot { path, target } => format!(
+                "skipped '{}': symlink to '{}' leaves the skill root",
+                show(path).display(),
+                show(target).display()
+            ),
+            Note::TooDeep { path } => format!(
+                "skipped '{}': deeper than {MAX_DEPTH} levels below its root",
+                show(path).display()
+            ),
+            Note::Unreadable { path, error } => {
+                format!("could not read '{}': {error}", show(path).display())
+            }
+            Note::LimitReached { root } => format!(
+                "stopped walking '{}' after {MAX_DIRS} directories",
+                show(root).display()
+            ),
+        }
+    }
+
     /// An unreadable directory may hide a skill: checks that meet one must not pass.
     pub fn is_error(&self) -> bool {
         matches!(self, Note::Unreadable { .. } | Note::LimitReached { .. })
@@ -167,7 +168,7 @@ fn expand(base: &Path, root: &Path, home: Option<&Path>) -> PathBuf {
 /// `.claude/skills -> ../.agents/skills`) are walked once.
 pub fn discover(roots: &[Root], boundary: Option<&Path>) -> Discovery {
     let mut out = Discovery::default();
-    let mut seen_roots = HashSet::new();
+    let mut walks: Vec<(&Root, PathBuf)> = Vec::new();
     for root in roots {
         let Ok(meta) = std::fs::metadata(&root.path) else {
             continue;
@@ -178,8 +179,10 @@ pub fn discover(roots: &[Root], boundary: Option<&Path>) -> Discovery {
         let Ok(canonical) = root.path.canonicalize() else {
             continue;
         };
+        // A root configured inside the work tree must stay there; one configured elsewhere
+        // (`~/...`, an absolute path) was asked for explicitly.
         if let Some(boundary) = boundary {
-            if !canonical.starts_with(boundary) {
+            if root.path.starts_with(boundary) && !canonical.starts_with(boundary) {
                 out.notes.push(Note::SymlinkLeavesRoot {
                     path: root.path.clone(),
                     target: canonical,
@@ -187,19 +190,21 @@ pub fn discover(roots: &[Root], boundary: Option<&Path>) -> Discovery {
                 continue;
             }
         }
-        if !seen_roots.insert(canonical.clone()) {
+        if walks.iter().any(|(_, c)| *c == canonical) {
             continue;
         }
-        out.merge(walk(root, &canonical));
+        walks.push((root, canonical));
+    }
+    let canonical_roots: Vec<PathBuf> = walks.iter().map(|(_, c)| c.clone()).collect();
+    for (root, canonical) in &walks {
+        out.merge(walk(root, canonical, &canonical_roots));
     }
     out
 }
 
 /// Walks one root. A directory holding `SKILL.md` is a skill and is not descended into.
-fn walk(root: &Root, canonical_root: &Path) -> Discovery {
+fn walk(root: &Root, canonical_root: &Path, all_roots: &[PathBuf]) -> Discovery {
     let mut out = Discovery::default();
-    let mut visited = HashSet::new();
-    visited.insert(canonical_root.to_owned());
     // (path as seen below the root, depth)
     let mut stack = vec![(root.path.clone(), 0usize)];
     let mut dirs_read = 0usize;
@@ -245,15 +250,14 @@ fn walk(root: &Root, canonical_root: &Path) -> Discovery {
             if file_type.is_dir() {
                 children.push(path);
             } else if file_type.is_symlink() {
-                match path.canonicalize() {
-                    Ok(target) if target.is_dir() => {
-                        if !target.starts_with(canonical_root) {
-                            out.notes.push(Note::SymlinkLeavesRoot { path, target });
-                        } else if visited.insert(target) {
-                            children.push(path);
-                        }
+                // Symlinked directories are never followed: a target inside a skill root is
+                // walked through that root anyway, and one outside is not ours to read.
+                if let Ok(target) = path.canonicalize() {
+                    let reached = target.starts_with(canonical_root)
+                        || all_roots.iter().any(|r| target.starts_with(r));
+                    if target.is_dir() && !reached {
+                        out.notes.push(Note::SymlinkLeavesRoot { path, target });
                     }
-                    _ => {}
                 }
             }
         }
@@ -303,18 +307,22 @@ fn skill_at(root: &Root, dir: &Path) -> Skill {
 /// category) is used.
 pub fn at_path(path: &Path, known_roots: &[Root]) -> std::io::Result<Discovery> {
     let meta = std::fs::metadata(path)?;
-    let abs = std::path::absolute(path)?;
     let dir = if meta.is_file() {
-        if abs.file_name().is_none_or(|n| n != "SKILL.md") {
+        if path.file_name().is_none_or(|n| n != "SKILL.md") {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
                 "not a SKILL.md or a directory",
             ));
         }
-        abs.parent().map(Path::to_owned).unwrap_or(abs.clone())
+        match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        }
     } else {
-        abs.clone()
+        path
     };
+    // Canonical, so `.` and `..` compare with the roots.
+    let dir = dir.canonicalize()?;
     // Prefer the longest known root that contains the path.
     let owner = known_roots
         .iter()
@@ -336,6 +344,16 @@ pub fn at_path(path: &Path, known_roots: &[Root]) -> std::io::Result<Discovery> 
             notes: Vec::new(),
         });
     }
+    // A folder holding skill roots (the repository top, `.claude`): walk those roots, exactly
+    // as a run without a path does.
+    let inner: Vec<Root> = known_roots
+        .iter()
+        .filter(|r| r.path.starts_with(&dir))
+        .cloned()
+        .collect();
+    if owner.is_none() && !inner.is_empty() {
+        return Ok(discover(&inner, Some(&dir)));
+    }
     let root = match owner {
         Some(root) => root.clone(),
         None => Root {
@@ -343,13 +361,17 @@ pub fn at_path(path: &Path, known_roots: &[Root]) -> std::io::Result<Discovery> 
             label: path.display().to_string(),
         },
     };
-    let canonical = root.path.canonicalize()?;
+    let canonical_roots: Vec<PathBuf> = known_roots
+        .iter()
+        .filter_map(|r| r.path.canonicalize().ok())
+        .collect();
     let mut found = walk(
         &Root {
             path: dir.clone(),
             label: root.label.clone(),
         },
-        &canonical,
+        &dir,
+        &canonical_roots,
     );
     // Re-anchor categories on the owning root.
     for skill in &mut found.skills {
@@ -419,6 +441,22 @@ mod tests {
         let roots = repo_roots(t.path(), None, None);
         let found = discover(&roots, Some(&t.path().canonicalize().unwrap()));
         assert_eq!(found.skills.len(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_alias_inside_the_root_is_not_a_second_skill() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("skills");
+        touch_skill(&root.join("real"));
+        std::os::unix::fs::symlink(root.join("real"), root.join("alias")).unwrap();
+        let roots = vec![Root {
+            path: root,
+            label: "skills".into(),
+        }];
+        let found = discover(&roots, None);
+        assert_eq!(found.skills.len(), 1);
+        assert!(found.notes.is_empty(), "{:?}", found.notes);
     }
 
     #[test]

@@ -77,7 +77,10 @@ impl SkillFiles {
                     path: entry.path(),
                     source,
                 })?;
-                let kind = if meta.is_dir() {
+                let kind = if meta.is_dir() && depth == 0 && name == "SKILL.md" {
+                    // Listed, not descended: lint reports it as not a regular file.
+                    FileKind::Special
+                } else if meta.is_dir() {
                     if depth == 0 && (name == ".skillopt" || name == ".git") {
                         continue;
                     }

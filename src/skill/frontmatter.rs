@@ -118,6 +118,42 @@ fn explain(
             ),
         );
     }
+    if let Some(key) = message
+        .strip_prefix("duplicate entry with key \"")
+        .and_then(|rest| rest.split('"').next())
+    {
+        // The parser points at the mapping; the second occurrence is what to remove.
+        let second = yaml
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| {
+                l.strip_prefix(key)
+                    .is_some_and(|r| r.trim_start().starts_with(':'))
+            })
+            .nth(1)
+            .map(|(n, _)| n + yaml_line);
+        return (
+            second.or(line),
+            second.map_or(column, |_| Some(1)),
+            format!("`{key}` appears twice; each key may appear once, so remove one"),
+        );
+    }
+    if message.contains("control characters are not allowed") {
+        // The reader fails before it counts lines; find the character here.
+        let is_bad = |c: char| c.is_control() && c != '\t' && c != '\r';
+        if let Some((n, l)) = yaml
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.chars().any(is_bad))
+        {
+            let col = l.chars().position(is_bad).unwrap_or(0) + 1;
+            return (
+                Some(n + yaml_line),
+                Some(col),
+                "remove the control character (a NUL or similar byte) from that line".to_owned(),
+            );
+        }
+    }
     let offending = line.and_then(|l| yaml.lines().nth(l.checked_sub(yaml_line)?));
     if offending.is_some_and(|l| l.starts_with('\t') || l.contains(":\t"))
         || yaml.lines().any(|l| l.starts_with('\t'))
@@ -134,13 +170,6 @@ fn explain(
             column,
             "the frontmatter expands anchors and aliases too far; write the values out plainly"
                 .to_owned(),
-        );
-    }
-    if message.contains("duplicate entry") {
-        return (
-            line,
-            column,
-            "each key may appear once; remove the repeated key".to_owned(),
         );
     }
     if message.contains("cannot start any token") {

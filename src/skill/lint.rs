@@ -193,6 +193,7 @@ fn check_files(l: &mut Lint<'_>, files: &SkillFiles) {
                     );
                 }
             }
+            FileKind::Special if entry.path == "SKILL.md" => {}
             FileKind::Special => l.push(
                 FILE_OUTSIDE_ALLOWED_DIRS,
                 path.clone(),
@@ -387,6 +388,15 @@ fn check_skill_md(l: &mut Lint<'_>, files: &SkillFiles) {
                 ),
             };
             l.at_md(MISSING_FRONTMATTER, line, msg, hint);
+            return;
+        }
+        Err(SplitError::Unclosed) if files.skill_md_size > SKILL_MD_READ_CAP => {
+            l.at_md(
+                FRONTMATTER_TOO_LARGE,
+                Some(1),
+                format!("the frontmatter is not closed within the first {SKILL_MD_READ_CAP} bytes; git-skill does not parse more than {MAX_FRONTMATTER_BYTES}"),
+                "close the frontmatter after the last key and move text into the body",
+            );
             return;
         }
         Err(SplitError::Unclosed) => {

@@ -164,13 +164,15 @@ pub fn fixtures() -> PathBuf {
 /// Copies a directory tree of regular files (the committed fixtures hold nothing else).
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("create {}: {e}", to.display()));
-    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("read {}: {e}", from.display())) {
+    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("read {}: {e}", from.display()))
+    {
         let entry = entry.unwrap();
         let target = to.join(entry.file_name());
         if entry.file_type().unwrap().is_dir() {
             copy_tree(&entry.path(), &target);
         } else {
-            std::fs::copy(entry.path(), &target).unwrap_or_else(|e| panic!("copy {}: {e}", entry.path().display()));
+            std::fs::copy(entry.path(), &target)
+                .unwrap_or_else(|e| panic!("copy {}: {e}", entry.path().display()));
         }
     }
 }
@@ -209,7 +211,13 @@ impl Sandbox {
     /// Runs `git-skill` in `dir` like [`Sandbox::run_in`], but kills it and fails the test when
     /// it is still running after `limit`: a hang guard, not a performance assertion.
     #[track_caller]
-    pub fn run_bounded(&self, dir: &str, args: &[&str], env: &[(&str, &str)], limit: std::time::Duration) -> Run {
+    pub fn run_bounded(
+        &self,
+        dir: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+        limit: std::time::Duration,
+    ) -> Run {
         use std::io::Read;
         use std::process::Stdio;
         let mut cmd = self.command_in(dir, args);
@@ -232,8 +240,18 @@ impl Sandbox {
                 buf
             })
         };
-        let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-        let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+        let out = drain(
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let err = drain(
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
         let start = std::time::Instant::now();
         let status = loop {
             if let Some(status) = child.try_wait().expect("wait for git-skill") {
@@ -258,8 +276,13 @@ impl Sandbox {
     pub fn symlink(&self, target: impl AsRef<Path>, rel: &str) -> PathBuf {
         let link = self.repo().join(rel);
         std::fs::create_dir_all(link.parent().unwrap()).unwrap();
-        std::os::unix::fs::symlink(target.as_ref(), &link)
-            .unwrap_or_else(|e| panic!("symlink {} -> {}: {e}", link.display(), target.as_ref().display()));
+        std::os::unix::fs::symlink(target.as_ref(), &link).unwrap_or_else(|e| {
+            panic!(
+                "symlink {} -> {}: {e}",
+                link.display(),
+                target.as_ref().display()
+            )
+        });
         link
     }
 }
@@ -269,7 +292,9 @@ impl Run {
     #[track_caller]
     pub fn assert_no_panic(&self) -> &Run {
         assert!(
-            !self.stderr.contains("panicked") && !self.stderr.contains("RUST_BACKTRACE") && self.status != 101,
+            !self.stderr.contains("panicked")
+                && !self.stderr.contains("RUST_BACKTRACE")
+                && self.status != 101,
             "git-skill panicked (exit {})\nstderr:\n{}",
             self.status,
             self.stderr

@@ -2,4 +2,8 @@
 //! real `git` binary and runs the real `git-skill` binary in a pinned environment.
 
 mod common;
+mod config;
+mod hostile;
+mod lint;
+mod list;
 mod man_completions;

@@ -1,0 +1,480 @@
+//! Configuration layers as the user meets them: `git -c`, `git config` (local and global, with
+//! multi-valued keys), `GIT_SKILL_*` variables, `--root`, and `git skill config`.
+
+use serde_json::Value;
+
+use crate::common::{skill_md, Run, Sandbox};
+
+/// A repository with a skill in a default root (`.claude/skills/std`) and in three custom
+/// folders (`custom/c1`, `a/in-a`, `b/in-b`).
+fn repo() -> Sandbox {
+    let sb = Sandbox::with_repo();
+    sb.write(
+        ".claude/skills/std/SKILL.md",
+        skill_md("std", "In a default root."),
+    );
+    sb.write("custom/c1/SKILL.md", skill_md("c1", "In custom."));
+    sb.write("a/in-a/SKILL.md", skill_md("in-a", "In a."));
+    sb.write("b/in-b/SKILL.md", skill_md("in-b", "In b."));
+    sb
+}
+
+fn names(run: &Run) -> Vec<String> {
+    run.assert_ok();
+    run.json()["skills"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no skills array: {}", run.stdout))
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The row of `key` in `git skill config --format json`.
+fn key_row(run: &Run, key: &str) -> Value {
+    run.json()["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == key)
+        .unwrap_or_else(|| panic!("no {key} in {}", run.stdout))
+        .clone()
+}
+
+#[test]
+fn git_dash_c_roots_replace_the_defaults() {
+    let sb = repo();
+    assert_eq!(
+        names(&sb.git(&["skill", "list", "--format", "json"])),
+        ["std"]
+    );
+    let run = sb.git(&[
+        "-c",
+        "skill.roots=custom",
+        "skill",
+        "list",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(names(&run), ["c1"]);
+    assert_eq!(run.json()["skills"][0]["root"], "custom");
+    assert_eq!(run.stderr, "");
+    let lint = sb.git(&["-c", "skill.roots=custom", "skill", "lint"]);
+    lint.assert_ok();
+    assert_eq!(lint.stderr.trim(), "1 skill checked, no problems");
+    // Several -c values accumulate, as for any multi-valued git key.
+    let run = sb.git(&[
+        "-c",
+        "skill.roots=a",
+        "-c",
+        "skill.roots=b",
+        "skill",
+        "list",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(names(&run), ["in-a", "in-b"]);
+}
+
+#[test]
+fn git_config_roots_accumulate() {
+    let sb = repo();
+    sb.git(&["config", "skill.roots", "a"]).assert_ok();
+    sb.git(&["config", "--add", "skill.roots", "b"]).assert_ok();
+    assert_eq!(
+        names(&sb.git(&["skill", "list", "--format", "json"])),
+        ["in-a", "in-b"]
+    );
+    let config = sb.git(&["skill", "config", "--format", "json"]);
+    config.assert_ok();
+    let row = key_row(&config, "skill.roots");
+    assert_eq!(row["values"], serde_json::json!(["a", "b"]));
+    let source = row["source"].as_str().unwrap();
+    assert!(
+        source.starts_with("git config (") && source.contains(".git/config"),
+        "{source}"
+    );
+    assert_eq!(row["env"], "GIT_SKILL_ROOTS");
+}
+
+#[test]
+fn the_environment_overrides_git_config_and_the_flag_overrides_both() {
+    let sb = repo();
+    sb.git(&["config", "skill.roots", "a"]).assert_ok();
+    let env = [("GIT_SKILL_ROOTS", "custom:b")];
+    let run = sb.git_env("", &["skill", "list", "--format", "json"], &env);
+    assert_eq!(names(&run), ["c1", "in-b"]);
+    let run = sb.run_in("", &["list", "--format", "json"], &env);
+    assert_eq!(names(&run), ["c1", "in-b"]);
+
+    let run = sb.git_env(
+        "",
+        &["skill", "list", "--format", "json", "--root", "a"],
+        &env,
+    );
+    assert_eq!(names(&run), ["in-a"]);
+    let run = sb.git_env(
+        "",
+        &[
+            "skill",
+            "list",
+            "--format",
+            "json",
+            "--root",
+            ".claude/skills",
+            "--root",
+            "b",
+        ],
+        &env,
+    );
+    assert_eq!(names(&run), ["std", "in-b"]);
+    let lint = sb.git_env("", &["skill", "lint", "--root", "custom"], &env);
+    lint.assert_ok();
+    assert_eq!(lint.stderr.trim(), "1 skill checked, no problems");
+
+    let config = sb.git_env("", &["skill", "config", "--format", "json"], &env);
+    config.assert_ok();
+    let row = key_row(&config, "skill.roots");
+    assert_eq!(row["values"], serde_json::json!(["custom", "b"]));
+    assert_eq!(row["source"], "environment GIT_SKILL_ROOTS");
+}
+
+#[test]
+fn an_unknown_key_warns_but_does_not_fail() {
+    let sb = repo();
+    let run = sb.git(&["-c", "skill.colour=1", "skill", "list", "--format", "json"]);
+    assert_eq!(names(&run), ["std"]);
+    assert!(
+        run.stderr
+            .starts_with("warning: unknown config key 'skill.colour'"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("known keys: "), "{}", run.stderr);
+
+    sb.git(&["config", "skill.fialOn", "high"]).assert_ok();
+    let run = sb.git(&["skill", "lint"]);
+    run.assert_ok();
+    // The warning names the key as written and the file it is in.
+    assert!(
+        run.stderr
+            .contains("warning: unknown config key 'skill.fialOn' in "),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains(".git/config"), "{}", run.stderr);
+
+    let run = sb.run_in("", &["list"], &[("GIT_SKILL_COLOUR", "1")]);
+    run.assert_ok();
+    assert!(
+        run.stderr
+            .contains("warning: unknown environment variable GIT_SKILL_COLOUR"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn config_json_shows_each_value_and_its_source() {
+    let sb = repo();
+    sb.git(&["config", "skill.failOn", "high"]).assert_ok();
+    std::fs::write(
+        sb.home().join(".gitconfig"),
+        "[skill]\n\tmodel = from-global\n\ttimeout = 30s\n",
+    )
+    .unwrap();
+    let run = sb.git_env(
+        "",
+        &[
+            "-c",
+            "skill.provider=anthropic",
+            "-c",
+            "skill.autoSkill.threshold=7",
+            "skill",
+            "config",
+            "--format",
+            "json",
+        ],
+        &[
+            ("GIT_SKILL_MAX_GROWTH", "0.25"),
+            ("GIT_SKILL_TIMEOUT", "45s"),
+        ],
+    );
+    run.assert_ok();
+    assert_eq!(run.stderr, "");
+    let report = run.json();
+    assert_eq!(report["version"], 1);
+    let keys: Vec<&str> = report["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "skill.provider",
+            "skill.model",
+            "skill.baseUrl",
+            "skill.command",
+            "skill.timeout",
+            "skill.templateDir",
+            "skill.roots",
+            "skill.failOn",
+            "skill.gateThreshold",
+            "skill.maxGrowth",
+            "skill.autoSkill.enabled",
+            "skill.autoSkill.threshold",
+        ]
+    );
+    let value_and_source = |key: &str| {
+        let row = key_row(&run, key);
+        (
+            row["values"].clone(),
+            row["source"].as_str().map(str::to_owned),
+        )
+    };
+    let one = |v: &str| serde_json::json!([v]);
+    assert_eq!(
+        value_and_source("skill.provider"),
+        (one("anthropic"), Some("git config (git -c)".into()))
+    );
+    assert_eq!(
+        value_and_source("skill.autoSkill.threshold"),
+        (one("7"), Some("git config (git -c)".into()))
+    );
+    assert_eq!(
+        value_and_source("skill.maxGrowth"),
+        (one("0.25"), Some("environment GIT_SKILL_MAX_GROWTH".into()))
+    );
+    // The environment beats the global file.
+    assert_eq!(
+        value_and_source("skill.timeout"),
+        (one("45s"), Some("environment GIT_SKILL_TIMEOUT".into()))
+    );
+    assert_eq!(
+        value_and_source("skill.gateThreshold"),
+        (one("0.5"), Some("default".into()))
+    );
+    assert_eq!(
+        value_and_source("skill.autoSkill.enabled"),
+        (one("false"), Some("default".into()))
+    );
+    assert_eq!(
+        value_and_source("skill.baseUrl"),
+        (serde_json::json!([]), None)
+    );
+    assert_eq!(
+        value_and_source("skill.roots"),
+        (serde_json::json!([]), None)
+    );
+    let (model, source) = value_and_source("skill.model");
+    assert_eq!(model, one("from-global"));
+    assert!(
+        source
+            .as_deref()
+            .is_some_and(|s| s.contains("home/.gitconfig")),
+        "{source:?}"
+    );
+    let (fail_on, source) = value_and_source("skill.failOn");
+    assert_eq!(fail_on, one("high"));
+    assert!(
+        source.as_deref().is_some_and(|s| s.contains(".git/config")),
+        "{source:?}"
+    );
+    assert_eq!(
+        key_row(&run, "skill.autoSkill.enabled")["env"],
+        "GIT_SKILL_AUTO_SKILL_ENABLED"
+    );
+    assert_eq!(key_row(&run, "skill.baseUrl")["env"], "GIT_SKILL_BASE_URL");
+}
+
+#[test]
+fn config_text_lists_every_key_with_value_and_source() {
+    let sb = repo();
+    sb.git(&["config", "skill.roots", "custom"]).assert_ok();
+    let run = sb.git(&["skill", "config"]);
+    run.assert_ok();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 12, "{}", run.stdout);
+    let line = |key: &str| {
+        *lines
+            .iter()
+            .find(|l| l.split_whitespace().next() == Some(key))
+            .unwrap_or_else(|| panic!("{key}: {}", run.stdout))
+    };
+    assert!(
+        line("skill.roots").contains(" custom  git config ("),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        line("skill.gateThreshold").ends_with(" 0.5  default"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        line("skill.provider").ends_with("(unset)"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn an_invalid_value_makes_config_exit_2_with_the_value_and_a_hint() {
+    let sb = repo();
+    sb.git(&["config", "skill.gateThreshold", "2"]).assert_ok();
+    let run = sb.git(&["skill", "config"]);
+    run.assert_status(2);
+    assert!(
+        run.stdout.contains("skill.gateThreshold"),
+        "the table is still printed: {}",
+        run.stdout
+    );
+    let error = run
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("error: "))
+        .unwrap_or_else(|| panic!("{}", run.stderr));
+    assert!(
+        error.contains("'2'")
+            && error.contains("skill.gateThreshold")
+            && error.contains(".git/config"),
+        "{error}"
+    );
+    assert!(
+        run.stderr
+            .contains("hint: change it with git config skill.gateThreshold <value>"),
+        "{}",
+        run.stderr
+    );
+
+    let json = sb.git(&["skill", "config", "--format", "json"]);
+    json.assert_status(2);
+    assert_eq!(
+        key_row(&json, "skill.gateThreshold")["values"],
+        serde_json::json!(["2"])
+    );
+
+    // A bad value of a key lint does not use does not stop lint or list.
+    sb.git(&["skill", "lint"]).assert_ok();
+    sb.git(&["skill", "list"]).assert_ok();
+}
+
+#[test]
+fn invalid_values_from_each_layer_name_their_source() {
+    let sb = repo();
+    let run = sb.run_in("", &["config"], &[("GIT_SKILL_GATE_THRESHOLD", "abc")]);
+    run.assert_status(2);
+    assert!(run.stderr.contains("error: invalid value 'abc' for skill.gateThreshold (from environment GIT_SKILL_GATE_THRESHOLD)"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("hint: change or unset GIT_SKILL_GATE_THRESHOLD"),
+        "{}",
+        run.stderr
+    );
+
+    // A key with a subsection (`[skill "autoSkill"]`), and two bad values at once.
+    sb.git(&["config", "skill.autoSkill.threshold", "0"])
+        .assert_ok();
+    let run = sb.git(&["-c", "skill.failOn=severe", "skill", "config"]);
+    run.assert_status(2);
+    let errors: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 2, "{}", run.stderr);
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("'severe'") && e.contains("skill.failOn") && e.contains("git -c")),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("'0'") && e.contains("skill.autoSkill.threshold")),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn global_config_is_read_and_the_repository_wins() {
+    let sb = repo();
+    std::fs::write(
+        sb.home().join(".gitconfig"),
+        "[skill]\n\troots = a\n\tfailOn = low\n",
+    )
+    .unwrap();
+    assert_eq!(
+        names(&sb.git(&["skill", "list", "--format", "json"])),
+        ["in-a"]
+    );
+    sb.git(&["config", "skill.failOn", "medium"]).assert_ok();
+    let run = sb.git(&["skill", "config", "--format", "json"]);
+    run.assert_ok();
+    assert_eq!(
+        key_row(&run, "skill.failOn")["values"],
+        serde_json::json!(["medium"])
+    );
+}
+
+#[test]
+fn config_works_outside_a_repository() {
+    let sb = Sandbox::new();
+    let ceiling = sb.tmp.path().display().to_string();
+    std::fs::write(
+        sb.home().join(".gitconfig"),
+        "[skill]\n\tprovider = openai\n",
+    )
+    .unwrap();
+    let run = sb.run_in(
+        "",
+        &["config", "--format", "json"],
+        &[("GIT_CEILING_DIRECTORIES", &ceiling)],
+    );
+    run.assert_ok();
+    assert_eq!(
+        key_row(&run, "skill.provider")["values"],
+        serde_json::json!(["openai"])
+    );
+}
+
+#[test]
+fn git_config_count_values_are_read() {
+    let sb = repo();
+    let run = sb.git_env(
+        "",
+        &["skill", "list", "--format", "json"],
+        &[
+            ("GIT_CONFIG_COUNT", "1"),
+            ("GIT_CONFIG_KEY_0", "skill.roots"),
+            ("GIT_CONFIG_VALUE_0", "custom"),
+        ],
+    );
+    assert_eq!(names(&run), ["c1"]);
+}
+
+#[test]
+fn a_home_relative_root_is_walked() {
+    let sb = repo();
+    let home_skill = sb.home().join(".claude/skills/from-home");
+    std::fs::create_dir_all(&home_skill).unwrap();
+    std::fs::write(
+        home_skill.join("SKILL.md"),
+        skill_md("from-home", "Lives in HOME."),
+    )
+    .unwrap();
+    let run = sb.git(&[
+        "-c",
+        "skill.roots=~/.claude/skills",
+        "skill",
+        "list",
+        "--format",
+        "json",
+    ]);
+    assert!(!run.stderr.contains("symlink"), "{}", run.stderr);
+    assert_eq!(names(&run), ["from-home"]);
+}
