@@ -40,8 +40,8 @@ pub const KEYS: &[KeySpec] = &[
     ),
     KeySpec::new(
         "failOn",
-        "lowest severity that fails a scan: critical, high, medium, low",
-        Some("critical"),
+        "scan verdict that fails a check: dangerous, caution or never",
+        Some("dangerous"),
     ),
     KeySpec::new(
         "gateThreshold",
@@ -269,15 +269,14 @@ impl Config {
         (!roots.is_empty()).then_some(roots)
     }
 
-    pub fn fail_on(&self) -> Result<Severity, ConfigError> {
+    pub fn fail_on(&self) -> Result<FailOn, ConfigError> {
         self.parse("failOn", |s| match s.to_ascii_lowercase().as_str() {
-            "critical" => Ok(Severity::Critical),
-            "high" => Ok(Severity::High),
-            "medium" => Ok(Severity::Medium),
-            "low" => Ok(Severity::Low),
-            _ => Err("expected critical, high, medium or low".to_owned()),
+            "dangerous" => Ok(FailOn::Dangerous),
+            "caution" => Ok(FailOn::Caution),
+            "never" => Ok(FailOn::Never),
+            _ => Err("expected dangerous, caution or never".to_owned()),
         })
-        .map(|v| v.unwrap_or(Severity::Critical))
+        .map(|v| v.unwrap_or(FailOn::Dangerous))
     }
 
     pub fn gate_threshold(&self) -> Result<f64, ConfigError> {
@@ -363,13 +362,12 @@ impl Config {
     }
 }
 
-/// Severity threshold used by `skill.failOn`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    Low,
-    Medium,
-    High,
-    Critical,
+/// Which scan verdict fails a check (`skill.failOn`, `--fail-on`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailOn {
+    Dangerous,
+    Caution,
+    Never,
 }
 
 fn lookup(key: &str) -> Option<&'static KeySpec> {
@@ -450,16 +448,16 @@ mod tests {
 
     #[test]
     fn precedence_flag_env_git_default() {
-        let entries = [git("failOn", "low")];
+        let entries = [git("failOn", "never")];
         let c = Config::resolve(&entries, []);
-        assert_eq!(c.fail_on().unwrap(), Severity::Low);
-        let mut c = Config::resolve(&entries, [("GIT_SKILL_FAIL_ON".into(), "medium".into())]);
-        assert_eq!(c.fail_on().unwrap(), Severity::Medium);
-        c.set_flag("failOn", "--fail-on", &["high".into()]);
-        assert_eq!(c.fail_on().unwrap(), Severity::High);
+        assert_eq!(c.fail_on().unwrap(), FailOn::Never);
+        let mut c = Config::resolve(&entries, [("GIT_SKILL_FAIL_ON".into(), "caution".into())]);
+        assert_eq!(c.fail_on().unwrap(), FailOn::Caution);
+        c.set_flag("failOn", "--fail-on", &["dangerous".into()]);
+        assert_eq!(c.fail_on().unwrap(), FailOn::Dangerous);
         assert_eq!(
             Config::resolve(&[], []).fail_on().unwrap(),
-            Severity::Critical
+            FailOn::Dangerous
         );
         assert_eq!(
             Config::resolve(&[], []).get("failOn").unwrap().source,

@@ -176,7 +176,7 @@ fn an_unknown_key_warns_but_does_not_fail() {
 #[test]
 fn config_json_shows_each_value_and_its_source() {
     let sb = repo();
-    sb.git(&["config", "skill.failOn", "high"]).assert_ok();
+    sb.git(&["config", "skill.failOn", "caution"]).assert_ok();
     std::fs::write(
         sb.home().join(".gitconfig"),
         "[skill]\n\tmodel = from-global\n\ttimeout = 30s\n",
@@ -276,7 +276,7 @@ fn config_json_shows_each_value_and_its_source() {
         "{source:?}"
     );
     let (fail_on, source) = value_and_source("skill.failOn");
-    assert_eq!(fail_on, one("high"));
+    assert_eq!(fail_on, one("caution"));
     assert!(
         source.as_deref().is_some_and(|s| s.contains(".git/config")),
         "{source:?}"
@@ -405,19 +405,19 @@ fn global_config_is_read_and_the_repository_wins() {
     let sb = repo();
     std::fs::write(
         sb.home().join(".gitconfig"),
-        "[skill]\n\troots = a\n\tfailOn = low\n",
+        "[skill]\n\troots = a\n\tfailOn = never\n",
     )
     .unwrap();
     assert_eq!(
         names(&sb.git(&["skill", "list", "--format", "json"])),
         ["in-a"]
     );
-    sb.git(&["config", "skill.failOn", "medium"]).assert_ok();
+    sb.git(&["config", "skill.failOn", "caution"]).assert_ok();
     let run = sb.git(&["skill", "config", "--format", "json"]);
     run.assert_ok();
     assert_eq!(
         key_row(&run, "skill.failOn")["values"],
-        serde_json::json!(["medium"])
+        serde_json::json!(["caution"])
     );
 }
 
