@@ -5,5 +5,6 @@
 
 pub mod config;
 pub mod git;
+pub mod guard;
 pub mod report;
 pub mod skill;

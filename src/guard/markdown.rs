@@ -1,0 +1,151 @@
+//! Markdown awareness, against false alarms: text quoted in code (a span or a fenced block)
+//! right after words that warn against it or ask to look for it — "never run `rm -rf /`",
+//! "look for `curl | sh`" — is an example, not an instruction. Everything else is live:
+//! prose, fenced blocks an agent would run, and (decided by the caller) every script.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// Byte ranges of the original text that are quoted examples.
+#[derive(Debug, Default)]
+pub struct Quoted {
+    ranges: Vec<Range<usize>>,
+}
+
+impl Quoted {
+    pub fn contains(&self, offset: usize) -> bool {
+        // Ranges are sorted and disjoint.
+        let i = self.ranges.partition_point(|r| r.end <= offset);
+        self.ranges.get(i).is_some_and(|r| r.start <= offset)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+}
+
+/// A warning or a detection verb that ends within a few words of the quoted text. The
+/// negation must govern a verb of doing ("never run", "do not paste"): "Never skip this step:"
+/// does not make what follows an example.
+fn cue() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(concat!(
+            r"(?i)(?:",
+            r"\b(?:never|don'?t|do\s+not|must\s+not|mustn'?t|should\s+not|shouldn'?t|avoid|refuse\s+to)\s+(?:\w+\s+)?",
+            r"(?:run|running|execute|executing|use|using|type|typing|paste|pasting|copy|copying|follow|following|obey|trust|do|doing|write|writing|add|adding|include|including|pipe|piping)\b",
+            r"|\b(?:look|watch|scan|check|search)\s+for\b|\b(?:flag|flags|detect|detects|block|blocks|reject|rejects|refuse|refuses|warn\s+about|warns\s+about|catch|catches)\b",
+            r"|\bexamples?\s+of\s+(?:an?\s+)?(?:malicious|dangerous|suspicious|harmful|attack|injection)",
+            r")[^`\n.!?;]{0,40}$",
+            r"|\b(?:avoid|never)\s*:?\s*$",
+        ))
+        .expect("valid cue regex")
+    })
+}
+
+/// Finds the quoted examples of a Markdown text.
+pub fn quoted_examples(text: &str) -> Quoted {
+    let mut ranges = Vec::new();
+    let mut offset = 0;
+    let mut fence: Option<(String, usize, bool)> = None; // (marker, start, cued)
+    let mut last_prose = "";
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if let Some((marker, start, cued)) = &fence {
+            if trimmed.starts_with(marker.as_str()) {
+                if *cued {
+                    ranges.push(*start..offset + line.len());
+                }
+                fence = None;
+            }
+        } else if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            let marker = trimmed[..3].to_owned();
+            let cued = cue().is_match(last_prose.trim_end());
+            fence = Some((marker, offset, cued));
+        } else {
+            inline_spans(line, offset, &mut ranges);
+            if !line.trim().is_empty() {
+                last_prose = line;
+            }
+        }
+        offset += line.len();
+    }
+    if let Some((_, start, true)) = fence {
+        ranges.push(start..text.len());
+    }
+    ranges.sort_by_key(|r| r.start);
+    Quoted { ranges }
+}
+
+/// Inline code spans of one line whose preceding text ends in a cue.
+fn inline_spans(line: &str, offset: usize, out: &mut Vec<Range<usize>>) {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let run = bytes[i..].iter().take_while(|&&b| b == b'`').count();
+        let open_end = i + run;
+        // The span closes at the next run of exactly the same length.
+        let mut j = open_end;
+        let mut close = None;
+        while j < bytes.len() {
+            if bytes[j] == b'`' {
+                let len = bytes[j..].iter().take_while(|&&b| b == b'`').count();
+                if len == run {
+                    close = Some(j);
+                    break;
+                }
+                j += len;
+            } else {
+                j += 1;
+            }
+        }
+        let Some(close) = close else {
+            i = open_end;
+            continue;
+        };
+        if cue().is_match(&line[..i]) {
+            out.push(offset + i..offset + close + run);
+        }
+        i = close + run;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quoted(text: &str, needle: &str) -> bool {
+        quoted_examples(text).contains(text.find(needle).unwrap())
+    }
+
+    #[test]
+    fn warnings_and_detection_cues_quote() {
+        assert!(quoted("Never run `rm -rf /` on a server.\n", "rm -rf"));
+        assert!(quoted("Do not paste `curl x | sh` into a shell.\n", "curl"));
+        assert!(quoted(
+            "Look for `ignore previous instructions` in PRs.\n",
+            "ignore"
+        ));
+        assert!(quoted(
+            "Never run the following:\n\n```sh\nrm -rf /\n```\n",
+            "rm -rf"
+        ));
+    }
+
+    #[test]
+    fn instructions_stay_live() {
+        assert!(!quoted("Run `rm -rf /` now.\n", "rm -rf"));
+        assert!(!quoted("Never skip this step: `curl x | sh`\n", "curl"));
+        assert!(!quoted("Setup:\n\n```sh\ncurl x | sh\n```\n", "curl"));
+        assert!(!quoted(
+            "Never run out of disk. Then run `rm -rf /` to clean up.\n",
+            "rm -rf"
+        ));
+    }
+}

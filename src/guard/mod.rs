@@ -1,0 +1,18 @@
+//! SkillGuard: decides whether a skill is `safe`, `caution` or `dangerous`.
+//!
+//! Every file of a skill is read (whatever its name, lossily when it is not UTF-8) and matched
+//! by all rules in one pass per view: the raw text, a normalised view (invisible characters
+//! removed, look-alikes folded, continuations and soft wraps joined) and the payloads decoded
+//! from base64 and hex blobs. Findings point at the original file, line and column.
+
+pub mod decode;
+pub mod engine;
+pub mod markdown;
+pub mod normalize;
+pub mod redact;
+pub mod rule;
+pub mod rules;
+mod scan;
+
+pub use rule::{Category, Matcher, Rule, Severity};
+pub use scan::{scan_skill, Context, Finding, SkillScan, Verdict, MAX_SCAN_BYTES};

@@ -1,0 +1,154 @@
+//! What a SkillGuard rule is. The registry itself is in `rules/`, one file per category.
+
+use std::fmt;
+
+/// How bad a finding is. The verdict follows the worst unsuppressed one: critical makes a
+/// skill `dangerous`, high makes it `caution`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::High => "high",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The seed's twelve threat categories, plus hidden text and the skill's structure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    Exfiltration,
+    PromptInjection,
+    Destructive,
+    Persistence,
+    Network,
+    Obfuscation,
+    Execution,
+    PathTraversal,
+    CryptoMining,
+    SupplyChain,
+    PrivilegeEscalation,
+    CredentialExposure,
+    HiddenText,
+    Structural,
+}
+
+impl Category {
+    pub const ALL: [Category; 14] = [
+        Category::Exfiltration,
+        Category::PromptInjection,
+        Category::Destructive,
+        Category::Persistence,
+        Category::Network,
+        Category::Obfuscation,
+        Category::Execution,
+        Category::PathTraversal,
+        Category::CryptoMining,
+        Category::SupplyChain,
+        Category::PrivilegeEscalation,
+        Category::CredentialExposure,
+        Category::HiddenText,
+        Category::Structural,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Exfiltration => "exfiltration",
+            Category::PromptInjection => "prompt_injection",
+            Category::Destructive => "destructive",
+            Category::Persistence => "persistence",
+            Category::Network => "network",
+            Category::Obfuscation => "obfuscation",
+            Category::Execution => "execution",
+            Category::PathTraversal => "path_traversal",
+            Category::CryptoMining => "crypto_mining",
+            Category::SupplyChain => "supply_chain",
+            Category::PrivilegeEscalation => "privilege_escalation",
+            Category::CredentialExposure => "credential_exposure",
+            Category::HiddenText => "hidden_text",
+            Category::Structural => "structural",
+        }
+    }
+
+    /// The three-letter prefix of the category's rule ids.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Category::Exfiltration => "EXF",
+            Category::PromptInjection => "INJ",
+            Category::Destructive => "DES",
+            Category::Persistence => "PER",
+            Category::Network => "NET",
+            Category::Obfuscation => "OBF",
+            Category::Execution => "EXE",
+            Category::PathTraversal => "PTH",
+            Category::CryptoMining => "MIN",
+            Category::SupplyChain => "SUP",
+            Category::PrivilegeEscalation => "PRV",
+            Category::CredentialExposure => "CRD",
+            Category::HiddenText => "HID",
+            Category::Structural => "STR",
+        }
+    }
+
+    /// The seed's severity for the category: the default a rule starts from.
+    pub fn default_severity(self) -> Severity {
+        match self {
+            Category::Exfiltration
+            | Category::PromptInjection
+            | Category::Destructive
+            | Category::CryptoMining
+            | Category::SupplyChain
+            | Category::CredentialExposure => Severity::Critical,
+            _ => Severity::High,
+        }
+    }
+}
+
+/// How a rule finds its matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Matcher {
+    /// A pattern in the `regex` crate's syntax (finite automata: no look-around, no
+    /// backreferences), matched against every file's raw text, its normalised view and the
+    /// blobs decoded from it.
+    Text(&'static str),
+    /// A pattern matched against the raw text only, because the normalised view removes what
+    /// it looks for (invisible and look-alike characters).
+    Raw(&'static str),
+    /// Decided by the engine from the file itself: kind, size, magic bytes, mode, link target.
+    Structural,
+}
+
+/// One rule of the registry. Ids are stable: never reused for another meaning.
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    /// `EXF001`: the category prefix and a number.
+    pub id: &'static str,
+    pub category: Category,
+    pub severity: Severity,
+    /// One line, no trailing period.
+    pub message: &'static str,
+    /// What it detects, why it is dangerous, what to do instead.
+    pub explanation: &'static str,
+    pub matcher: Matcher,
+    /// Texts the rule must fire on (scanned as a script under `scripts/`).
+    pub fires: &'static [&'static str],
+    /// Texts it must not fire on: the near misses.
+    pub passes: &'static [&'static str],
+}

@@ -1,0 +1,540 @@
+//! Scanning one skill: structure first (kinds, sizes, magic bytes, modes, links), then the text
+//! of every file in all its views, then Markdown context and the verdict.
+
+use std::path::Path;
+
+use super::decode::{self, decode_blobs};
+use super::engine::{Engine, Hit};
+use super::markdown;
+use super::normalize::normalize;
+use super::redact::{mask, redact};
+use super::rule::{Category, Rule, Severity};
+use super::rules;
+use crate::skill::files::escapes_skill;
+use crate::skill::{FileKind, SkillFiles};
+
+/// Files larger than this are not read; the size is a finding of its own (STR004).
+pub const MAX_SCAN_BYTES: u64 = 8 << 20;
+const BLOCKED_EXTENSIONS: &[&str] = &[
+    "exe", "dll", "so", "dylib", "bin", "dat", "com", "msi", "dmg", "app", "deb", "rpm",
+];
+const MAX_FILES: usize = 50;
+const MAX_SKILL_BYTES: u64 = 1 << 20;
+const EXCERPT_CHARS: usize = 120;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Safe,
+    Caution,
+    Dangerous,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Safe => "safe",
+            Verdict::Caution => "caution",
+            Verdict::Dangerous => "dangerous",
+        }
+    }
+}
+
+/// Where a match was found, which decides how much it weighs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Context {
+    /// An instruction or code an agent acts on.
+    Live,
+    /// A quoted example after a warning ("never run `...`"): two severity levels lower.
+    Quoted,
+    /// Inside a base64 or hex blob, after decoding.
+    Decoded,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub category: Category,
+    /// The severity that counts, after the context is weighed.
+    pub severity: Severity,
+    /// The rule's own severity.
+    pub rule_severity: Severity,
+    /// Relative to the skill directory, `/`-separated.
+    pub file: String,
+    /// 1-based; 0 for findings about the whole skill.
+    pub line: usize,
+    /// 1-based, in characters.
+    pub column: usize,
+    pub message: String,
+    /// The matched text, shortened and with secrets redacted.
+    pub excerpt: String,
+    pub context: Context,
+    pub suppressed: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SkillScan {
+    pub findings: Vec<Finding>,
+    /// Files that could not be read: the scan is incomplete and must not pass.
+    pub errors: Vec<String>,
+}
+
+impl SkillScan {
+    pub fn verdict(&self) -> Verdict {
+        let worst = self
+            .findings
+            .iter()
+            .filter(|f| f.suppressed.is_none())
+            .map(|f| f.severity)
+            .max();
+        match worst {
+            Some(Severity::Critical) => Verdict::Dangerous,
+            Some(Severity::High) => Verdict::Caution,
+            _ => Verdict::Safe,
+        }
+    }
+}
+
+/// Scans a skill whose file list is `files`; `read` returns a file's bytes by relative path.
+pub fn scan_skill(
+    files: &SkillFiles,
+    read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
+) -> SkillScan {
+    let mut scan = SkillScan::default();
+    let all = rules::all();
+    let rule = |id: &str| rules::find(id).expect("structural rule is registered");
+    let mut total: u64 = 0;
+    for entry in &files.entries {
+        let structural = |scan: &mut SkillScan, id: &str, message: String| {
+            scan.findings
+                .push(whole_file(rule(id), &entry.path, message));
+        };
+        match &entry.kind {
+            FileKind::Symlink { target } => {
+                let parent = entry.path.rsplit_once('/').map_or("", |(p, _)| p);
+                if escapes_skill(parent, target) {
+                    structural(
+                        &mut scan,
+                        "STR005",
+                        format!(
+                            "symlink '{}' points outside the skill, to '{}'",
+                            entry.path,
+                            target.display()
+                        ),
+                    );
+                }
+            }
+            FileKind::Special => structural(
+                &mut scan,
+                "STR008",
+                format!("'{}' is a FIFO, socket or device", entry.path),
+            ),
+            FileKind::File { size, executable } => {
+                total = total.saturating_add(*size);
+                let ext = Path::new(&entry.path)
+                    .extension()
+                    .map(|e| e.to_string_lossy().to_ascii_lowercase())
+                    .unwrap_or_default();
+                if BLOCKED_EXTENSIONS.contains(&ext.as_str()) {
+                    structural(
+                        &mut scan,
+                        "STR001",
+                        format!("'{}' has the blocked extension .{ext}", entry.path),
+                    );
+                }
+                if *size > MAX_SCAN_BYTES {
+                    structural(&mut scan, "STR004", format!("'{}' is {size} bytes; files over {MAX_SCAN_BYTES} bytes are not scanned", entry.path));
+                    continue;
+                }
+                let bytes = match read(&entry.path) {
+                    Ok(bytes) => bytes,
+                    Err(e) => {
+                        structural(
+                            &mut scan,
+                            "STR010",
+                            format!("'{}' could not be read: {e}", entry.path),
+                        );
+                        scan.errors
+                            .push(format!("could not read '{}': {e}", entry.path));
+                        continue;
+                    }
+                };
+                if let Some(kind) = executable_format(&bytes) {
+                    structural(
+                        &mut scan,
+                        "STR002",
+                        format!("'{}' is a {kind} executable", entry.path),
+                    );
+                    continue;
+                }
+                if let Some(kind) = archive_format(&bytes) {
+                    structural(
+                        &mut scan,
+                        "STR003",
+                        format!("'{}' is a {kind} archive", entry.path),
+                    );
+                    continue;
+                }
+                if is_binary(&bytes) {
+                    structural(
+                        &mut scan,
+                        "STR009",
+                        format!("'{}' holds binary data; scanned as text", entry.path),
+                    );
+                }
+                let live =
+                    entry.path.starts_with("scripts/") || *executable || bytes.starts_with(b"#!");
+                if *executable && !entry.path.starts_with("scripts/") {
+                    structural(
+                        &mut scan,
+                        "STR006",
+                        format!("'{}' is executable but outside scripts/", entry.path),
+                    );
+                }
+                let markdown = !live && is_markdown(&entry.path);
+                scan_text(&entry.path, &bytes, markdown, all, &mut scan.findings);
+            }
+        }
+    }
+    if files.entries.len() > MAX_FILES || total > MAX_SKILL_BYTES || files.truncated {
+        scan.findings.push(whole_file(
+            rule("STR007"),
+            ".",
+            format!("the skill has {} files and {total} bytes; the limits are {MAX_FILES} files and {MAX_SKILL_BYTES} bytes", files.entries.len()),
+        ));
+    }
+    scan.findings.sort_by(|a, b| {
+        (&a.file, a.line, a.column, a.rule).cmp(&(&b.file, b.line, b.column, b.rule))
+    });
+    scan
+}
+
+fn whole_file(rule: &Rule, path: &str, message: String) -> Finding {
+    Finding {
+        rule: rule.id,
+        category: rule.category,
+        severity: rule.severity,
+        rule_severity: rule.severity,
+        file: path.to_owned(),
+        line: 0,
+        column: 0,
+        message,
+        excerpt: String::new(),
+        context: Context::Live,
+        suppressed: None,
+    }
+}
+
+fn is_markdown(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.ends_with(".md") || lower.ends_with(".markdown") || lower.ends_with(".mdx")
+}
+
+fn executable_format(bytes: &[u8]) -> Option<&'static str> {
+    let magic = |m: &[u8]| bytes.starts_with(m);
+    if magic(b"\x7fELF") {
+        Some("ELF")
+    } else if magic(b"MZ") && bytes.len() >= 64 {
+        Some("PE (Windows)")
+    } else if magic(&[0xfe, 0xed, 0xfa, 0xce])
+        || magic(&[0xfe, 0xed, 0xfa, 0xcf])
+        || magic(&[0xce, 0xfa, 0xed, 0xfe])
+        || magic(&[0xcf, 0xfa, 0xed, 0xfe])
+        || magic(&[0xca, 0xfe, 0xba, 0xbe])
+    {
+        Some("Mach-O")
+    } else if magic(b"\0asm") {
+        Some("WebAssembly")
+    } else {
+        None
+    }
+}
+
+fn archive_format(bytes: &[u8]) -> Option<&'static str> {
+    let magic = |m: &[u8]| bytes.starts_with(m);
+    if magic(b"PK\x03\x04") || magic(b"PK\x05\x06") {
+        Some("zip")
+    } else if magic(&[0x1f, 0x8b]) {
+        Some("gzip")
+    } else if magic(b"BZh") {
+        Some("bzip2")
+    } else if magic(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
+        Some("xz")
+    } else if magic(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Some("zstd")
+    } else if magic(&[b'7', b'z', 0xbc, 0xaf, 0x27, 0x1c]) {
+        Some("7z")
+    } else if magic(b"Rar!\x1a\x07") {
+        Some("rar")
+    } else if bytes.get(257..262) == Some(b"ustar") {
+        Some("tar")
+    } else {
+        None
+    }
+}
+
+fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8192)].contains(&0)
+}
+
+/// Matches the text of one file in all its views and appends the findings.
+fn scan_text(path: &str, bytes: &[u8], markdown: bool, all: &[Rule], out: &mut Vec<Finding>) {
+    let engine = Engine::get();
+    let raw = String::from_utf8_lossy(bytes);
+    let mut hits: Vec<(Hit, Context)> = Vec::new();
+    let mut found = Vec::new();
+    engine.scan_raw(&raw, &mut found);
+    hits.extend(found.drain(..).map(|h| (h, Context::Live)));
+    let view = normalize(&raw, markdown);
+    if view.text != raw {
+        engine.scan_view(&view.text, |i| view.original(i), &mut found);
+        hits.extend(found.drain(..).map(|h| (h, Context::Live)));
+    }
+    // Payloads: decoded from the raw text, then from what they decode to.
+    let mut budget = decode::MAX_DECODED_BYTES;
+    let mut layer: Vec<(usize, String)> = vec![(0, raw.to_string())];
+    for _ in 0..decode::MAX_DEPTH {
+        let mut next = Vec::new();
+        for (base, text) in &layer {
+            for blob in decode_blobs(text, &mut budget) {
+                let at = if *base == 0 { blob.start } else { *base };
+                let normalized = normalize(&blob.text, false);
+                engine.scan_view(&normalized.text, |_| at, &mut found);
+                hits.extend(found.drain(..).map(|h| (h, Context::Decoded)));
+                next.push((at, blob.text));
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        layer = next;
+    }
+
+    let quoted = if markdown {
+        markdown::quoted_examples(&raw)
+    } else {
+        Default::default()
+    };
+    let lines = LineIndex::new(&raw);
+    let mut seen = std::collections::HashSet::new();
+    for (hit, context) in hits {
+        let (line, column) = lines.locate(&raw, hit.offset);
+        // One finding per rule and line: the raw and the normalised view often agree.
+        if !seen.insert((hit.rule, line)) {
+            continue;
+        }
+        let rule = &all[hit.rule];
+        let context = if context == Context::Live && quoted.contains(hit.offset) {
+            Context::Quoted
+        } else {
+            context
+        };
+        let severity = match context {
+            Context::Quoted => demote(rule.severity),
+            _ => rule.severity,
+        };
+        let excerpt = if rule.category == Category::CredentialExposure {
+            mask(&hit.text)
+        } else {
+            redact(&shorten(&hit.text))
+        };
+        let message = match context {
+            Context::Decoded => format!("{} (in an encoded blob)", rule.message),
+            Context::Quoted => format!("{} (quoted as an example)", rule.message),
+            Context::Live => rule.message.to_owned(),
+        };
+        out.push(Finding {
+            rule: rule.id,
+            category: rule.category,
+            severity,
+            rule_severity: rule.severity,
+            file: path.to_owned(),
+            line,
+            column,
+            message,
+            excerpt,
+            context,
+            suppressed: None,
+        });
+    }
+}
+
+fn demote(s: Severity) -> Severity {
+    match s {
+        Severity::Critical => Severity::Medium,
+        _ => Severity::Low,
+    }
+}
+
+fn shorten(text: &str) -> String {
+    let visible: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if visible.chars().count() <= EXCERPT_CHARS {
+        visible
+    } else {
+        let cut: String = visible.chars().take(EXCERPT_CHARS - 1).collect();
+        format!("{cut}…")
+    }
+}
+
+/// Byte offsets of line starts, for offset -> (line, column) in O(log n).
+struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        LineIndex { starts }
+    }
+
+    fn locate(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = offset.min(text.len());
+        let line = self.starts.partition_point(|&s| s <= offset);
+        let start = self.starts[line - 1];
+        let mut end = offset;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        (line, text[start..end].chars().count() + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skill::FileEntry;
+
+    /// Scans `files` given as (path, bytes, executable).
+    pub(crate) fn scan_files(files: &[(&str, &[u8], bool)]) -> SkillScan {
+        let mut entries: Vec<FileEntry> = files
+            .iter()
+            .map(|(p, b, x)| FileEntry {
+                path: p.to_string(),
+                kind: FileKind::File {
+                    size: b.len() as u64,
+                    executable: *x,
+                },
+            })
+            .collect();
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        let listing = SkillFiles {
+            entries,
+            ..Default::default()
+        };
+        let read = |p: &str| -> std::io::Result<Vec<u8>> {
+            Ok(files
+                .iter()
+                .find(|(q, _, _)| *q == p)
+                .map(|(_, b, _)| b.to_vec())
+                .unwrap_or_default())
+        };
+        scan_skill(&listing, &read)
+    }
+
+    fn rules_of(scan: &SkillScan) -> Vec<&'static str> {
+        scan.findings.iter().map(|f| f.rule).collect()
+    }
+
+    #[test]
+    fn every_rule_fires_on_its_examples_and_not_on_its_near_misses() {
+        for rule in rules::all() {
+            for text in rule.fires {
+                let scan = scan_files(&[("scripts/check.sh", text.as_bytes(), false)]);
+                assert!(
+                    rules_of(&scan).contains(&rule.id),
+                    "{} must fire on {text:?}; got {:?}",
+                    rule.id,
+                    rules_of(&scan)
+                );
+            }
+            for text in rule.passes {
+                let scan = scan_files(&[("scripts/check.sh", text.as_bytes(), false)]);
+                assert!(
+                    !rules_of(&scan).contains(&rule.id),
+                    "{} must not fire on {text:?}",
+                    rule.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn structural_findings() {
+        let elf = b"\x7fELF\x02\x01\x01rest";
+        let scan = scan_files(&[
+            (
+                "SKILL.md",
+                b"---\nname: x\ndescription: y\n---\nbody\n",
+                false,
+            ),
+            ("references/notes.md", elf, false),
+            ("assets/data.zip", b"PK\x03\x04....", false),
+            ("tool.exe", b"plain", false),
+            ("README.md", b"hello", true),
+        ]);
+        let got = rules_of(&scan);
+        for id in ["STR002", "STR003", "STR001", "STR006"] {
+            assert!(got.contains(&id), "{id} in {got:?}");
+        }
+        assert_eq!(scan.verdict(), Verdict::Dangerous);
+    }
+
+    #[test]
+    fn findings_point_at_the_original_place() {
+        let md = "---\nname: x\ndescription: y\n---\n# T\n\nsome text \u{200B}here\n";
+        let scan = scan_files(&[("SKILL.md", md.as_bytes(), false)]);
+        let f = scan
+            .findings
+            .iter()
+            .find(|f| f.rule == "HID003")
+            .expect("HID003");
+        assert_eq!((f.line, f.column), (7, 11));
+    }
+
+    #[test]
+    fn unreadable_files_are_findings_and_errors() {
+        let listing = SkillFiles {
+            entries: vec![FileEntry {
+                path: "SKILL.md".into(),
+                kind: FileKind::File {
+                    size: 3,
+                    executable: false,
+                },
+            }],
+            ..Default::default()
+        };
+        let scan = scan_skill(&listing, &|_| Err(std::io::Error::other("denied")));
+        assert_eq!(rules_of(&scan), vec!["STR010"]);
+        assert_eq!(scan.errors.len(), 1);
+        assert_eq!(scan.verdict(), Verdict::Caution);
+    }
+
+    #[test]
+    fn symlinks_out_of_the_skill_are_dangerous() {
+        let listing = SkillFiles {
+            entries: vec![FileEntry {
+                path: "references/etc".into(),
+                kind: FileKind::Symlink {
+                    target: "/etc".into(),
+                },
+            }],
+            ..Default::default()
+        };
+        let scan = scan_skill(&listing, &|_| Ok(Vec::new()));
+        assert_eq!(rules_of(&scan), vec!["STR005"]);
+        assert_eq!(scan.verdict(), Verdict::Dangerous);
+    }
+}
