@@ -6,6 +6,8 @@ mod error;
 mod lint;
 mod list;
 mod man;
+mod rules;
+mod scan;
 mod ui;
 mod workspace;
 
@@ -51,6 +53,8 @@ enum Command {
     Config(config::ConfigArgs),
     Completions(completions::CompletionsArgs),
     Man(man::ManArgs),
+    Scan(scan::ScanArgs),
+    Rules(rules::RulesArgs),
 }
 
 /// How a command ended when it did not fail with an error.
@@ -77,6 +81,8 @@ pub fn main() -> ExitCode {
         Command::Config(args) => config::cmd_config(&mut ui, args),
         Command::Completions(args) => completions::cmd_completions(&mut ui, args),
         Command::Man(args) => man::cmd_man(&mut ui, args),
+        Command::Scan(args) => scan::cmd_scan(&mut ui, args),
+        Command::Rules(args) => rules::cmd_rules(&mut ui, args),
     };
     let result = result.and_then(|outcome| {
         ui.out.flush()?;

@@ -2,6 +2,7 @@
 //! Renderers take a writer; the library never prints on its own.
 
 mod diagnostics;
+pub mod scan;
 pub mod style;
 
 pub use diagnostics::{render_json, render_text, Summary};

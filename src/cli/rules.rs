@@ -1,0 +1,79 @@
+use std::io::Write as _;
+
+use git_skill::guard::{rules, Matcher};
+
+use super::{CommandError, Outcome, Ui};
+
+/// List SkillGuard's rules, or explain one.
+///
+/// Each rule has a stable id (the category's prefix and a number), a category, a severity and
+/// a one-line message; `git skill rules explain ID` says what it detects, why it is dangerous
+/// and what to do instead.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  git skill rules\n  git skill rules --format json\n  git skill rules explain SUP001")]
+pub struct RulesArgs {
+    #[command(subcommand)]
+    pub action: Option<RulesAction>,
+
+    /// Output format of the listing.
+    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
+    pub format: super::lint::Format,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum RulesAction {
+    /// Print one rule's explanation.
+    Explain {
+        /// The rule id, for example EXF001.
+        id: String,
+    },
+}
+
+#[derive(serde::Serialize)]
+struct Row {
+    id: &'static str,
+    category: &'static str,
+    severity: &'static str,
+    message: &'static str,
+    explanation: &'static str,
+    kind: &'static str,
+}
+
+pub fn cmd_rules(ui: &mut Ui, args: RulesArgs) -> Result<Outcome, CommandError> {
+    if let Some(RulesAction::Explain { id }) = &args.action {
+        let Some(rule) = rules::find(id) else {
+            return Err(CommandError::new(format!("unknown rule '{id}'"))
+                .hint("list the rules with: git skill rules"));
+        };
+        writeln!(ui.out, "{} ({}, {}): {}\n", rule.id, rule.category.as_str(), rule.severity, rule.message)?;
+        writeln!(ui.out, "{}", rule.explanation)?;
+        return Ok(Outcome::Clean);
+    }
+    let rows: Vec<Row> = rules::all()
+        .iter()
+        .map(|r| Row {
+            id: r.id,
+            category: r.category.as_str(),
+            severity: r.severity.as_str(),
+            message: r.message,
+            explanation: r.explanation,
+            kind: match r.matcher {
+                Matcher::Text(_) => "text",
+                Matcher::Raw(_) => "raw",
+                Matcher::Structural => "structural",
+            },
+        })
+        .collect();
+    match args.format {
+        super::lint::Format::Json => {
+            serde_json::to_writer(&mut ui.out, &serde_json::json!({ "version": 1, "rules": rows }))?;
+            writeln!(ui.out)?;
+        }
+        super::lint::Format::Text => {
+            for r in &rows {
+                writeln!(ui.out, "{:<7} {:<9} {:<21} {}", r.id, r.severity, r.category, r.message)?;
+            }
+        }
+    }
+    Ok(Outcome::Clean)
+}

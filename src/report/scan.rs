@@ -1,0 +1,156 @@
+//! Renderings of scan results: text for people, JSON for tools, SARIF for code scanning,
+//! JUnit for CI dashboards.
+
+use std::io::{self, Write};
+
+use super::style::Style;
+use crate::guard::{Finding, Severity, Verdict};
+
+/// One scanned skill, with paths already chosen for display.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SkillReport {
+    pub name: String,
+    /// The skill directory as the user should see it (relative to the current directory).
+    pub path: String,
+    /// The skill directory relative to the repository top, `/`-separated (for SARIF URIs);
+    /// the display path outside a repository.
+    #[serde(skip)]
+    pub repo_path: String,
+    pub verdict: Verdict,
+    pub findings: Vec<Finding>,
+    /// Files that could not be read; the scan of this skill is incomplete.
+    pub errors: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ScanSummary {
+    pub skills: usize,
+    pub safe: usize,
+    pub caution: usize,
+    pub dangerous: usize,
+    pub findings: usize,
+    pub suppressed: usize,
+}
+
+pub fn summarize(skills: &[SkillReport]) -> ScanSummary {
+    let mut s = ScanSummary {
+        skills: skills.len(),
+        ..Default::default()
+    };
+    for skill in skills {
+        match skill.verdict {
+            Verdict::Safe => s.safe += 1,
+            Verdict::Caution => s.caution += 1,
+            Verdict::Dangerous => s.dangerous += 1,
+        }
+        s.findings += skill.findings.iter().filter(|f| f.suppressed.is_none()).count();
+        s.suppressed += skill.findings.iter().filter(|f| f.suppressed.is_some()).count();
+    }
+    s
+}
+
+/// The worst verdict of all skills (`safe` when there are none).
+pub fn overall(skills: &[SkillReport]) -> Verdict {
+    skills.iter().map(|s| s.verdict).max().unwrap_or(Verdict::Safe)
+}
+
+fn join(dir: &str, file: &str) -> String {
+    if file == "." || file.is_empty() {
+        dir.to_owned()
+    } else if dir == "." || dir.is_empty() {
+        file.to_owned()
+    } else {
+        format!("{dir}/{file}")
+    }
+}
+
+fn paint_severity(style: Style, s: Severity) -> String {
+    match s {
+        Severity::Critical => style.red(s.as_str()),
+        Severity::High => style.yellow(s.as_str()),
+        _ => style.dim(s.as_str()),
+    }
+}
+
+/// Per skill its verdict, then each finding as `file:line:col: severity RULE message`, the
+/// excerpt, and how to suppress it.
+pub fn render_text(out: &mut dyn Write, skills: &[SkillReport], style: Style) -> io::Result<()> {
+    for skill in skills {
+        let verdict = match skill.verdict {
+            Verdict::Dangerous => style.red("dangerous"),
+            Verdict::Caution => style.yellow("caution"),
+            Verdict::Safe => style.cyan("safe"),
+        };
+        writeln!(out, "{}: {verdict}", style.bold(&skill.path))?;
+        for f in &skill.findings {
+            let mut place = join(&skill.path, &f.file);
+            if f.line > 0 {
+                place.push_str(&format!(":{}:{}", f.line, f.column));
+            }
+            let suppressed = match &f.suppressed {
+                Some(why) => format!(" {}", style.dim(&format!("[suppressed: {why}]"))),
+                None => String::new(),
+            };
+            writeln!(out, "  {place}: {} {} {}{suppressed}", paint_severity(style, f.severity), style.bold(f.rule), f.message)?;
+            if !f.excerpt.is_empty() {
+                writeln!(out, "    {} {}", style.dim("|"), f.excerpt)?;
+            }
+        }
+        for e in &skill.errors {
+            writeln!(out, "  {} {e}", style.red("error:"))?;
+        }
+    }
+    Ok(())
+}
+
+pub fn render_json(out: &mut dyn Write, skills: &[SkillReport]) -> io::Result<()> {
+    let report = serde_json::json!({
+        "version": 1,
+        "verdict": overall(skills),
+        "skills": skills,
+        "summary": summarize(skills),
+    });
+    serde_json::to_writer(&mut *out, &report)?;
+    writeln!(out)
+}
+
+/// JUnit XML: one test case per skill, failing when the skill is not safe.
+pub fn render_junit(out: &mut dyn Write, skills: &[SkillReport]) -> io::Result<()> {
+    let failures = skills.iter().filter(|s| s.verdict != Verdict::Safe).count();
+    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+    writeln!(out, r#"<testsuites name="git-skill scan" tests="{}" failures="{failures}">"#, skills.len())?;
+    writeln!(out, r#"  <testsuite name="skillguard" tests="{}" failures="{failures}">"#, skills.len())?;
+    for skill in skills {
+        write!(out, r#"    <testcase classname="skillguard" name="{}""#, xml(&skill.path))?;
+        if skill.verdict == Verdict::Safe {
+            writeln!(out, "/>")?;
+            continue;
+        }
+        writeln!(out, ">")?;
+        let mut body = String::new();
+        for f in skill.findings.iter().filter(|f| f.suppressed.is_none()) {
+            body.push_str(&format!("{}:{}:{} {} {} {}\n", join(&skill.path, &f.file), f.line, f.column, f.severity, f.rule, f.message));
+        }
+        writeln!(out, r#"      <failure message="{}" type="{}">{}</failure>"#, xml(&format!("verdict: {}", skill.verdict.as_str())), skill.verdict.as_str(), xml(&body))?;
+        writeln!(out, "    </testcase>")?;
+    }
+    writeln!(out, "  </testsuite>")?;
+    writeln!(out, "</testsuites>")
+}
+
+fn xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // XML 1.0 cannot carry most control characters at all.
+            c if c.is_control() && !matches!(c, '\n' | '\t' | '\r') => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
