@@ -39,7 +39,7 @@ fn make_repo(root: &Path, skills: usize) {
 }
 
 fn lint_all(root: &Path) -> usize {
-    let roots = discover::repo_roots(root, None, None);
+    let roots = discover::default_roots(root);
     let found = discover::discover(&roots, None);
     let mut n = 0;
     for skill in &found.skills {
@@ -66,6 +66,7 @@ fn lint_one(md: Vec<u8>) -> usize {
         skill_md_size: md.len() as u64,
         skill_md: Some(md),
         truncated: false,
+        too_deep: false,
     };
     lint::lint(
         &files,
@@ -82,7 +83,7 @@ fn main() {
     let tmp = tempfile::tempdir().unwrap();
     let skills = 2_000;
     make_repo(tmp.path(), skills);
-    let roots = discover::repo_roots(tmp.path(), None, None);
+    let roots = discover::default_roots(tmp.path());
     let d = time(7, || discover::discover(&roots, None).skills.len());
     println!(
         "discover {skills} skills (10 roots): {:.2} ms",

@@ -42,12 +42,23 @@ impl CommandError {
         err: &mut dyn Write,
         style: git_skill::report::style::Style,
     ) -> io::Result<()> {
-        writeln!(err, "{} {}", style.red("error:"), self.error)?;
+        use git_skill::report::escape;
+        writeln!(
+            err,
+            "{} {}",
+            style.red("error:"),
+            escape(&self.error.to_string())
+        )?;
         for cause in self.error.chain().skip(1) {
-            writeln!(err, "{} {cause}", style.bold("caused by:"))?;
+            writeln!(
+                err,
+                "{} {}",
+                style.bold("caused by:"),
+                escape(&cause.to_string())
+            )?;
         }
         for hint in &self.hints {
-            writeln!(err, "{} {hint}", style.cyan("hint:"))?;
+            writeln!(err, "{} {}", style.cyan("hint:"), escape(hint))?;
         }
         Ok(())
     }

@@ -77,7 +77,7 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
         diagnostics.extend(found);
     }
     let summary = Summary::of(checked, &diagnostics);
-    let outcome = if lint::fails(&diagnostics, false) {
+    let outcome = if lint::has_errors(&diagnostics) {
         Outcome::Problems
     } else {
         Outcome::Clean
@@ -94,7 +94,7 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
         other => other?,
     }
     if found.skills.is_empty() && args.paths.is_empty() {
-        let roots: Vec<String> = ws.repo_roots().iter().map(|r| r.label.clone()).collect();
+        let roots: Vec<String> = ws.roots().iter().map(|r| r.label.clone()).collect();
         ui.status(&format!("no skills found (looked in {})", roots.join(", ")))?;
     } else if args.format == Format::Text {
         let mut line = summary_line(summary);

@@ -40,6 +40,8 @@ struct Row {
     root: String,
     path: String,
     provenance: &'static str,
+    /// When an auto-skill was extracted (`metadata.extracted_at`).
+    extracted_at: Option<String>,
     files: usize,
     bytes: u64,
     /// Why the frontmatter could not be read, when it could not.
@@ -85,6 +87,7 @@ pub fn cmd_list(ui: &mut Ui, args: ListArgs) -> Result<Outcome, CommandError> {
             category: skill.category.clone(),
             root: skill.root.label.clone(),
             path: ws.display(&skill.dir).display().to_string(),
+            extracted_at: meta.extracted_at.clone(),
             provenance: if meta.auto_skill {
                 "auto-skill"
             } else {

@@ -10,7 +10,9 @@ use super::{CommandError, Outcome, Ui};
 /// a one-line message; `git skill rules explain ID` says what it detects, why it is dangerous
 /// and what to do instead.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  git skill rules\n  git skill rules --format json\n  git skill rules explain SUP001")]
+#[command(
+    after_help = "Examples:\n  git skill rules\n  git skill rules --format json\n  git skill rules explain SUP001"
+)]
 pub struct RulesArgs {
     #[command(subcommand)]
     pub action: Option<RulesAction>,
@@ -45,7 +47,14 @@ pub fn cmd_rules(ui: &mut Ui, args: RulesArgs) -> Result<Outcome, CommandError> 
             return Err(CommandError::new(format!("unknown rule '{id}'"))
                 .hint("list the rules with: git skill rules"));
         };
-        writeln!(ui.out, "{} ({}, {}): {}\n", rule.id, rule.category.as_str(), rule.severity, rule.message)?;
+        writeln!(
+            ui.out,
+            "{} ({}, {}): {}\n",
+            rule.id,
+            rule.category.as_str(),
+            rule.severity,
+            rule.message
+        )?;
         writeln!(ui.out, "{}", rule.explanation)?;
         return Ok(Outcome::Clean);
     }
@@ -66,12 +75,19 @@ pub fn cmd_rules(ui: &mut Ui, args: RulesArgs) -> Result<Outcome, CommandError> 
         .collect();
     match args.format {
         super::lint::Format::Json => {
-            serde_json::to_writer(&mut ui.out, &serde_json::json!({ "version": 1, "rules": rows }))?;
+            serde_json::to_writer(
+                &mut ui.out,
+                &serde_json::json!({ "version": 1, "rules": rows }),
+            )?;
             writeln!(ui.out)?;
         }
         super::lint::Format::Text => {
             for r in &rows {
-                writeln!(ui.out, "{:<7} {:<9} {:<21} {}", r.id, r.severity, r.category, r.message)?;
+                writeln!(
+                    ui.out,
+                    "{:<7} {:<9} {:<21} {}",
+                    r.id, r.severity, r.category, r.message
+                )?;
             }
         }
     }

@@ -18,7 +18,9 @@ use super::{CommandError, Outcome, Ui, Workspace};
 /// Exit status: 0 no skill at or above the fail level, 1 at least one is, 2 an error (a path or
 /// file that could not be read: a scan never passes by not looking).
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  git skill scan\n  git skill scan .claude/skills/pdf --format json\n  git skill scan --fail-on caution --format sarif > skillguard.sarif")]
+#[command(
+    after_help = "Examples:\n  git skill scan\n  git skill scan .claude/skills/pdf --format json\n  git skill scan --fail-on caution --format sarif > skillguard.sarif"
+)]
 pub struct ScanArgs {
     /// Skill directories, roots or folders of skills (default: the repository's skills).
     pub paths: Vec<PathBuf>,
@@ -47,7 +49,8 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
     let mut ws = Workspace::load(ui)?;
     ws.config.set_flag("roots", "--root", &args.roots);
     if let Some(fail_on) = &args.fail_on {
-        ws.config.set_flag("failOn", "--fail-on", std::slice::from_ref(fail_on));
+        ws.config
+            .set_flag("failOn", "--fail-on", std::slice::from_ref(fail_on));
     }
     let fail_on = ws.config.fail_on()?;
     let found = ws.skills(ui, &args.paths)?;
@@ -63,7 +66,10 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         let dir = skill.dir.clone();
         let scan = guard::scan_skill(&files, &|rel| std::fs::read(dir.join(rel)));
         for e in &scan.errors {
-            ui.error(&CommandError::new(format!("{}: {e}", ws.display(&skill.dir).display())))?;
+            ui.error(&CommandError::new(format!(
+                "{}: {e}",
+                ws.display(&skill.dir).display()
+            )))?;
         }
         let name = files
             .skill_md
@@ -94,7 +100,11 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         FailOn::Caution => r.verdict >= Verdict::Caution,
         FailOn::Never => false,
     });
-    let outcome = if failing { Outcome::Problems } else { Outcome::Clean };
+    let outcome = if failing {
+        Outcome::Problems
+    } else {
+        Outcome::Clean
+    };
     let rendered = match args.format {
         ScanFormat::Text => render::render_text(&mut ui.out, &reports, ui.out_style),
         ScanFormat::Json => render::render_json(&mut ui.out, &reports),

@@ -52,6 +52,7 @@ impl Ui {
     }
 
     pub fn warn(&mut self, message: &str) -> io::Result<()> {
+        let message = git_skill::report::escape(message);
         writeln!(self.err, "{} {message}", self.err_style.yellow("warning:"))
     }
 

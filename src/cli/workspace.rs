@@ -4,8 +4,8 @@
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::Context as _;
-use git_skill::config::Config;
-use git_skill::git::{self, Repo};
+use git_skill::config::{Config, Source};
+use git_skill::git::{self, GitError, Repo};
 use git_skill::skill::{discover, Discovery, Root};
 
 use super::{CommandError, Ui};
@@ -13,6 +13,8 @@ use super::{CommandError, Ui};
 pub struct Workspace {
     pub cwd: PathBuf,
     pub repo: Option<Repo>,
+    /// Set when the current directory is in a bare repository (no work tree to check).
+    pub bare: Option<PathBuf>,
     pub config: Config,
     pub home: Option<PathBuf>,
 }
@@ -22,13 +24,43 @@ impl Workspace {
     /// Warnings about unknown keys go to stderr.
     pub fn load(ui: &mut Ui) -> Result<Workspace, CommandError> {
         let cwd = std::env::current_dir().context("could not read the current directory")?;
-        let repo = Repo::discover(&cwd)?;
-        let parameters = std::env::var("GIT_CONFIG_PARAMETERS").ok();
+        let (repo, bare) = match Repo::discover(&cwd) {
+            Ok(repo) => (repo, None),
+            // Explicit paths still work in a bare repository, like outside any.
+            Err(GitError::Bare { path }) => (None, Some(path)),
+            Err(e) => return Err(e.into()),
+        };
+        let parameters = match std::env::var_os("GIT_CONFIG_PARAMETERS") {
+            None => None,
+            Some(v) => Some(v.into_string().map_err(|_| {
+                CommandError::new("GIT_CONFIG_PARAMETERS is not valid UTF-8")
+                    .hint("check the values given with `git -c`")
+            })?),
+        };
         let entries = match &repo {
-            Some(repo) => repo.skill_config(parameters.as_deref())?,
+            Some(repo) => {
+                if repo.is_untrusted() {
+                    ui.warn(&format!(
+                        "'{}' is owned by someone else; its git config is not read (git config --global --add safe.directory <dir> to trust it)",
+                        repo.workdir().display()
+                    ))?;
+                }
+                repo.skill_config(parameters.as_deref())?
+            }
             None => git::global_skill_config(parameters.as_deref())?,
         };
-        let config = Config::resolve(&entries, std::env::vars());
+        let mut env = Vec::new();
+        for (name, value) in std::env::vars_os() {
+            let Some(name) = name.to_str().filter(|n| n.starts_with("GIT_SKILL_")) else {
+                continue;
+            };
+            let value = value.into_string().map_err(|_| {
+                CommandError::new(format!("{name} is not valid UTF-8"))
+                    .hint(format!("unset {name} or give it a UTF-8 value"))
+            })?;
+            env.push((name.to_owned(), value));
+        }
+        let config = Config::resolve(&entries, env);
         for warning in config.warnings() {
             ui.warn(warning)?;
         }
@@ -38,34 +70,52 @@ impl Workspace {
         Ok(Workspace {
             cwd,
             repo,
+            bare,
             config,
             home,
         })
     }
 
-    /// Skill roots of the repository, or none outside one.
-    pub fn repo_roots(&self) -> Vec<Root> {
-        match &self.repo {
-            Some(repo) => discover::repo_roots(
-                repo.workdir(),
-                self.config.roots().as_deref(),
-                self.home.as_deref(),
-            ),
-            None => Vec::new(),
+    /// The skill roots: `--root` flags relative to the current directory; `GIT_SKILL_ROOTS`
+    /// and `skill.roots` relative to the top of the work tree; otherwise the default roots of
+    /// the repository (none outside one).
+    pub fn roots(&self) -> Vec<Root> {
+        let configured = self.config.get_all("roots");
+        let from_flag = configured
+            .iter()
+            .any(|v| matches!(v.source, Source::Flag(_)));
+        match (self.config.roots(), &self.repo) {
+            (Some(roots), _) if from_flag => {
+                discover::explicit_roots(&self.cwd, &roots, self.home.as_deref())
+            }
+            (Some(roots), Some(repo)) => {
+                discover::explicit_roots(repo.workdir(), &roots, self.home.as_deref())
+            }
+            (Some(roots), None) => {
+                discover::explicit_roots(&self.cwd, &roots, self.home.as_deref())
+            }
+            (None, Some(repo)) => discover::default_roots(repo.workdir()),
+            (None, None) => Vec::new(),
         }
     }
 
-    /// The skills named by `paths`, or every skill of the repository when `paths` is empty.
+    /// The skills named by `paths`, or every skill of the roots when `paths` is empty.
     /// A path that cannot be read is reported and skipped (the run then exits 2).
     pub fn skills(&self, ui: &mut Ui, paths: &[PathBuf]) -> Result<Discovery, CommandError> {
-        let roots = self.repo_roots();
+        let roots = self.roots();
         let mut found = Discovery::default();
         if paths.is_empty() {
-            let Some(repo) = &self.repo else {
-                return Err(CommandError::new("not inside a git repository, and no path given")
-                    .hint("run inside a repository, or name the skills to check: git skill lint path/to/skill"));
-            };
-            found = discover::discover(&roots, Some(repo.workdir()));
+            if self.repo.is_none() && roots.is_empty() {
+                let error = match &self.bare {
+                    Some(path) => CommandError::new(format!(
+                        "'{}' is a bare repository: there is no work tree to check",
+                        path.display()
+                    )),
+                    None => CommandError::new("not inside a git repository, and no path given"),
+                };
+                return Err(error.hint("run inside a work tree, or name what to check: git skill lint path/to/skill (or --root DIR)"));
+            }
+            found = discover::discover(&roots, self.repo.as_ref().map(|r| r.workdir()));
         } else {
             for path in paths {
                 match discover::at_path(path, &roots) {
@@ -73,27 +123,29 @@ impl Workspace {
                         ui.error(&CommandError::new(format!("no SKILL.md found in '{}'", path.display()))
                             .hint("a skill is a directory holding SKILL.md; give that directory, its SKILL.md, or a folder of skills"))?;
                     }
-                    Ok(d) => {
-                        for skill in d.skills {
-                            if !found.skills.iter().any(|s| s.dir == skill.dir) {
-                                found.skills.push(skill);
-                            }
-                        }
-                        found.notes.extend(d.notes);
-                    }
-                    Err(e) => ui.error(&CommandError::from(
-                        anyhow::Error::new(e)
-                            .context(format!("could not read '{}'", path.display())),
-                    ))?,
+                    Ok(d) => found.merge(d),
+                    Err(e @ discover::PathError::NotSkillMd { .. }) => ui.error(
+                        &CommandError::from(e)
+                            .hint("give a skill directory, its SKILL.md, or a folder of skills"),
+                    )?,
+                    Err(e) => ui.error(
+                        &CommandError::from(e)
+                            .hint("check the path; it must exist and be readable"),
+                    )?,
                 }
             }
         }
         for note in &found.notes {
             let message = note.render(|p| self.display(p));
             if note.is_error() {
-                ui.error(&CommandError::new(message))?;
+                let mut error = CommandError::new(message);
+                if let Some(hint) = note.hint() {
+                    error = error.hint(hint);
+                }
+                ui.error(&error)?;
             } else {
-                ui.warn(&message)?;
+                let hint = note.hint().map(|h| format!(" ({h})")).unwrap_or_default();
+                ui.warn(&format!("{message}{hint}"))?;
             }
         }
         Ok(found)

@@ -93,6 +93,12 @@ impl Repo {
         entries.extend(parameter_entries(parameters)?);
         Ok(entries)
     }
+
+    /// Whether git would refuse this repository as owned by someone else ("dubious
+    /// ownership"); its own configuration is then not read.
+    pub fn is_untrusted(&self) -> bool {
+        self.repo.git_dir_trust() != gix::sec::Trust::Full
+    }
 }
 
 /// `skill.*` configuration when there is no repository: system and global files, then the
@@ -115,7 +121,9 @@ fn skill_entries(file: &gix::config::File) -> Vec<ConfigEntry> {
     let Some(sections) = file.sections_by_name("skill") else {
         return out;
     };
-    for section in sections {
+    // Configuration of a repository owned by someone else is not ours to obey (git refuses
+    // such repositories too); later keys name commands and template directories.
+    for section in sections.filter(|s| s.meta().trust == gix::sec::Trust::Full) {
         let sub = section.header().subsection_name().map(|s| s.to_string());
         let origin = match &section.meta().path {
             Some(path) => path.display().to_string(),

@@ -10,7 +10,6 @@ use super::normalize::normalize;
 use super::redact::{mask, redact};
 use super::rule::{Category, Rule, Severity};
 use super::rules;
-use crate::skill::files::escapes_skill;
 use crate::skill::{FileKind, SkillFiles};
 
 /// Files larger than this are not read; the size is a finding of its own (STR004).
@@ -112,8 +111,7 @@ pub fn scan_skill(
         };
         match &entry.kind {
             FileKind::Symlink { target } => {
-                let parent = entry.path.rsplit_once('/').map_or("", |(p, _)| p);
-                if escapes_skill(parent, target) {
+                if files.link_escapes(&entry.path) {
                     structural(
                         &mut scan,
                         "STR005",
@@ -197,7 +195,11 @@ pub fn scan_skill(
             }
         }
     }
-    if files.entries.len() > MAX_FILES || total > MAX_SKILL_BYTES || files.truncated {
+    if files.entries.len() > MAX_FILES
+        || total > MAX_SKILL_BYTES
+        || files.truncated
+        || files.too_deep
+    {
         scan.findings.push(whole_file(
             rule("STR007"),
             ".",

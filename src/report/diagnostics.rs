@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use super::style::Style;
-use super::{Diagnostic, Level};
+use super::{escape, Diagnostic, Level};
 
 /// Counts for the closing line and the JSON `summary` object.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -46,9 +46,14 @@ pub fn render_text(
             Level::Error => style.red(&format!("error[{}]", d.code)),
             Level::Warning => style.yellow(&format!("warning[{}]", d.code)),
         };
-        writeln!(out, "{}: {level}: {}", style.bold(&place), d.message)?;
+        writeln!(
+            out,
+            "{}: {level}: {}",
+            style.bold(&escape(&place)),
+            escape(&d.message)
+        )?;
         if let Some(hint) = &d.hint {
-            writeln!(out, "  {} {hint}", style.cyan("hint:"))?;
+            writeln!(out, "  {} {}", style.cyan("hint:"), escape(hint))?;
         }
     }
     Ok(())

@@ -7,7 +7,27 @@ pub mod style;
 
 pub use diagnostics::{render_json, render_text, Summary};
 
+use std::borrow::Cow;
 use std::path::PathBuf;
+
+/// Control characters written as `\u{..}`, so that a file named with a newline or an ANSI
+/// escape cannot forge lines in a terminal or a CI log.
+pub fn escape(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if c.is_control() {
+                    format!("\\u{{{:x}}}", c as u32)
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
 
 /// How bad a lint diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -40,4 +60,16 @@ pub struct Diagnostic {
     pub message: String,
     /// What to do about it.
     pub hint: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn escapes_control_characters() {
+        assert_eq!(super::escape("a\nb\x1b[31m"), "a\\u{a}b\\u{1b}[31m");
+        assert!(matches!(
+            super::escape("plain ü"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 }

@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use super::escape;
 use super::style::Style;
 use crate::guard::{Finding, Severity, Verdict};
 
@@ -43,15 +44,27 @@ pub fn summarize(skills: &[SkillReport]) -> ScanSummary {
             Verdict::Caution => s.caution += 1,
             Verdict::Dangerous => s.dangerous += 1,
         }
-        s.findings += skill.findings.iter().filter(|f| f.suppressed.is_none()).count();
-        s.suppressed += skill.findings.iter().filter(|f| f.suppressed.is_some()).count();
+        s.findings += skill
+            .findings
+            .iter()
+            .filter(|f| f.suppressed.is_none())
+            .count();
+        s.suppressed += skill
+            .findings
+            .iter()
+            .filter(|f| f.suppressed.is_some())
+            .count();
     }
     s
 }
 
 /// The worst verdict of all skills (`safe` when there are none).
 pub fn overall(skills: &[SkillReport]) -> Verdict {
-    skills.iter().map(|s| s.verdict).max().unwrap_or(Verdict::Safe)
+    skills
+        .iter()
+        .map(|s| s.verdict)
+        .max()
+        .unwrap_or(Verdict::Safe)
 }
 
 fn join(dir: &str, file: &str) -> String {
@@ -81,23 +94,30 @@ pub fn render_text(out: &mut dyn Write, skills: &[SkillReport], style: Style) ->
             Verdict::Caution => style.yellow("caution"),
             Verdict::Safe => style.cyan("safe"),
         };
-        writeln!(out, "{}: {verdict}", style.bold(&skill.path))?;
+        writeln!(out, "{}: {verdict}", style.bold(&escape(&skill.path)))?;
         for f in &skill.findings {
             let mut place = join(&skill.path, &f.file);
             if f.line > 0 {
                 place.push_str(&format!(":{}:{}", f.line, f.column));
             }
             let suppressed = match &f.suppressed {
-                Some(why) => format!(" {}", style.dim(&format!("[suppressed: {why}]"))),
+                Some(why) => format!(" {}", style.dim(&format!("[suppressed: {}]", escape(why)))),
                 None => String::new(),
             };
-            writeln!(out, "  {place}: {} {} {}{suppressed}", paint_severity(style, f.severity), style.bold(f.rule), f.message)?;
+            writeln!(
+                out,
+                "  {}: {} {} {}{suppressed}",
+                escape(&place),
+                paint_severity(style, f.severity),
+                style.bold(f.rule),
+                escape(&f.message)
+            )?;
             if !f.excerpt.is_empty() {
-                writeln!(out, "    {} {}", style.dim("|"), f.excerpt)?;
+                writeln!(out, "    {} {}", style.dim("|"), escape(&f.excerpt))?;
             }
         }
         for e in &skill.errors {
-            writeln!(out, "  {} {e}", style.red("error:"))?;
+            writeln!(out, "  {} {}", style.red("error:"), escape(e))?;
         }
     }
     Ok(())
@@ -118,10 +138,22 @@ pub fn render_json(out: &mut dyn Write, skills: &[SkillReport]) -> io::Result<()
 pub fn render_junit(out: &mut dyn Write, skills: &[SkillReport]) -> io::Result<()> {
     let failures = skills.iter().filter(|s| s.verdict != Verdict::Safe).count();
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
-    writeln!(out, r#"<testsuites name="git-skill scan" tests="{}" failures="{failures}">"#, skills.len())?;
-    writeln!(out, r#"  <testsuite name="skillguard" tests="{}" failures="{failures}">"#, skills.len())?;
+    writeln!(
+        out,
+        r#"<testsuites name="git-skill scan" tests="{}" failures="{failures}">"#,
+        skills.len()
+    )?;
+    writeln!(
+        out,
+        r#"  <testsuite name="skillguard" tests="{}" failures="{failures}">"#,
+        skills.len()
+    )?;
     for skill in skills {
-        write!(out, r#"    <testcase classname="skillguard" name="{}""#, xml(&skill.path))?;
+        write!(
+            out,
+            r#"    <testcase classname="skillguard" name="{}""#,
+            xml(&skill.path)
+        )?;
         if skill.verdict == Verdict::Safe {
             writeln!(out, "/>")?;
             continue;
@@ -129,9 +161,23 @@ pub fn render_junit(out: &mut dyn Write, skills: &[SkillReport]) -> io::Result<(
         writeln!(out, ">")?;
         let mut body = String::new();
         for f in skill.findings.iter().filter(|f| f.suppressed.is_none()) {
-            body.push_str(&format!("{}:{}:{} {} {} {}\n", join(&skill.path, &f.file), f.line, f.column, f.severity, f.rule, f.message));
+            body.push_str(&format!(
+                "{}:{}:{} {} {} {}\n",
+                join(&skill.path, &f.file),
+                f.line,
+                f.column,
+                f.severity,
+                f.rule,
+                f.message
+            ));
         }
-        writeln!(out, r#"      <failure message="{}" type="{}">{}</failure>"#, xml(&format!("verdict: {}", skill.verdict.as_str())), skill.verdict.as_str(), xml(&body))?;
+        writeln!(
+            out,
+            r#"      <failure message="{}" type="{}">{}</failure>"#,
+            xml(&format!("verdict: {}", skill.verdict.as_str())),
+            skill.verdict.as_str(),
+            xml(&body)
+        )?;
         writeln!(out, "    </testcase>")?;
     }
     writeln!(out, "  </testsuite>")?;

@@ -125,9 +125,11 @@ SKILL.md, or delete it."),
 checkout and scan, and are rarely something an agent should read.\n\nFix: shrink or split the \
 file, or keep large data outside the skill and fetch it deliberately."),
     code!("SK013", "too-many-files", Error,
-        "the skill has more than 50 files",
+        "the skill has more than 50 files, or nests them too deep",
         "A skill may hold at most 50 files, SKILL.md included (`.skillopt/` is git-skill's own \
-store and is not counted).\n\nFix: merge small references, or split the skill in two."),
+store and is not counted), in at most 16 levels of directories: deeper files are not listed, so \
+they could not be checked.\n\nFix: merge small references, flatten the tree, or split the skill \
+in two."),
     code!("SK014", "skill-too-large", Error,
         "the skill's files add up to more than 1 MiB",
         "All files of a skill together may be at most 1 MiB (`.skillopt/` not counted).\n\nFix: \

@@ -1,9 +1,11 @@
 //! Finding skills: a directory holding a `SKILL.md`, below one of the skill roots.
 //!
 //! Walks are bounded (depth and entry count), skip `.git`, `node_modules` and `.skillopt`, and
-//! never follow a symlink out of the root they started in.
+//! never follow a symlink out of the root they started in. What a walk cannot read, or a skill
+//! it refuses to follow, is a note that fails the run: a check never passes by not looking.
 
-use std::path::{Path, PathBuf};
+use std::io::ErrorKind;
+use std::path::{Component, Path, PathBuf};
 
 /// Directories a walk never enters.
 pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", ".skillopt"];
@@ -19,6 +21,9 @@ pub struct Root {
     pub path: PathBuf,
     /// How the user knows it: the configured text (`.claude/skills`) or the path given.
     pub label: String,
+    /// Named by the user (flag, environment, git config) rather than a default: a missing one
+    /// is worth a warning.
+    pub explicit: bool,
 }
 
 /// One skill found by a walk.
@@ -34,25 +39,23 @@ pub struct Skill {
     pub category: Option<String>,
 }
 
-impl Skill {
-    pub fn skill_md(&self) -> PathBuf {
-        self.dir.join("SKILL.md")
-    }
-
-    /// Directories between root and skill directory.
-    pub fn depth(&self) -> usize {
-        self.category
-            .as_deref()
-            .map_or(1, |c| c.split('/').count() + 1)
-    }
-}
-
 /// Something a walk passed over, for the binary to mention.
 #[derive(Debug)]
 pub enum Note {
+    /// A symlinked directory leading out of the skill roots. `skill`: it is a skill that agents
+    /// would load through the link, so leaving it unchecked must fail the run.
     SymlinkLeavesRoot {
         path: PathBuf,
         target: PathBuf,
+        skill: bool,
+    },
+    /// A root that lies outside the repository (or resolves there through a symlink).
+    RootOutside {
+        path: PathBuf,
+        target: PathBuf,
+    },
+    MissingRoot {
+        path: PathBuf,
     },
     TooDeep {
         path: PathBuf,
@@ -75,29 +78,67 @@ impl std::fmt::Display for Note {
 impl Note {
     /// The message, with paths shown through `show` (the binary makes them relative).
     pub fn render(&self, show: impl Fn(&Path) -> PathBuf) -> String {
+        let s = |p: &Path| show(p).display().to_string();
         match self {
-            Note::SymlinkLeavesRoot { path, target } => format!(
-                "skipped '{}': symlink to '{}' leaves the skill root",
-                show(path).display(),
-                show(target).display()
+            Note::SymlinkLeavesRoot {
+                path,
+                target,
+                skill: true,
+            } => format!(
+                "skill '{}' is a symlink to '{}', outside the skill roots; it was not checked",
+                s(path),
+                s(target)
             ),
+            Note::SymlinkLeavesRoot {
+                path,
+                target,
+                skill: false,
+            } => format!(
+                "skipped '{}': symlink to '{}' leaves the skill root",
+                s(path),
+                s(target)
+            ),
+            Note::RootOutside { path, target } => format!(
+                "skipped root '{}': it resolves to '{}', outside the repository",
+                s(path),
+                s(target)
+            ),
+            Note::MissingRoot { path } => {
+                format!("configured skill root '{}' does not exist", s(path))
+            }
             Note::TooDeep { path } => format!(
                 "skipped '{}': deeper than {MAX_DEPTH} levels below its root",
-                show(path).display()
+                s(path)
             ),
-            Note::Unreadable { path, error } => {
-                format!("could not read '{}': {error}", show(path).display())
+            Note::Unreadable { path, error } => format!("could not read '{}': {error}", s(path)),
+            Note::LimitReached { root } => {
+                format!("stopped walking '{}' after {MAX_DIRS} directories", s(root))
             }
-            Note::LimitReached { root } => format!(
-                "stopped walking '{}' after {MAX_DIRS} directories",
-                show(root).display()
-            ),
         }
     }
 
-    /// An unreadable directory may hide a skill: checks that meet one must not pass.
+    /// Whether the note means something was not checked that should have been.
     pub fn is_error(&self) -> bool {
-        matches!(self, Note::Unreadable { .. } | Note::LimitReached { .. })
+        matches!(
+            self,
+            Note::Unreadable { .. }
+                | Note::LimitReached { .. }
+                | Note::SymlinkLeavesRoot { skill: true, .. }
+        )
+    }
+
+    /// What to do about it.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            Note::SymlinkLeavesRoot { skill: true, .. } => Some(
+                "add the target's folder to the roots (git config --add skill.roots <dir>), or move the skill into a root",
+            ),
+            Note::RootOutside { .. } => Some("name it on the command line (--root) to check it anyway"),
+            Note::MissingRoot { .. } => Some("fix or remove it: git config --unset-all skill.roots, or check GIT_SKILL_ROOTS and --root"),
+            Note::Unreadable { .. } => Some("fix the permissions, or move the directory out of the skill roots"),
+            Note::LimitReached { .. } => Some("point --root at a smaller directory"),
+            _ => None,
+        }
     }
 }
 
@@ -108,7 +149,8 @@ pub struct Discovery {
 }
 
 impl Discovery {
-    fn merge(&mut self, other: Discovery) {
+    /// Adds another walk's result; a skill reached twice is kept once.
+    pub fn merge(&mut self, other: Discovery) {
         for skill in other.skills {
             if !self.skills.iter().any(|s| s.dir == skill.dir) {
                 self.skills.push(skill);
@@ -118,72 +160,87 @@ impl Discovery {
     }
 }
 
-/// The roots of a repository: the configured ones (`skill.roots`), or the defaults.
-/// Relative roots are taken from the top of the work tree; `~/` means HOME.
-pub fn repo_roots(
-    workdir: &Path,
-    configured: Option<&[PathBuf]>,
-    home: Option<&Path>,
-) -> Vec<Root> {
-    let defaults: Vec<PathBuf>;
-    let roots = match configured {
-        Some(roots) => roots,
-        None => {
-            defaults = crate::config::DEFAULT_ROOTS
-                .iter()
-                .map(PathBuf::from)
-                .collect();
-            &defaults
-        }
-    };
+/// The default roots below the top of a work tree.
+pub fn default_roots(workdir: &Path) -> Vec<Root> {
+    crate::config::DEFAULT_ROOTS
+        .iter()
+        .map(|r| Root {
+            path: workdir.join(r),
+            label: (*r).to_owned(),
+            explicit: false,
+        })
+        .collect()
+}
+
+/// Roots the user named, relative to `base`; `~/` means HOME.
+pub fn explicit_roots(base: &Path, roots: &[PathBuf], home: Option<&Path>) -> Vec<Root> {
     roots
         .iter()
-        .map(|r| Root {
-            path: expand(workdir, r, home),
-            label: r.display().to_string(),
+        .map(|r| {
+            let path = match (r.strip_prefix("~"), home) {
+                (Ok(rest), Some(home)) => home.join(rest),
+                _ => base.join(r),
+            };
+            Root {
+                path: lexical(&path),
+                label: r.display().to_string(),
+                explicit: true,
+            }
         })
         .collect()
 }
 
-/// The user-level roots below HOME.
-pub fn user_roots(home: &Path) -> Vec<Root> {
-    crate::config::USER_ROOTS
-        .iter()
-        .map(|r| Root {
-            path: home.join(r),
-            label: format!("~/{r}"),
-        })
-        .collect()
-}
-
-fn expand(base: &Path, root: &Path, home: Option<&Path>) -> PathBuf {
-    if let (Ok(rest), Some(home)) = (root.strip_prefix("~"), home) {
-        return home.join(rest);
+/// `path` with `.` and `..` resolved by text alone.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
     }
-    base.join(root)
+    out
 }
 
-/// Walks every root that exists. `boundary`: when set (the work tree), a root that is a
-/// symlink to somewhere outside it is skipped. Roots reached twice (a symlinked
-/// `.claude/skills -> ../.agents/skills`) are walked once.
+/// Walks every root that exists. `boundary` (the work tree): a root inside it that resolves
+/// outside it through a symlink is skipped; roots named elsewhere on purpose are walked. Roots
+/// reached twice (a symlinked `.claude/skills -> ../.agents/skills`) are walked once.
 pub fn discover(roots: &[Root], boundary: Option<&Path>) -> Discovery {
     let mut out = Discovery::default();
     let mut walks: Vec<(&Root, PathBuf)> = Vec::new();
     for root in roots {
-        let Ok(meta) = std::fs::metadata(&root.path) else {
-            continue;
+        let canonical = match root.path.canonicalize() {
+            Ok(c) => c,
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                if root.explicit {
+                    out.notes.push(Note::MissingRoot {
+                        path: root.path.clone(),
+                    });
+                }
+                continue;
+            }
+            Err(error) => {
+                out.notes.push(Note::Unreadable {
+                    path: root.path.clone(),
+                    error,
+                });
+                continue;
+            }
         };
-        if !meta.is_dir() {
+        if !canonical.is_dir() {
+            if root.explicit {
+                out.notes.push(Note::MissingRoot {
+                    path: root.path.clone(),
+                });
+            }
             continue;
         }
-        let Ok(canonical) = root.path.canonicalize() else {
-            continue;
-        };
-        // A root configured inside the work tree must stay there; one configured elsewhere
-        // (`~/...`, an absolute path) was asked for explicitly.
         if let Some(boundary) = boundary {
             if root.path.starts_with(boundary) && !canonical.starts_with(boundary) {
-                out.notes.push(Note::SymlinkLeavesRoot {
+                out.notes.push(Note::RootOutside {
                     path: root.path.clone(),
                     target: canonical,
                 });
@@ -244,8 +301,12 @@ fn walk(root: &Root, canonical_root: &Path, all_roots: &[PathBuf]) -> Discovery 
                 continue;
             }
             let path = entry.path();
-            let Ok(file_type) = entry.file_type() else {
-                continue;
+            let file_type = match entry.file_type() {
+                Ok(t) => t,
+                Err(error) => {
+                    out.notes.push(Note::Unreadable { path, error });
+                    continue;
+                }
             };
             if file_type.is_dir() {
                 children.push(path);
@@ -256,7 +317,12 @@ fn walk(root: &Root, canonical_root: &Path, all_roots: &[PathBuf]) -> Discovery 
                     let reached = target.starts_with(canonical_root)
                         || all_roots.iter().any(|r| target.starts_with(r));
                     if target.is_dir() && !reached {
-                        out.notes.push(Note::SymlinkLeavesRoot { path, target });
+                        let skill = is_skill_dir(&target);
+                        out.notes.push(Note::SymlinkLeavesRoot {
+                            path,
+                            target,
+                            skill,
+                        });
                     }
                 }
             }
@@ -302,17 +368,33 @@ fn skill_at(root: &Root, dir: &Path) -> Skill {
     }
 }
 
+/// Why a path given on the command line is not something to check.
+#[derive(Debug, thiserror::Error)]
+pub enum PathError {
+    #[error("'{}' is a file but not a SKILL.md", path.display())]
+    NotSkillMd { path: PathBuf },
+    #[error("could not read '{}'", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// Skills for a path given on the command line: a `SKILL.md`, a skill directory, or any
 /// directory to walk. When the path lies under one of `known_roots`, that root (and so the
-/// category) is used.
-pub fn at_path(path: &Path, known_roots: &[Root]) -> std::io::Result<Discovery> {
-    let meta = std::fs::metadata(path)?;
+/// category) is used; a folder holding roots (the repository top) is checked through them.
+pub fn at_path(path: &Path, known_roots: &[Root]) -> Result<Discovery, PathError> {
+    let io = |source| PathError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
     let dir = if meta.is_file() {
         if path.file_name().is_none_or(|n| n != "SKILL.md") {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "not a SKILL.md or a directory",
-            ));
+            return Err(PathError::NotSkillMd {
+                path: path.to_owned(),
+            });
         }
         match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
@@ -322,7 +404,7 @@ pub fn at_path(path: &Path, known_roots: &[Root]) -> std::io::Result<Discovery> 
         path
     };
     // Canonical, so `.` and `..` compare with the roots.
-    let dir = dir.canonicalize()?;
+    let dir = dir.canonicalize().map_err(io)?;
     // Prefer the longest known root that contains the path.
     let owner = known_roots
         .iter()
@@ -337,6 +419,7 @@ pub fn at_path(path: &Path, known_roots: &[Root]) -> std::io::Result<Discovery> 
                     .parent()
                     .map(|p| p.display().to_string())
                     .unwrap_or_default(),
+                explicit: true,
             },
         };
         return Ok(Discovery {
@@ -344,8 +427,6 @@ pub fn at_path(path: &Path, known_roots: &[Root]) -> std::io::Result<Discovery> 
             notes: Vec::new(),
         });
     }
-    // A folder holding skill roots (the repository top, `.claude`): walk those roots, exactly
-    // as a run without a path does.
     let inner: Vec<Root> = known_roots
         .iter()
         .filter(|r| r.path.starts_with(&dir))
@@ -359,6 +440,7 @@ pub fn at_path(path: &Path, known_roots: &[Root]) -> std::io::Result<Discovery> 
         None => Root {
             path: dir.clone(),
             label: path.display().to_string(),
+            explicit: true,
         },
     };
     let canonical_roots: Vec<PathBuf> = known_roots
@@ -369,6 +451,7 @@ pub fn at_path(path: &Path, known_roots: &[Root]) -> std::io::Result<Discovery> 
         &Root {
             path: dir.clone(),
             label: root.label.clone(),
+            explicit: true,
         },
         &dir,
         &canonical_roots,
@@ -399,7 +482,7 @@ mod tests {
         touch_skill(&root.join("node_modules/evil"));
         touch_skill(&root.join("alpha/.skillopt/nested"));
         touch_skill(&root.join("alpha/references/inner"));
-        let roots = repo_roots(t.path(), None, None);
+        let roots = default_roots(t.path());
         let found = discover(&roots, Some(&t.path().canonicalize().unwrap()));
         let names: Vec<_> = found
             .skills
@@ -422,6 +505,7 @@ mod tests {
         let roots = vec![Root {
             path: root.clone(),
             label: "skills".into(),
+            explicit: true,
         }];
         let found = discover(&roots, None);
         assert!(found.skills.is_empty());
@@ -438,7 +522,7 @@ mod tests {
         std::os::unix::fs::symlink(&root, root.join("loop/back")).unwrap();
         fs::create_dir_all(t.path().join(".claude")).unwrap();
         std::os::unix::fs::symlink(&root, t.path().join(".claude/skills")).unwrap();
-        let roots = repo_roots(t.path(), None, None);
+        let roots = default_roots(t.path());
         let found = discover(&roots, Some(&t.path().canonicalize().unwrap()));
         assert_eq!(found.skills.len(), 1);
     }
@@ -453,6 +537,7 @@ mod tests {
         let roots = vec![Root {
             path: root,
             label: "skills".into(),
+            explicit: true,
         }];
         let found = discover(&roots, None);
         assert_eq!(found.skills.len(), 1);
@@ -470,6 +555,7 @@ mod tests {
         let roots = vec![Root {
             path: t.path().join("skills"),
             label: "skills".into(),
+            explicit: true,
         }];
         let found = discover(&roots, None);
         assert!(found.skills.is_empty());
@@ -486,6 +572,7 @@ mod tests {
         let roots = vec![Root {
             path: t.path().join("skills"),
             label: "skills".into(),
+            explicit: true,
         }];
         let found = at_path(&t.path().join("skills/ops/deploy/SKILL.md"), &roots).unwrap();
         assert_eq!(found.skills[0].category.as_deref(), Some("ops"));

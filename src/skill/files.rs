@@ -40,8 +40,10 @@ pub struct SkillFiles {
     pub skill_md: Option<Vec<u8>>,
     /// The full size of SKILL.md in bytes.
     pub skill_md_size: u64,
-    /// True when the listing stopped at [`MAX_ENTRIES`] or at the depth bound.
+    /// True when the listing stopped at [`MAX_ENTRIES`] entries (directories included).
     pub truncated: bool,
+    /// True when directories deeper than [`MAX_DEPTH`] levels were not listed.
+    pub too_deep: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -57,7 +59,9 @@ impl SkillFiles {
     pub fn read(dir: &Path) -> Result<SkillFiles, ReadError> {
         let mut out = SkillFiles::default();
         let mut stack = vec![(dir.to_owned(), String::new(), 0usize)];
-        while let Some((path, rel, depth)) = stack.pop() {
+        // Directories count too: a tree of empty directories must not stall a hook.
+        let mut seen = 0usize;
+        'walk: while let Some((path, rel, depth)) = stack.pop() {
             let entries = std::fs::read_dir(&path).map_err(|source| ReadError {
                 path: path.clone(),
                 source,
@@ -67,6 +71,11 @@ impl SkillFiles {
                     path: path.clone(),
                     source,
                 })?;
+                seen += 1;
+                if seen > MAX_ENTRIES {
+                    out.truncated = true;
+                    break 'walk;
+                }
                 let name = entry.file_name().to_string_lossy().into_owned();
                 let child_rel = if rel.is_empty() {
                     name.clone()
@@ -85,7 +94,7 @@ impl SkillFiles {
                         continue;
                     }
                     if depth + 1 >= MAX_DEPTH {
-                        out.truncated = true;
+                        out.too_deep = true;
                         continue;
                     }
                     stack.push((entry.path(), child_rel, depth + 1));
@@ -104,10 +113,6 @@ impl SkillFiles {
                 } else {
                     FileKind::Special
                 };
-                if out.entries.len() >= MAX_ENTRIES {
-                    out.truncated = true;
-                    break;
-                }
                 out.entries.push(FileEntry {
                     path: child_rel,
                     kind,
@@ -130,12 +135,93 @@ impl SkillFiles {
         Ok(out)
     }
 
+    /// Whether the symlink at `link` leads outside the skill, following the links it passes
+    /// through inside the snapshot (`up -> ..` then `up/up/x` climbs out even though each link
+    /// alone stays inside). Lexical, so it works for dangling links and git objects alike; a
+    /// chain longer than 40 links counts as escaping.
+    pub fn link_escapes(&self, link: &str) -> bool {
+        let Some(FileEntry {
+            kind: FileKind::Symlink { target },
+            ..
+        }) = self.entry(link)
+        else {
+            return false;
+        };
+        let mut stack: Vec<String> = link.split('/').map(str::to_owned).collect();
+        stack.pop();
+        let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+        if push_target(target, &mut pending) {
+            return true;
+        }
+        let mut hops = 0;
+        while let Some(part) = pending.pop_front() {
+            match part.as_str() {
+                "" | "." => {}
+                ".." => {
+                    if stack.pop().is_none() {
+                        return true;
+                    }
+                }
+                name => {
+                    stack.push(name.to_owned());
+                    if let Some(FileEntry {
+                        kind: FileKind::Symlink { target },
+                        ..
+                    }) = self.entry(&stack.join("/"))
+                    {
+                        hops += 1;
+                        stack.pop();
+                        if hops > 40 || push_target(target, &mut pending) {
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+        false
+    }
+
     pub fn entry(&self, path: &str) -> Option<&FileEntry> {
         self.entries
             .binary_search_by(|e| e.path.as_str().cmp(path))
             .ok()
             .map(|i| &self.entries[i])
     }
+}
+
+/// Whether a relative path written in a file at the skill's top (a link in SKILL.md) leads
+/// outside the skill: absolute, or `..` past the top.
+pub fn path_escapes(path: &Path) -> bool {
+    let mut depth: usize = 0;
+    for component in path.components() {
+        match component {
+            Component::ParentDir => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return true,
+            },
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => return true,
+        }
+    }
+    false
+}
+
+/// Puts a link target's components in front of what is left to resolve; true when the
+/// target is absolute (outside the skill by definition).
+fn push_target(target: &Path, pending: &mut std::collections::VecDeque<String>) -> bool {
+    if target.has_root() || target.is_absolute() {
+        return true;
+    }
+    for component in target.components().rev() {
+        match component {
+            Component::Normal(n) => pending.push_front(n.to_string_lossy().into_owned()),
+            Component::ParentDir => pending.push_front("..".to_owned()),
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => return true,
+        }
+    }
+    false
 }
 
 fn read_prefix(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
@@ -156,42 +242,64 @@ fn is_executable(_meta: &std::fs::Metadata) -> bool {
     false
 }
 
-/// Whether `target`, read relative to `from` (a directory inside the skill, `/`-separated,
-/// empty for the skill's top), points outside the skill. Purely lexical, so it works for
-/// dangling links and for links stored in git objects alike.
-pub fn escapes_skill(from: &str, target: &Path) -> bool {
-    if target.is_absolute() || target.has_root() {
-        return true;
-    }
-    let mut depth: isize = from.split('/').filter(|s| !s.is_empty()).count() as isize;
-    for component in target.components() {
-        match component {
-            Component::ParentDir => {
-                depth -= 1;
-                if depth < 0 {
-                    return true;
-                }
-            }
-            Component::Normal(_) => depth += 1,
-            Component::CurDir => {}
-            Component::RootDir | Component::Prefix(_) => return true,
-        }
-    }
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn with_links(links: &[(&str, &str)]) -> SkillFiles {
+        let mut entries: Vec<FileEntry> = links
+            .iter()
+            .map(|(p, t)| FileEntry {
+                path: p.to_string(),
+                kind: FileKind::Symlink {
+                    target: PathBuf::from(t),
+                },
+            })
+            .collect();
+        entries.push(FileEntry {
+            path: "references/a.md".into(),
+            kind: FileKind::File {
+                size: 1,
+                executable: false,
+            },
+        });
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        SkillFiles {
+            entries,
+            ..Default::default()
+        }
+    }
+
     #[test]
-    fn lexical_escape() {
-        assert!(escapes_skill("", Path::new("../x")));
-        assert!(escapes_skill("", Path::new("/etc/passwd")));
-        assert!(escapes_skill("scripts", Path::new("../../x")));
-        assert!(!escapes_skill("scripts", Path::new("../references/a.md")));
-        assert!(!escapes_skill("", Path::new("./references/../scripts/x")));
-        assert!(escapes_skill("", Path::new("references/../../x")));
+    fn links_that_leave_the_skill() {
+        let f = with_links(&[
+            ("x", "../x"),
+            ("abs", "/etc/passwd"),
+            ("scripts/deep", "../../x"),
+            ("scripts/ok", "../references/a.md"),
+            ("dot", "./references/../scripts/ok"),
+            ("climb", "references/../../x"),
+        ]);
+        assert!(f.link_escapes("x"));
+        assert!(f.link_escapes("abs"));
+        assert!(f.link_escapes("scripts/deep"));
+        assert!(!f.link_escapes("scripts/ok"));
+        assert!(!f.link_escapes("dot"));
+        assert!(f.link_escapes("climb"));
+        assert!(!f.link_escapes("references/a.md"), "not a link");
+    }
+
+    #[test]
+    fn chains_of_links_are_followed() {
+        // references/up -> .. ; references/x -> up/references/up/../../x climbs out through links.
+        let f = with_links(&[
+            ("references/up", ".."),
+            ("references/x", "up/references/up/../../outside"),
+        ]);
+        assert!(!f.link_escapes("references/up"));
+        assert!(f.link_escapes("references/x"));
+        let looped = with_links(&[("a", "b"), ("b", "a")]);
+        assert!(looped.link_escapes("a"), "a loop is not a safe link");
     }
 
     #[test]

@@ -106,7 +106,10 @@ fn explain(
     column: Option<usize>,
     message: &str,
 ) -> (Option<usize>, Option<usize>, String) {
-    if let Some((n, key, col)) = unquoted_colon(yaml) {
+    // Only when the parser points at that very line: elsewhere the colon is not the problem.
+    if let Some((n, key, col)) =
+        unquoted_colon(yaml).filter(|(n, _, _)| line.is_none_or(|l| l == n + yaml_line))
+    {
         let file_line = n + yaml_line;
         return (
             Some(file_line),
@@ -202,6 +205,8 @@ fn unquoted_colon(yaml: &str) -> Option<(usize, String, usize)> {
         {
             continue;
         }
+        // A ` #` starts a comment; what follows is not part of the value.
+        let rest = rest.split(" #").next().unwrap_or(rest);
         let value = rest.trim_start();
         if value.is_empty()
             || !rest.starts_with([' ', '\t'])
@@ -209,12 +214,14 @@ fn unquoted_colon(yaml: &str) -> Option<(usize, String, usize)> {
         {
             continue;
         }
-        let value_col = line.len() - value.len();
+        let value_col = key.len() + 1 + (rest.len() - value.len());
         if let Some(i) = value
             .find(": ")
             .or_else(|| value.ends_with(':').then(|| value.len() - 1))
         {
-            return Some((n, key.to_owned(), value_col + i + 1));
+            // Columns count characters, not bytes.
+            let col = line[..value_col + i].chars().count() + 1;
+            return Some((n, key.to_owned(), col));
         }
     }
     None

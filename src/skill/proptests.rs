@@ -22,6 +22,7 @@ fn files_of(bytes: Vec<u8>) -> SkillFiles {
         skill_md_size: bytes.len() as u64,
         skill_md: Some(bytes),
         truncated: false,
+        too_deep: false,
     }
 }
 

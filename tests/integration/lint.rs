@@ -942,7 +942,7 @@ fn a_path_without_skills_or_a_file_that_is_not_skill_md_exits_2() {
     run.assert_status(2);
     assert!(
         run.stderr
-            .contains("error: could not read 'empty/readme.txt'"),
+            .contains("error: 'empty/readme.txt' is a file but not a SKILL.md"),
         "{}",
         run.stderr
     );

@@ -130,6 +130,8 @@ fn expected_rows(sb: &Sandbox, prefix: &str) -> Vec<Value> {
                 "root": root,
                 "path": format!("{prefix}{rel}"),
                 "provenance": provenance,
+                // The auto-skill fixture records when it was extracted.
+                "extracted_at": if *provenance == "auto-skill" { json!("2026-01-01") } else { json!(null) },
                 "files": files,
                 "bytes": bytes,
                 "invalid": null,
@@ -408,37 +410,40 @@ fn a_symlink_out_of_the_repository_is_not_followed() {
     sb.symlink(&outside, ".claude/skills/stolen");
     sb.symlink("../../../outside/stolen", ".claude/skills/relative");
 
+    // A skill that agents would load through the link but git-skill does not check: the run
+    // must not pass.
     let run = sb.run(&["list", "--format", "json"]);
-    run.assert_ok();
+    run.assert_status(2);
     let names = skill_names(&run);
     assert_eq!(names, ["own"], "{}", run.stdout);
-    let warnings: Vec<&str> = run
+    let errors: Vec<&str> = run
         .stderr
         .lines()
-        .filter(|l| l.starts_with("warning: "))
+        .filter(|l| l.starts_with("error: "))
         .collect();
-    assert_eq!(warnings.len(), 2, "{}", run.stderr);
+    assert_eq!(errors.len(), 2, "{}", run.stderr);
     assert!(
-        warnings
+        errors
             .iter()
-            .any(|w| w.contains("stolen") && w.contains("leaves the skill root")),
+            .any(|w| w.contains("stolen") && w.contains("outside the skill roots")),
         "{}",
         run.stderr
     );
     assert!(
-        warnings.iter().any(|w| w.contains("relative")),
+        errors.iter().any(|w| w.contains("relative")),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("hint: add the target's folder to the roots"),
         "{}",
         run.stderr
     );
 
     let lint = sb.run(&["lint"]);
-    lint.assert_ok();
+    lint.assert_status(2);
     assert!(!lint.stdout.contains("stolen"), "{}", lint.stdout);
-    assert!(
-        lint.stderr.contains("warning: ") && lint.stderr.contains("1 skill checked, no problems"),
-        "{}",
-        lint.stderr
-    );
 }
 
 #[cfg(unix)]

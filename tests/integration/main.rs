@@ -3,6 +3,7 @@
 
 mod common;
 mod config;
+mod edge;
 mod hostile;
 mod lint;
 mod list;
