@@ -31,7 +31,7 @@ pub struct LintArgs {
     pub format: Format,
 
     /// Print the long explanation of a lint code (SK001...) or name, and exit.
-    #[arg(long, value_name = "CODE", conflicts_with_all = ["paths", "strict"])]
+    #[arg(long, value_name = "CODE", conflicts_with_all = ["paths", "strict", "format", "roots"])]
     pub explain: Option<String>,
 
     /// Skill root to search instead of the configured ones (repeatable; like skill.roots).

@@ -45,10 +45,14 @@ impl Workspace {
                         repo.workdir().display()
                     ))?;
                 }
-                repo.skill_config(parameters.as_deref())?
+                repo.skill_config(parameters.as_deref())
             }
-            None => git::global_skill_config(parameters.as_deref())?,
-        };
+            None => git::global_skill_config(parameters.as_deref()),
+        }
+        .map_err(|e| match e {
+            GitError::Parameters(_) => CommandError::from(e).hint("check the values given with `git -c key=value`"),
+            e => CommandError::from(e),
+        })?;
         let mut env = Vec::new();
         for (name, value) in std::env::vars_os() {
             let Some(name) = name.to_str().filter(|n| n.starts_with("GIT_SKILL_")) else {

@@ -55,6 +55,8 @@ impl Repo {
     /// Finds the repository that contains `dir`. `Ok(None)` when `dir` is in no repository.
     pub fn discover(dir: &Path) -> Result<Option<Repo>, GitError> {
         // With environment overrides, so that GIT_DIR and friends set by git for hooks count.
+        // (GIT_DIR without GIT_WORK_TREE: git takes the current directory as the top, gix the
+        // repository's own; hooks run at the top, where both agree.)
         let repo = match gix::discover_with_environment_overrides(dir) {
             Ok(repo) => repo,
             Err(err) if is_no_repository(&err) => return Ok(None),
