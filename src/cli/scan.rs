@@ -1,25 +1,33 @@
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
+use anyhow::Context as _;
 use git_skill::config::FailOn;
-use git_skill::guard::{self, Verdict};
+use git_skill::guard::suppress::{Baseline, BaselineEntry, Policy, POLICY_FILE};
+use git_skill::guard::{self, ScanOptions, Verdict};
+use git_skill::report::sarif;
 use git_skill::report::scan::{self as render, SkillReport};
-use git_skill::skill::{meta, SkillFiles};
+use git_skill::skill::{meta, Skill, SkillFiles};
 
-use super::{CommandError, Outcome, Ui, Workspace};
+use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
 
 /// Scan skills for dangerous content: exfiltration, prompt injection, destructive commands,
 /// persistence, obfuscated payloads, leaked credentials, hidden text and more.
 ///
 /// Without PATH, scans every skill of the repository. A PATH may be a skill directory, a skill
-/// root or any folder of skills. Each skill gets a verdict: `dangerous` (a critical finding),
-/// `caution` (a high one) or `safe`. `git skill rules` lists the rules.
+/// root or any folder of skills. Each skill gets a verdict: `dangerous` (an unsuppressed
+/// critical finding), `caution` (a high one) or `safe`. `git skill rules` lists the rules.
+///
+/// Suppressions, each with a reason and still shown as suppressed: `git-skill:allow RULE --
+/// reason` in a comment on the line or the line above; entries in `.skillguard.yaml` at the top
+/// of the repository; a baseline file (--baseline).
 ///
 /// Exit status: 0 no skill at or above the fail level, 1 at least one is, 2 an error (a path or
-/// file that could not be read: a scan never passes by not looking).
+/// file that could not be read, a malformed policy: a scan never passes by not looking).
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  git skill scan\n  git skill scan .claude/skills/pdf --format json\n  git skill scan --fail-on caution --format sarif > skillguard.sarif"
+    after_help = "Examples:\n  git skill scan\n  git skill scan .claude/skills/pdf --format json\n  git skill scan --fail-on caution --format sarif > skillguard.sarif\n  git skill scan --write-baseline .skillguard-baseline.json"
 )]
 pub struct ScanArgs {
     /// Skill directories, roots or folders of skills (default: the repository's skills).
@@ -33,6 +41,26 @@ pub struct ScanArgs {
     #[arg(long, value_name = "VERDICT", value_parser = ["dangerous", "caution", "never"])]
     pub fail_on: Option<String>,
 
+    /// Ignore `git-skill:allow` comments in the scanned files (for CI policies).
+    #[arg(long)]
+    pub no_inline_allow: bool,
+
+    /// Findings recorded in this baseline file count as suppressed.
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
+    pub baseline: Option<PathBuf>,
+
+    /// Record every current (unsuppressed) finding in FILE as accepted, and exit 0.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+
+    /// Policy file [default: .skillguard.yaml at the top of the repository].
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+
+    /// Skills scanned in parallel [default: the number of cores].
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
+
     /// Skill root to search instead of the configured ones (repeatable; like skill.roots).
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<String>,
@@ -42,6 +70,7 @@ pub struct ScanArgs {
 pub enum ScanFormat {
     Text,
     Json,
+    Sarif,
     Junit,
 }
 
@@ -53,30 +82,64 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
             .set_flag("failOn", "--fail-on", std::slice::from_ref(fail_on));
     }
     let fail_on = ws.config.fail_on()?;
+    let policy_path = args
+        .policy
+        .clone()
+        .or_else(|| ws.repo.as_ref().map(|r| r.workdir().join(POLICY_FILE)));
+    let policy = match &policy_path {
+        Some(path) => Policy::load(path)
+            .hint("fix the policy file; every entry needs a known rule and a reason")?,
+        None => None,
+    };
+    if args.policy.is_some() && policy.is_none() {
+        return Err(CommandError::new(format!(
+            "policy file '{}' does not exist",
+            args.policy.as_ref().unwrap().display()
+        )));
+    }
+    let baseline = match &args.baseline {
+        Some(path) => Some(Baseline::load(path).hint("create one with --write-baseline FILE")?),
+        None => None,
+    };
     let found = ws.skills(ui, &args.paths)?;
+    let options = ScanOptions {
+        inline_allow: !args.no_inline_allow,
+    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let scanned = scan_all(&found.skills, options, jobs);
+
+    let today = chrono::Utc::now().date_naive();
     let mut reports = Vec::new();
-    for skill in &found.skills {
-        let files = match SkillFiles::read(&skill.dir) {
-            Ok(files) => files,
+    for (skill, result) in found.skills.iter().zip(scanned) {
+        let (name, mut scan) = match result {
+            Ok(r) => r,
             Err(e) => {
                 ui.error(&CommandError::from(e))?;
                 continue;
             }
         };
-        let dir = skill.dir.clone();
-        let scan = guard::scan_skill(&files, &|rel| std::fs::read(dir.join(rel)));
+        if let Some(policy) = &policy {
+            for expired in policy.apply(&name, &mut scan.findings, today) {
+                ui.warn(&format!(
+                    "{POLICY_FILE}: the entry for {} ({}) expired on {} and no longer applies",
+                    expired.rule,
+                    expired.skill.as_deref().unwrap_or("any skill"),
+                    expired.expires
+                ))?;
+            }
+        }
+        if let Some(baseline) = &baseline {
+            baseline.apply(&name, &mut scan.findings);
+        }
         for e in &scan.errors {
             ui.error(&CommandError::new(format!(
                 "{}: {e}",
                 ws.display(&skill.dir).display()
             )))?;
         }
-        let name = files
-            .skill_md
-            .as_deref()
-            .and_then(|b| meta::parse(b).ok())
-            .and_then(|(m, _)| m.name)
-            .unwrap_or_else(|| skill.dir_name.clone());
         let display = ws.display(&skill.dir).display().to_string();
         let repo_path = match &ws.repo {
             Some(repo) => skill
@@ -95,6 +158,21 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
             findings: scan.findings,
         });
     }
+
+    if let Some(path) = &args.write_baseline {
+        write_baseline(path, &reports)?;
+        let n: usize = reports
+            .iter()
+            .map(|r| r.findings.iter().filter(|f| f.suppressed.is_none()).count())
+            .sum();
+        ui.status(&format!(
+            "wrote {n} findings to '{}'; scan with --baseline {} to accept them",
+            path.display(),
+            path.display()
+        ))?;
+        return Ok(Outcome::Clean);
+    }
+
     let failing = reports.iter().any(|r| match fail_on {
         FailOn::Dangerous => r.verdict == Verdict::Dangerous,
         FailOn::Caution => r.verdict >= Verdict::Caution,
@@ -108,6 +186,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
     let rendered = match args.format {
         ScanFormat::Text => render::render_text(&mut ui.out, &reports, ui.out_style),
         ScanFormat::Json => render::render_json(&mut ui.out, &reports),
+        ScanFormat::Sarif => sarif::render_sarif(&mut ui.out, &reports),
         ScanFormat::Junit => render::render_junit(&mut ui.out, &reports),
     }
     .and_then(|()| ui.out.flush());
@@ -132,6 +211,79 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         }
     }
     Ok(outcome)
+}
+
+type Scanned = Result<(String, guard::SkillScan), git_skill::skill::files::ReadError>;
+
+/// Scans skills on `jobs` threads; results come back in the order of `skills`.
+fn scan_all(skills: &[Skill], options: ScanOptions, jobs: usize) -> Vec<Scanned> {
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<(usize, Scanned)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..jobs.min(skills.len()).max(1))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(skill) = skills.get(i) else { break };
+                        done.push((i, scan_one(skill, options)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("scan worker panicked"))
+            .collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
+fn scan_one(skill: &Skill, options: ScanOptions) -> Scanned {
+    let files = SkillFiles::read(&skill.dir)?;
+    let dir = &skill.dir;
+    let scan = guard::scan_skill(&files, &|rel| std::fs::read(dir.join(rel)), options);
+    let name = files
+        .skill_md
+        .as_deref()
+        .and_then(|b| meta::parse(b).ok())
+        .and_then(|(m, _)| m.name)
+        .unwrap_or_else(|| skill.dir_name.clone());
+    Ok((name, scan))
+}
+
+fn write_baseline(path: &Path, reports: &[SkillReport]) -> Result<(), CommandError> {
+    let mut baseline = Baseline {
+        version: 1,
+        findings: Vec::new(),
+    };
+    for r in reports {
+        for f in r.findings.iter().filter(|f| f.suppressed.is_none()) {
+            baseline.findings.push(BaselineEntry {
+                skill: r.name.clone(),
+                rule: f.rule.to_owned(),
+                file: f.file.clone(),
+                fingerprint: f.fingerprint.clone(),
+            });
+        }
+    }
+    baseline.findings.sort_by(|a, b| {
+        (&a.skill, &a.file, &a.rule, &a.fingerprint).cmp(&(
+            &b.skill,
+            &b.file,
+            &b.rule,
+            &b.fingerprint,
+        ))
+    });
+    baseline.findings.dedup();
+    let mut text =
+        serde_json::to_string_pretty(&baseline).context("could not encode the baseline")?;
+    text.push('\n');
+    git_skill::fsutil::write_atomic(path, text.as_bytes())
+        .with_context(|| format!("could not write '{}'", path.display()))?;
+    Ok(())
 }
 
 fn plural(n: usize, word: &str) -> String {

@@ -13,6 +13,8 @@ pub mod redact;
 pub mod rule;
 pub mod rules;
 mod scan;
+pub mod suppress;
 
 pub use rule::{Category, Matcher, Rule, Severity};
-pub use scan::{scan_skill, Context, Finding, SkillScan, Verdict, MAX_SCAN_BYTES};
+pub use scan::{scan_skill, Context, Finding, ScanOptions, SkillScan, Verdict, MAX_SCAN_BYTES};
+pub use suppress::Suppression;

@@ -10,6 +10,7 @@ use super::normalize::normalize;
 use super::redact::{mask, redact};
 use super::rule::{Category, Rule, Severity};
 use super::rules;
+use super::suppress::{fingerprint, inline_allows, Suppression};
 use crate::skill::{FileKind, SkillFiles};
 
 /// Files larger than this are not read; the size is a finding of its own (STR004).
@@ -69,7 +70,9 @@ pub struct Finding {
     /// The matched text, shortened and with secrets redacted.
     pub excerpt: String,
     pub context: Context,
-    pub suppressed: Option<String>,
+    /// Rule, file and matched text hashed: stable across edits elsewhere (baselines, SARIF).
+    pub fingerprint: String,
+    pub suppressed: Option<Suppression>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -95,10 +98,24 @@ impl SkillScan {
     }
 }
 
+/// How a scan treats suppressions written in the scanned files.
+#[derive(Debug, Clone, Copy)]
+pub struct ScanOptions {
+    /// Honour `git-skill:allow RULE -- reason` comments (off for strict CI policies).
+    pub inline_allow: bool,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions { inline_allow: true }
+    }
+}
+
 /// Scans a skill whose file list is `files`; `read` returns a file's bytes by relative path.
 pub fn scan_skill(
     files: &SkillFiles,
     read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
+    options: ScanOptions,
 ) -> SkillScan {
     let mut scan = SkillScan::default();
     let all = rules::all();
@@ -191,7 +208,14 @@ pub fn scan_skill(
                     );
                 }
                 let markdown = !live && is_markdown(&entry.path);
-                scan_text(&entry.path, &bytes, markdown, all, &mut scan.findings);
+                scan_text(
+                    &entry.path,
+                    &bytes,
+                    markdown,
+                    all,
+                    options,
+                    &mut scan.findings,
+                );
             }
         }
     }
@@ -214,6 +238,7 @@ pub fn scan_skill(
 
 fn whole_file(rule: &Rule, path: &str, message: String) -> Finding {
     Finding {
+        fingerprint: fingerprint(rule.id, path, &message),
         rule: rule.id,
         category: rule.category,
         severity: rule.severity,
@@ -281,7 +306,14 @@ fn is_binary(bytes: &[u8]) -> bool {
 }
 
 /// Matches the text of one file in all its views and appends the findings.
-fn scan_text(path: &str, bytes: &[u8], markdown: bool, all: &[Rule], out: &mut Vec<Finding>) {
+fn scan_text(
+    path: &str,
+    bytes: &[u8],
+    markdown: bool,
+    all: &[Rule],
+    options: ScanOptions,
+    out: &mut Vec<Finding>,
+) {
     let engine = Engine::get();
     let raw = String::from_utf8_lossy(bytes);
     let mut hits: Vec<(Hit, Context)> = Vec::new();
@@ -319,6 +351,11 @@ fn scan_text(path: &str, bytes: &[u8], markdown: bool, all: &[Rule], out: &mut V
         Default::default()
     };
     let lines = LineIndex::new(&raw);
+    let allows = if options.inline_allow {
+        inline_allows(&raw)
+    } else {
+        Default::default()
+    };
     let mut seen = std::collections::HashSet::new();
     for (hit, context) in hits {
         let (line, column) = lines.locate(&raw, hit.offset);
@@ -346,6 +383,15 @@ fn scan_text(path: &str, bytes: &[u8], markdown: bool, all: &[Rule], out: &mut V
             Context::Quoted => format!("{} (quoted as an example)", rule.message),
             Context::Live => rule.message.to_owned(),
         };
+        let suppressed = allows.get(&line).and_then(|rules| {
+            rules
+                .iter()
+                .find(|(r, _)| r == rule.id)
+                .map(|(_, reason)| Suppression {
+                    kind: "inline",
+                    reason: reason.clone(),
+                })
+        });
         out.push(Finding {
             rule: rule.id,
             category: rule.category,
@@ -357,7 +403,8 @@ fn scan_text(path: &str, bytes: &[u8], markdown: bool, all: &[Rule], out: &mut V
             message,
             excerpt,
             context,
-            suppressed: None,
+            fingerprint: fingerprint(rule.id, path, &hit.text),
+            suppressed,
         });
     }
 }
@@ -443,7 +490,7 @@ mod tests {
                 .map(|(_, b, _)| b.to_vec())
                 .unwrap_or_default())
         };
-        scan_skill(&listing, &read)
+        scan_skill(&listing, &read, ScanOptions::default())
     }
 
     fn rules_of(scan: &SkillScan) -> Vec<&'static str> {
@@ -518,7 +565,11 @@ mod tests {
             }],
             ..Default::default()
         };
-        let scan = scan_skill(&listing, &|_| Err(std::io::Error::other("denied")));
+        let scan = scan_skill(
+            &listing,
+            &|_| Err(std::io::Error::other("denied")),
+            ScanOptions::default(),
+        );
         assert_eq!(rules_of(&scan), vec!["STR010"]);
         assert_eq!(scan.errors.len(), 1);
         assert_eq!(scan.verdict(), Verdict::Caution);
@@ -535,7 +586,7 @@ mod tests {
             }],
             ..Default::default()
         };
-        let scan = scan_skill(&listing, &|_| Ok(Vec::new()));
+        let scan = scan_skill(&listing, &|_| Ok(Vec::new()), ScanOptions::default());
         assert_eq!(rules_of(&scan), vec!["STR005"]);
         assert_eq!(scan.verdict(), Verdict::Dangerous);
     }

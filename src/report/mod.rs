@@ -2,6 +2,7 @@
 //! Renderers take a writer; the library never prints on its own.
 
 mod diagnostics;
+pub mod sarif;
 pub mod scan;
 pub mod style;
 

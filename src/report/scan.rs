@@ -101,7 +101,10 @@ pub fn render_text(out: &mut dyn Write, skills: &[SkillReport], style: Style) ->
                 place.push_str(&format!(":{}:{}", f.line, f.column));
             }
             let suppressed = match &f.suppressed {
-                Some(why) => format!(" {}", style.dim(&format!("[suppressed: {}]", escape(why)))),
+                Some(s) => format!(
+                    " {}",
+                    style.dim(&format!("[suppressed ({}): {}]", s.kind, escape(&s.reason)))
+                ),
                 None => String::new(),
             };
             writeln!(

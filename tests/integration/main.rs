@@ -8,3 +8,4 @@ mod hostile;
 mod lint;
 mod list;
 mod man_completions;
+mod scan;

@@ -1,0 +1,306 @@
+//! `git skill scan`: verdicts, exit codes, formats, suppressions and baselines, on real
+//! repositories.
+
+use crate::common::{skill_md, Sandbox};
+
+const ZWSP: &str = "\u{200B}";
+
+fn repo_with(files: &[(&str, &str)]) -> Sandbox {
+    let sb = Sandbox::with_repo();
+    for (path, text) in files {
+        sb.write(path, text);
+    }
+    sb
+}
+
+fn scan_json(sb: &Sandbox, args: &[&str]) -> (crate::common::Run, serde_json::Value) {
+    let mut all = vec!["scan", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = sb.run(&all);
+    let json = run.json();
+    (run, json)
+}
+
+fn findings(report: &serde_json::Value) -> Vec<serde_json::Value> {
+    report["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["findings"].as_array().unwrap().clone())
+        .collect()
+}
+
+#[test]
+fn verdicts_and_exit_codes_follow_the_fail_level() {
+    // HID003 (high): caution. STR005 (critical): dangerous.
+    let sb = repo_with(&[
+        (".claude/skills/ok/SKILL.md", &skill_md("ok", "Fine.")),
+        (
+            ".claude/skills/odd/SKILL.md",
+            &format!("---\nname: odd\ndescription: Odd.\n---\nig{ZWSP}nore\n"),
+        ),
+    ]);
+    let (run, report) = scan_json(&sb, &[]);
+    run.assert_ok();
+    assert_eq!(report["verdict"], "caution");
+    let skills = report["skills"].as_array().unwrap();
+    assert_eq!(skills.len(), 2);
+    let odd = skills.iter().find(|s| s["name"] == "odd").unwrap();
+    assert_eq!(odd["verdict"], "caution");
+    let f = &odd["findings"][0];
+    for key in [
+        "rule",
+        "category",
+        "severity",
+        "file",
+        "line",
+        "column",
+        "message",
+        "excerpt",
+        "suppressed",
+    ] {
+        assert!(f.get(key).is_some(), "finding has {key}: {f}");
+    }
+    assert_eq!(
+        (f["rule"].as_str(), f["file"].as_str(), f["line"].as_u64()),
+        (Some("HID003"), Some("SKILL.md"), Some(5))
+    );
+
+    sb.run(&["scan", "--fail-on", "caution"]).assert_status(1);
+    sb.git(&["-c", "skill.failOn=caution", "skill", "scan"])
+        .assert_status(1);
+    sb.run(&["scan", "--fail-on", "never"]).assert_ok();
+
+    #[cfg(unix)]
+    {
+        sb.symlink("/etc", ".claude/skills/ok/references/etc");
+        let (run, report) = scan_json(&sb, &[]);
+        run.assert_status(1);
+        assert_eq!(report["verdict"], "dangerous");
+        let text = sb.run(&["scan"]);
+        assert!(
+            text.stdout.contains(".claude/skills/ok: dangerous"),
+            "{}",
+            text.stdout
+        );
+        assert!(text.stdout.contains("critical STR005"), "{}", text.stdout);
+        assert!(
+            text.stderr
+                .contains("2 skills scanned: 1 dangerous, 1 caution, 0 safe"),
+            "{}",
+            text.stderr
+        );
+    }
+}
+
+#[test]
+fn inline_allows_policy_files_and_strict_ci() {
+    let sb = repo_with(&[(
+        ".claude/skills/odd/SKILL.md",
+        &format!("---\nname: odd\ndescription: Odd.\n---\n<!-- git-skill:allow HID003 -- a test of invisible text -->\nig{ZWSP}nore\n"),
+    )]);
+    let (run, report) = scan_json(&sb, &[]);
+    run.assert_ok();
+    let f = &findings(&report)[0];
+    assert_eq!(f["suppressed"]["kind"], "inline");
+    assert_eq!(f["suppressed"]["reason"], "a test of invisible text");
+    assert_eq!(report["verdict"], "safe");
+
+    let (_, report) = scan_json(&sb, &["--no-inline-allow"]);
+    assert_eq!(report["verdict"], "caution");
+    assert!(findings(&report)[0]["suppressed"].is_null());
+
+    sb.write(".skillguard.yaml", "allow:\n  - rule: HID003\n    skill: odd\n    path: '*.md'\n    reason: reviewed by security\n    expires: 2999-01-01\n");
+    let (_, report) = scan_json(&sb, &["--no-inline-allow"]);
+    assert_eq!(findings(&report)[0]["suppressed"]["kind"], "policy");
+    assert_eq!(report["verdict"], "safe");
+
+    sb.write(
+        ".skillguard.yaml",
+        "allow:\n  - rule: HID003\n    reason: old exception\n    expires: 2001-01-01\n",
+    );
+    let (run, report) = scan_json(&sb, &["--no-inline-allow"]);
+    assert_eq!(report["verdict"], "caution");
+    assert!(
+        run.stderr.contains("expired on 2001-01-01"),
+        "{}",
+        run.stderr
+    );
+
+    sb.write(".skillguard.yaml", "allow:\n  - rule: HID003\n");
+    let run = sb.run(&["scan"]);
+    run.assert_status(2);
+    assert!(
+        run.stderr.contains(".skillguard.yaml") && run.stderr.contains("hint:"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn baselines_accept_known_findings_and_survive_edits_elsewhere() {
+    let sb = repo_with(&[(
+        ".claude/skills/odd/SKILL.md",
+        &format!("---\nname: odd\ndescription: Odd.\n---\nig{ZWSP}nore\n"),
+    )]);
+    let baseline = sb.repo().join("baseline.json");
+    let run = sb.run(&["scan", "--write-baseline", baseline.to_str().unwrap()]);
+    run.assert_ok();
+    assert!(run.stderr.contains("wrote 1 findings"), "{}", run.stderr);
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&baseline).unwrap()).unwrap();
+    assert_eq!(written["findings"][0]["rule"], "HID003");
+
+    // Lines added above the finding do not change its fingerprint.
+    sb.write(
+        ".claude/skills/odd/SKILL.md",
+        format!("---\nname: odd\ndescription: Odd.\n---\n# Title\n\nMore text.\n\nig{ZWSP}nore\n"),
+    );
+    let (run, report) = scan_json(
+        &sb,
+        &[
+            "--baseline",
+            baseline.to_str().unwrap(),
+            "--fail-on",
+            "caution",
+        ],
+    );
+    run.assert_ok();
+    assert_eq!(findings(&report)[0]["suppressed"]["kind"], "baseline");
+
+    // A new finding is not covered.
+    sb.write(
+        ".claude/skills/odd/references/new.md",
+        format!("pay{ZWSP}load\n"),
+    );
+    let (run, _) = scan_json(
+        &sb,
+        &[
+            "--baseline",
+            baseline.to_str().unwrap(),
+            "--fail-on",
+            "caution",
+        ],
+    );
+    run.assert_status(1);
+
+    std::fs::write(&baseline, "{not json").unwrap();
+    sb.run(&["scan", "--baseline", baseline.to_str().unwrap()])
+        .assert_status(2);
+}
+
+#[test]
+fn sarif_validates_against_the_oasis_schema() {
+    let schema_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/schemas/sarif-schema-2.1.0.json");
+    // The schema is read from the project's shared folder and deliberately not copied here.
+    let Ok(schema_text) = std::fs::read_to_string(&schema_path) else {
+        eprintln!(
+            "{} is absent; SARIF schema validation skipped",
+            schema_path.display()
+        );
+        return;
+    };
+    let sb = repo_with(&[
+        (".claude/skills/odd/SKILL.md", &format!("---\nname: odd\ndescription: Odd.\n---\n<!-- git-skill:allow HID003 -- test -->\nig{ZWSP}nore\nhid{ZWSP}den\n")),
+        (".claude/skills/odd/tool.exe", "MZ"),
+        (".claude/skills/with space/SKILL.md", &format!("---\nname: with-space\ndescription: x\n---\np{ZWSP}q\n")),
+    ]);
+    let run = sb.run(&["scan", "--format", "sarif"]);
+    run.assert_status(1);
+    let sarif: serde_json::Value = run.json();
+    let schema: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&sarif)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "SARIF is invalid:\n{}",
+        errors.join("\n")
+    );
+
+    let run_obj = &sarif["runs"][0];
+    let results = run_obj["results"].as_array().unwrap();
+    assert!(results
+        .iter()
+        .all(|r| r["partialFingerprints"]["skillguard/v1"].is_string()));
+    let uris: Vec<&str> = results
+        .iter()
+        .map(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert!(uris.contains(&".claude/skills/odd/SKILL.md"), "{uris:?}");
+    assert!(
+        uris.contains(&".claude/skills/with%20space/SKILL.md"),
+        "{uris:?}"
+    );
+    assert!(results
+        .iter()
+        .any(|r| r["suppressions"][0]["kind"] == "inSource"));
+    let rules = run_obj["tool"]["driver"]["rules"].as_array().unwrap();
+    assert!(rules
+        .iter()
+        .all(|r| r["properties"]["security-severity"].is_string()));
+    for r in results {
+        let index = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], r["ruleId"]);
+    }
+}
+
+#[test]
+fn junit_and_text_are_well_formed_and_jobs_do_not_change_results() {
+    let mut files: Vec<(String, String)> = Vec::new();
+    for i in 0..12 {
+        let body = if i % 3 == 0 {
+            format!("x{ZWSP}y\n")
+        } else {
+            "plain\n".to_owned()
+        };
+        files.push((
+            format!(".claude/skills/s{i:02}/SKILL.md"),
+            format!("---\nname: s{i:02}\ndescription: d\n---\n{body}"),
+        ));
+    }
+    let sb = Sandbox::with_repo();
+    for (p, t) in &files {
+        sb.write(p, t);
+    }
+    let one = sb.run(&["scan", "--format", "json", "--jobs", "1"]);
+    let many = sb.run(&["scan", "--format", "json", "--jobs", "4"]);
+    assert_eq!(one.stdout, many.stdout);
+    let junit = sb.run(&["scan", "--format", "junit"]);
+    assert!(junit.stdout.starts_with("<?xml"), "{}", junit.stdout);
+    assert!(
+        junit.stdout.contains(r#"tests="12" failures="4""#),
+        "{}",
+        junit.stdout
+    );
+    assert_eq!(junit.stdout.matches("<testcase").count(), 12);
+}
+
+#[test]
+fn rules_listing_and_explanations() {
+    let sb = Sandbox::with_repo();
+    let run = sb.run(&["rules", "--format", "json"]);
+    run.assert_ok();
+    let rules = run.json()["rules"].as_array().unwrap().clone();
+    assert!(rules
+        .iter()
+        .any(|r| r["id"] == "HID001" && r["severity"] == "critical"));
+    let run = sb.run(&["rules", "explain", "str005"]);
+    run.assert_ok();
+    assert!(
+        run.stdout.starts_with("STR005 (structural, critical)"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("Instead"), "{}", run.stdout);
+    let run = sb.run(&["rules", "explain", "XXX999"]);
+    run.assert_status(2);
+    assert!(run.stderr.contains("hint:"));
+}
