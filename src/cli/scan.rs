@@ -91,10 +91,10 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
             .hint("fix the policy file; every entry needs a known rule and a reason")?,
         None => None,
     };
-    if args.policy.is_some() && policy.is_none() {
+    if let (Some(path), None) = (&args.policy, &policy) {
         return Err(CommandError::new(format!(
             "policy file '{}' does not exist",
-            args.policy.as_ref().unwrap().display()
+            path.display()
         )));
     }
     let baseline = match &args.baseline {
