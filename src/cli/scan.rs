@@ -1,6 +1,5 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context as _;
 use git_skill::config::FailOn;
@@ -8,7 +7,6 @@ use git_skill::guard::suppress::{Baseline, BaselineEntry, Policy, POLICY_FILE};
 use git_skill::guard::{self, ScanOptions, Verdict};
 use git_skill::report::sarif;
 use git_skill::report::scan::{self as render, SkillReport};
-use git_skill::skill::{meta, Skill, SkillFiles};
 
 use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
 
@@ -109,13 +107,14 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let scanned = scan_all(&found.skills, options, jobs);
+    let dirs: Vec<PathBuf> = found.skills.iter().map(|s| s.dir.clone()).collect();
+    let scanned = guard::parallel::scan_dirs(&dirs, options, jobs);
 
     let today = chrono::Utc::now().date_naive();
     let mut reports = Vec::new();
     for (skill, result) in found.skills.iter().zip(scanned) {
         let (name, mut scan) = match result {
-            Ok(r) => r,
+            Ok(r) => (r.name.unwrap_or_else(|| skill.dir_name.clone()), r.scan),
             Err(e) => {
                 ui.error(&CommandError::from(e))?;
                 continue;
@@ -211,47 +210,6 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         }
     }
     Ok(outcome)
-}
-
-type Scanned = Result<(String, guard::SkillScan), git_skill::skill::files::ReadError>;
-
-/// Scans skills on `jobs` threads; results come back in the order of `skills`.
-fn scan_all(skills: &[Skill], options: ScanOptions, jobs: usize) -> Vec<Scanned> {
-    let next = AtomicUsize::new(0);
-    let mut results: Vec<(usize, Scanned)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..jobs.min(skills.len()).max(1))
-            .map(|_| {
-                s.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(skill) = skills.get(i) else { break };
-                        done.push((i, scan_one(skill, options)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().expect("scan worker panicked"))
-            .collect()
-    });
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
-}
-
-fn scan_one(skill: &Skill, options: ScanOptions) -> Scanned {
-    let files = SkillFiles::read(&skill.dir)?;
-    let dir = &skill.dir;
-    let scan = guard::scan_skill(&files, &|rel| std::fs::read(dir.join(rel)), options);
-    let name = files
-        .skill_md
-        .as_deref()
-        .and_then(|b| meta::parse(b).ok())
-        .and_then(|(m, _)| m.name)
-        .unwrap_or_else(|| skill.dir_name.clone());
-    Ok((name, scan))
 }
 
 fn write_baseline(path: &Path, reports: &[SkillReport]) -> Result<(), CommandError> {

@@ -31,6 +31,8 @@ pub struct Engine {
 }
 
 const SIZE_LIMIT: usize = 1 << 26;
+/// Matches kept per rule and view of one file.
+pub const MAX_HITS_PER_RULE: usize = 1_000;
 
 impl Engine {
     /// The engine over the whole registry, built once.
@@ -102,7 +104,9 @@ impl Engine {
             let Some(re) = &self.regexes[rule] else {
                 continue;
             };
-            for found in re.find_iter(text) {
+            // Past this many places, more of the same rule in one view tells nobody anything
+            // new, and a file of a million zero-width spaces must not cost a million findings.
+            for found in re.find_iter(text).take(MAX_HITS_PER_RULE) {
                 if !confirm(&all[rule], found.as_str()) {
                     continue;
                 }

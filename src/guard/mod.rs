@@ -9,6 +9,7 @@ pub mod decode;
 pub mod engine;
 pub mod markdown;
 pub mod normalize;
+pub mod parallel;
 pub mod redact;
 pub mod rule;
 pub mod rules;

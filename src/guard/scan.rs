@@ -358,11 +358,13 @@ fn scan_text(
     };
     let mut seen = std::collections::HashSet::new();
     for (hit, context) in hits {
-        let (line, column) = lines.locate(&raw, hit.offset);
-        // One finding per rule and line: the raw and the normalised view often agree.
+        let line = lines.line(hit.offset);
+        // One finding per rule and line: the raw and the normalised view often agree. The
+        // column (linear in the line's length) is only worked out for what is kept.
         if !seen.insert((hit.rule, line)) {
             continue;
         }
+        let column = lines.column(&raw, line, hit.offset);
         let rule = &all[hit.rule];
         let context = if context == Context::Live && quoted.contains(hit.offset) {
             Context::Quoted
@@ -449,15 +451,17 @@ impl LineIndex {
         LineIndex { starts }
     }
 
-    fn locate(&self, text: &str, offset: usize) -> (usize, usize) {
-        let offset = offset.min(text.len());
-        let line = self.starts.partition_point(|&s| s <= offset);
+    fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset)
+    }
+
+    fn column(&self, text: &str, line: usize, offset: usize) -> usize {
         let start = self.starts[line - 1];
-        let mut end = offset;
+        let mut end = offset.min(text.len());
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        (line, text[start..end].chars().count() + 1)
+        text[start..end].chars().count() + 1
     }
 }
 

@@ -27,6 +27,22 @@ fn security_severity(s: Severity) -> &'static str {
     }
 }
 
+/// SARIF wants a rule's friendly name as one Pascal-case identifier: the message's words.
+fn pascal_name(message: &str) -> String {
+    message
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(8)
+        .map(|w| {
+            let mut chars = w.chars();
+            chars
+                .next()
+                .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 fn uri(dir: &str, file: &str) -> String {
     let joined = match (dir, file) {
         ("" | ".", f) => f.to_owned(),
@@ -65,7 +81,7 @@ pub fn render_sarif(out: &mut dyn Write, skills: &[SkillReport]) -> io::Result<(
         .map(|r| {
             json!({
                 "id": r.id,
-                "name": r.message.split_whitespace().take(8).collect::<Vec<_>>().join(" "),
+                "name": pascal_name(r.message),
                 "shortDescription": { "text": r.message },
                 "fullDescription": { "text": r.explanation },
                 "help": { "text": r.explanation, "markdown": format!("**{}** ({}, {})\n\n{}", r.id, r.category.as_str(), r.severity, r.explanation) },

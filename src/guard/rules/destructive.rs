@@ -1,0 +1,231 @@
+//! Destructive operations: wiping files, disks, permissions or work.
+
+use crate::guard::rule::{Category, Matcher, Rule, Severity};
+
+pub const RULES: &[Rule] = &[
+    Rule {
+        id: "DES001",
+        category: Category::Destructive,
+        severity: Severity::Critical,
+        message: "Recursive delete of the filesystem root, home or a system directory",
+        explanation: "Detects `rm -r` / `rm -rf` whose target is `/`, `/*`, `~`, `$HOME` or a top-level system directory such as `/etc` or `/usr`. One run erases the user's data or the operating system. Instead, delete only paths the skill created, spelled out relative to a directory it owns (for example `rm -rf ./dist` or a `mktemp -d` directory).",
+        matcher: Matcher::Text(
+            r#"(?im)\brm\s+(?:-{1,2}[\w-]+\s+)*?(?:-[a-z]*r[a-z]*|--recursive)\s+(?:-{1,2}[\w-]+\s+)*["']?(?:/|/\*|~|~/|~/\*|\$HOME|\$\{HOME\}|\$HOME/|\$\{HOME\}/|\$HOME/\*|/(?:bin|boot|dev|etc|home|lib|lib64|opt|root|sbin|srv|sys|usr|var|Users|System|Applications|Library|private)/?\*?)["']?(?:\s|$|[;&|)])"#,
+        ),
+        fires: &[
+            "rm -rf /",
+            "rm -rf ~",
+            "sudo rm -rf --no-preserve-root /",
+            "rm -r -f \"$HOME\"",
+            "rm -rf /etc/*",
+        ],
+        passes: &[
+            "rm -rf /tmp/build-*",
+            "rm -rf ./dist",
+            "rm -rf ~/.cache/pip",
+            "rm -rf /var/lib/apt/lists/*",
+        ],
+    },
+    Rule {
+        id: "DES002",
+        category: Category::Destructive,
+        severity: Severity::Critical,
+        message: "Code or Windows command deletes the root or home directory",
+        explanation: "Detects `shutil.rmtree`, `fs.rm`, `rimraf` or `FileUtils.rm_rf` called on `/`, `~` or the home directory, and `Remove-Item -Recurse`, `rd /s` or `del /s` on a drive root or the user profile. This wipes the user's files or system. Instead, remove only a directory the skill created, passed as an explicit path.",
+        matcher: Matcher::Text(
+            r#"(?im)\b(?:shutil\.rmtree|rimraf(?:\.sync)?|fs\.rm(?:Sync)?|fs\.promises\.rm|fse?\.remove(?:Sync)?|FileUtils\.rm_rf)\s*\(\s*(?:["'](?:/|~|~/|/\*|[a-z]:\\{0,2})["']|os\.path\.expanduser\(\s*["']~/?["']\s*\)|Path\.home\(\)\s*[,)]|os\.homedir\(\)\s*[,)]|os\.environ\[\s*["']HOME["']\s*\]\s*[,)]|process\.env\.HOME\s*[,)])|\b(?:Remove-Item|rm|del|rd|rmdir)\b[^\n]*?\s(?:-Recurse|/s)\b[^\n]*?\s["']?(?:[a-z]:\\?\*?|\$env:USERPROFILE|\$HOME|%USERPROFILE%|%SystemRoot%|%windir%)["']?(?:\s|$|[;&|])"#,
+        ),
+        fires: &[
+            "shutil.rmtree(os.path.expanduser(\"~\"))",
+            "fs.rmSync(\"/\", { recursive: true, force: true })",
+            r"Remove-Item -Recurse -Force C:\",
+            r"rd /s /q C:\",
+        ],
+        passes: &[
+            "shutil.rmtree(\"build\")",
+            "shutil.rmtree(tmp_dir, ignore_errors=True)",
+            r"Remove-Item -Recurse -Force .\dist",
+            "shutil.rmtree(Path.home() / \".cache\" / \"my-skill\")",
+        ],
+    },
+    Rule {
+        id: "DES003",
+        category: Category::Destructive,
+        severity: Severity::Critical,
+        message: "Formats or wipes a disk",
+        explanation: "Detects filesystem creation or signature wiping on a block device (`mkfs`, `mke2fs`, `mkswap`, `wipefs` on `/dev/...`), `diskutil erase*`, `sgdisk --zap-all`, Windows `format X: /...` and the PowerShell disk cmdlets. These destroy everything on the device. Instead, never format disks from a skill; build images into a file (`mkfs.ext4 disk.img`) if you need one.",
+        matcher: Matcher::Text(
+            r#"(?i)\b(?:mkfs(?:\.\w+)?|mke2fs|mkswap|wipefs)\b[^\n;|&]*?\s/dev/|\bdiskutil\s+(?:erase\w*|zeroDisk|secureErase|partitionDisk|reformat)\b|\bsgdisk\s+(?:-Z|--zap-all)\b|(?-i:\bformat\s+[A-Z]:\s*/[A-Za-z])|\b(?:Clear-Disk|Initialize-Disk|Format-Volume)\b"#,
+        ),
+        fires: &[
+            "mkfs.ext4 /dev/sda",
+            "sudo wipefs -a /dev/nvme0n1",
+            "diskutil eraseDisk JHFS+ Empty disk2",
+            "format C: /FS:NTFS /Q",
+        ],
+        passes: &[
+            "mkfs.ext4 -F disk.img",
+            "diskutil list",
+            "Format the output as JSON.",
+        ],
+    },
+    Rule {
+        id: "DES004",
+        category: Category::Destructive,
+        severity: Severity::Critical,
+        message: "Raw write to a block device",
+        explanation: "Detects `dd of=/dev/sdX` (and NVMe, virtio, MMC, macOS disk devices), shell redirection into a disk device and `shred` of a device. Writing raw bytes over a disk destroys its partition table and data. Instead, write images to files, and leave flashing a device to the user with the device name confirmed by them.",
+        matcher: Matcher::Text(
+            r#"(?i)\bdd\b[^\n;|&]*?\bof=/dev/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|disk\d|rdisk\d|mmcblk\d|md\d|dm-\d|mapper/|root\b)|(?:>|\btee\s+)\s*/dev/(?:sd[a-z]|nvme\d+n\d|hd[a-z]|vd[a-z]|xvd[a-z]|disk\d|rdisk\d|mmcblk\d)|\bshred\b[^\n;|&]*?\s/dev/(?:sd|nvme|hd|vd|xvd|disk|mmcblk)"#,
+        ),
+        fires: &[
+            "dd if=/dev/zero of=/dev/sda",
+            "sudo dd if=/dev/urandom of=/dev/nvme0n1 bs=1M",
+            "cat /dev/urandom > /dev/sdb",
+            "shred -n 3 /dev/sda",
+        ],
+        passes: &[
+            "dd if=/dev/zero of=./disk.img bs=1M count=64",
+            "dd if=/dev/urandom of=/dev/null bs=1M count=10",
+            "lsblk /dev/sda",
+        ],
+    },
+    Rule {
+        id: "DES005",
+        category: Category::Destructive,
+        severity: Severity::Critical,
+        message: "Recursive permission or owner change on the root, home or a system directory",
+        explanation: "Detects `chmod -R`, `chown -R` or `chgrp -R` applied to `/`, `~`, `$HOME` or a top-level system directory. It breaks the operating system (sudo, ssh and many services refuse world-writable or foreign-owned files) and can open the whole machine to other users. Instead, change permissions only on files the skill created.",
+        matcher: Matcher::Text(
+            r#"(?im)\bch(?:mod|own|grp)\s+(?:-[a-z]+\s+)*-[a-z]*R[a-z]*\s+(?:-[a-z]+\s+)*[^\s/][^\s]*\s+["']?(?:/|/\*|~|~/|\$HOME/?|/(?:etc|usr|bin|sbin|var|home|root|boot|lib|lib64|opt|Users|System|Library))/?["']?(?:\s|$|[;&|])"#,
+        ),
+        fires: &[
+            "chmod -R 777 /",
+            "sudo chown -R nobody:nogroup /etc",
+            "chmod -R a+rwx ~",
+        ],
+        passes: &[
+            "chmod -R 755 ./public",
+            "sudo chown -R $(whoami) /usr/local/lib/node_modules",
+            "chown -R node:node /app",
+        ],
+    },
+    Rule {
+        id: "DES006",
+        category: Category::Destructive,
+        severity: Severity::Medium,
+        message: "Makes files world-writable",
+        explanation: "Detects `chmod 777`, `a+rwx`, `o+w` and `0o777` in code. World-writable files let any local user or process replace scripts the agent later runs. Instead, use the narrowest mode that works, such as `755` for executables and `644` for data.",
+        matcher: Matcher::Text(
+            r#"(?i)\bchmod\s+(?:-[a-z]+\s+)*(?:0?777|a\+rwx|ugo\+rwx|o\+w|a\+w)\b|\b(?:os\.chmod|fs\.chmod(?:Sync)?|chmodSync)\s*\([^\n]*?\b0o?777\b"#,
+        ),
+        fires: &[
+            "chmod 777 /var/run/docker.sock",
+            "chmod -R 0777 storage/",
+            "os.chmod(path, 0o777)",
+        ],
+        passes: &[
+            "chmod +x scripts/run.sh",
+            "chmod 755 bin/tool",
+            "chmod 600 ~/.ssh/config",
+        ],
+    },
+    Rule {
+        id: "DES007",
+        category: Category::Destructive,
+        severity: Severity::Medium,
+        message: "Force-pushes over remote history",
+        explanation: "Detects `git push --force`, `git push -f` and `+refspec` pushes. A force push rewrites the remote branch and silently drops commits other people pushed. Instead, use `git push --force-with-lease` on your own branch, and never force-push shared branches from a skill.",
+        matcher: Matcher::Text(
+            r#"(?im)\bgit\s+push\b[^\n;&|]*?(?:\s--force(?:\s|$)|\s-f(?:\s|$)|\s\+[\w/.:-]+)"#,
+        ),
+        fires: &[
+            "git push --force origin main",
+            "git push -f",
+            "git push origin +HEAD:main",
+        ],
+        passes: &[
+            "git push --force-with-lease origin feature/x",
+            "git push origin main",
+            "git push -u origin HEAD",
+        ],
+    },
+    Rule {
+        id: "DES008",
+        category: Category::Destructive,
+        severity: Severity::Medium,
+        message: "Discards uncommitted work in the repository",
+        explanation: "Detects `git reset --hard`, `git clean -fd`, `git checkout -- .`, `git restore .` and `git stash clear`. Run by an agent in the user's working tree, they throw away changes that were never committed and cannot be recovered. Instead, stash or commit first, or work in a separate worktree the skill creates.",
+        matcher: Matcher::Text(
+            r#"(?im)\bgit\s+(?:reset\s+(?:-\S+\s+)*--hard\b|clean\s+(?:-\S+\s+)*-[a-z]*(?:fd|df|f[a-z]*d|d[a-z]*f)[a-z]*\b|checkout\s+--\s+\.(?:\s|$)|restore\s+(?:--\S+\s+)*\.(?:\s|$)|stash\s+clear\b)"#,
+        ),
+        fires: &[
+            "git reset --hard origin/main",
+            "git clean -fdx",
+            "git checkout -- .",
+        ],
+        passes: &[
+            "git reset --soft HEAD~1",
+            "git clean -n",
+            "git checkout -- README.md",
+        ],
+    },
+    Rule {
+        id: "DES009",
+        category: Category::Destructive,
+        severity: Severity::Critical,
+        message: "Deletes shadow copies or disables system recovery",
+        explanation: "Detects `vssadmin delete shadows`, `wmic shadowcopy delete`, `wbadmin delete` and `bcdedit ... recoveryenabled no`. Ransomware runs exactly these commands so that the victim cannot restore encrypted files. Instead, a skill has no reason to touch backups or recovery settings.",
+        matcher: Matcher::Text(
+            r#"(?i)\bvssadmin(?:\.exe)?\s+delete\s+shadows\b|\bwmic(?:\.exe)?\s+shadowcopy\s+delete\b|\bwbadmin(?:\.exe)?\s+delete\s+(?:catalog|backup|systemstatebackup)\b|\bbcdedit(?:\.exe)?\b[^\n]*?\brecoveryenabled\s+no\b"#,
+        ),
+        fires: &[
+            "vssadmin delete shadows /all /quiet",
+            "wmic shadowcopy delete",
+            "bcdedit /set {default} recoveryenabled No",
+        ],
+        passes: &[
+            "vssadmin list shadows",
+            "wbadmin get versions",
+        ],
+    },
+    Rule {
+        id: "DES010",
+        category: Category::Destructive,
+        severity: Severity::Critical,
+        message: "Fork bomb",
+        explanation: "Detects the shell fork bomb `:(){ :|:& };:`, any shell function whose body pipes itself into a background copy of itself, and `while True: os.fork()`. It exhausts the process table and freezes the machine until reboot. Instead, there is no legitimate use in a skill; remove it.",
+        matcher: Matcher::Text(
+            r#":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:|\b[A-Za-z_]\w*\s*\(\s*\)\s*\{\s*[A-Za-z_]\w*\s*\|\s*[A-Za-z_]\w*\s*&\s*\}|\bwhile\s+True\s*:\s*os\.fork\(\)"#,
+        ),
+        fires: &[
+            ":(){ :|:& };:",
+            "bomb() { bomb | bomb & }; bomb",
+            "while True: os.fork()",
+        ],
+        passes: &[
+            "build() { make -j4; }",
+            "pid = os.fork()",
+        ],
+    },
+    Rule {
+        id: "DES011",
+        category: Category::Destructive,
+        severity: Severity::Critical,
+        message: "Unfiltered find-and-delete from the root or home directory",
+        explanation: "Detects `find /`, `find ~` or `find $HOME` with `-delete` or `-exec rm` and no name or path filter in between. It deletes every file it can reach. Instead, run find on a directory the skill owns and filter with `-name` or `-path`.",
+        matcher: Matcher::Text(
+            r#"(?i)\bfind\s+["']?(?:/|~|\$HOME|\$\{HOME\})["']?\s+(?:-(?:mindepth|maxdepth|xdev|depth|type|mount|ignore_readdir_race)(?:\s+[\w\d]+)?\s+)*(?:-delete\b|-exec\s+(?:sudo\s+)?(?:rm|shred|unlink)\b)"#,
+        ),
+        fires: &[
+            "find / -delete",
+            "find ~ -type f -exec rm -f {} +",
+            "find \"$HOME\" -mindepth 1 -delete",
+        ],
+        passes: &[
+            "find . -name '*.pyc' -delete",
+            "find /var/log -name '*.gz' -mtime +30 -delete",
+            "find ~ -name .DS_Store -delete",
+        ],
+    },
+];

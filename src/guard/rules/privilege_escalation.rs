@@ -1,0 +1,190 @@
+//! Privilege escalation: gaining root, or escaping the agent's own sandbox.
+
+use crate::guard::rule::{Category, Matcher, Rule, Severity};
+
+pub const RULES: &[Rule] = &[
+    Rule {
+        id: "PRV001",
+        category: Category::PrivilegeEscalation,
+        severity: Severity::Critical,
+        message: "Grants passwordless sudo for every command",
+        explanation: "Detects the sudoers grant `NOPASSWD: ALL`. Any process running as that user, including anything a later skill or a compromised package runs, becomes root without a password. Instead, if automation needs sudo, grant NOPASSWD for the one exact command it needs, and let the user add that line with visudo.",
+        matcher: Matcher::Text(r#"\bNOPASSWD\s*:\s*ALL\b"#),
+        fires: &[
+            "echo 'ALL ALL=(ALL) NOPASSWD: ALL' >> /etc/sudoers",
+            "deploy ALL=(ALL:ALL) NOPASSWD:ALL",
+        ],
+        passes: &[
+            "deploy ALL=(ALL) NOPASSWD: /usr/bin/systemctl restart myapp",
+            "Defaults env_reset",
+        ],
+    },
+    Rule {
+        id: "PRV002",
+        category: Category::PrivilegeEscalation,
+        severity: Severity::High,
+        message: "Edits sudoers or adds a user to an administrator group",
+        explanation: "Detects writing into `/etc/sudoers` or `/etc/sudoers.d/` by redirection, tee, cp/mv or `visudo -f`, adding a user to the sudo, wheel, admin or root group, and the macOS and Windows equivalents. Either gives an account lasting root rights. Instead, tell the user which permission is needed and let them grant it.",
+        matcher: Matcher::Text(
+            r#"(?i)(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv|install)\s+[^\n;&|]*?\s)\s*["']?/etc/sudoers(?:\.d/[\w.-]*)?\b|\bvisudo\s+-f\b|\busermod\s+(?:-[a-z]+\s+)*-[a-z]*G\s+(?:[\w,]*,)?(?:sudo|wheel|admin|root)\b|\b(?:gpasswd\s+-a|adduser)\s+\S+\s+(?:sudo|wheel|admin|root)\b|\bdscl\s+\.\s+-append\s+/Groups/admin\b|\bnet\s+localgroup\s+administrators\s+\S+\s+/add\b"#,
+        ),
+        fires: &[
+            "echo 'svc ALL=(ALL) ALL' | sudo tee /etc/sudoers.d/svc",
+            "sudo usermod -aG sudo helper",
+            "net localgroup administrators helper /add",
+        ],
+        passes: &[
+            "sudo usermod -aG docker $USER",
+            "sudo visudo -c",
+            "man sudoers",
+        ],
+    },
+    Rule {
+        id: "PRV003",
+        category: Category::PrivilegeEscalation,
+        severity: Severity::High,
+        message: "Sets the setuid bit or grants powerful capabilities",
+        explanation: "Detects `chmod u+s`/`+s`, numeric modes with the setuid bit (4xxx, 6xxx), `setcap` granting setuid, sys_admin, dac_override, sys_ptrace or sys_module, and `os.setuid(0)`. A setuid or capability-bearing binary lets any local user run code as root. Instead, run the privileged step explicitly with sudo when the user approves it.",
+        matcher: Matcher::Text(
+            r#"(?i)\bchmod\s+(?:-[a-z]+\s+)*(?:(?:u|ug|gu|a|ugo)?\+[rwx]*s[rwx]*|[4-7][0-7]{3})\b|\bsetcap\s+[^\n]*?\bcap_(?:setuid|setgid|sys_admin|dac_override|dac_read_search|sys_ptrace|sys_module)\b|\bos\.set(?:e?u|e?g|res?u)id\s*\(\s*0\s*\)"#,
+        ),
+        fires: &[
+            "chmod u+s /tmp/.sh",
+            "sudo chmod 4755 ./helper",
+            "setcap cap_setuid+ep /usr/bin/python3",
+        ],
+        passes: &[
+            "chmod +x scripts/run.sh",
+            "chmod 755 bin/tool",
+            "chmod g+s shared/",
+        ],
+    },
+    Rule {
+        id: "PRV004",
+        category: Category::PrivilegeEscalation,
+        severity: Severity::Critical,
+        message: "Touches the system-wide preload list /etc/ld.so.preload",
+        explanation: "Detects `/etc/ld.so.preload`, the file that makes the dynamic linker load a library into every process on the system. It is the standard hook for userland rootkits. Instead, a skill never needs it.",
+        matcher: Matcher::Text(r#"/etc/ld\.so\.preload\b"#),
+        fires: &[
+            "echo /usr/local/lib/libhide.so > /etc/ld.so.preload",
+            "cat /etc/ld.so.preload",
+        ],
+        passes: &[
+            "ls /etc/ld.so.conf.d/",
+            "sudo ldconfig",
+        ],
+    },
+    Rule {
+        id: "PRV005",
+        category: Category::PrivilegeEscalation,
+        severity: Severity::High,
+        message: "Preloads a library from a temporary or user-writable path",
+        explanation: "Detects `LD_PRELOAD` or `DYLD_INSERT_LIBRARIES` set to a library under `/tmp`, `/var/tmp`, `/dev/shm`, the current directory or the home directory. An injected library runs inside every program started with it, including sudo prompts and ssh. Instead, install libraries into system paths through the package manager.",
+        matcher: Matcher::Text(
+            r#"\b(?:LD_PRELOAD|DYLD_INSERT_LIBRARIES)\s*=\s*["']?(?:/tmp/|/dev/shm/|/var/tmp/|\./|\.\./|\$HOME/|\$\{HOME\}/|~/|\$\(pwd\)/|\$PWD/)"#,
+        ),
+        fires: &[
+            "LD_PRELOAD=/tmp/.l.so sudo -v",
+            "export DYLD_INSERT_LIBRARIES=$HOME/.cache/inject.dylib",
+        ],
+        passes: &[
+            "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 python app.py",
+            "echo $LD_PRELOAD",
+        ],
+    },
+    Rule {
+        id: "PRV006",
+        category: Category::PrivilegeEscalation,
+        severity: Severity::High,
+        message: "Runs an AI agent with its permission checks disabled",
+        explanation: "Detects `--dangerously-skip-permissions`, `--dangerously-bypass-approvals-and-sandbox`, the `bypassPermissions` permission mode, Codex's `danger-full-access` sandbox and `--yolo` for Gemini or Qwen. A skill that starts an agent this way escapes the approval and sandbox the user relies on. Instead, run sub-agents with the user's normal permission settings.",
+        matcher: Matcher::Text(
+            r#"--dangerously-skip-permissions\b|--dangerously-bypass-approvals-and-sandbox\b|["']?defaultMode["']?\s*[:=]\s*["']bypassPermissions["']|--permission-mode[= ]+bypassPermissions\b|\bsandbox_mode\s*=\s*["']danger-full-access["']|--sandbox[= ]+danger-full-access\b|\b(?:gemini|qwen)\b[^\n]*?\s--yolo\b"#,
+        ),
+        fires: &[
+            "claude -p \"fix it\" --dangerously-skip-permissions",
+            "\"defaultMode\": \"bypassPermissions\"",
+            "codex exec --sandbox danger-full-access \"run the task\"",
+        ],
+        passes: &[
+            "claude -p \"summarise the diff\" --permission-mode plan",
+            "\"defaultMode\": \"acceptEdits\"",
+            "sandbox_mode = \"workspace-write\"",
+        ],
+    },
+    Rule {
+        id: "PRV007",
+        category: Category::PrivilegeEscalation,
+        severity: Severity::Medium,
+        message: "Opens a root shell with sudo",
+        explanation: "Detects `sudo su`, `sudo -i`, `sudo -s` and `sudo bash`/`sudo sh`. A root shell runs everything that follows as root, far beyond the one privileged step a skill might need. Instead, prefix only the specific command with sudo (`sudo apt-get install -y jq`).",
+        matcher: Matcher::Text(
+            r#"(?m)\bsudo\s+(?:-[A-Za-z]+\s+)*?(?:-i|-s|su|(?:/(?:usr/)?bin/)?(?:ba|z|da|k)?sh)(?:\s|$|[;&|)])"#,
+        ),
+        fires: &[
+            "sudo su -",
+            "sudo -i",
+            "sudo bash -c 'echo 1 > /proc/sys/vm/drop_caches'",
+        ],
+        passes: &[
+            "sudo apt-get install -y jq",
+            "sudo -u postgres psql",
+            "sudo systemctl restart nginx",
+        ],
+    },
+    Rule {
+        id: "PRV008",
+        category: Category::PrivilegeEscalation,
+        severity: Severity::Medium,
+        message: "Feeds a password to sudo from a script",
+        explanation: "Detects `sudo -S`, which reads the password from standard input. Scripts that use it carry or pipe the user's password, where it ends up in files, shell history and process listings. Instead, let sudo prompt the user interactively, or configure a narrowly scoped sudoers rule.",
+        matcher: Matcher::Text(r#"\bsudo\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*S[A-Za-z]*\b"#),
+        fires: &[
+            "echo \"$PASSWORD\" | sudo -S apt-get update",
+            "sudo -kS true <<< \"$PW\"",
+        ],
+        passes: &[
+            "sudo -s",
+            "sudo -E make install",
+        ],
+    },
+    Rule {
+        id: "PRV009",
+        category: Category::PrivilegeEscalation,
+        severity: Severity::Medium,
+        message: "Container started with host-level access",
+        explanation: "Detects `docker run`/`create`/`exec` with `--privileged`, the host root mounted (`-v /:/...`), the Docker socket mounted, `--pid=host` or `--cap-add ALL/SYS_ADMIN`, and `privileged: true`/`hostPID: true` in manifests. Each is equivalent to root on the host. Instead, mount only the project directory and drop capabilities.",
+        matcher: Matcher::Text(
+            r#"(?i)\bdocker\s+(?:run|create|exec)\b[^\n]*?(?:--privileged\b|\s-v\s+/:/|--volume[= ]/:/|\s-v\s+/var/run/docker\.sock:|--pid[= ]host\b|--cap-add[= ](?:ALL|SYS_ADMIN)\b)|\bprivileged\s*:\s*true\b|\bhostPID\s*:\s*true\b"#,
+        ),
+        fires: &[
+            "docker run --rm -it --privileged -v /:/host alpine chroot /host",
+            "docker run -v /var/run/docker.sock:/var/run/docker.sock img",
+            "  privileged: true",
+        ],
+        passes: &[
+            "docker run --rm -v \"$PWD\":/work -w /work node:20 npm test",
+            "docker run -p 8080:80 nginx",
+        ],
+    },
+    Rule {
+        id: "PRV010",
+        category: Category::PrivilegeEscalation,
+        severity: Severity::Medium,
+        message: "Searches the system for setuid binaries or capabilities",
+        explanation: "Detects `find / -perm -4000` (and the setgid and symbolic `u=s` forms) and `getcap -r /`. Listing setuid binaries and file capabilities is the first step of local privilege escalation. Instead, a skill has no need to survey privileged binaries.",
+        matcher: Matcher::Text(
+            r#"(?i)\bfind\s+/\s+[^\n]*?-perm\s+(?:-|/|\+)?(?:[ug]=s|[0246]000|4000|2000|6000)\b|\bgetcap\s+-r\s+/(?:\s|$)"#,
+        ),
+        fires: &[
+            "find / -perm -4000 -type f 2>/dev/null",
+            "find / -perm -u=s -type f",
+            "getcap -r / 2>/dev/null",
+        ],
+        passes: &[
+            "find . -perm -u+x -type f",
+            "find /usr/local/bin -perm 755",
+        ],
+    },
+];
