@@ -49,7 +49,7 @@ pub fn scan_dirs(
     results.into_iter().map(|(_, r)| r).collect()
 }
 
-fn scan_dir(dir: &PathBuf, options: ScanOptions) -> Result<Scanned, ReadError> {
+fn scan_dir(dir: &std::path::Path, options: ScanOptions) -> Result<Scanned, ReadError> {
     let files = SkillFiles::read(dir)?;
     let scan = scan_skill(&files, &|rel| std::fs::read(dir.join(rel)), options);
     let name = files
