@@ -85,6 +85,13 @@ fn time_one(name: &str, path: &str, bytes: Vec<u8>) {
 }
 
 fn main() {
+    let start = Instant::now();
+    let _ = git_skill::guard::engine::Engine::get();
+    println!(
+        "engine build ({} rules): {:.1} ms",
+        git_skill::guard::rules::all().len(),
+        start.elapsed().as_secs_f64() * 1e3
+    );
     let skills: usize = std::env::var("SCAN_BENCH_SKILLS")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -21,18 +21,28 @@ pub struct Hit {
 }
 
 pub struct Engine {
-    /// Text and raw rules, for the raw view.
-    raw_set: RegexSet,
-    raw_rules: Vec<usize>,
-    /// Text rules only, for normalised and decoded views.
-    text_set: RegexSet,
-    text_rules: Vec<usize>,
-    regexes: Vec<Option<Regex>>,
+    /// One set over every rule with a pattern; which rules a view may use is filtered after.
+    set: RegexSet,
+    /// Set index -> rule index.
+    rules: Vec<usize>,
+    /// Rule index -> its regex, compiled the first time the set says it matched somewhere:
+    /// most files match few rules, and compiling all of them up front doubled the start-up.
+    regexes: Vec<OnceLock<Regex>>,
 }
 
 const SIZE_LIMIT: usize = 1 << 26;
 /// Matches kept per rule and view of one file.
 pub const MAX_HITS_PER_RULE: usize = 1_000;
+
+/// The pattern as compiled: text rules get ASCII Perl classes (see [`super::ascii`]); raw
+/// rules look for Unicode and keep Unicode classes.
+fn compiled_pattern(rule: &Rule) -> Option<String> {
+    match rule.matcher {
+        Matcher::Text(p) => Some(super::ascii::asciify(p)),
+        Matcher::Raw(p) => Some(p.to_owned()),
+        Matcher::Structural => None,
+    }
+}
 
 impl Engine {
     /// The engine over the whole registry, built once.
@@ -41,72 +51,65 @@ impl Engine {
         ENGINE.get_or_init(|| Engine::new(rules::all()))
     }
 
-    fn new(rules: &[Rule]) -> Engine {
-        let pattern = |r: &Rule| match r.matcher {
-            Matcher::Text(p) | Matcher::Raw(p) => Some(p),
-            Matcher::Structural => None,
-        };
-        let regexes = rules
-            .iter()
-            .map(|r| {
-                pattern(r).map(|p| {
-                    RegexBuilder::new(p)
-                        .size_limit(SIZE_LIMIT)
-                        .build()
-                        .unwrap_or_else(|e| panic!("rule {} has an invalid pattern: {e}", r.id))
-                })
-            })
-            .collect();
-        let raw_rules: Vec<usize> = (0..rules.len())
-            .filter(|&i| pattern(&rules[i]).is_some())
-            .collect();
-        let text_rules: Vec<usize> = (0..rules.len())
-            .filter(|&i| matches!(rules[i].matcher, Matcher::Text(_)))
-            .collect();
-        let set = |idx: &[usize]| {
-            RegexSetBuilder::new(idx.iter().map(|&i| pattern(&rules[i]).unwrap_or_default()))
-                .size_limit(SIZE_LIMIT)
-                .dfa_size_limit(SIZE_LIMIT)
-                .build()
-                .expect("rule patterns compile as a set")
-        };
-        Engine {
-            raw_set: set(&raw_rules),
-            text_set: set(&text_rules),
-            raw_rules,
-            text_rules,
-            regexes,
+    fn new(all: &[Rule]) -> Engine {
+        let mut patterns = Vec::new();
+        let mut idx = Vec::new();
+        for (i, rule) in all.iter().enumerate() {
+            if let Some(p) = compiled_pattern(rule) {
+                patterns.push(p);
+                idx.push(i);
+            }
         }
+        let set = RegexSetBuilder::new(&patterns)
+            .size_limit(SIZE_LIMIT)
+            .dfa_size_limit(SIZE_LIMIT)
+            .build()
+            .unwrap_or_else(|e| panic!("rule patterns do not compile as a set: {e}"));
+        Engine {
+            set,
+            rules: idx,
+            regexes: all.iter().map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    fn regex(&self, rule: usize) -> &Regex {
+        self.regexes[rule].get_or_init(|| {
+            let r = &rules::all()[rule];
+            let pattern = compiled_pattern(r).unwrap_or_default();
+            RegexBuilder::new(&pattern)
+                .size_limit(SIZE_LIMIT)
+                .build()
+                .unwrap_or_else(|e| panic!("rule {} has an invalid pattern: {e}", r.id))
+        })
     }
 
     /// Matches on the original text: every rule with a pattern.
     pub fn scan_raw(&self, text: &str, out: &mut Vec<Hit>) {
-        self.scan(&self.raw_set, &self.raw_rules, text, |o| o, out);
+        self.scan(text, false, |o| o, out);
     }
 
     /// Matches on a derived view (normalised, decoded): text rules only. `origin` maps an
     /// offset of the view to the original.
     pub fn scan_view(&self, text: &str, origin: impl Fn(usize) -> usize, out: &mut Vec<Hit>) {
-        self.scan(&self.text_set, &self.text_rules, text, origin, out);
+        self.scan(text, true, origin, out);
     }
 
     fn scan(
         &self,
-        set: &RegexSet,
-        idx: &[usize],
         text: &str,
+        text_rules_only: bool,
         origin: impl Fn(usize) -> usize,
         out: &mut Vec<Hit>,
     ) {
         let all = rules::all();
-        for m in set.matches(text).iter() {
-            let rule = idx[m];
-            let Some(re) = &self.regexes[rule] else {
+        for m in self.set.matches(text).iter() {
+            let rule = self.rules[m];
+            if text_rules_only && !matches!(all[rule].matcher, Matcher::Text(_)) {
                 continue;
-            };
+            }
             // Past this many places, more of the same rule in one view tells nobody anything
             // new, and a file of a million zero-width spaces must not cost a million findings.
-            for found in re.find_iter(text).take(MAX_HITS_PER_RULE) {
+            for found in self.regex(rule).find_iter(text).take(MAX_HITS_PER_RULE) {
                 if !confirm(&all[rule], found.as_str()) {
                     continue;
                 }

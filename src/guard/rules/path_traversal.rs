@@ -10,7 +10,7 @@ pub const RULES: &[Rule] = &[
         message: "Relative path climbs into a system directory",
         explanation: "Detects three or more `../` steps followed by a system directory such as `etc`, `proc`, `root`, `home`, `var` or `Windows` (`../../../../etc/passwd`). This is the classic traversal payload for reading files outside the intended tree. Instead, refer to files inside the skill or the user's project by paths relative to them.",
         matcher: Matcher::Text(
-            r#"(?:\.\.[/\\]){3,}(?:etc|proc|root|home|usr|var|boot|sys|dev|private|Users|[Ww]indows)(?:[/\\]|\b)"#,
+            r#"(?:\.\.[/\\]){3,}(?:etc|proc|root|home|usr|var|boot|sys|dev|private|Users|[Ww]indows)(?:[/\\]|(?-u:\b))"#,
         ),
         fires: &[
             "../../../../etc/passwd",
@@ -48,7 +48,7 @@ pub const RULES: &[Rule] = &[
         message: "Reads another process's environment or memory through /proc",
         explanation: "Detects `/proc/<pid>/environ`, `/proc/<pid>/mem`, `/proc/self/environ` and `/proc/kcore`. The environ file holds every secret passed to a process; mem and kcore expose raw memory. Instead, read the one variable you need from your own environment.",
         matcher: Matcher::Text(
-            r#"/proc/(?:self|thread-self|\d+|\$\{?\w+\}?|\*)/(?:environ|mem)\b|/proc/kcore\b"#,
+            r#"/proc/(?:self|thread-self|\d+|\$\{?\w+\}?|\*)/(?:environ|mem)(?-u:\b)|/proc/kcore(?-u:\b)"#,
         ),
         fires: &[
             "/proc/self/environ",
@@ -68,7 +68,7 @@ pub const RULES: &[Rule] = &[
         message: "Accesses the system password hashes",
         explanation: "Detects `/etc/shadow`, `/etc/gshadow`, `/etc/master.passwd`, the Windows SAM, SECURITY and SYSTEM hives, `reg save` of those hives and `NTDS.dit`. These hold the password hashes of every account. Instead, a skill never needs them.",
         matcher: Matcher::Text(
-            r#"(?i)/etc/(?:shadow|gshadow|master\.passwd|security/opasswd)\b|[/\\]windows[/\\]system32[/\\]config[/\\](?:SAM|SECURITY|SYSTEM)\b|\breg(?:\.exe)?\s+save\s+HKLM\\(?:SAM|SECURITY|SYSTEM)\b|\bNTDS\.dit\b"#,
+            r#"(?i)/etc/(?:shadow|gshadow|master\.passwd|security/opasswd)(?-u:\b)|[/\\]windows[/\\]system32[/\\]config[/\\](?:SAM|SECURITY|SYSTEM)(?-u:\b)|(?-u:\b)reg(?:\.exe)?\s+save\s+HKLM\\(?:SAM|SECURITY|SYSTEM)(?-u:\b)|(?-u:\b)NTDS\.dit(?-u:\b)"#,
         ),
         fires: &[
             "sudo cat /etc/shadow",
@@ -87,7 +87,7 @@ pub const RULES: &[Rule] = &[
         message: "Extracts an archive over the filesystem root",
         explanation: "Detects `tar -P`/`--absolute-names` and tar or unzip extracting into `/`. Archive entries with absolute or `../` paths then overwrite system files such as `/etc/passwd` or binaries in `/usr/bin`. Instead, extract into a fresh directory the skill owns and copy out the files you need.",
         matcher: Matcher::Text(
-            r#"(?m)\btar\b[^\n|;&]*?\s(?:-[a-zA-Z]*P[a-zA-Z]*|--absolute-names)(?:\s|$)|\btar\b[^\n|;&]*?\s(?:-C|--directory)(?:\s+|=)["']?/["']?(?:\s|$)|\bunzip\b[^\n|;&]*?\s-d\s+["']?/["']?(?:\s|$)"#,
+            r#"(?m)(?-u:\b)tar(?-u:\b)[^\n|;&]*?\s(?:-[a-zA-Z]*P[a-zA-Z]*|--absolute-names)(?:\s|$)|(?-u:\b)tar(?-u:\b)[^\n|;&]*?\s(?:-C|--directory)(?:\s+|=)["']?/["']?(?:\s|$)|(?-u:\b)unzip(?-u:\b)[^\n|;&]*?\s-d\s+["']?/["']?(?:\s|$)"#,
         ),
         fires: &[
             "tar -xPf payload.tar",
@@ -107,7 +107,7 @@ pub const RULES: &[Rule] = &[
         message: "Relative path climbs out of the skill into agent or credential directories",
         explanation: "Detects `../` paths that lead into `.claude/`, `.cursor/`, `.codex/`, `.gemini/`, `.git/hooks/`, `.git/config`, `.ssh/`, `.aws/` or `.gnupg/`. A skill reaching from its own folder into the agent's configuration or the user's keys is escaping its scope. Instead, touch only files inside the skill or the paths the user named.",
         matcher: Matcher::Text(
-            r#"(?:\.\.[/\\])+(?:\.claude|\.cursor|\.codex|\.gemini|\.ssh|\.aws|\.gnupg)[/\\]|(?:\.\.[/\\])+\.git[/\\](?:hooks\b|config\b)"#,
+            r#"(?:\.\.[/\\])+(?:\.claude|\.cursor|\.codex|\.gemini|\.ssh|\.aws|\.gnupg)[/\\]|(?:\.\.[/\\])+\.git[/\\](?:hooks(?-u:\b)|config(?-u:\b))"#,
         ),
         fires: &[
             "cp payload.json ../../../.claude/settings.json",
@@ -127,7 +127,7 @@ pub const RULES: &[Rule] = &[
         message: "Reads the system account list",
         explanation: "Detects commands and file APIs reading `/etc/passwd`. The file is world-readable and holds no passwords, but reading it is a routine reconnaissance step and rarely needed by a skill. Instead, use `id` or `getent passwd \"$USER\"` for the current account.",
         matcher: Matcher::Text(
-            r#"(?:\b(?:cat|less|more|head|tail|grep|awk|cut|strings)\s+(?:[^\n|;&]*?\s)?|\bopen\s*\(\s*["']|\breadFile(?:Sync)?\s*\(\s*["']|\bGet-Content\s+)/etc/passwd\b"#,
+            r#"(?:(?-u:\b)(?:cat|less|more|head|tail|grep|awk|cut|strings)\s+(?:[^\n|;&]*?\s)?|(?-u:\b)open\s*\(\s*["']|(?-u:\b)readFile(?:Sync)?\s*\(\s*["']|(?-u:\b)Get-Content\s+)/etc/passwd(?-u:\b)"#,
         ),
         fires: &[
             "cat /etc/passwd",
