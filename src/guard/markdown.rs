@@ -11,14 +11,26 @@ use regex::Regex;
 /// Byte ranges of the original text that are quoted examples.
 #[derive(Debug, Default)]
 pub struct Quoted {
+    /// Quoted examples: code after a warning or detection cue.
     ranges: Vec<Range<usize>>,
+    /// Every inline code span, cued or not.
+    inline: Vec<Range<usize>>,
+}
+
+fn within(ranges: &[Range<usize>], offset: usize) -> bool {
+    // Ranges are sorted and disjoint.
+    let i = ranges.partition_point(|r| r.end <= offset);
+    ranges.get(i).is_some_and(|r| r.start <= offset)
 }
 
 impl Quoted {
     pub fn contains(&self, offset: usize) -> bool {
-        // Ranges are sorted and disjoint.
-        let i = self.ranges.partition_point(|r| r.end <= offset);
-        self.ranges.get(i).is_some_and(|r| r.start <= offset)
+        within(&self.ranges, offset)
+    }
+
+    /// Inside any inline code span: a mention of a name rather than the thing itself.
+    pub fn in_inline_code(&self, offset: usize) -> bool {
+        within(&self.inline, offset)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -48,6 +60,7 @@ fn cue() -> &'static Regex {
 /// Finds the quoted examples of a Markdown text.
 pub fn quoted_examples(text: &str) -> Quoted {
     let mut ranges = Vec::new();
+    let mut inline = Vec::new();
     let mut offset = 0;
     let mut fence: Option<(String, usize, bool)> = None; // (marker, start, cued)
     let mut last_prose = "";
@@ -65,7 +78,7 @@ pub fn quoted_examples(text: &str) -> Quoted {
             let cued = cue().is_match(last_prose.trim_end());
             fence = Some((marker, offset, cued));
         } else {
-            inline_spans(line, offset, &mut ranges);
+            inline_spans(line, offset, &mut ranges, &mut inline);
             if !line.trim().is_empty() {
                 last_prose = line;
             }
@@ -76,12 +89,21 @@ pub fn quoted_examples(text: &str) -> Quoted {
         ranges.push(start..text.len());
     }
     ranges.sort_by_key(|r| r.start);
-    Quoted { ranges }
+    Quoted { ranges, inline }
 }
 
-/// Inline code spans of one line whose preceding text ends in a cue.
-fn inline_spans(line: &str, offset: usize, out: &mut Vec<Range<usize>>) {
+/// Inline code spans of one line: all of them into `inline`, and those whose preceding text
+/// ends in a cue into `out`. Earlier spans in the prefix read as a word, so that in "look for
+/// `a` and `b`" both are examples.
+fn inline_spans(
+    line: &str,
+    offset: usize,
+    out: &mut Vec<Range<usize>>,
+    inline: &mut Vec<Range<usize>>,
+) {
     let bytes = line.as_bytes();
+    let mut prefix = String::new();
+    let mut copied = 0;
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] != b'`' {
@@ -109,10 +131,14 @@ fn inline_spans(line: &str, offset: usize, out: &mut Vec<Range<usize>>) {
             i = open_end;
             continue;
         };
-        if cue().is_match(&line[..i]) {
+        prefix.push_str(&line[copied..i]);
+        if cue().is_match(&prefix) {
             out.push(offset + i..offset + close + run);
         }
+        inline.push(offset + i..offset + close + run);
+        prefix.push_str("code");
         i = close + run;
+        copied = i;
     }
 }
 

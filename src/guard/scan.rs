@@ -191,11 +191,18 @@ pub fn scan_skill(
                     );
                     continue;
                 }
-                if is_binary(&bytes) {
+                let asset = known_asset(&bytes);
+                let binary = asset.is_some() || is_binary(&bytes);
+                // Images, fonts and PDFs are expected under assets/; other binary data is not.
+                if binary && !(asset.is_some() && entry.path.starts_with("assets/")) {
                     structural(
                         &mut scan,
                         "STR009",
-                        format!("'{}' holds binary data; scanned as text", entry.path),
+                        format!(
+                            "'{}' holds binary data ({}); scanned as text",
+                            entry.path,
+                            asset.unwrap_or("unknown format")
+                        ),
                     );
                 }
                 let live =
@@ -207,15 +214,12 @@ pub fn scan_skill(
                         format!("'{}' is executable but outside scripts/", entry.path),
                     );
                 }
-                let markdown = !live && is_markdown(&entry.path);
-                scan_text(
-                    &entry.path,
-                    &bytes,
-                    markdown,
-                    all,
-                    options,
-                    &mut scan.findings,
-                );
+                let kind = TextKind {
+                    markdown: is_markdown(&entry.path),
+                    live,
+                    binary,
+                };
+                scan_text(&entry.path, &bytes, kind, all, options, &mut scan.findings);
             }
         }
     }
@@ -305,25 +309,80 @@ fn is_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8192)].contains(&0)
 }
 
+/// Binary formats that skills legitimately carry as assets.
+fn known_asset(bytes: &[u8]) -> Option<&'static str> {
+    let magic = |m: &[u8]| bytes.starts_with(m);
+    if magic(b"\x89PNG\r\n\x1a\n") {
+        Some("PNG image")
+    } else if magic(&[0xff, 0xd8, 0xff]) {
+        Some("JPEG image")
+    } else if magic(b"GIF87a") || magic(b"GIF89a") {
+        Some("GIF image")
+    } else if magic(b"RIFF") && bytes.get(8..12) == Some(b"WEBP") {
+        Some("WebP image")
+    } else if magic(&[0, 0, 1, 0]) {
+        Some("icon")
+    } else if magic(&[0, 1, 0, 0]) || magic(b"OTTO") || magic(b"true") {
+        Some("font")
+    } else if magic(b"wOFF") || magic(b"wOF2") {
+        Some("web font")
+    } else if magic(b"%PDF-") {
+        Some("PDF")
+    } else {
+        None
+    }
+}
+
+/// What kind of text a file is, which decides the views and rules that apply.
+#[derive(Debug, Clone, Copy)]
+struct TextKind {
+    /// A Markdown document (by extension).
+    markdown: bool,
+    /// Code that runs: under scripts/, executable, or starting with `#!`.
+    live: bool,
+    /// Binary data, scanned lossily for payload strings only.
+    binary: bool,
+}
+
+/// Rules about what a reader of rendered Markdown sees; elsewhere (an HTML viewer hiding a tab
+/// with `display:none`) they mean nothing.
+const MARKDOWN_ONLY_RULES: &[&str] = &["HID005", "HID006"];
+
+/// Rules whose match inside inline code is a mention, whatever precedes it: a forged system
+/// header works by passing for the real thing, and `` `<system-reminder>` `` in prose does not.
+const MENTION_RULES: &[&str] = &["INJ006"];
+
 /// Matches the text of one file in all its views and appends the findings.
 fn scan_text(
     path: &str,
     bytes: &[u8],
-    markdown: bool,
+    kind: TextKind,
     all: &[Rule],
     options: ScanOptions,
     out: &mut Vec<Finding>,
 ) {
     let engine = Engine::get();
     let raw = String::from_utf8_lossy(bytes);
+    // Soft wraps and quoted examples only make sense for prose an agent reads.
+    let markdown = kind.markdown && !kind.live && !kind.binary;
     let mut hits: Vec<(Hit, Context)> = Vec::new();
     let mut found = Vec::new();
-    engine.scan_raw(&raw, &mut found);
-    hits.extend(found.drain(..).map(|h| (h, Context::Live)));
-    let view = normalize(&raw, markdown);
-    if view.text != raw {
-        engine.scan_view(&view.text, |i| view.original(i), &mut found);
+    if kind.binary {
+        // Invisible or mixed-script "characters" in binary data are just bytes: only payload
+        // strings (text rules) are looked for, on the raw bytes.
+        engine.scan_view(&raw, |o| o, &mut found);
         hits.extend(found.drain(..).map(|h| (h, Context::Live)));
+    } else {
+        engine.scan_raw(&raw, &mut found);
+        hits.extend(found.drain(..).map(|h| (h, Context::Live)));
+        let view = normalize(&raw, markdown);
+        if view.text != raw {
+            engine.scan_view(&view.text, |i| view.original(i), &mut found);
+            hits.extend(found.drain(..).map(|h| (h, Context::Live)));
+        }
+    }
+    if !kind.markdown {
+        hits.retain(|(h, _)| !MARKDOWN_ONLY_RULES.contains(&all[h.rule].id));
     }
     // Payloads: decoded from the raw text, then from what they decode to.
     let mut budget = decode::MAX_DECODED_BYTES;
@@ -366,7 +425,8 @@ fn scan_text(
         }
         let column = lines.column(&raw, line, hit.offset);
         let rule = &all[hit.rule];
-        let context = if context == Context::Live && quoted.contains(hit.offset) {
+        let mention = MENTION_RULES.contains(&rule.id) && quoted.in_inline_code(hit.offset);
+        let context = if context == Context::Live && (quoted.contains(hit.offset) || mention) {
             Context::Quoted
         } else {
             context
@@ -504,8 +564,14 @@ mod tests {
     #[test]
     fn every_rule_fires_on_its_examples_and_not_on_its_near_misses() {
         for rule in rules::all() {
+            // Examples are live code, except for rules about rendered Markdown.
+            let path = if MARKDOWN_ONLY_RULES.contains(&rule.id) {
+                "references/example.md"
+            } else {
+                "scripts/check.sh"
+            };
             for text in rule.fires {
-                let scan = scan_files(&[("scripts/check.sh", text.as_bytes(), false)]);
+                let scan = scan_files(&[(path, text.as_bytes(), false)]);
                 assert!(
                     rules_of(&scan).contains(&rule.id),
                     "{} must fire on {text:?}; got {:?}",
@@ -514,7 +580,7 @@ mod tests {
                 );
             }
             for text in rule.passes {
-                let scan = scan_files(&[("scripts/check.sh", text.as_bytes(), false)]);
+                let scan = scan_files(&[(path, text.as_bytes(), false)]);
                 assert!(
                     !rules_of(&scan).contains(&rule.id),
                     "{} must not fire on {text:?}",

@@ -10,20 +10,20 @@ pub const RULES: &[Rule] = &[
         id: "CRD001",
         category: Category::CredentialExposure,
         severity: Severity::Critical,
-        message: "Private key block",
-        explanation: "Detects the PEM header of a private key (RSA, DSA, EC, OpenSSH, PKCS#8, encrypted or PGP) and PuTTY key files. A private key in a skill is readable by everyone who installs or reviews it, and whoever has it can log in or sign as its owner. Instead, remove the key, rotate it, and have the skill read keys from the user's own key store or agent.",
+        message: "Private key material",
+        explanation: "Detects a PEM private key (RSA, DSA, EC, OpenSSH, PKCS#8, encrypted or PGP) whose header is followed by key data, and the private part of PuTTY key files. A private key in a skill is readable by everyone who installs or reviews it, and whoever has it can log in or sign as its owner. Instead, remove the key, rotate it, and have the skill use the user's own key store or agent.",
         matcher: Matcher::Text(
-            r#"-----BEGIN (?:RSA |DSA |EC |OPENSSH |ENCRYPTED |PGP |SSH2 )?PRIVATE KEY(?: BLOCK)?-----|(?-u:\b)PuTTY-User-Key-File-\d+:\s*\S+"#,
+            r#"-----BEGIN (?:RSA |DSA |EC |OPENSSH |ENCRYPTED |PGP |SSH2 )?PRIVATE KEY(?: BLOCK)?-----(?:\s+[A-Za-z][\w-]*:[^\n]*)*\s+[A-Za-z0-9+/=]{40}|(?-u:\b)Private-Lines:[ \t]*\d+\s+[A-Za-z0-9+/=]{40}"#,
         ),
         fires: &[
-            "-----BEGIN OPENSSH PRIVATE KEY-----",
+            concat!("-----BEGIN OPENSSH PRIV", "ATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"),
             concat!("-----BEGIN RSA PRIV", "ATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun"),
-            concat!("PuTTY-User-Key-", "File-3: ssh-ed25519"),
+            concat!("Private-", "Lines: 5\nAAAAIQDNm3bQ2Xq8C1vLp0WmT7YkR4sHn6JgE9zFd2cKaUiOAAAAIQD"),
         ],
         passes: &[
-            "-----BEGIN PUBLIC KEY-----",
-            "-----BEGIN CERTIFICATE-----",
-            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFake user@host",
+            "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeL",
+            "-----BEGIN OPENSSH PRIVATE KEY-----",
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA...\n-----END RSA PRIVATE KEY-----",
         ],
     },
     Rule {
@@ -53,7 +53,7 @@ pub const RULES: &[Rule] = &[
         message: "AWS secret access key",
         explanation: "Detects an `aws_secret_access_key` setting (any spelling) assigned a 40-character key. The secret key signs requests for the whole account. Instead, remove it, rotate the key pair, and rely on the user's AWS credentials chain.",
         matcher: Matcher::Text(
-            r#"(?i:aws_?secret(?:_?access)?_?key)["']?\s*[:=]\s*["']?[A-Za-z0-9/+]{40}(?:["'\s,;]|$)"#,
+            r#"(?i:aws_?secret(?:_?access)?_?key)["']?[ \t]*[:=][ \t]*["']?[A-Za-z0-9/+]{40}(?:["'\s,;]|$)"#,
         ),
         fires: &[
             "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
@@ -254,9 +254,9 @@ pub const RULES: &[Rule] = &[
         category: Category::CredentialExposure,
         severity: Severity::High,
         message: "Hard-coded secret assigned to a key, token or password setting",
-        explanation: "Detects a setting named like a key, token, secret or password assigned a literal value of 17 or more key characters that contains a digit, the shape of a generated secret. Placeholders such as `YOUR_API_KEY`, `<your-api-key>` and `${VAR}` do not match. Instead, remove the value, rotate it, and read it from the environment or a secrets manager.",
+        explanation: "Detects a setting named like a key, token, secret or password assigned a literal value of 15 or more key characters in which digits and letters alternate (digit, letter, digit), the shape of a generated secret. Placeholders such as `YOUR_API_KEY`, `<your-api-key>`, `${VAR}`, `sk-1234567890abcdef` or `xxxx` runs do not match, nor do `token=` query parameters of URLs. Instead, remove the value, rotate it, and read it from the environment or a secrets manager.",
         matcher: Matcher::Text(
-            r#"(?im)(?-u:\b)(?:[a-z0-9]+[_-])*(?:api[_-]?key|apikey|secret[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?key|refresh[_-]?token|bearer[_-]?token|password|passwd|secret|token)["']?\s*(?::|=|:=|=>)\s*["'`]?[A-Za-z0-9+/_.=\-]{8,}[0-9][A-Za-z0-9+/_.=\-]{8,}["'`]?(?:[\s,;})\]]|$)"#,
+            r#"(?im)(?:^|[^?&/\w])(?:[a-z0-9]+[_-])*(?:api[_-]?key|apikey|secret[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?key|refresh[_-]?token|bearer[_-]?token|password|passwd|secret|token)["']?[ \t]*(?::|=|:=|=>)[ \t]*["'`]?[A-Za-z0-9+/_.=\-]{6,}[0-9][A-Za-z0-9+/_.=\-]*?[A-Za-z][A-Za-z0-9+/_.=\-]*?[0-9][A-Za-z0-9+/_.=\-]{6,}["'`]?(?:[\s,;})\]]|$)"#,
         ),
         fires: &[
             "api_key = \"a8f5f167f44f4964e6c998dee827110c\"",
@@ -268,6 +268,9 @@ pub const RULES: &[Rule] = &[
             "api_key = \"<your-api-key>\"",
             "password = os.environ[\"DB_PASSWORD\"]",
             "max_tokens = 4096",
+            "api_key = \"sk-example-1234567890abcdef\"",
+            "OPENROUTER_API_KEY='sk-or-v1-project1-key'",
+            "https://storage.example.com/o/img.png?alt=media&token=0445fa4f-67dd-41a4-a5f4-19df5a05d86d",
         ],
     },
     Rule {
@@ -277,7 +280,7 @@ pub const RULES: &[Rule] = &[
         message: "Hard-coded credential in an HTTP authorization header",
         explanation: "Detects `Authorization: Bearer|Token|Basic`, `x-api-key`, `api-key`, `x-auth-token` and `private-token` headers followed by a literal credential of 17 or more characters containing a digit. Placeholders such as `$TOKEN` or `<token>` do not match. Instead, build the header from an environment variable.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)(?:authorization\s*:\s*(?:bearer|token|basic)|x-api-key\s*:|api-key\s*:|x-auth-token\s*:|private-token\s*:)\s*[A-Za-z0-9._~+/=-]{8,}[0-9][A-Za-z0-9._~+/=-]{8,}"#,
+            r#"(?i)(?-u:\b)(?:authorization[ \t]*:[ \t]*(?:bearer|token|basic)|x-api-key[ \t]*:|api-key[ \t]*:|x-auth-token[ \t]*:|private-token[ \t]*:)[ \t]*[A-Za-z0-9._~+/=-]{8,}[0-9][A-Za-z0-9._~+/=-]{8,}"#,
         ),
         fires: &[
             "curl -H \"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc123def456\" https://api.example.com",
@@ -287,6 +290,27 @@ pub const RULES: &[Rule] = &[
             "-H \"Authorization: Bearer $TOKEN\"",
             "Authorization: Bearer <token>",
             "-H \"x-api-key: $ANTHROPIC_API_KEY\"",
+        ],
+    },
+    Rule {
+        id: "CRD016",
+        category: Category::CredentialExposure,
+        severity: Severity::Medium,
+        message: "Private key header without key material",
+        explanation: "Detects a PEM private-key header (`-----BEGIN ... PRIVATE KEY-----`) that is not followed by key data, and PuTTY key-file headers: a template, a truncated example or a reference to where a key goes. Documentation does this legitimately, which is why the rule is medium; a header followed by real key data is CRD001. Instead, describe where the user's key lives rather than showing a key block, and make sure no real key was cut off here.",
+        matcher: Matcher::Text(
+            r#"-----BEGIN (?:RSA |DSA |EC |OPENSSH |ENCRYPTED |PGP |SSH2 )?PRIVATE KEY(?: BLOCK)?-----[ \t]*(?:\r?\n[ \t]*)?(?:$|[^A-Za-z0-9+/=\s]|[A-Za-z0-9+/=]{1,39}(?:[^A-Za-z0-9+/=]|$))|(?-u:\b)PuTTY-User-Key-File-\d+:"#,
+        ),
+        fires: &[
+            "-----BEGIN OPENSSH PRIVATE KEY-----",
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA...\n-----END RSA PRIVATE KEY-----",
+            "-----BEGIN PRIVATE KEY-----\n<paste your key here>",
+            concat!("PuTTY-User-Key-", "File-3: ssh-ed25519"),
+        ],
+        passes: &[
+            concat!("-----BEGIN OPENSSH PRIV", "ATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"),
+            "-----BEGIN CERTIFICATE-----",
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFake user@host",
         ],
     },
 ];

@@ -10,7 +10,7 @@ pub const RULES: &[Rule] = &[
         message: "Runs, downloads or embeds a cryptocurrency miner",
         explanation: "Detects a miner program (XMRig, xmr-stak, cpuminer, cgminer, ethminer, lolMiner, NBMiner, GMiner, SRBMiner and others) started with options, a miner release archive being downloaded, a miner installed from a package manager, and in-browser CoinHive loaders. A skill that runs a miner burns the user's CPU, power and cloud bill for someone else. Names merely mentioned in prose are not reported. Instead, there is no place for mining in a skill.",
         matcher: Matcher::Text(
-            r#"(?im)(?:^|[\s;&|/"'(=])(?:xmrig(?:-cuda|-opencl|-proxy)?|xmr-stak(?:-rx)?|cpuminer(?:-multi|-opt)?|minerd|cgminer|bfgminer|ethminer|nbminer|lolminer|phoenixminer|nanominer|teamredminer|srbminer(?:-multi)?|gminer|ccminer)(?:\.exe)?\s+-{1,2}[a-z]|(?-u:\b)(?:xmrig|xmr-stak|cpuminer-opt|cpuminer-multi|lolminer|srbminer-multi|nbminer|teamredminer|ethminer)-v?\d+\.\d+[\w.-]*\.(?:tar\.gz|tgz|zip|tar\.xz|7z)(?-u:\b)|(?-u:\b)coinhive\.com/lib/|<script[^>\n]*?coinhive[^>\n]*?\.js|(?-u:\b)CoinHive\.(?:Anonymous|User|Token)\s*\(|(?-u:\b)(?:apt(?:-get)?|brew|yum|dnf)\s+install\s+(?:-\S+\s+)*(?:xmrig|cpuminer|cgminer|ethminer)(?-u:\b)"#,
+            r#"(?im)(?:^|[\s;&|/"'(=])(?:xmrig(?:-cuda|-opencl|-proxy)?|xmr-stak(?:-rx)?|cpuminer(?:-multi|-opt)?|minerd|cgminer|bfgminer|ethminer|nbminer|lolminer|phoenixminer|nanominer|teamredminer|srbminer(?:-multi)?|gminer|ccminer)(?:\.exe)?[ \t]+-{1,2}[a-z]|(?-u:\b)(?:xmrig|xmr-stak|cpuminer-opt|cpuminer-multi|lolminer|srbminer-multi|nbminer|teamredminer|ethminer)-v?\d+\.\d+[\w.-]*\.(?:tar\.gz|tgz|zip|tar\.xz|7z)(?-u:\b)|(?-u:\b)coinhive\.com/lib/|<script[^>\n]*?coinhive[^>\n]*?\.js|(?-u:\b)CoinHive\.(?:Anonymous|User|Token)[ \t]*\(|(?-u:\b)(?:apt(?:-get)?|brew|yum|dnf)[ \t]+install[ \t]+(?:-\S+[ \t]+)*(?:xmrig|cpuminer|cgminer|ethminer)(?-u:\b)"#,
         ),
         fires: &[
             "xmrig --url stratum+tcp://pool:3333",
@@ -68,7 +68,7 @@ pub const RULES: &[Rule] = &[
         message: "Miner configuration option",
         explanation: "Detects options that only miners take: `--donate-level`, `--cpu-max-threads-hint`, `--randomx-*`, a mining algorithm such as `rx/0`, `cryptonight`, `kawpow` or `ethash` given with `-a`/`--algo`, and `donate-level` in a JSON config. They identify a miner even when its binary is renamed. Instead, there is no place for mining in a skill.",
         matcher: Matcher::Text(
-            r#"(?i)--donate-level(?-u:\b)|--cpu-max-threads-hint(?-u:\b)|--randomx-[\w-]+|\s-a\s+(?:rx/0|rx/wow|cn/r|cryptonight|randomx|kawpow|ethash|autolykos2?)(?-u:\b)|["']donate-level["']\s*:|--(?:coin|algo)\s*[= ]\s*(?:monero|xmr|rx/0|randomx|kawpow|ethash)(?-u:\b)"#,
+            r#"(?i)--donate-level(?-u:\b)|--cpu-max-threads-hint(?-u:\b)|--randomx-[\w-]+|[ \t]-a[ \t]+(?:rx/0|rx/wow|cn/r|cryptonight|randomx|kawpow|ethash|autolykos2?)(?-u:\b)|["']donate-level["'][ \t]*:|--(?:coin|algo)[ \t]*[= ][ \t]*(?:monero|xmr|rx/0|randomx|kawpow|ethash)(?-u:\b)"#,
         ),
         fires: &[
             "./svc --donate-level 1 -o 203.0.113.5:443 -u 4Awallet",

@@ -10,13 +10,14 @@ pub const RULES: &[Rule] = &[
         message: "Recursive delete of the filesystem root, home or a system directory",
         explanation: "Detects `rm -r` / `rm -rf` whose target is `/`, `/*`, `~`, `$HOME` or a top-level system directory such as `/etc` or `/usr`. One run erases the user's data or the operating system. Instead, delete only paths the skill created, spelled out relative to a directory it owns (for example `rm -rf ./dist` or a `mktemp -d` directory).",
         matcher: Matcher::Text(
-            r#"(?im)(?-u:\b)rm\s+(?:-{1,2}[\w-]+\s+)*?(?:-[a-z]*r[a-z]*|--recursive)\s+(?:-{1,2}[\w-]+\s+)*["']?(?:/|/\*|~|~/|~/\*|\$HOME|\$\{HOME\}|\$HOME/|\$\{HOME\}/|\$HOME/\*|/(?:bin|boot|dev|etc|home|lib|lib64|opt|root|sbin|srv|sys|usr|var|Users|System|Applications|Library|private)/?\*?)["']?(?:\s|$|[;&|)])"#,
+            r#"(?im)(?:^|[^"'\x{201C}\x{2018}\w-]|(?:-c|eval|exec|system|popen|run|spawn|call|check_output|check_call|execSync|Popen|shell_exec|passthru|getoutput)[ \t]*\(?[ \t]*["']|["']?(?:command|cmd|run|script|exec|shell|entrypoint|postinstall|preinstall|install|postCreateCommand)["']?[ \t]*[:=][ \t]*\[?[ \t]*["'])rm[ \t]+(?:-{1,2}[\w-]+[ \t]+)*?(?:-[a-z]*r[a-z]*|--recursive)[ \t]+(?:-{1,2}[\w-]+[ \t]+)*["']?(?:/|/\*|~|~/|~/\*|\$HOME|\$\{HOME\}|\$HOME/|\$\{HOME\}/|\$HOME/\*|/(?:bin|boot|dev|etc|home|lib|lib64|opt|root|sbin|srv|sys|usr|var|Users|System|Applications|Library|private)/?\*?)["']?(?:\s|$|[;&|),])"#,
         ),
         fires: &[
             "rm -rf /",
             "rm -rf ~",
             "sudo rm -rf --no-preserve-root /",
             "rm -r -f \"$HOME\"",
+            "subprocess.run(\"rm -rf ~\", shell=True)",
             "rm -rf /etc/*",
         ],
         passes: &[
@@ -24,6 +25,7 @@ pub const RULES: &[Rule] = &[
             "rm -rf ./dist",
             "rm -rf ~/.cache/pip",
             "rm -rf /var/lib/apt/lists/*",
+            "BLOCKED = [\"rm -rf /\", \"mkfs\", \"dd if=\"]",
         ],
     },
     Rule {
@@ -33,7 +35,7 @@ pub const RULES: &[Rule] = &[
         message: "Code or Windows command deletes the root or home directory",
         explanation: "Detects `shutil.rmtree`, `fs.rm`, `rimraf` or `FileUtils.rm_rf` called on `/`, `~` or the home directory, and `Remove-Item -Recurse`, `rd /s` or `del /s` on a drive root or the user profile. This wipes the user's files or system. Instead, remove only a directory the skill created, passed as an explicit path.",
         matcher: Matcher::Text(
-            r#"(?im)(?-u:\b)(?:shutil\.rmtree|rimraf(?:\.sync)?|fs\.rm(?:Sync)?|fs\.promises\.rm|fse?\.remove(?:Sync)?|FileUtils\.rm_rf)\s*\(\s*(?:["'](?:/|~|~/|/\*|[a-z]:\\{0,2})["']|os\.path\.expanduser\(\s*["']~/?["']\s*\)|Path\.home\(\)\s*[,)]|os\.homedir\(\)\s*[,)]|os\.environ\[\s*["']HOME["']\s*\]\s*[,)]|process\.env\.HOME\s*[,)])|(?-u:\b)(?:Remove-Item|rm|del|rd|rmdir)(?-u:\b)[^\n]*?\s(?:-Recurse|/s)(?-u:\b)[^\n]*?\s["']?(?:[a-z]:\\?\*?|\$env:USERPROFILE|\$HOME|%USERPROFILE%|%SystemRoot%|%windir%)["']?(?:\s|$|[;&|])"#,
+            r#"(?im)(?-u:\b)(?:shutil\.rmtree|rimraf(?:\.sync)?|fs\.rm(?:Sync)?|fs\.promises\.rm|fse?\.remove(?:Sync)?|FileUtils\.rm_rf)[ \t]*\([ \t]*(?:["'](?:/|~|~/|/\*|[a-z]:\\{0,2})["']|os\.path\.expanduser\([ \t]*["']~/?["'][ \t]*\)|Path\.home\(\)[ \t]*[,)]|os\.homedir\(\)[ \t]*[,)]|os\.environ\[[ \t]*["']HOME["'][ \t]*\][ \t]*[,)]|process\.env\.HOME[ \t]*[,)])|(?-u:\b)(?:Remove-Item|rm|del|rd|rmdir)(?-u:\b)[^\n]*?[ \t](?:-Recurse|/s)(?-u:\b)[^\n]*?[ \t]["']?(?:[a-z]:\\?\*?|\$env:USERPROFILE|\$HOME|%USERPROFILE%|%SystemRoot%|%windir%)["']?(?:\s|$|[;&|])"#,
         ),
         fires: &[
             "shutil.rmtree(os.path.expanduser(\"~\"))",
@@ -55,7 +57,7 @@ pub const RULES: &[Rule] = &[
         message: "Formats or wipes a disk",
         explanation: "Detects filesystem creation or signature wiping on a block device (`mkfs`, `mke2fs`, `mkswap`, `wipefs` on `/dev/...`), `diskutil erase*`, `sgdisk --zap-all`, Windows `format X: /...` and the PowerShell disk cmdlets. These destroy everything on the device. Instead, never format disks from a skill; build images into a file (`mkfs.ext4 disk.img`) if you need one.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)(?:mkfs(?:\.\w+)?|mke2fs|mkswap|wipefs)(?-u:\b)[^\n;|&]*?\s/dev/|(?-u:\b)diskutil\s+(?:erase\w*|zeroDisk|secureErase|partitionDisk|reformat)(?-u:\b)|(?-u:\b)sgdisk\s+(?:-Z|--zap-all)(?-u:\b)|(?-i:(?-u:\b)format\s+[A-Z]:\s*/[A-Za-z])|(?-u:\b)(?:Clear-Disk|Initialize-Disk|Format-Volume)(?-u:\b)"#,
+            r#"(?i)(?-u:\b)(?:mkfs(?:\.\w+)?|mke2fs|mkswap|wipefs)(?-u:\b)[^\n;|&]*?[ \t]/dev/|(?-u:\b)diskutil[ \t]+(?:erase\w*|zeroDisk|secureErase|partitionDisk|reformat)(?-u:\b)|(?-u:\b)sgdisk[ \t]+(?:-Z|--zap-all)(?-u:\b)|(?-i:(?-u:\b)format[ \t]+[A-Z]:[ \t]*/[A-Za-z])|(?-u:\b)(?:Clear-Disk|Initialize-Disk|Format-Volume)(?-u:\b)"#,
         ),
         fires: &[
             "mkfs.ext4 /dev/sda",
@@ -76,7 +78,7 @@ pub const RULES: &[Rule] = &[
         message: "Raw write to a block device",
         explanation: "Detects `dd of=/dev/sdX` (and NVMe, virtio, MMC, macOS disk devices), shell redirection into a disk device and `shred` of a device. Writing raw bytes over a disk destroys its partition table and data. Instead, write images to files, and leave flashing a device to the user with the device name confirmed by them.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)dd(?-u:\b)[^\n;|&]*?(?-u:\b)of=/dev/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|disk\d|rdisk\d|mmcblk\d|md\d|dm-\d|mapper/|root(?-u:\b))|(?:>|(?-u:\b)tee\s+)\s*/dev/(?:sd[a-z]|nvme\d+n\d|hd[a-z]|vd[a-z]|xvd[a-z]|disk\d|rdisk\d|mmcblk\d)|(?-u:\b)shred(?-u:\b)[^\n;|&]*?\s/dev/(?:sd|nvme|hd|vd|xvd|disk|mmcblk)"#,
+            r#"(?i)(?-u:\b)dd(?-u:\b)[^\n;|&]*?(?-u:\b)of=/dev/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|disk\d|rdisk\d|mmcblk\d|md\d|dm-\d|mapper/|root(?-u:\b))|(?:[ \t;&|)\d]>|(?-u:\b)tee[ \t]+)[ \t]*/dev/(?:sd[a-z]|nvme\d+n\d|hd[a-z]|vd[a-z]|xvd[a-z]|disk\d|rdisk\d|mmcblk\d)|(?-u:\b)shred(?-u:\b)[^\n;|&]*?[ \t]/dev/(?:sd|nvme|hd|vd|xvd|disk|mmcblk)"#,
         ),
         fires: &[
             "dd if=/dev/zero of=/dev/sda",
@@ -97,7 +99,7 @@ pub const RULES: &[Rule] = &[
         message: "Recursive permission or owner change on the root, home or a system directory",
         explanation: "Detects `chmod -R`, `chown -R` or `chgrp -R` applied to `/`, `~`, `$HOME` or a top-level system directory. It breaks the operating system (sudo, ssh and many services refuse world-writable or foreign-owned files) and can open the whole machine to other users. Instead, change permissions only on files the skill created.",
         matcher: Matcher::Text(
-            r#"(?im)(?-u:\b)ch(?:mod|own|grp)\s+(?:-[a-z]+\s+)*-[a-z]*R[a-z]*\s+(?:-[a-z]+\s+)*[^\s/][^\s]*\s+["']?(?:/|/\*|~|~/|\$HOME/?|/(?:etc|usr|bin|sbin|var|home|root|boot|lib|lib64|opt|Users|System|Library))/?["']?(?:\s|$|[;&|])"#,
+            r#"(?im)(?:^|[^"'\x{201C}\x{2018}\w-]|(?:-c|eval|exec|system|popen|run|spawn|call|check_output|check_call|execSync|Popen|shell_exec|passthru|getoutput)[ \t]*\(?[ \t]*["']|["']?(?:command|cmd|run|script|exec|shell|entrypoint|postinstall|preinstall|install|postCreateCommand)["']?[ \t]*[:=][ \t]*\[?[ \t]*["'])ch(?:mod|own|grp)[ \t]+(?:-[a-z]+[ \t]+)*-[a-z]*R[a-z]*[ \t]+(?:-[a-z]+[ \t]+)*[^\s/][^\s]*[ \t]+["']?(?:/|/\*|~|~/|\$HOME/?|/(?:etc|usr|bin|sbin|var|home|root|boot|lib|lib64|opt|Users|System|Library))/?["']?(?:\s|$|[;&|])"#,
         ),
         fires: &[
             "chmod -R 777 /",
@@ -117,7 +119,7 @@ pub const RULES: &[Rule] = &[
         message: "Makes files world-writable",
         explanation: "Detects `chmod 777`, `a+rwx`, `o+w` and `0o777` in code. World-writable files let any local user or process replace scripts the agent later runs. Instead, use the narrowest mode that works, such as `755` for executables and `644` for data.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)chmod\s+(?:-[a-z]+\s+)*(?:0?777|a\+rwx|ugo\+rwx|o\+w|a\+w)(?-u:\b)|(?-u:\b)(?:os\.chmod|fs\.chmod(?:Sync)?|chmodSync)\s*\([^\n]*?(?-u:\b)0o?777(?-u:\b)"#,
+            r#"(?i)(?-u:\b)chmod[ \t]+(?:-[a-z]+[ \t]+)*(?:0?777|a\+rwx|ugo\+rwx|o\+w|a\+w)(?-u:\b)|(?-u:\b)(?:os\.chmod|fs\.chmod(?:Sync)?|chmodSync)[ \t]*\([^\n]*?(?-u:\b)0o?777(?-u:\b)"#,
         ),
         fires: &[
             "chmod 777 /var/run/docker.sock",
@@ -137,7 +139,7 @@ pub const RULES: &[Rule] = &[
         message: "Force-pushes over remote history",
         explanation: "Detects `git push --force`, `git push -f` and `+refspec` pushes. A force push rewrites the remote branch and silently drops commits other people pushed. Instead, use `git push --force-with-lease` on your own branch, and never force-push shared branches from a skill.",
         matcher: Matcher::Text(
-            r#"(?im)(?-u:\b)git\s+push(?-u:\b)[^\n;&|]*?(?:\s--force(?:\s|$)|\s-f(?:\s|$)|\s\+[\w/.:-]+)"#,
+            r#"(?im)(?-u:\b)git[ \t]+push(?-u:\b)[^\n;&|]*?(?:[ \t]--force(?:\s|$)|[ \t]-f(?:\s|$)|[ \t]\+[\w/.:-]+)"#,
         ),
         fires: &[
             "git push --force origin main",
@@ -157,7 +159,7 @@ pub const RULES: &[Rule] = &[
         message: "Discards uncommitted work in the repository",
         explanation: "Detects `git reset --hard`, `git clean -fd`, `git checkout -- .`, `git restore .` and `git stash clear`. Run by an agent in the user's working tree, they throw away changes that were never committed and cannot be recovered. Instead, stash or commit first, or work in a separate worktree the skill creates.",
         matcher: Matcher::Text(
-            r#"(?im)(?-u:\b)git\s+(?:reset\s+(?:-\S+\s+)*--hard(?-u:\b)|clean\s+(?:-\S+\s+)*-[a-z]*(?:fd|df|f[a-z]*d|d[a-z]*f)[a-z]*(?-u:\b)|checkout\s+--\s+\.(?:\s|$)|restore\s+(?:--\S+\s+)*\.(?:\s|$)|stash\s+clear(?-u:\b))"#,
+            r#"(?im)(?-u:\b)git[ \t]+(?:reset[ \t]+(?:-\S+[ \t]+)*--hard(?-u:\b)|clean[ \t]+(?:-\S+[ \t]+)*-[a-z]*(?:fd|df|f[a-z]*d|d[a-z]*f)[a-z]*(?-u:\b)|checkout[ \t]+--[ \t]+\.(?:\s|$)|restore[ \t]+(?:--\S+[ \t]+)*\.(?:\s|$)|stash[ \t]+clear(?-u:\b))"#,
         ),
         fires: &[
             "git reset --hard origin/main",
@@ -177,7 +179,7 @@ pub const RULES: &[Rule] = &[
         message: "Deletes shadow copies or disables system recovery",
         explanation: "Detects `vssadmin delete shadows`, `wmic shadowcopy delete`, `wbadmin delete` and `bcdedit ... recoveryenabled no`. Ransomware runs exactly these commands so that the victim cannot restore encrypted files. Instead, a skill has no reason to touch backups or recovery settings.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)vssadmin(?:\.exe)?\s+delete\s+shadows(?-u:\b)|(?-u:\b)wmic(?:\.exe)?\s+shadowcopy\s+delete(?-u:\b)|(?-u:\b)wbadmin(?:\.exe)?\s+delete\s+(?:catalog|backup|systemstatebackup)(?-u:\b)|(?-u:\b)bcdedit(?:\.exe)?(?-u:\b)[^\n]*?(?-u:\b)recoveryenabled\s+no(?-u:\b)"#,
+            r#"(?i)(?-u:\b)vssadmin(?:\.exe)?[ \t]+delete[ \t]+shadows(?-u:\b)|(?-u:\b)wmic(?:\.exe)?[ \t]+shadowcopy[ \t]+delete(?-u:\b)|(?-u:\b)wbadmin(?:\.exe)?[ \t]+delete[ \t]+(?:catalog|backup|systemstatebackup)(?-u:\b)|(?-u:\b)bcdedit(?:\.exe)?(?-u:\b)[^\n]*?(?-u:\b)recoveryenabled[ \t]+no(?-u:\b)"#,
         ),
         fires: &[
             "vssadmin delete shadows /all /quiet",
@@ -196,7 +198,7 @@ pub const RULES: &[Rule] = &[
         message: "Fork bomb",
         explanation: "Detects the shell fork bomb `:(){ :|:& };:`, any shell function whose body pipes itself into a background copy of itself, and `while True: os.fork()`. It exhausts the process table and freezes the machine until reboot. Instead, there is no legitimate use in a skill; remove it.",
         matcher: Matcher::Text(
-            r#":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:|(?-u:\b)[A-Za-z_]\w*\s*\(\s*\)\s*\{\s*[A-Za-z_]\w*\s*\|\s*[A-Za-z_]\w*\s*&\s*\}|(?-u:\b)while\s+True\s*:\s*os\.fork\(\)"#,
+            r#"(?m)(?:^|[^"'\x{201C}\x{2018}\w-]|(?:-c|eval|exec|system|popen|run|spawn|call|check_output|check_call|execSync|Popen|shell_exec|passthru|getoutput)[ \t]*\(?[ \t]*["']|["']?(?:command|cmd|run|script|exec|shell|entrypoint|postinstall|preinstall|install|postCreateCommand)["']?[ \t]*[:=][ \t]*\[?[ \t]*["']):[ \t]*\([ \t]*\)[ \t]*\{[ \t]*:[ \t]*\|[ \t]*:[ \t]*&[ \t]*\}[ \t]*;[ \t]*:|(?-u:\b)[A-Za-z_]\w*[ \t]*\([ \t]*\)[ \t]*\{[ \t]*[A-Za-z_]\w*[ \t]*\|[ \t]*[A-Za-z_]\w*[ \t]*&[ \t]*\}|(?-u:\b)while[ \t]+True[ \t]*:[ \t]*os\.fork\(\)"#,
         ),
         fires: &[
             ":(){ :|:& };:",
@@ -206,6 +208,7 @@ pub const RULES: &[Rule] = &[
         passes: &[
             "build() { make -j4; }",
             "pid = os.fork()",
+            "DENY = [\":(){ :|:& };:\"]",
         ],
     },
     Rule {
@@ -215,7 +218,7 @@ pub const RULES: &[Rule] = &[
         message: "Unfiltered find-and-delete from the root or home directory",
         explanation: "Detects `find /`, `find ~` or `find $HOME` with `-delete` or `-exec rm` and no name or path filter in between. It deletes every file it can reach. Instead, run find on a directory the skill owns and filter with `-name` or `-path`.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)find\s+["']?(?:/|~|\$HOME|\$\{HOME\})["']?\s+(?:-(?:mindepth|maxdepth|xdev|depth|type|mount|ignore_readdir_race)(?:\s+[\w\d]+)?\s+)*(?:-delete(?-u:\b)|-exec\s+(?:sudo\s+)?(?:rm|shred|unlink)(?-u:\b))"#,
+            r#"(?i)(?-u:\b)find[ \t]+["']?(?:/|~|\$HOME|\$\{HOME\})["']?[ \t]+(?:-(?:mindepth|maxdepth|xdev|depth|type|mount|ignore_readdir_race)(?:[ \t]+[\w\d]+)?[ \t]+)*(?:-delete(?-u:\b)|-exec[ \t]+(?:sudo[ \t]+)?(?:rm|shred|unlink)(?-u:\b))"#,
         ),
         fires: &[
             "find / -delete",

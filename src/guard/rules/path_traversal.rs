@@ -65,10 +65,10 @@ pub const RULES: &[Rule] = &[
         id: "PTH004",
         category: Category::PathTraversal,
         severity: Severity::High,
-        message: "Accesses the system password hashes",
-        explanation: "Detects `/etc/shadow`, `/etc/gshadow`, `/etc/master.passwd`, the Windows SAM, SECURITY and SYSTEM hives, `reg save` of those hives and `NTDS.dit`. These hold the password hashes of every account. Instead, a skill never needs them.",
+        message: "Reads or copies the system password hashes",
+        explanation: "Detects commands and file APIs reading `/etc/shadow`, `/etc/gshadow` or `/etc/master.passwd`, `reg save` or copies of the Windows SAM, SECURITY and SYSTEM hives, and copies of `NTDS.dit` (including `ntdsutil ifm`); a path merely listed is not reported. These hold the password hashes of every account. Instead, a skill never needs them.",
         matcher: Matcher::Text(
-            r#"(?i)/etc/(?:shadow|gshadow|master\.passwd|security/opasswd)(?-u:\b)|[/\\]windows[/\\]system32[/\\]config[/\\](?:SAM|SECURITY|SYSTEM)(?-u:\b)|(?-u:\b)reg(?:\.exe)?\s+save\s+HKLM\\(?:SAM|SECURITY|SYSTEM)(?-u:\b)|(?-u:\b)NTDS\.dit(?-u:\b)"#,
+            r#"(?i)(?:(?-u:\b)(?:cat|less|more|head|tail|cp|scp|tar|zip|base64|xxd|strings|grep|awk|sed|unshadow|john|hashcat|vi|vim|nano|dd|tee)[ \t]+(?:[^\n|;&]*?[ \t])?|(?-u:\b)(?:open|readFile(?:Sync)?|read_text|Get-Content)[ \t]*\(?[ \t]*["']?)/etc/(?:shadow|gshadow|master\.passwd|security/opasswd)(?-u:\b)|(?-u:\b)reg(?:\.exe)?[ \t]+save[ \t]+HKLM\\(?:SAM|SECURITY|SYSTEM)(?-u:\b)|(?-u:\b)(?:copy|cp|xcopy|robocopy|esentutl(?:\.exe)?[ \t]+/y)[ \t]+[^\n]*?(?:[/\\]windows[/\\]system32[/\\]config[/\\](?:SAM|SECURITY|SYSTEM)(?-u:\b)|NTDS\.dit(?-u:\b))|(?-u:\b)ntdsutil(?:\.exe)?(?-u:\b)[^\n]*?(?-u:\b)ifm(?-u:\b)"#,
         ),
         fires: &[
             "sudo cat /etc/shadow",
@@ -78,6 +78,7 @@ pub const RULES: &[Rule] = &[
         passes: &[
             "cat /etc/hosts",
             "pip install shadowsocks",
+            "SENSITIVE = [\"/etc/shadow\", \"/etc/sudoers\"]",
         ],
     },
     Rule {
@@ -87,7 +88,7 @@ pub const RULES: &[Rule] = &[
         message: "Extracts an archive over the filesystem root",
         explanation: "Detects `tar -P`/`--absolute-names` and tar or unzip extracting into `/`. Archive entries with absolute or `../` paths then overwrite system files such as `/etc/passwd` or binaries in `/usr/bin`. Instead, extract into a fresh directory the skill owns and copy out the files you need.",
         matcher: Matcher::Text(
-            r#"(?m)(?-u:\b)tar(?-u:\b)[^\n|;&]*?\s(?:-[a-zA-Z]*P[a-zA-Z]*|--absolute-names)(?:\s|$)|(?-u:\b)tar(?-u:\b)[^\n|;&]*?\s(?:-C|--directory)(?:\s+|=)["']?/["']?(?:\s|$)|(?-u:\b)unzip(?-u:\b)[^\n|;&]*?\s-d\s+["']?/["']?(?:\s|$)"#,
+            r#"(?m)(?-u:\b)tar(?-u:\b)[^\n|;&]*?[ \t](?:-[a-zA-Z]*P[a-zA-Z]*|--absolute-names)(?:\s|$)|(?-u:\b)tar(?-u:\b)[^\n|;&]*?[ \t](?:-C|--directory)(?:[ \t]+|=)["']?/["']?(?:\s|$)|(?-u:\b)unzip(?-u:\b)[^\n|;&]*?[ \t]-d[ \t]+["']?/["']?(?:\s|$)"#,
         ),
         fires: &[
             "tar -xPf payload.tar",
@@ -127,7 +128,7 @@ pub const RULES: &[Rule] = &[
         message: "Reads the system account list",
         explanation: "Detects commands and file APIs reading `/etc/passwd`. The file is world-readable and holds no passwords, but reading it is a routine reconnaissance step and rarely needed by a skill. Instead, use `id` or `getent passwd \"$USER\"` for the current account.",
         matcher: Matcher::Text(
-            r#"(?:(?-u:\b)(?:cat|less|more|head|tail|grep|awk|cut|strings)\s+(?:[^\n|;&]*?\s)?|(?-u:\b)open\s*\(\s*["']|(?-u:\b)readFile(?:Sync)?\s*\(\s*["']|(?-u:\b)Get-Content\s+)/etc/passwd(?-u:\b)"#,
+            r#"(?:(?-u:\b)(?:cat|less|more|head|tail|grep|awk|cut|strings)[ \t]+(?:[^\n|;&]*?\s)?|(?-u:\b)open[ \t]*\([ \t]*["']|(?-u:\b)readFile(?:Sync)?[ \t]*\([ \t]*["']|(?-u:\b)Get-Content[ \t]+)/etc/passwd(?-u:\b)"#,
         ),
         fires: &[
             "cat /etc/passwd",

@@ -9,7 +9,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Critical,
         message: "Grants passwordless sudo for every command",
         explanation: "Detects the sudoers grant `NOPASSWD: ALL`. Any process running as that user, including anything a later skill or a compromised package runs, becomes root without a password. Instead, if automation needs sudo, grant NOPASSWD for the one exact command it needs, and let the user add that line with visudo.",
-        matcher: Matcher::Text(r#"(?-u:\b)NOPASSWD\s*:\s*ALL(?-u:\b)"#),
+        matcher: Matcher::Text(r#"(?-u:\b)NOPASSWD[ \t]*:[ \t]*ALL(?-u:\b)"#),
         fires: &[
             "echo 'ALL ALL=(ALL) NOPASSWD: ALL' >> /etc/sudoers",
             "deploy ALL=(ALL:ALL) NOPASSWD:ALL",
@@ -26,7 +26,7 @@ pub const RULES: &[Rule] = &[
         message: "Edits sudoers or adds a user to an administrator group",
         explanation: "Detects writing into `/etc/sudoers` or `/etc/sudoers.d/` by redirection, tee, cp/mv or `visudo -f`, adding a user to the sudo, wheel, admin or root group, and the macOS and Windows equivalents. Either gives an account lasting root rights. Instead, tell the user which permission is needed and let them grant it.",
         matcher: Matcher::Text(
-            r#"(?i)(?:>>?|(?-u:\b)tee(?-u:\b)(?:\s+-a)?|(?-u:\b)(?:cp|mv|install\s+-\S+)\s+[^\n;&|]*?\s)\s*["']?/etc/sudoers(?:\.d/[\w.-]*)?(?-u:\b)|(?-u:\b)visudo\s+-f(?-u:\b)|(?-u:\b)usermod\s+(?:-[a-z]+\s+)*-[a-z]*G\s+(?:[\w,]*,)?(?:sudo|wheel|admin|root)(?-u:\b)|(?-u:\b)(?:gpasswd\s+-a|adduser)\s+\S+\s+(?:sudo|wheel|admin|root)(?-u:\b)|(?-u:\b)dscl\s+\.\s+-append\s+/Groups/admin(?-u:\b)|(?-u:\b)net\s+localgroup\s+administrators\s+\S+\s+/add(?-u:\b)"#,
+            r#"(?i)(?:[ \t;&|)\d]>>?|(?-u:\b)tee(?-u:\b)(?:[ \t]+-a)?|(?-u:\b)(?:cp|mv|install[ \t]+-\S+)[ \t]+[^\n;&|]*?\s)[ \t]*["']?/etc/sudoers(?:\.d/[\w.-]*)?(?-u:\b)|(?-u:\b)visudo[ \t]+-f(?-u:\b)|(?-u:\b)usermod[ \t]+(?:-[a-z]+[ \t]+)*-[a-z]*G[ \t]+(?:[\w,]*,)?(?:sudo|wheel|admin|root)(?-u:\b)|(?-u:\b)(?:gpasswd[ \t]+-a|adduser)[ \t]+\S+[ \t]+(?:sudo|wheel|admin|root)(?-u:\b)|(?-u:\b)dscl[ \t]+\.[ \t]+-append[ \t]+/Groups/admin(?-u:\b)|(?-u:\b)net[ \t]+localgroup[ \t]+administrators[ \t]+\S+[ \t]+/add(?-u:\b)"#,
         ),
         fires: &[
             "echo 'svc ALL=(ALL) ALL' | sudo tee /etc/sudoers.d/svc",
@@ -46,7 +46,7 @@ pub const RULES: &[Rule] = &[
         message: "Sets the setuid bit or grants powerful capabilities",
         explanation: "Detects `chmod u+s`/`+s`, numeric modes with the setuid bit (4xxx, 6xxx), `setcap` granting setuid, sys_admin, dac_override, sys_ptrace or sys_module, and `os.setuid(0)`. A setuid or capability-bearing binary lets any local user run code as root. Instead, run the privileged step explicitly with sudo when the user approves it.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)chmod\s+(?:-[a-z]+\s+)*(?:(?:u|ug|gu|a|ugo)?\+[rwx]*s[rwx]*|[4-7][0-7]{3})(?-u:\b)|(?-u:\b)setcap\s+[^\n]*?(?-u:\b)cap_(?:setuid|setgid|sys_admin|dac_override|dac_read_search|sys_ptrace|sys_module)(?-u:\b)|(?-u:\b)os\.set(?:e?u|e?g|res?u)id\s*\(\s*0\s*\)"#,
+            r#"(?i)(?-u:\b)chmod[ \t]+(?:-[a-z]+[ \t]+)*(?:(?:u|ug|gu|a|ugo)?\+[rwx]*s[rwx]*|[4-7][0-7]{3})(?-u:\b)|(?-u:\b)setcap[ \t]+[^\n]*?(?-u:\b)cap_(?:setuid|setgid|sys_admin|dac_override|dac_read_search|sys_ptrace|sys_module)(?-u:\b)|(?-u:\b)os\.set(?:e?u|e?g|res?u)id[ \t]*\([ \t]*0[ \t]*\)"#,
         ),
         fires: &[
             "chmod u+s /tmp/.sh",
@@ -63,14 +63,15 @@ pub const RULES: &[Rule] = &[
         id: "PRV004",
         category: Category::PrivilegeEscalation,
         severity: Severity::Critical,
-        message: "Touches the system-wide preload list /etc/ld.so.preload",
-        explanation: "Detects `/etc/ld.so.preload`, the file that makes the dynamic linker load a library into every process on the system. It is the standard hook for userland rootkits. Instead, a skill never needs it.",
-        matcher: Matcher::Text(r#"/etc/ld\.so\.preload(?-u:\b)"#),
+        message: "Writes the system-wide preload list /etc/ld.so.preload",
+        explanation: "Detects writes to `/etc/ld.so.preload` (redirection, tee, cp/mv, file APIs), the file that makes the dynamic linker load a library into every process on the system. It is the standard hook for userland rootkits. Instead, a skill never needs it.",
+        matcher: Matcher::Text(r#"(?:[ \t;&|)\d]>>?|(?-u:\b)tee(?:[ \t]+-a)?|(?-u:\b)(?:cp|mv|install[ \t]+-\S+)[ \t]+[^\n;|&]*?[ \t]|(?-u:\b)(?:open|writeFile(?:Sync)?|appendFile(?:Sync)?)[ \t]*\([ \t]*)[ \t]*["']?/etc/ld\.so\.preload(?-u:\b)"#),
         fires: &[
             "echo /usr/local/lib/libhide.so > /etc/ld.so.preload",
-            "cat /etc/ld.so.preload",
+            "echo \"/tmp/.x.so\" | sudo tee -a /etc/ld.so.preload",
         ],
         passes: &[
+            "cat /etc/ld.so.preload",
             "ls /etc/ld.so.conf.d/",
             "sudo ldconfig",
         ],
@@ -82,7 +83,7 @@ pub const RULES: &[Rule] = &[
         message: "Preloads a library from a temporary or user-writable path",
         explanation: "Detects `LD_PRELOAD` or `DYLD_INSERT_LIBRARIES` set to a library under `/tmp`, `/var/tmp`, `/dev/shm`, the current directory or the home directory. An injected library runs inside every program started with it, including sudo prompts and ssh. Instead, install libraries into system paths through the package manager.",
         matcher: Matcher::Text(
-            r#"(?-u:\b)(?:LD_PRELOAD|DYLD_INSERT_LIBRARIES)\s*=\s*["']?(?:/tmp/|/dev/shm/|/var/tmp/|\./|\.\./|\$HOME/|\$\{HOME\}/|~/|\$\(pwd\)/|\$PWD/)"#,
+            r#"(?-u:\b)(?:LD_PRELOAD|DYLD_INSERT_LIBRARIES)[ \t]*=[ \t]*["']?(?:/tmp/|/dev/shm/|/var/tmp/|\./|\.\./|\$HOME/|\$\{HOME\}/|~/|\$\(pwd\)/|\$PWD/)"#,
         ),
         fires: &[
             "LD_PRELOAD=/tmp/.l.so sudo -v",
@@ -100,7 +101,7 @@ pub const RULES: &[Rule] = &[
         message: "Runs an AI agent with its permission checks disabled",
         explanation: "Detects `--dangerously-skip-permissions`, `--dangerously-bypass-approvals-and-sandbox`, the `bypassPermissions` permission mode, Codex's `danger-full-access` sandbox and `--yolo` for Gemini or Qwen. A skill that starts an agent this way escapes the approval and sandbox the user relies on. Instead, run sub-agents with the user's normal permission settings.",
         matcher: Matcher::Text(
-            r#"--dangerously-skip-permissions(?-u:\b)|--dangerously-bypass-approvals-and-sandbox(?-u:\b)|["']?defaultMode["']?\s*[:=]\s*["']bypassPermissions["']|--permission-mode[= ]+bypassPermissions(?-u:\b)|(?-u:\b)sandbox_mode\s*=\s*["']danger-full-access["']|--sandbox[= ]+danger-full-access(?-u:\b)|(?-u:\b)(?:gemini|qwen)(?-u:\b)[^\n]*?\s--yolo(?-u:\b)"#,
+            r#"--dangerously-skip-permissions(?-u:\b)|--dangerously-bypass-approvals-and-sandbox(?-u:\b)|["']?defaultMode["']?[ \t]*[:=][ \t]*["']bypassPermissions["']|--permission-mode[= ]+bypassPermissions(?-u:\b)|(?-u:\b)sandbox_mode[ \t]*=[ \t]*["']danger-full-access["']|--sandbox[= ]+danger-full-access(?-u:\b)|(?-u:\b)(?:gemini|qwen)(?-u:\b)[^\n]*?[ \t]--yolo(?-u:\b)"#,
         ),
         fires: &[
             "claude -p \"fix it\" --dangerously-skip-permissions",
@@ -120,7 +121,7 @@ pub const RULES: &[Rule] = &[
         message: "Opens a root shell with sudo",
         explanation: "Detects `sudo su`, `sudo -i`, `sudo -s` and `sudo bash`/`sudo sh`. A root shell runs everything that follows as root, far beyond the one privileged step a skill might need. Instead, prefix only the specific command with sudo (`sudo apt-get install -y jq`).",
         matcher: Matcher::Text(
-            r#"(?m)(?-u:\b)sudo\s+(?:-[A-Za-z]+\s+)*?(?:-i|-s|su|(?:/(?:usr/)?bin/)?(?:ba|z|da|k)?sh)(?:\s|$|[;&|)])"#,
+            r#"(?m)(?-u:\b)sudo[ \t]+(?:-[A-Za-z]+[ \t]+)*?(?:-i|-s|su|(?:/(?:usr/)?bin/)?(?:ba|z|da|k)?sh)(?:\s|$|[;&|)])"#,
         ),
         fires: &[
             "sudo su -",
@@ -139,7 +140,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Medium,
         message: "Feeds a password to sudo from a script",
         explanation: "Detects `sudo -S`, which reads the password from standard input. Scripts that use it carry or pipe the user's password, where it ends up in files, shell history and process listings. Instead, let sudo prompt the user interactively, or configure a narrowly scoped sudoers rule.",
-        matcher: Matcher::Text(r#"(?-u:\b)sudo\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*S[A-Za-z]*(?-u:\b)"#),
+        matcher: Matcher::Text(r#"(?-u:\b)sudo[ \t]+(?:-[A-Za-z]+[ \t]+)*-[A-Za-z]*S[A-Za-z]*(?-u:\b)"#),
         fires: &[
             "echo \"$PASSWORD\" | sudo -S apt-get update",
             "sudo -kS true <<< \"$PW\"",
@@ -156,7 +157,7 @@ pub const RULES: &[Rule] = &[
         message: "Container started with host-level access",
         explanation: "Detects `docker run`/`create`/`exec` with `--privileged`, the host root mounted (`-v /:/...`), the Docker socket mounted, `--pid=host` or `--cap-add ALL/SYS_ADMIN`, and `privileged: true`/`hostPID: true` in manifests. Each is equivalent to root on the host. Instead, mount only the project directory and drop capabilities.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)docker\s+(?:run|create|exec)(?-u:\b)[^\n]*?(?:--privileged(?-u:\b)|\s-v\s+/:/|--volume[= ]/:/|\s-v\s+/var/run/docker\.sock:|--pid[= ]host(?-u:\b)|--cap-add[= ](?:ALL|SYS_ADMIN)(?-u:\b))|(?-u:\b)privileged\s*:\s*true(?-u:\b)|(?-u:\b)hostPID\s*:\s*true(?-u:\b)"#,
+            r#"(?i)(?-u:\b)docker[ \t]+(?:run|create|exec)(?-u:\b)[^\n]*?(?:--privileged(?-u:\b)|[ \t]-v[ \t]+/:/|--volume[= ]/:/|[ \t]-v[ \t]+/var/run/docker\.sock:|--pid[= ]host(?-u:\b)|--cap-add[= ](?:ALL|SYS_ADMIN)(?-u:\b))|(?-u:\b)privileged[ \t]*:[ \t]*true(?-u:\b)|(?-u:\b)hostPID[ \t]*:[ \t]*true(?-u:\b)"#,
         ),
         fires: &[
             "docker run --rm -it --privileged -v /:/host alpine chroot /host",
@@ -175,7 +176,7 @@ pub const RULES: &[Rule] = &[
         message: "Searches the system for setuid binaries or capabilities",
         explanation: "Detects `find / -perm -4000` (and the setgid and symbolic `u=s` forms) and `getcap -r /`. Listing setuid binaries and file capabilities is the first step of local privilege escalation. Instead, a skill has no need to survey privileged binaries.",
         matcher: Matcher::Text(
-            r#"(?i)(?-u:\b)find\s+/\s+[^\n]*?-perm\s+(?:-|/|\+)?(?:[ug]=s|[0246]000|4000|2000|6000)(?-u:\b)|(?-u:\b)getcap\s+-r\s+/(?:\s|$)"#,
+            r#"(?i)(?-u:\b)find[ \t]+/[ \t]+[^\n]*?-perm[ \t]+(?:-|/|\+)?(?:[ug]=s|[0246]000|4000|2000|6000)(?-u:\b)|(?-u:\b)getcap[ \t]+-r[ \t]+/(?:\s|$)"#,
         ),
         fires: &[
             "find / -perm -4000 -type f 2>/dev/null",

@@ -283,7 +283,7 @@ const ATTACKS: &[(&str, Severity)] = &[
         Severity::High,
     ),
     ("AKIAIOSFODNN7EXAMPLE", Severity::Critical),
-    ("-----BEGIN OPENSSH PRIVATE KEY-----", Severity::Critical),
+    ("-----BEGIN OPENSSH PRIVATE KEY-----", Severity::Medium),
     (
         concat!("gh", "p_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"),
         Severity::Critical,
