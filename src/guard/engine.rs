@@ -113,10 +113,14 @@ impl Engine {
                 if !confirm(&all[rule], found.as_str()) {
                     continue;
                 }
+                // Patterns often begin by consuming the separator before a command (a newline,
+                // a space): the finding points at the first visible character.
+                let text = found.as_str().trim_start();
+                let start = found.start() + (found.as_str().len() - text.len());
                 out.push(Hit {
                     rule,
-                    offset: origin(found.start()),
-                    text: found.as_str().to_owned(),
+                    offset: origin(start),
+                    text: text.to_owned(),
                 });
             }
         }

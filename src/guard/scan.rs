@@ -179,7 +179,7 @@ pub fn scan_skill(
                     structural(
                         &mut scan,
                         "STR002",
-                        format!("'{}' is a {kind} executable", entry.path),
+                        format!("'{}' is an executable ({kind})", entry.path),
                     );
                     continue;
                 }

@@ -118,12 +118,46 @@ pub fn render_text(out: &mut dyn Write, skills: &[SkillReport], style: Style) ->
             if !f.excerpt.is_empty() {
                 writeln!(out, "    {} {}", style.dim("|"), escape(&f.excerpt))?;
             }
+            if f.suppressed.is_none() {
+                writeln!(
+                    out,
+                    "    {} {}",
+                    style.dim("= suppress:"),
+                    style.dim(&escape(&suppress_hint(f)))
+                )?;
+            }
         }
         for e in &skill.errors {
             writeln!(out, "  {} {}", style.red("error:"), escape(e))?;
         }
     }
     Ok(())
+}
+
+/// How to suppress a finding, in the comment syntax of its file.
+fn suppress_hint(f: &Finding) -> String {
+    if f.line == 0 {
+        return format!(
+            "an entry in .skillguard.yaml (rule: {}, path: '{}', reason: ...)",
+            f.rule, f.file
+        );
+    }
+    let ext = f
+        .file
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    let comment = match ext.as_str() {
+        "md" | "markdown" | "mdx" | "html" | "htm" | "xml" | "svg" => {
+            format!("<!-- git-skill:allow {} -- <reason> -->", f.rule)
+        }
+        "js" | "mjs" | "cjs" | "ts" | "tsx" | "jsx" | "go" | "rs" | "c" | "h" | "cc" | "cpp"
+        | "java" | "kt" | "swift" | "cs" | "php" | "scala" | "dart" => {
+            format!("// git-skill:allow {} -- <reason>", f.rule)
+        }
+        _ => format!("# git-skill:allow {} -- <reason>", f.rule),
+    };
+    format!("{comment} on the line or the line above, or an entry in .skillguard.yaml")
 }
 
 pub fn render_json(out: &mut dyn Write, skills: &[SkillReport]) -> io::Result<()> {
