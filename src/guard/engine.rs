@@ -21,13 +21,40 @@ pub struct Hit {
 }
 
 pub struct Engine {
-    /// One set over every rule with a pattern; which rules a view may use is filtered after.
+    /// Text rules (ASCII Perl classes): one set, for every view.
+    text: RuleSet,
+    /// Raw rules (Unicode classes, a handful): a set of their own, for the raw text only.
+    /// Together in one set, the Unicode patterns made the lazy DFA thrash on non-Latin input
+    /// (seconds for a megabyte of Cyrillic).
+    raw: RuleSet,
+    /// Rule index -> its regex, compiled the first time a set says it matched somewhere:
+    /// most files match few rules, and compiling all of them up front doubled the start-up.
+    regexes: Vec<OnceLock<Regex>>,
+}
+
+struct RuleSet {
     set: RegexSet,
     /// Set index -> rule index.
     rules: Vec<usize>,
-    /// Rule index -> its regex, compiled the first time the set says it matched somewhere:
-    /// most files match few rules, and compiling all of them up front doubled the start-up.
-    regexes: Vec<OnceLock<Regex>>,
+}
+
+impl RuleSet {
+    fn new(all: &[Rule], keep: impl Fn(&Rule) -> bool) -> RuleSet {
+        let mut patterns = Vec::new();
+        let mut rules = Vec::new();
+        for (i, rule) in all.iter().enumerate() {
+            if let (true, Some(p)) = (keep(rule), compiled_pattern(rule)) {
+                patterns.push(p);
+                rules.push(i);
+            }
+        }
+        let set = RegexSetBuilder::new(&patterns)
+            .size_limit(SIZE_LIMIT)
+            .dfa_size_limit(SIZE_LIMIT)
+            .build()
+            .unwrap_or_else(|e| panic!("rule patterns do not compile as a set: {e}"));
+        RuleSet { set, rules }
+    }
 }
 
 const SIZE_LIMIT: usize = 1 << 26;
@@ -52,22 +79,9 @@ impl Engine {
     }
 
     fn new(all: &[Rule]) -> Engine {
-        let mut patterns = Vec::new();
-        let mut idx = Vec::new();
-        for (i, rule) in all.iter().enumerate() {
-            if let Some(p) = compiled_pattern(rule) {
-                patterns.push(p);
-                idx.push(i);
-            }
-        }
-        let set = RegexSetBuilder::new(&patterns)
-            .size_limit(SIZE_LIMIT)
-            .dfa_size_limit(SIZE_LIMIT)
-            .build()
-            .unwrap_or_else(|e| panic!("rule patterns do not compile as a set: {e}"));
         Engine {
-            set,
-            rules: idx,
+            text: RuleSet::new(all, |r| matches!(r.matcher, Matcher::Text(_))),
+            raw: RuleSet::new(all, |r| matches!(r.matcher, Matcher::Raw(_))),
             regexes: all.iter().map(|_| OnceLock::new()).collect(),
         }
     }
@@ -85,28 +99,20 @@ impl Engine {
 
     /// Matches on the original text: every rule with a pattern.
     pub fn scan_raw(&self, text: &str, out: &mut Vec<Hit>) {
-        self.scan(text, false, |o| o, out);
+        self.scan(&self.text, text, |o| o, out);
+        self.scan(&self.raw, text, |o| o, out);
     }
 
     /// Matches on a derived view (normalised, decoded): text rules only. `origin` maps an
     /// offset of the view to the original.
     pub fn scan_view(&self, text: &str, origin: impl Fn(usize) -> usize, out: &mut Vec<Hit>) {
-        self.scan(text, true, origin, out);
+        self.scan(&self.text, text, origin, out);
     }
 
-    fn scan(
-        &self,
-        text: &str,
-        text_rules_only: bool,
-        origin: impl Fn(usize) -> usize,
-        out: &mut Vec<Hit>,
-    ) {
+    fn scan(&self, set: &RuleSet, text: &str, origin: impl Fn(usize) -> usize, out: &mut Vec<Hit>) {
         let all = rules::all();
-        for m in self.set.matches(text).iter() {
-            let rule = self.rules[m];
-            if text_rules_only && !matches!(all[rule].matcher, Matcher::Text(_)) {
-                continue;
-            }
+        for m in set.set.matches(text).iter() {
+            let rule = set.rules[m];
             // Past this many places, more of the same rule in one view tells nobody anything
             // new, and a file of a million zero-width spaces must not cost a million findings.
             for found in self.regex(rule).find_iter(text).take(MAX_HITS_PER_RULE) {
@@ -115,12 +121,12 @@ impl Engine {
                 }
                 // Patterns often begin by consuming the separator before a command (a newline,
                 // a space): the finding points at the first visible character.
-                let text = found.as_str().trim_start();
-                let start = found.start() + (found.as_str().len() - text.len());
+                let matched = found.as_str().trim_start();
+                let start = found.start() + (found.as_str().len() - matched.len());
                 out.push(Hit {
                     rule,
                     offset: origin(start),
-                    text: text.to_owned(),
+                    text: matched.to_owned(),
                 });
             }
         }

@@ -216,7 +216,7 @@ pub const RULES: &[Rule] = &[
         message: "SaaS service token",
         explanation: "Detects tokens of common services with fixed formats: SendGrid (`SG.`), Telegram bot tokens, Shopify (`shpat_`, `shpss_`), DigitalOcean (`dop_v1_`), Twilio API keys (`SK` plus 32 hex), Linear (`lin_api_`), Notion (`ntn_`) and Postman (`PMAK-`). Each grants access to the owner's account on that service. Instead, revoke the token and read it from the environment.",
         matcher: Matcher::Text(
-            r#"(?m)(?-u:\b)SG\.[\w-]{22}\.[\w-]{43}(?:[^\w-]|$)|(?-u:\b)\d{8,10}:AA[0-9A-Za-z_-]{33}(?:[^0-9A-Za-z_-]|$)|(?-u:\b)shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?-u:\b)|(?-u:\b)do[opr]_v1_[a-f0-9]{64}(?-u:\b)|(?-u:\b)SK[0-9a-f]{32}(?-u:\b)|(?-u:\b)lin_api_[A-Za-z0-9]{40}(?-u:\b)|(?-u:\b)ntn_[0-9]{11}[A-Za-z0-9]{35}(?-u:\b)|(?-u:\b)PMAK-[a-f0-9]{24}-[a-f0-9]{34}(?-u:\b)"#,
+            r#"(?m)(?-u:\b)SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?:[^A-Za-z0-9_-]|$)|(?-u:\b)\d{8,10}:AA[0-9A-Za-z_-]{33}(?:[^0-9A-Za-z_-]|$)|(?-u:\b)shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?-u:\b)|(?-u:\b)do[opr]_v1_[a-f0-9]{64}(?-u:\b)|(?-u:\b)SK[0-9a-f]{32}(?-u:\b)|(?-u:\b)lin_api_[A-Za-z0-9]{40}(?-u:\b)|(?-u:\b)ntn_[0-9]{11}[A-Za-z0-9]{35}(?-u:\b)|(?-u:\b)PMAK-[a-f0-9]{24}-[a-f0-9]{34}(?-u:\b)"#,
         ),
         fires: &[
             concat!("SENDGRID_API_KEY=S", "G.HGb3CXlMaXZjljENUhJduR.HHJEYXg4JdpmrcXgGCJbW56eCuNGMGmSrCGIZEG8pSH"),
@@ -256,7 +256,7 @@ pub const RULES: &[Rule] = &[
         message: "Hard-coded secret assigned to a key, token or password setting",
         explanation: "Detects a setting named like a key, token, secret or password assigned a literal value of 15 or more key characters in which digits and letters alternate (digit, letter, digit), the shape of a generated secret. Placeholders such as `YOUR_API_KEY`, `<your-api-key>`, `${VAR}`, `sk-1234567890abcdef` or `xxxx` runs do not match, nor do `token=` query parameters of URLs. Instead, remove the value, rotate it, and read it from the environment or a secrets manager.",
         matcher: Matcher::Text(
-            r#"(?im)(?:^|[^?&/\w])(?:[a-z0-9]+[_-])*(?:api[_-]?key|apikey|secret[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?key|refresh[_-]?token|bearer[_-]?token|password|passwd|secret|token)["']?[ \t]*(?::|=|:=|=>)[ \t]*["'`]?[A-Za-z0-9+/_.=\-]{6,}[0-9][A-Za-z0-9+/_.=\-]*?[A-Za-z][A-Za-z0-9+/_.=\-]*?[0-9][A-Za-z0-9+/_.=\-]{6,}["'`]?(?:[\s,;})\]]|$)"#,
+            r#"(?im)(?:^|[^?&;/\w])(?:[a-z0-9]+[_-])*(?:api[_-]?key|apikey|secret[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?key|refresh[_-]?token|bearer[_-]?token|password|passwd|secret|token)["']?[ \t]*(?::|=|:=|=>)[ \t]*["'`]?[A-Za-z0-9+/_.=\-]{6,}[0-9][A-Za-z0-9+/_.=\-]*?[A-Za-z][A-Za-z0-9+/_.=\-]*?[0-9][A-Za-z0-9+/_.=\-]{6,}["'`]?(?:[\s,;})\]]|$)"#,
         ),
         fires: &[
             "api_key = \"a8f5f167f44f4964e6c998dee827110c\"",
@@ -271,6 +271,7 @@ pub const RULES: &[Rule] = &[
             "api_key = \"sk-example-1234567890abcdef\"",
             "OPENROUTER_API_KEY='sk-or-v1-project1-key'",
             "https://storage.example.com/o/img.png?alt=media&token=0445fa4f-67dd-41a4-a5f4-19df5a05d86d",
+            "<img src=\"https://cdn.example.com/a.png?alt=media&amp;token=aac1d79b-ecca-4e56-939d-d97dcbbf30eb\">",
         ],
     },
     Rule {

@@ -138,7 +138,7 @@ pub const RULES: &[Rule] = &[
         message: "Script reads a private key or cloud credential file",
         explanation: "Detects shell or code reading the contents of a private SSH key, `~/.aws/credentials`, gcloud or Azure token caches, `.git-credentials`, `.netrc`, or the GitHub CLI hosts file. A skill has no reason to hold these secrets in its own process, where one later step can leak them. Instead, let ssh, the cloud CLI or git use their credentials themselves.",
         matcher: Matcher::Text(
-            r#"(?im)(?:(?-u:\b)cat|(?-u:\b)less|(?-u:\b)more|(?-u:\b)head|(?-u:\b)tail|(?-u:\b)xxd|(?-u:\b)base64|(?-u:\b)cp|(?-u:\b)open[ \t]*\(|(?-u:\b)read_?text[ \t]*\(|(?-u:\b)readFile(?:Sync)?[ \t]*\(|(?-u:\b)createReadStream[ \t]*\(|(?-u:\b)Get-Content|(?-u:\b)fs\.read\w*[ \t]*\(|(?-u:\b)Path[ \t]*\()[^\n]*?(?:\.ssh/id_(?:rsa|dsa|ecdsa|ed25519)(?:["'`)\s]|$)|\.aws/credentials(?-u:\b)|\.config/gcloud/(?:credentials\.db|application_default_credentials\.json|access_tokens\.db)|\.azure/(?:accessTokens\.json|msal_token_cache)|\.git-credentials|\.netrc(?-u:\b)|\.config/gh/hosts\.yml)"#,
+            r#"(?im)(?:(?-u:\b)cat|(?-u:\b)less|(?-u:\b)more|(?-u:\b)head|(?-u:\b)tail|(?-u:\b)xxd|(?-u:\b)base64|(?-u:\b)cp|(?-u:\b)open[ \t]*\(|(?-u:\b)read_?text[ \t]*\(|(?-u:\b)readFile(?:Sync)?[ \t]*\(|(?-u:\b)createReadStream[ \t]*\(|(?-u:\b)Get-Content|(?-u:\b)fs\.read\w*[ \t]*\(|(?-u:\b)Path[ \t]*\()[^\n;|&]{0,40}?(?:\.ssh/id_(?:rsa|dsa|ecdsa|ed25519)(?:["'`)\s]|$)|\.aws/credentials(?-u:\b)|\.config/gcloud/(?:credentials\.db|application_default_credentials\.json|access_tokens\.db)|\.azure/(?:accessTokens\.json|msal_token_cache)|\.git-credentials|\.netrc(?-u:\b)|\.config/gh/hosts\.yml)"#,
         ),
         fires: &[
             "cat ~/.ssh/id_rsa",
@@ -151,6 +151,7 @@ pub const RULES: &[Rule] = &[
             "ssh -i ~/.ssh/id_rsa deploy@example.com",
             "git status; ls .git/",
             "aws configure list",
+            "Uses Path(filepath).absolute() and never reads credentials such as .netrc or .git-credentials.",
         ],
     },
     Rule {
