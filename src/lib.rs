@@ -7,5 +7,7 @@ pub mod config;
 pub mod fsutil;
 pub mod git;
 pub mod guard;
+pub mod hook;
 pub mod report;
 pub mod skill;
+pub mod staged;

@@ -3,6 +3,7 @@
 mod completions;
 mod config;
 mod error;
+mod hook;
 mod lint;
 mod list;
 mod man;
@@ -53,6 +54,7 @@ enum Command {
     Config(config::ConfigArgs),
     Completions(completions::CompletionsArgs),
     Man(man::ManArgs),
+    Hook(hook::HookArgs),
     Scan(scan::ScanArgs),
     Rules(rules::RulesArgs),
 }
@@ -81,6 +83,7 @@ pub fn main() -> ExitCode {
         Command::Config(args) => config::cmd_config(&mut ui, args),
         Command::Completions(args) => completions::cmd_completions(&mut ui, args),
         Command::Man(args) => man::cmd_man(&mut ui, args),
+        Command::Hook(args) => hook::cmd_hook(&mut ui, args),
         Command::Scan(args) => scan::cmd_scan(&mut ui, args),
         Command::Rules(args) => rules::cmd_rules(&mut ui, args),
     };

@@ -1,6 +1,9 @@
 //! The only place that touches git. Everything here goes through gix; nothing prints.
 
 mod config_parameters;
+mod tree;
+
+pub use tree::{Entry, EntryKind};
 
 pub use config_parameters::{parse_config_parameters, ConfigParameterError};
 
@@ -23,6 +26,8 @@ pub enum GitError {
     },
     #[error("the repository at '{path}' is bare; git-skill needs a work tree")]
     Bare { path: PathBuf },
+    #[error("could not read '{}' from git: {message}", path.display())]
+    Read { path: PathBuf, message: String },
     #[error("GIT_CONFIG_PARAMETERS could not be parsed")]
     Parameters(#[from] ConfigParameterError),
 }
@@ -94,6 +99,38 @@ impl Repo {
         let mut entries = skill_entries(snapshot.plumbing());
         entries.extend(parameter_entries(parameters)?);
         Ok(entries)
+    }
+
+    /// Where git runs hooks from: `core.hooksPath` (relative to the top of the work tree, `~/`
+    /// for HOME), or `hooks/` in the common git directory, shared by linked worktrees.
+    pub fn hooks_dir(&self, home: Option<&Path>) -> PathBuf {
+        let configured = self
+            .repo
+            .config_snapshot()
+            .string("core.hooksPath")
+            .map(|v| v.to_string());
+        match configured {
+            Some(p) if !p.is_empty() => {
+                let p = PathBuf::from(p);
+                match (p.strip_prefix("~"), home) {
+                    (Ok(rest), Some(home)) => home.join(rest),
+                    _ => self.workdir.join(p),
+                }
+            }
+            _ => self.repo.common_dir().join("hooks"),
+        }
+    }
+
+    /// A file's staged content (stage 0), by path relative to the top; `None` when not staged.
+    pub fn staged_blob(&self, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+        let index = self.repo.index_or_empty().map_err(|e| GitError::Read {
+            path: self.repo.index_path(),
+            message: e.to_string(),
+        })?;
+        match index.entry_by_path(path.as_bytes().into()) {
+            Some(entry) => self.blob(entry.id, path).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Whether git would refuse this repository as owned by someone else ("dubious

@@ -4,6 +4,7 @@
 mod common;
 mod config;
 mod edge;
+mod hook;
 mod hostile;
 mod lint;
 mod list;

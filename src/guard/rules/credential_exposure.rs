@@ -216,7 +216,7 @@ pub const RULES: &[Rule] = &[
         message: "SaaS service token",
         explanation: "Detects tokens of common services with fixed formats: SendGrid (`SG.`), Telegram bot tokens, Shopify (`shpat_`, `shpss_`), DigitalOcean (`dop_v1_`), Twilio API keys (`SK` plus 32 hex), Linear (`lin_api_`), Notion (`ntn_`) and Postman (`PMAK-`). Each grants access to the owner's account on that service. Instead, revoke the token and read it from the environment.",
         matcher: Matcher::Text(
-            r#"(?m)(?-u:\b)SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?:[^A-Za-z0-9_-]|$)|(?-u:\b)\d{8,10}:AA[0-9A-Za-z_-]{33}(?:[^0-9A-Za-z_-]|$)|(?-u:\b)shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?-u:\b)|(?-u:\b)do[opr]_v1_[a-f0-9]{64}(?-u:\b)|(?-u:\b)SK[0-9a-f]{32}(?-u:\b)|(?-u:\b)lin_api_[A-Za-z0-9]{40}(?-u:\b)|(?-u:\b)ntn_[0-9]{11}[A-Za-z0-9]{35}(?-u:\b)|(?-u:\b)PMAK-[a-f0-9]{24}-[a-f0-9]{34}(?-u:\b)"#,
+            r#"(?m)(?-u:\b)SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?:[^A-Za-z0-9_-]|$)|(?-u:\b)[0-9]{8,10}:AA[0-9A-Za-z_-]{33}(?:[^0-9A-Za-z_-]|$)|(?-u:\b)shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?-u:\b)|(?-u:\b)do[opr]_v1_[a-f0-9]{64}(?-u:\b)|(?-u:\b)SK[0-9a-f]{32}(?-u:\b)|(?-u:\b)lin_api_[A-Za-z0-9]{40}(?-u:\b)|(?-u:\b)ntn_[0-9]{11}[A-Za-z0-9]{35}(?-u:\b)|(?-u:\b)PMAK-[a-f0-9]{24}-[a-f0-9]{34}(?-u:\b)"#,
         ),
         fires: &[
             concat!("SENDGRID_API_KEY=S", "G.HGb3CXlMaXZjljENUhJduR.HHJEYXg4JdpmrcXgGCJbW56eCuNGMGmSrCGIZEG8pSH"),

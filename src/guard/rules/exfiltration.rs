@@ -223,7 +223,7 @@ pub const RULES: &[Rule] = &[
         id: "EXF011",
         category: Category::Exfiltration,
         severity: Severity::Medium,
-        message: "Request-catcher or tunnel domain used as a destination",
+        message: "Request-catcher domain used as a destination",
         explanation: "Detects domains of request-inspection and out-of-band services (webhook.site, requestbin, pipedream, interactsh and Burp Collaborator hosts, dnslog, transfer.sh). Attackers use them as drop boxes because they need no infrastructure of their own; documentation also uses them as demo endpoints, so the rule is medium. Instead, send data only to the documented API of the service the skill is about.",
         matcher: Matcher::Text(
             r#"(?i)(?-u:\b)(?:webhook\.site|requestbin\.(?:com|net)|pipedream\.net|hookbin\.com|requestcatcher\.com|beeceptor\.com|oast\.(?:fun|pro|live|site|online|me)|interact\.sh|burpcollaborator\.net|oastify\.com|canarytokens\.com|dnslog\.cn|ceye\.io|pastebin\.com/api|transfer\.sh)(?-u:\b)"#,

@@ -1,0 +1,225 @@
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use git_skill::guard::suppress::{Policy, POLICY_FILE};
+use git_skill::guard::{self, ScanOptions, Verdict};
+use git_skill::hook::{self, Installed, Uninstalled};
+use git_skill::report::scan::{self as render, SkillReport};
+use git_skill::report::{self, Diagnostic};
+use git_skill::skill::{lint, meta};
+use git_skill::staged;
+
+use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
+
+/// Install, remove or run the git pre-commit hook.
+///
+/// `install` puts the hook where git runs it (core.hooksPath, or the hooks directory shared by
+/// all worktrees). A pre-commit hook already there is kept and runs first; with --force it is
+/// set aside instead. `uninstall` removes git-skill's hook and puts the previous one back.
+///
+/// `pre-commit` is what the hook runs: it checks every skill the commit touches at its staged
+/// state (the index, never the work tree), with the linter and the scanner, and exits 1 to block
+/// the commit on a lint error or a verdict at `skill.failOn` (default dangerous). Any internal
+/// error also blocks (exit 2). Skip a check with `git commit --no-verify` or SKIP=git-skill.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  git skill hook install\n  git skill hook install --force\n  git skill hook uninstall\n  SKIP=git-skill git commit -m wip"
+)]
+pub struct HookArgs {
+    #[command(subcommand)]
+    pub action: HookAction,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum HookAction {
+    /// Install the pre-commit hook (idempotent).
+    Install {
+        /// Set an existing foreign pre-commit hook aside instead of running it first.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Remove the hook and restore what was there before.
+    Uninstall,
+    /// Check the staged skills (what the hook runs).
+    PreCommit,
+}
+
+pub fn cmd_hook(ui: &mut Ui, args: HookArgs) -> Result<Outcome, CommandError> {
+    match args.action {
+        HookAction::Install { force } => install(ui, force),
+        HookAction::Uninstall => uninstall(ui),
+        HookAction::PreCommit => pre_commit(ui).map_err(|e| {
+            // Fail closed, and say how to get past it on purpose.
+            e.hint("the commit is blocked because the check could not run; fix the cause, or skip once with git commit --no-verify")
+        }),
+    }
+}
+
+fn hooks_dir(ui: &mut Ui) -> Result<PathBuf, CommandError> {
+    let ws = Workspace::load(ui)?;
+    let Some(repo) = &ws.repo else {
+        return Err(CommandError::new("not inside a git work tree")
+            .hint("run this inside the repository whose commits should be checked"));
+    };
+    Ok(repo.hooks_dir(ws.home.as_deref()))
+}
+
+fn install(ui: &mut Ui, force: bool) -> Result<Outcome, CommandError> {
+    let dir = hooks_dir(ui)?;
+    let outcome = hook::install(&dir, force)
+        .hint("remove or rename the saved hook first, or run git skill hook uninstall")?;
+    let hook = dir.join("pre-commit");
+    let message = match outcome {
+        Installed::Fresh => format!("installed the pre-commit hook at '{}'", hook.display()),
+        Installed::AlreadyInstalled => format!("the pre-commit hook at '{}' is already installed", hook.display()),
+        Installed::Updated => format!("updated the pre-commit hook at '{}'", hook.display()),
+        Installed::Chained(saved) => format!(
+            "installed the pre-commit hook at '{}'; the hook that was there moved to '{}' and runs first",
+            hook.display(),
+            saved.display()
+        ),
+        Installed::Replaced(saved) => format!(
+            "installed the pre-commit hook at '{}'; the hook that was there was set aside as '{}' and no longer runs",
+            hook.display(),
+            saved.display()
+        ),
+    };
+    ui.status(&message)?;
+    Ok(Outcome::Clean)
+}
+
+fn uninstall(ui: &mut Ui) -> Result<Outcome, CommandError> {
+    let dir = hooks_dir(ui)?;
+    let message = match hook::uninstall(&dir).hint("remove it by hand if it should go")? {
+        Uninstalled::Removed => "removed the pre-commit hook".to_owned(),
+        Uninstalled::Restored(path) => format!(
+            "removed the pre-commit hook and restored the previous one at '{}'",
+            path.display()
+        ),
+        Uninstalled::NotInstalled => "no pre-commit hook was installed".to_owned(),
+    };
+    ui.status(&message)?;
+    Ok(Outcome::Clean)
+}
+
+fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
+    if std::env::var("SKIP").is_ok_and(|s| s.split(',').any(|n| n.trim() == "git-skill")) {
+        ui.status("git-skill: skipped (SKIP=git-skill)")?;
+        return Ok(Outcome::Clean);
+    }
+    let ws = Workspace::load(ui)?;
+    let Some(repo) = &ws.repo else {
+        return Err(CommandError::new("not inside a git work tree"));
+    };
+    let fail_on = ws.config.fail_on()?;
+    let roots: Vec<(String, String)> = ws
+        .roots()
+        .into_iter()
+        .filter_map(|r| {
+            let rel = r.path.strip_prefix(repo.workdir()).ok()?;
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            (!rel.is_empty()).then(|| (rel.trim_end_matches('/').to_owned(), r.label.clone()))
+        })
+        .collect();
+    let skills = staged::changed_skills(repo, &roots)?;
+    if skills.is_empty() {
+        return Ok(Outcome::Clean);
+    }
+    // The policy as staged: an unstaged edit to it must not change the verdict either.
+    let policy = match repo.staged_blob(POLICY_FILE)? {
+        Some(bytes) => Some(
+            Policy::parse(&String::from_utf8_lossy(&bytes)).map_err(|m| {
+                CommandError::new(format!(
+                    "'{POLICY_FILE}' (staged) is not a valid policy: {m}"
+                ))
+            })?,
+        ),
+        None => None,
+    };
+    let today = chrono::Utc::now().date_naive();
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    let mut reports = Vec::new();
+    for skill in &skills {
+        let display = ws.display(&repo.workdir().join(&skill.dir));
+        diagnostics.extend(lint::lint(
+            &skill.files,
+            &lint::Target {
+                dir_name: &skill.dir_name,
+                display_dir: display.clone(),
+                category: skill.category.as_deref(),
+            },
+        ));
+        let mut scan =
+            guard::scan_skill(&skill.files, &|rel| skill.read(rel), ScanOptions::default());
+        let name = skill
+            .files
+            .skill_md
+            .as_deref()
+            .and_then(|b| meta::parse(b).ok())
+            .and_then(|(m, _)| m.name)
+            .unwrap_or_else(|| skill.dir_name.clone());
+        if let Some(policy) = &policy {
+            policy.apply(&name, &mut scan.findings, today);
+        }
+        if let Some(e) = scan.errors.first() {
+            return Err(CommandError::new(format!("{}: {e}", display.display())));
+        }
+        reports.push(SkillReport {
+            name,
+            path: display.display().to_string(),
+            repo_path: skill.dir.clone(),
+            verdict: scan.verdict(),
+            errors: scan.errors.clone(),
+            findings: scan.findings,
+        });
+    }
+    let lint_failed = lint::has_errors(&diagnostics);
+    let blocked: Vec<&SkillReport> = reports
+        .iter()
+        .filter(|r| match fail_on {
+            git_skill::config::FailOn::Dangerous => r.verdict == Verdict::Dangerous,
+            git_skill::config::FailOn::Caution => r.verdict >= Verdict::Caution,
+            git_skill::config::FailOn::Never => false,
+        })
+        .collect();
+    if !lint_failed && blocked.is_empty() {
+        let s = render::summarize(&reports);
+        ui.status(&format!(
+            "git-skill: {} staged skill{} checked: {} safe, {} caution",
+            s.skills,
+            if s.skills == 1 { "" } else { "s" },
+            s.safe,
+            s.caution
+        ))?;
+        return Ok(Outcome::Clean);
+    }
+    // The report goes to stderr with git's own messages about the failed commit.
+    let style = ui.err_style;
+    if lint_failed {
+        let errors: Vec<Diagnostic> = diagnostics
+            .into_iter()
+            .filter(|d| d.level == report::Level::Error)
+            .collect();
+        report::render_text(&mut ui.err, &errors, style)?;
+    }
+    let shown: Vec<SkillReport> = blocked.into_iter().cloned().collect();
+    render::render_text(&mut ui.err, &shown, style)?;
+    writeln!(
+        ui.err,
+        "git-skill: commit blocked: {}. Fix the staged files (git add them again), suppress a finding with a reason, or skip the check once with git commit --no-verify.",
+        match (lint_failed, shown.is_empty()) {
+            (true, true) => "a staged SKILL.md has lint errors".to_owned(),
+            (true, false) => format!("lint errors, and {} skill(s) at or above the fail level", shown.len()),
+            _ => format!("{} skill(s) at or above the fail level ({})", shown.len(), fail_name(fail_on)),
+        }
+    )?;
+    Ok(Outcome::Problems)
+}
+
+fn fail_name(f: git_skill::config::FailOn) -> &'static str {
+    match f {
+        git_skill::config::FailOn::Dangerous => "dangerous",
+        git_skill::config::FailOn::Caution => "caution",
+        git_skill::config::FailOn::Never => "never",
+    }
+}
