@@ -24,6 +24,16 @@ pub struct StagedSkill {
 }
 
 impl StagedSkill {
+    /// The frontmatter's `name`, or the directory's.
+    pub fn name(&self) -> String {
+        self.files
+            .skill_md
+            .as_deref()
+            .and_then(|b| crate::skill::meta::parse(b).ok())
+            .and_then(|(m, _)| m.name)
+            .unwrap_or_else(|| self.dir_name.clone())
+    }
+
     /// A staged file's bytes, by path relative to the skill.
     pub fn read(&self, rel: &str) -> std::io::Result<Vec<u8>> {
         self.blobs.get(rel).cloned().ok_or_else(|| {
@@ -45,6 +55,31 @@ pub fn changed_skills(
     let prefixes: Vec<String> = roots.iter().map(|(p, _)| p.clone()).collect();
     let staged = repo.staged_under(&prefixes)?;
     let head = repo.head_under(&prefixes)?;
+    changed_between(repo, &head, &staged, roots)
+}
+
+/// The same between two revisions (CI range mode): the skills changed from `from` to `to`,
+/// each at its content in `to`, read from git objects.
+pub fn changed_between_revisions(
+    repo: &Repo,
+    from: &str,
+    to: &str,
+    roots: &[(String, String)],
+) -> Result<Vec<StagedSkill>, GitError> {
+    let prefixes: Vec<String> = roots.iter().map(|(p, _)| p.clone()).collect();
+    let old = repo.tree_under(repo.tree_of(from)?, &prefixes)?;
+    let new = repo.tree_under(repo.tree_of(to)?, &prefixes)?;
+    changed_between(repo, &old, &new, roots)
+}
+
+/// Skills with a difference between `head` (before) and `staged` (after), at their `staged`
+/// state.
+fn changed_between(
+    repo: &Repo,
+    head: &[Entry],
+    staged: &[Entry],
+    roots: &[(String, String)],
+) -> Result<Vec<StagedSkill>, GitError> {
     let staged_map: BTreeMap<&str, &Entry> = staged.iter().map(|e| (e.path.as_str(), e)).collect();
     let head_map: BTreeMap<&str, &Entry> = head.iter().map(|e| (e.path.as_str(), e)).collect();
 
@@ -112,7 +147,7 @@ pub fn changed_skills(
             .find(|(_, l)| *l == label)
             .map(|(r, _)| r.clone())
             .unwrap_or_default();
-        out.push(load(repo, &dir, &root, &label, &staged)?);
+        out.push(load(repo, &dir, &root, &label, staged)?);
     }
     Ok(out)
 }

@@ -6,7 +6,7 @@ use git_skill::guard::{self, ScanOptions, Verdict};
 use git_skill::hook::{self, Installed, Uninstalled};
 use git_skill::report::scan::{self as render, SkillReport};
 use git_skill::report::{self, Diagnostic};
-use git_skill::skill::{lint, meta};
+use git_skill::skill::lint;
 use git_skill::staged;
 
 use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
@@ -112,15 +112,7 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         return Err(CommandError::new("not inside a git work tree"));
     };
     let fail_on = ws.config.fail_on()?;
-    let roots: Vec<(String, String)> = ws
-        .roots()
-        .into_iter()
-        .filter_map(|r| {
-            let rel = r.path.strip_prefix(repo.workdir()).ok()?;
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            (!rel.is_empty()).then(|| (rel.trim_end_matches('/').to_owned(), r.label.clone()))
-        })
-        .collect();
+    let roots = ws.repo_relative_roots();
     let skills = staged::changed_skills(repo, &roots)?;
     if skills.is_empty() {
         return Ok(Outcome::Clean);
@@ -151,13 +143,7 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         ));
         let mut scan =
             guard::scan_skill(&skill.files, &|rel| skill.read(rel), ScanOptions::default());
-        let name = skill
-            .files
-            .skill_md
-            .as_deref()
-            .and_then(|b| meta::parse(b).ok())
-            .and_then(|(m, _)| m.name)
-            .unwrap_or_else(|| skill.dir_name.clone());
+        let name = skill.name();
         if let Some(policy) = &policy {
             policy.apply(&name, &mut scan.findings, today);
         }

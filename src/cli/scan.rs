@@ -59,6 +59,20 @@ pub struct ScanArgs {
     #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,
 
+    /// Range mode (CI): scan only the skills changed since this revision, at --to-ref
+    /// [env: PRE_COMMIT_FROM_REF].
+    #[arg(
+        long,
+        value_name = "REV",
+        requires = "to_ref",
+        conflicts_with = "paths"
+    )]
+    pub from_ref: Option<String>,
+
+    /// The revision whose content is scanned in range mode [env: PRE_COMMIT_TO_REF].
+    #[arg(long, value_name = "REV", requires = "from_ref")]
+    pub to_ref: Option<String>,
+
     /// Skill root to search instead of the configured ones (repeatable; like skill.roots).
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<String>,
@@ -99,10 +113,21 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         Some(path) => Some(Baseline::load(path).hint("create one with --write-baseline FILE")?),
         None => None,
     };
-    let found = ws.skills(ui, &args.paths)?;
     let options = ScanOptions {
         inline_allow: !args.no_inline_allow,
     };
+    let env_ref = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let range = match (args.from_ref.clone(), args.to_ref.clone()) {
+        (Some(from), Some(to)) => Some((from, to)),
+        _ if args.paths.is_empty() => {
+            env_ref("PRE_COMMIT_FROM_REF").zip(env_ref("PRE_COMMIT_TO_REF"))
+        }
+        _ => None,
+    };
+    if let Some((from, to)) = range {
+        return scan_range(ui, &ws, &args, fail_on, options, &from, &to);
+    }
+    let found = ws.skills(ui, &args.paths)?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -172,6 +197,18 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         return Ok(Outcome::Clean);
     }
 
+    let empty = found.skills.is_empty() && args.paths.is_empty();
+    finish(ui, &args, fail_on, &reports, empty)
+}
+
+/// Renders the reports and decides the exit status.
+fn finish(
+    ui: &mut Ui,
+    args: &ScanArgs,
+    fail_on: FailOn,
+    reports: &[SkillReport],
+    empty: bool,
+) -> Result<Outcome, CommandError> {
     let failing = reports.iter().any(|r| match fail_on {
         FailOn::Dangerous => r.verdict == Verdict::Dangerous,
         FailOn::Caution => r.verdict >= Verdict::Caution,
@@ -183,10 +220,10 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         Outcome::Clean
     };
     let rendered = match args.format {
-        ScanFormat::Text => render::render_text(&mut ui.out, &reports, ui.out_style),
-        ScanFormat::Json => render::render_json(&mut ui.out, &reports),
-        ScanFormat::Sarif => sarif::render_sarif(&mut ui.out, &reports),
-        ScanFormat::Junit => render::render_junit(&mut ui.out, &reports),
+        ScanFormat::Text => render::render_text(&mut ui.out, reports, ui.out_style),
+        ScanFormat::Json => render::render_json(&mut ui.out, reports),
+        ScanFormat::Sarif => sarif::render_sarif(&mut ui.out, reports),
+        ScanFormat::Junit => render::render_junit(&mut ui.out, reports),
     }
     .and_then(|()| ui.out.flush());
     match rendered {
@@ -194,8 +231,8 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         other => other?,
     }
     if args.format == ScanFormat::Text {
-        let s = render::summarize(&reports);
-        if found.skills.is_empty() && args.paths.is_empty() {
+        let s = render::summarize(reports);
+        if empty {
             ui.status("no skills found")?;
         } else {
             ui.status(&format!(
@@ -210,6 +247,65 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         }
     }
     Ok(outcome)
+}
+
+/// Range mode: the skills changed between two revisions, at their content in the second,
+/// read from git objects.
+fn scan_range(
+    ui: &mut Ui,
+    ws: &Workspace,
+    args: &ScanArgs,
+    fail_on: FailOn,
+    options: ScanOptions,
+    from: &str,
+    to: &str,
+) -> Result<Outcome, CommandError> {
+    let Some(repo) = &ws.repo else {
+        return Err(CommandError::new("range mode needs a git repository")
+            .hint("run inside the repository, or drop --from-ref/--to-ref"));
+    };
+    let roots = ws.repo_relative_roots();
+    let skills = git_skill::staged::changed_between_revisions(repo, from, to, &roots)
+        .hint("check that both revisions exist here (CI checkouts may need fetch-depth: 0)")?;
+    let policy = match repo.file_at(to, POLICY_FILE)? {
+        Some(bytes) => Some(
+            Policy::parse(&String::from_utf8_lossy(&bytes)).map_err(|m| {
+                CommandError::new(format!(
+                    "'{POLICY_FILE}' at {to} is not a valid policy: {m}"
+                ))
+            })?,
+        ),
+        None => None,
+    };
+    let today = chrono::Utc::now().date_naive();
+    let mut reports = Vec::new();
+    for skill in &skills {
+        let mut scan = guard::scan_skill(&skill.files, &|rel| skill.read(rel), options);
+        let name = skill.name();
+        if let Some(policy) = &policy {
+            policy.apply(&name, &mut scan.findings, today);
+        }
+        let display = ws
+            .display(&repo.workdir().join(&skill.dir))
+            .display()
+            .to_string();
+        for e in &scan.errors {
+            ui.error(&CommandError::new(format!("{display}: {e}")))?;
+        }
+        reports.push(SkillReport {
+            name,
+            path: display,
+            repo_path: skill.dir.clone(),
+            verdict: scan.verdict(),
+            errors: scan.errors.clone(),
+            findings: scan.findings,
+        });
+    }
+    if args.format == ScanFormat::Text && skills.is_empty() {
+        ui.status(&format!("no skill changed between {from} and {to}"))?;
+        return Ok(Outcome::Clean);
+    }
+    finish(ui, args, fail_on, &reports, false)
 }
 
 fn write_baseline(path: &Path, reports: &[SkillReport]) -> Result<(), CommandError> {

@@ -103,6 +103,22 @@ impl Workspace {
         }
     }
 
+    /// The roots inside the work tree, relative to its top, with their labels: what the
+    /// staged and range checks compare.
+    pub fn repo_relative_roots(&self) -> Vec<(String, String)> {
+        let Some(repo) = &self.repo else {
+            return Vec::new();
+        };
+        self.roots()
+            .into_iter()
+            .filter_map(|r| {
+                let rel = r.path.strip_prefix(repo.workdir()).ok()?;
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                (!rel.is_empty()).then(|| (rel.trim_end_matches('/').to_owned(), r.label.clone()))
+            })
+            .collect()
+    }
+
     /// The skills named by `paths`, or every skill of the roots when `paths` is empty.
     /// A path that cannot be read is reported and skipped (the run then exits 2).
     pub fn skills(&self, ui: &mut Ui, paths: &[PathBuf]) -> Result<Discovery, CommandError> {

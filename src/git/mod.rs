@@ -121,6 +121,43 @@ impl Repo {
         }
     }
 
+    /// The tree a revision names (`main`, `HEAD~2`, a commit id, `origin/main`).
+    pub fn tree_of(&self, spec: &str) -> Result<gix::ObjectId, GitError> {
+        let bad = |message: String| GitError::Read {
+            path: PathBuf::from(spec),
+            message,
+        };
+        let id = self
+            .repo
+            .rev_parse_single(spec)
+            .map_err(|e| bad(format!("not a revision: {e}")))?;
+        let tree = id
+            .object()
+            .map_err(|e| bad(e.to_string()))?
+            .peel_to_tree()
+            .map_err(|e| bad(format!("does not name a tree: {e}")))?;
+        Ok(tree.id)
+    }
+
+    /// A file's content in the tree a revision names; `None` when it has no such file.
+    pub fn file_at(&self, spec: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+        let tree = self.tree_of(spec)?;
+        let tree = self.repo.find_tree(tree).map_err(|e| GitError::Read {
+            path: PathBuf::from(spec),
+            message: e.to_string(),
+        })?;
+        match tree.lookup_entry_by_path(path) {
+            Ok(Some(entry)) if entry.mode().is_blob() => {
+                self.blob(entry.object_id(), path).map(Some)
+            }
+            Ok(_) => Ok(None),
+            Err(e) => Err(GitError::Read {
+                path: PathBuf::from(path),
+                message: e.to_string(),
+            }),
+        }
+    }
+
     /// A file's staged content (stage 0), by path relative to the top; `None` when not staged.
     pub fn staged_blob(&self, path: &str) -> Result<Option<Vec<u8>>, GitError> {
         let index = self.repo.index_or_empty().map_err(|e| GitError::Read {

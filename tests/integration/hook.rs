@@ -238,3 +238,74 @@ fn a_linked_worktree_shares_the_hook() {
     let run = sb.command("git", &wt, &["commit", "-qm", "bad"]);
     assert_ne!(run.status, 0, "{}", run.stderr);
 }
+
+#[test]
+fn range_mode_scans_only_changed_skills_at_the_target_revision() {
+    let sb = Sandbox::with_repo();
+    // An old dangerous skill, unchanged in the range: not scanned.
+    sb.write(".claude/skills/old/SKILL.md", skill_md("old", "Old."));
+    sb.write(".claude/skills/old/scripts/i.sh", DANGER);
+    sb.write(".claude/skills/tool/SKILL.md", skill_md("tool", "A tool."));
+    sb.git(&["add", "."]).assert_ok();
+    sb.git(&["commit", "-qm", "base"]).assert_ok();
+    let base = head(&sb);
+    sb.write(".claude/skills/tool/scripts/run.sh", DANGER);
+    sb.git(&["add", "."]).assert_ok();
+    sb.git(&["commit", "-qm", "change"]).assert_ok();
+    // The work tree no longer holds the danger: range mode reads git objects.
+    sb.write(".claude/skills/tool/scripts/run.sh", SAFE);
+
+    let run = sb.run(&[
+        "scan",
+        "--format",
+        "json",
+        "--from-ref",
+        &base,
+        "--to-ref",
+        "HEAD",
+    ]);
+    run.assert_status(1);
+    let report = run.json();
+    let names: Vec<&str> = report["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["tool"], "{report}");
+    assert_eq!(report["verdict"], "dangerous");
+
+    let out = sb
+        .command_in("", &["scan", "--format", "json"])
+        .env("PRE_COMMIT_FROM_REF", &base)
+        .env("PRE_COMMIT_TO_REF", "HEAD")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+
+    let run = sb.run(&["scan", "--from-ref", &base, "--to-ref", &base]);
+    run.assert_ok();
+    assert!(run.stderr.contains("no skill changed"), "{}", run.stderr);
+
+    let run = sb.run(&["scan", "--from-ref", "no-such-ref", "--to-ref", "HEAD"]);
+    run.assert_status(2);
+    assert!(
+        run.stderr.contains("no-such-ref") && run.stderr.contains("hint:"),
+        "{}",
+        run.stderr
+    );
+
+    let sarif = sb.run(&[
+        "scan",
+        "--format",
+        "sarif",
+        "--from-ref",
+        &base,
+        "--to-ref",
+        "HEAD",
+    ]);
+    let uri = sarif.json()["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+        ["artifactLocation"]["uri"]
+        .clone();
+    assert_eq!(uri, ".claude/skills/tool/scripts/run.sh");
+}
