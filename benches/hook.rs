@@ -1,0 +1,100 @@
+//! Pre-commit hook latency beside `git diff --cached --name-only`, in a generated repository
+//! of 10,000 files, with 1 and with 20 staged skill files. Both run as processes, as git runs
+//! them. Run: `cargo bench --bench hook`.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_git-skill");
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+fn median(dir: &Path, program: &str, args: &[&str]) -> Duration {
+    let mut runs = Vec::new();
+    for _ in 0..15 {
+        let start = Instant::now();
+        let out = Command::new(program)
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        runs.push(start.elapsed());
+        assert!(
+            out.status.success(),
+            "{program} {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    runs.sort();
+    runs[runs.len() / 2]
+}
+
+fn main() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path();
+    git(repo, &["init", "-q"]);
+    git(repo, &["config", "user.email", "bench@example.com"]);
+    git(repo, &["config", "user.name", "bench"]);
+    // 9,800 ordinary source files and 40 skills of 5 files: 10,000 files.
+    for i in 0..9_800 {
+        let path = repo.join(format!("src/m{}/f{i}.rs", i / 100));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("pub fn f{i}() -> u32 {{ {i} }}\n")).unwrap();
+    }
+    for s in 0..40 {
+        let dir = repo.join(format!(".claude/skills/skill-{s}"));
+        std::fs::create_dir_all(dir.join("scripts")).unwrap();
+        std::fs::create_dir_all(dir.join("references")).unwrap();
+        std::fs::write(dir.join("SKILL.md"), format!("---\nname: skill-{s}\ndescription: Skill {s}.\n---\n# Skill {s}\n\nRun the tests, then report.\n")).unwrap();
+        for f in 0..4 {
+            std::fs::write(
+                dir.join(format!("references/r{f}.md")),
+                "Reference text.\n".repeat(50),
+            )
+            .unwrap();
+        }
+    }
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-qm", "init"]);
+    let files = String::from_utf8(
+        Command::new("git")
+            .args(["ls-files"])
+            .current_dir(repo)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
+    .lines()
+    .count();
+    println!("repository: {files} files");
+
+    for staged in [1usize, 20] {
+        for s in 0..staged {
+            std::fs::write(
+                repo.join(format!(".claude/skills/skill-{s}/references/r0.md")),
+                format!("Changed {staged}.\n"),
+            )
+            .unwrap();
+        }
+        git(repo, &["add", "."]);
+        let diff = median(repo, "git", &["diff", "--cached", "--name-only"]);
+        let hook = median(repo, BIN, &["hook", "pre-commit"]);
+        println!(
+            "{staged:>2} staged skill file(s): git diff --cached --name-only {:.1} ms, git skill hook pre-commit {:.1} ms, ratio {:.2}",
+            diff.as_secs_f64() * 1e3,
+            hook.as_secs_f64() * 1e3,
+            hook.as_secs_f64() / diff.as_secs_f64()
+        );
+        git(repo, &["commit", "-qm", "step", "--no-verify"]);
+    }
+}
