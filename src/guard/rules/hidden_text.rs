@@ -48,10 +48,11 @@ sequences joined by U+200D between emoji are not flagged.",
         explanation: "A word such as `сurl` (Cyrillic `с`) looks like `curl` but is a different \
 string: it slips past filters and allow-lists, and points links at look-alike domains. git-skill \
 reads look-alikes as the letters they imitate when it matches rules, and reports the mixed word. \
-Instead, write the word in one script; whole words in Cyrillic or Greek are not flagged.",
+Instead, write the word in one script; whole words in Cyrillic or Greek, and Greek notation such as \
+`μL` or `Δx`, are not flagged.",
         matcher: Matcher::Raw(r"\b[\p{Latin}\p{Cyrillic}\p{Greek}]*(?:\p{Latin}[\p{Cyrillic}\p{Greek}]|[\p{Cyrillic}\p{Greek}]\p{Latin})[\p{Latin}\p{Cyrillic}\p{Greek}]*\b"),
         fires: &["run \u{0441}url now", "p\u{0430}ypal.com"],
-        passes: &["Привет мир and hello world", "Ελληνικά text", "日本語のテキスト"],
+        passes: &["Привет мир and hello world", "Ελληνικά text", "日本語のテキスト", "add 5 μL over 10 μs"],
     },
     Rule {
         id: "HID005",
