@@ -286,6 +286,28 @@ impl Engine {
     }
 }
 
+/// Checks a regex cannot express without look-around.
+fn confirm(rule: &Rule, matched: &str) -> bool {
+    match rule.id {
+        // A subdivision flag: the black flag, a few tag letters, the cancel tag.
+        "HID001" => {
+            let tags = matched
+                .chars()
+                .filter(|c| ('\u{E0000}'..='\u{E007F}').contains(c))
+                .count();
+            !(matched.starts_with('\u{1F3F4}') && matched.ends_with('\u{E007F}') && tags <= 7)
+        }
+        // Greek letters that do not imitate Latin ones (`μL`, `Δx`, `πr`) are notation, not
+        // disguise: a mixed word counts when it holds Cyrillic or a Greek look-alike.
+        "HID004" => matched.chars().any(|c| {
+            let cyrillic = ('\u{0400}'..='\u{052F}').contains(&c);
+            let greek = ('\u{0370}'..='\u{03FF}').contains(&c);
+            cyrillic || (greek && super::normalize::fold_confusable(c) != c)
+        }),
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,27 +351,5 @@ mod tests {
                 );
             }
         }
-    }
-}
-
-/// Checks a regex cannot express without look-around.
-fn confirm(rule: &Rule, matched: &str) -> bool {
-    match rule.id {
-        // A subdivision flag: the black flag, a few tag letters, the cancel tag.
-        "HID001" => {
-            let tags = matched
-                .chars()
-                .filter(|c| ('\u{E0000}'..='\u{E007F}').contains(c))
-                .count();
-            !(matched.starts_with('\u{1F3F4}') && matched.ends_with('\u{E007F}') && tags <= 7)
-        }
-        // Greek letters that do not imitate Latin ones (`μL`, `Δx`, `πr`) are notation, not
-        // disguise: a mixed word counts when it holds Cyrillic or a Greek look-alike.
-        "HID004" => matched.chars().any(|c| {
-            let cyrillic = ('\u{0400}'..='\u{052F}').contains(&c);
-            let greek = ('\u{0370}'..='\u{03FF}').contains(&c);
-            cyrillic || (greek && super::normalize::fold_confusable(c) != c)
-        }),
-        _ => true,
     }
 }
