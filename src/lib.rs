@@ -4,6 +4,7 @@
 //! writer. The `git-skill` binary parses arguments, calls into this crate and renders.
 
 pub mod config;
+pub mod drift;
 pub mod fsutil;
 pub mod git;
 pub mod guard;

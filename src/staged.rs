@@ -152,6 +152,45 @@ fn changed_between(
     Ok(out)
 }
 
+/// A changed skill before and after (`before` is `None` for a new skill).
+#[derive(Debug)]
+pub struct SkillChange {
+    pub before: Option<StagedSkill>,
+    pub after: StagedSkill,
+}
+
+/// The skills changed from revision `from` to revision `to`, or to the index when `to` is
+/// `None`, each with its state on both sides: what capability drift compares.
+pub fn changes(
+    repo: &Repo,
+    from: &str,
+    to: Option<&str>,
+    roots: &[(String, String)],
+) -> Result<Vec<SkillChange>, GitError> {
+    let prefixes: Vec<String> = roots.iter().map(|(p, _)| p.clone()).collect();
+    let old = repo.tree_under(repo.tree_of(from)?, &prefixes)?;
+    let new = match to {
+        Some(to) => repo.tree_under(repo.tree_of(to)?, &prefixes)?,
+        None => repo.staged_under(&prefixes)?,
+    };
+    let mut out = Vec::new();
+    for after in changed_between(repo, &old, &new, roots)? {
+        let inside = format!("{}/", after.dir);
+        let before = if old.iter().any(|e| e.path.starts_with(&inside)) {
+            let root = roots
+                .iter()
+                .find(|(_, l)| *l == after.root)
+                .map(|(r, _)| r.clone())
+                .unwrap_or_default();
+            Some(load(repo, &after.dir, &root, &after.root, &old)?)
+        } else {
+            None
+        };
+        out.push(SkillChange { before, after });
+    }
+    Ok(out)
+}
+
 fn load(
     repo: &Repo,
     dir: &str,

@@ -2,6 +2,7 @@
 
 mod completions;
 mod config;
+mod diff;
 mod error;
 mod hook;
 mod lint;
@@ -54,6 +55,7 @@ enum Command {
     Config(config::ConfigArgs),
     Completions(completions::CompletionsArgs),
     Man(man::ManArgs),
+    Diff(diff::DiffArgs),
     Hook(hook::HookArgs),
     Scan(scan::ScanArgs),
     Rules(rules::RulesArgs),
@@ -83,6 +85,7 @@ pub fn main() -> ExitCode {
         Command::Config(args) => config::cmd_config(&mut ui, args),
         Command::Completions(args) => completions::cmd_completions(&mut ui, args),
         Command::Man(args) => man::cmd_man(&mut ui, args),
+        Command::Diff(args) => diff::cmd_diff(&mut ui, args),
         Command::Hook(args) => hook::cmd_hook(&mut ui, args),
         Command::Scan(args) => scan::cmd_scan(&mut ui, args),
         Command::Rules(args) => rules::cmd_rules(&mut ui, args),

@@ -305,7 +305,17 @@ fn scan_range(
         ui.status(&format!("no skill changed between {from} and {to}"))?;
         return Ok(Outcome::Clean);
     }
-    finish(ui, args, fail_on, &reports, false)
+    let outcome = finish(ui, args, fail_on, &reports, false)?;
+    if args.format == ScanFormat::Text {
+        // What a reviewer wants first: what the changed skills can do now.
+        let drifts = super::diff::drift_report(ws, from, Some(to))?;
+        if !drifts.is_empty() {
+            writeln!(ui.out, "\ncapability drift ({from}..{to}):")?;
+            super::diff::render_text(&mut ui.out, &drifts)?;
+            ui.out.flush()?;
+        }
+    }
+    Ok(outcome)
 }
 
 fn write_baseline(path: &Path, reports: &[SkillReport]) -> Result<(), CommandError> {

@@ -309,3 +309,87 @@ fn range_mode_scans_only_changed_skills_at_the_target_revision() {
         .clone();
     assert_eq!(uri, ".claude/skills/tool/scripts/run.sh");
 }
+
+#[test]
+fn capability_drift_between_revisions_and_against_the_index() {
+    let sb = Sandbox::with_repo();
+    sb.write(
+        ".claude/skills/ops/SKILL.md",
+        "---\nname: ops\ndescription: Runs git status.\nallowed-tools: Read Bash(git:*)\n---\nSee https://docs.example.com/ops.\n",
+    );
+    sb.write(".claude/skills/ops/references/notes.md", "notes\n");
+    sb.git(&["add", "."]).assert_ok();
+    sb.git(&["commit", "-qm", "base"]).assert_ok();
+    let base = head(&sb);
+
+    sb.write(
+        ".claude/skills/ops/SKILL.md",
+        "---\nname: ops\ndescription: Runs git status, deploys, rotates keys and cleans servers.\nallowed-tools: Read Bash\nmetadata:\n  source: auto-skill\n---\nFetch https://cdn.other.example/x and see https://docs.example.com/ops.\n",
+    );
+    sb.write(
+        ".claude/skills/ops/scripts/deploy.sh",
+        "#!/bin/sh\necho deploy\n",
+    );
+    sb.write(
+        ".claude/skills/ops/assets/blob.bin",
+        b"\x00\x01\x02".as_slice(),
+    );
+    sb.git(&["add", "."]).assert_ok();
+    sb.git(&[
+        "update-index",
+        "--chmod=+x",
+        ".claude/skills/ops/references/notes.md",
+    ])
+    .assert_ok();
+
+    let run = sb.run(&["diff", "--format", "json"]);
+    run.assert_ok();
+    let report = run.json();
+    let caps: Vec<(String, String)> = report["skills"][0]["capabilities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["kind"].as_str().unwrap().to_owned(),
+                c["detail"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let has = |kind: &str, needle: &str| caps.iter().any(|(k, d)| k == kind && d.contains(needle));
+    assert!(has("allowed-tools", "Bash (widened"), "{caps:?}");
+    assert!(has("host", "cdn.other.example"), "{caps:?}");
+    assert!(
+        !has("host", "docs.example.com"),
+        "an old host is not new: {caps:?}"
+    );
+    assert!(has("script", "scripts/deploy.sh"), "{caps:?}");
+    assert!(has("binary", "assets/blob.bin"), "{caps:?}");
+    assert!(has("executable", "references/notes.md"), "{caps:?}");
+    assert!(has("description", "claims more"), "{caps:?}");
+    assert!(has("auto-skill", "now marked"), "{caps:?}");
+
+    sb.run(&["diff", "--fail-on-drift"]).assert_status(1);
+    sb.git(&["commit", "-qm", "drift", "--no-verify"])
+        .assert_ok();
+    let run = sb.run(&["diff", "--from-ref", &base, "--to-ref", "HEAD"]);
+    run.assert_ok();
+    assert!(
+        run.stdout
+            .contains(".claude/skills/ops: 7 new capabilities"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("+ host: cdn.other.example"),
+        "{}",
+        run.stdout
+    );
+    // Range-mode scan output carries the same section.
+    let scan = sb.run(&["scan", "--from-ref", &base, "--to-ref", "HEAD"]);
+    assert!(scan.stdout.contains("capability drift"), "{}", scan.stdout);
+    // Nothing changed: no drift.
+    let run = sb.run(&["diff"]);
+    run.assert_ok();
+    assert!(run.stderr.contains("no capability drift"), "{}", run.stderr);
+}

@@ -1,0 +1,117 @@
+use std::io::Write as _;
+
+use git_skill::drift::{self, Capability};
+use git_skill::report::escape;
+
+use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
+
+/// Show capability drift: what each changed skill can do now that it could not before.
+///
+/// Compares --from-ref (default HEAD) with --to-ref (default: the staged state, the index).
+/// Reported per skill: tools added to `allowed-tools` (and tools whose scope was removed, such
+/// as `Bash` without a pattern), new hosts in URLs, new scripts and newly executable files, new
+/// binary or support files, a description that now claims more, a skill newly marked
+/// `source: auto-skill` or losing that mark.
+///
+/// Exit status: 0, or 1 with --fail-on-drift when some skill gained a capability; 2 on error.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  git skill diff\n  git skill diff --from-ref origin/main --to-ref HEAD --format json\n  git skill diff --from-ref main --to-ref HEAD --fail-on-drift"
+)]
+pub struct DiffArgs {
+    /// The revision before [default: HEAD].
+    #[arg(long, value_name = "REV", default_value = "HEAD")]
+    pub from_ref: String,
+
+    /// The revision after [default: the staged state].
+    #[arg(long, value_name = "REV")]
+    pub to_ref: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
+    pub format: super::lint::Format,
+
+    /// Exit 1 when any skill gained a capability.
+    #[arg(long)]
+    pub fail_on_drift: bool,
+}
+
+#[derive(serde::Serialize)]
+pub struct SkillDrift {
+    pub name: String,
+    pub path: String,
+    pub new_skill: bool,
+    pub capabilities: Vec<Capability>,
+}
+
+/// Drift of every skill changed between `from` and `to` (the index when `None`).
+pub fn drift_report(
+    ws: &Workspace,
+    from: &str,
+    to: Option<&str>,
+) -> Result<Vec<SkillDrift>, CommandError> {
+    let Some(repo) = &ws.repo else {
+        return Err(
+            CommandError::new("not inside a git work tree").hint("run this inside the repository")
+        );
+    };
+    let roots = ws.repo_relative_roots();
+    let changes = git_skill::staged::changes(repo, from, to, &roots)
+        .hint("check that the revisions exist here (CI checkouts may need fetch-depth: 0)")?;
+    Ok(changes
+        .iter()
+        .map(|c| SkillDrift {
+            name: c.after.name(),
+            path: ws
+                .display(&repo.workdir().join(&c.after.dir))
+                .display()
+                .to_string(),
+            new_skill: c.before.is_none(),
+            capabilities: drift::capabilities(c),
+        })
+        .filter(|d| !d.capabilities.is_empty())
+        .collect())
+}
+
+/// `path: N new capabilities` then `  + kind: detail` lines.
+pub fn render_text(out: &mut dyn std::io::Write, drifts: &[SkillDrift]) -> std::io::Result<()> {
+    for d in drifts {
+        let n = d.capabilities.len();
+        let new = if d.new_skill { " (new skill)" } else { "" };
+        writeln!(
+            out,
+            "{}{new}: {n} new capabilit{}",
+            escape(&d.path),
+            if n == 1 { "y" } else { "ies" }
+        )?;
+        for c in &d.capabilities {
+            writeln!(out, "  + {}: {}", c.kind, escape(&c.detail))?;
+        }
+    }
+    Ok(())
+}
+
+pub fn cmd_diff(ui: &mut Ui, args: DiffArgs) -> Result<Outcome, CommandError> {
+    let ws = Workspace::load(ui)?;
+    let drifts = drift_report(&ws, &args.from_ref, args.to_ref.as_deref())?;
+    match args.format {
+        super::lint::Format::Json => {
+            serde_json::to_writer(
+                &mut ui.out,
+                &serde_json::json!({ "version": 1, "skills": drifts }),
+            )?;
+            writeln!(ui.out)?;
+        }
+        super::lint::Format::Text => {
+            render_text(&mut ui.out, &drifts)?;
+            if drifts.is_empty() {
+                ui.status("no capability drift")?;
+            }
+        }
+    }
+    Ok(if args.fail_on_drift && !drifts.is_empty() {
+        Outcome::Problems
+    } else {
+        Outcome::Clean
+    })
+}
