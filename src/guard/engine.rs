@@ -76,7 +76,8 @@ fn required_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
         .build()
         .parse(&without_case_flag(pattern))
         .ok()?;
-    let mut best: Option<Vec<Vec<u8>>> = None;
+    let mut best: Option<Vec<Vec<u8>>> =
+        required_factor(&hir).filter(|lits| lits.len() <= MAX_LITERALS);
     for kind in [ExtractKind::Prefix, ExtractKind::Suffix] {
         let mut seq = Extractor::new().kind(kind).extract(&hir);
         seq.dedup();
@@ -87,7 +88,7 @@ fn required_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
             continue;
         }
         let candidate: Vec<Vec<u8>> = lits.iter().map(|l| l.as_bytes().to_vec()).collect();
-        let better = best.as_ref().is_none_or(|b| candidate.len() < b.len());
+        let better = best.as_ref().is_none_or(|b| score(&candidate) > score(b));
         if better {
             best = Some(candidate);
         }
@@ -131,6 +132,43 @@ fn without_case_flag(pattern: &str) -> String {
         i += c.len_utf8();
     }
     out
+}
+
+/// How well a literal set filters: longer shortest literal first, then fewer literals.
+fn score(lits: &[Vec<u8>]) -> (usize, std::cmp::Reverse<usize>) {
+    let min = lits.iter().map(Vec::len).min().unwrap_or(0);
+    (min.min(8), std::cmp::Reverse(lits.len()))
+}
+
+/// Literals one of which every match contains somewhere, found by walking the pattern: a
+/// concatenation needs what any one of its parts needs (the best part is kept), an
+/// alternation needs one of what each branch needs, a repetition of at least one needs what
+/// its body needs. `None` when no such set of literals of [`MIN_LITERAL`] bytes exists.
+fn required_factor(hir: &regex_syntax::hir::Hir) -> Option<Vec<Vec<u8>>> {
+    use regex_syntax::hir::HirKind;
+    match hir.kind() {
+        HirKind::Literal(lit) => (lit.0.len() >= MIN_LITERAL).then(|| vec![lit.0.to_vec()]),
+        HirKind::Capture(cap) => required_factor(&cap.sub),
+        HirKind::Repetition(rep) if rep.min >= 1 => required_factor(&rep.sub),
+        HirKind::Concat(parts) => parts
+            .iter()
+            .filter_map(required_factor)
+            .filter(|lits| lits.len() <= MAX_LITERALS)
+            .max_by_key(|lits| score(lits)),
+        HirKind::Alternation(branches) => {
+            let mut all = Vec::new();
+            for branch in branches {
+                all.extend(required_factor(branch)?);
+                if all.len() > MAX_LITERALS {
+                    return None;
+                }
+            }
+            all.sort();
+            all.dedup();
+            Some(all)
+        }
+        _ => None,
+    }
 }
 
 impl Prefilter {
