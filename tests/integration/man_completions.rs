@@ -104,7 +104,12 @@ fn man_page_on_stdout_and_installed_for_git_help() {
     let prefix = sb.tmp.path().join("prefix");
     std::fs::create_dir_all(prefix.join("bin")).unwrap();
     let exe = prefix.join("bin/git-skill");
-    std::fs::copy(BIN, &exe).unwrap();
+    // A hard link, not a copy: a copy is a file open for writing, and a child that another
+    // test thread forks meanwhile inherits it, making exec fail with "text file busy".
+    if std::fs::hard_link(BIN, &exe).is_err() {
+        std::fs::copy(BIN, &exe).unwrap();
+        wait_until_executable(&exe);
+    }
     let run = sb.command(exe.to_str().unwrap(), sb.tmp.path(), &["man", "--install"]);
     run.assert_ok();
     let man1 = prefix.join("share/man/man1");
@@ -164,4 +169,16 @@ fn man_output_dir_must_be_writable() {
         run.stderr
     );
     assert!(!Path::new(&file.join("sub")).exists());
+}
+
+/// Waits out "text file busy" (ETXTBSY) after a copy, for at most a few seconds.
+fn wait_until_executable(exe: &Path) {
+    for _ in 0..200 {
+        match std::process::Command::new(exe).arg("--version").output() {
+            Err(e) if e.raw_os_error() == Some(26) => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            _ => return,
+        }
+    }
 }
