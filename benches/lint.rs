@@ -55,19 +55,7 @@ fn lint_all(root: &Path) -> usize {
 }
 
 fn lint_one(md: Vec<u8>) -> usize {
-    let files = SkillFiles {
-        entries: vec![git_skill::skill::FileEntry {
-            path: "SKILL.md".into(),
-            kind: git_skill::skill::FileKind::File {
-                size: md.len() as u64,
-                executable: false,
-            },
-        }],
-        skill_md_size: md.len() as u64,
-        skill_md: Some(md),
-        truncated: false,
-        too_deep: false,
-    };
+    let files = SkillFiles::with_skill_md(md);
     lint::lint(
         &files,
         &lint::Target {

@@ -135,6 +135,23 @@ impl SkillFiles {
         Ok(out)
     }
 
+    /// A skill that holds nothing but the given SKILL.md (tests, benchmarks, checks of text
+    /// that is not on disk).
+    pub fn with_skill_md(bytes: Vec<u8>) -> SkillFiles {
+        SkillFiles {
+            entries: vec![FileEntry {
+                path: "SKILL.md".into(),
+                kind: FileKind::File {
+                    size: bytes.len() as u64,
+                    executable: false,
+                },
+            }],
+            skill_md_size: bytes.len() as u64,
+            skill_md: Some(bytes),
+            ..Default::default()
+        }
+    }
+
     /// Whether the symlink at `link` leads outside the skill, following the links it passes
     /// through inside the snapshot (`up -> ..` then `up/up/x` climbs out even though each link
     /// alone stays inside). Lexical, so it works for dangling links and git objects alike; a

@@ -900,19 +900,7 @@ mod tests {
     use super::*;
 
     fn lint_text(dir_name: &str, md: &str) -> Vec<Diagnostic> {
-        let files = SkillFiles {
-            entries: vec![super::super::FileEntry {
-                path: "SKILL.md".into(),
-                kind: FileKind::File {
-                    size: md.len() as u64,
-                    executable: false,
-                },
-            }],
-            skill_md: Some(md.as_bytes().to_vec()),
-            skill_md_size: md.len() as u64,
-            truncated: false,
-            too_deep: false,
-        };
+        let files = SkillFiles::with_skill_md(md.as_bytes().to_vec());
         lint(
             &files,
             &Target {
@@ -1009,19 +997,7 @@ mod tests {
         let mut md = b"---\nname: x\ndescription: caf".to_vec();
         md.extend_from_slice(&[0xff, 0xfe]);
         md.extend_from_slice(b"\n---\nbody\n");
-        let files = SkillFiles {
-            entries: vec![super::super::FileEntry {
-                path: "SKILL.md".into(),
-                kind: FileKind::File {
-                    size: md.len() as u64,
-                    executable: false,
-                },
-            }],
-            skill_md_size: md.len() as u64,
-            skill_md: Some(md),
-            truncated: false,
-            too_deep: false,
-        };
+        let files = SkillFiles::with_skill_md(md);
         let d = lint(
             &files,
             &Target {

@@ -6,24 +6,12 @@ use std::path::PathBuf;
 
 use proptest::prelude::*;
 
-use super::files::{FileEntry, FileKind, SkillFiles};
+use super::files::SkillFiles;
 use super::{frontmatter, lint, meta};
 use crate::report::Level;
 
 fn files_of(bytes: Vec<u8>) -> SkillFiles {
-    SkillFiles {
-        entries: vec![FileEntry {
-            path: "SKILL.md".into(),
-            kind: FileKind::File {
-                size: bytes.len() as u64,
-                executable: false,
-            },
-        }],
-        skill_md_size: bytes.len() as u64,
-        skill_md: Some(bytes),
-        truncated: false,
-        too_deep: false,
-    }
+    SkillFiles::with_skill_md(bytes)
 }
 
 fn lint_bytes(dir: &str, bytes: Vec<u8>) -> Vec<crate::report::Diagnostic> {
