@@ -370,6 +370,26 @@ pub enum FailOn {
     Never,
 }
 
+impl FailOn {
+    /// Whether a skill with this verdict fails the check.
+    pub fn fails(self, verdict: crate::guard::Verdict) -> bool {
+        use crate::guard::Verdict;
+        match self {
+            FailOn::Dangerous => verdict == Verdict::Dangerous,
+            FailOn::Caution => verdict >= Verdict::Caution,
+            FailOn::Never => false,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Dangerous => "dangerous",
+            FailOn::Caution => "caution",
+            FailOn::Never => "never",
+        }
+    }
+}
+
 fn lookup(key: &str) -> Option<&'static KeySpec> {
     // git lowercases section and key names; subsections keep their case. Compare loosely so
     // `skill.autoskill.enabled` and `skill.autoSkill.enabled` mean the same.

@@ -2,7 +2,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use git_skill::guard::suppress::{Policy, POLICY_FILE};
-use git_skill::guard::{self, ScanOptions, Verdict};
+use git_skill::guard::{self, ScanOptions};
 use git_skill::hook::{self, Installed, Uninstalled};
 use git_skill::report::scan::{self as render, SkillReport};
 use git_skill::report::{self, Diagnostic};
@@ -162,11 +162,7 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
     let lint_failed = lint::has_errors(&diagnostics);
     let blocked: Vec<&SkillReport> = reports
         .iter()
-        .filter(|r| match fail_on {
-            git_skill::config::FailOn::Dangerous => r.verdict == Verdict::Dangerous,
-            git_skill::config::FailOn::Caution => r.verdict >= Verdict::Caution,
-            git_skill::config::FailOn::Never => false,
-        })
+        .filter(|r| fail_on.fails(r.verdict))
         .collect();
     if !lint_failed && blocked.is_empty() {
         let s = render::summarize(&reports);
@@ -196,16 +192,8 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         match (lint_failed, shown.is_empty()) {
             (true, true) => "a staged SKILL.md has lint errors".to_owned(),
             (true, false) => format!("lint errors, and {} skill(s) at or above the fail level", shown.len()),
-            _ => format!("{} skill(s) at or above the fail level ({})", shown.len(), fail_name(fail_on)),
+            _ => format!("{} skill(s) at or above the fail level ({})", shown.len(), fail_on.as_str()),
         }
     )?;
     Ok(Outcome::Problems)
-}
-
-fn fail_name(f: git_skill::config::FailOn) -> &'static str {
-    match f {
-        git_skill::config::FailOn::Dangerous => "dangerous",
-        git_skill::config::FailOn::Caution => "caution",
-        git_skill::config::FailOn::Never => "never",
-    }
 }

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use git_skill::config::FailOn;
 use git_skill::guard::suppress::{Baseline, BaselineEntry, Policy, POLICY_FILE};
-use git_skill::guard::{self, ScanOptions, Verdict};
+use git_skill::guard::{self, ScanOptions};
 use git_skill::report::sarif;
 use git_skill::report::scan::{self as render, SkillReport};
 
@@ -209,11 +209,7 @@ fn finish(
     reports: &[SkillReport],
     empty: bool,
 ) -> Result<Outcome, CommandError> {
-    let failing = reports.iter().any(|r| match fail_on {
-        FailOn::Dangerous => r.verdict == Verdict::Dangerous,
-        FailOn::Caution => r.verdict >= Verdict::Caution,
-        FailOn::Never => false,
-    });
+    let failing = reports.iter().any(|r| fail_on.fails(r.verdict));
     let outcome = if failing {
         Outcome::Problems
     } else {
