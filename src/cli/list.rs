@@ -1,7 +1,7 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use git_skill::skill::{meta, FileKind, SkillFiles};
+use git_skill::skill::{meta, SkillFiles};
 
 use super::{CommandError, Outcome, Ui, Workspace};
 
@@ -64,14 +64,7 @@ pub fn cmd_list(ui: &mut Ui, args: ListArgs) -> Result<Outcome, CommandError> {
                 continue;
             }
         };
-        let bytes = files
-            .entries
-            .iter()
-            .map(|e| match e.kind {
-                FileKind::File { size, .. } => size,
-                _ => 0,
-            })
-            .sum();
+        let bytes = files.total_bytes();
         let parsed = files.skill_md.as_deref().map(meta::parse);
         let (meta, invalid) = match parsed {
             Some(Ok((meta, _))) => (meta, None),

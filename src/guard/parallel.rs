@@ -57,13 +57,6 @@ fn scan_dir(dir: &std::path::Path, options: ScanOptions) -> Result<Scanned, Read
         .as_deref()
         .and_then(|b| meta::parse(b).ok())
         .and_then(|(m, _)| m.name);
-    let bytes = files
-        .entries
-        .iter()
-        .map(|e| match e.kind {
-            crate::skill::FileKind::File { size, .. } => size,
-            _ => 0,
-        })
-        .sum();
+    let bytes = files.total_bytes();
     Ok(Scanned { name, scan, bytes })
 }

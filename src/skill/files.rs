@@ -135,6 +135,17 @@ impl SkillFiles {
         Ok(out)
     }
 
+    /// Bytes of all regular files.
+    pub fn total_bytes(&self) -> u64 {
+        self.entries
+            .iter()
+            .map(|e| match e.kind {
+                FileKind::File { size, .. } => size,
+                _ => 0,
+            })
+            .sum()
+    }
+
     /// A skill that holds nothing but the given SKILL.md (tests, benchmarks, checks of text
     /// that is not on disk).
     pub fn with_skill_md(bytes: Vec<u8>) -> SkillFiles {
