@@ -41,10 +41,7 @@ impl Repo {
     /// Index entries below each of `prefixes` (directories relative to the top, no trailing
     /// `/`), at stage 0. A path in conflict is an error: it has no one staged state to check.
     pub fn staged_under(&self, prefixes: &[String]) -> Result<Vec<Entry>, GitError> {
-        let index = self
-            .repo
-            .index_or_empty()
-            .map_err(|e| err(&self.repo.index_path(), e))?;
+        let index = self.staged_index()?;
         let mut out = Vec::new();
         for prefix in prefixes {
             let with_slash = format!("{prefix}/");
@@ -52,7 +49,7 @@ impl Repo {
                 continue;
             };
             for entry in entries {
-                let path = lossy(entry.path(&index));
+                let path = lossy(entry.path(index));
                 if entry.stage_raw() != 0 {
                     return Err(err(
                         Path::new(&path),

@@ -9,8 +9,12 @@ mod ascii;
 pub mod decode;
 pub mod engine;
 pub mod markdown;
+#[cfg(test)]
+mod needs;
+mod needs_table;
 pub mod normalize;
 pub mod parallel;
+mod prefilter;
 pub mod redact;
 pub mod rule;
 pub mod rules;
