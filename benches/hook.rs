@@ -1,6 +1,8 @@
 //! Pre-commit hook latency beside `git diff --cached --name-only`, in a generated repository
-//! of 10,000 files, with 1 and with 20 staged skill files. Both run as processes, as git runs
-//! them. Run: `cargo bench --bench hook`.
+//! of 10,000 files, with 1 and with 20 staged skill files, then with one staged edit to a
+//! skill of realistic prose and commands (the benign scan fixtures: security guidance, git
+//! helpers, downloads, placeholder credentials). Both run as processes, as git runs them.
+//! Run: `cargo bench --bench hook`.
 
 use std::path::Path;
 use std::process::Command;
@@ -97,4 +99,43 @@ fn main() {
         );
         git(repo, &["commit", "-qm", "step", "--no-verify"]);
     }
+
+    // A realistic skill: the benign fixtures, one as SKILL.md and the rest as references.
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scan/benign");
+    let skill = repo.join(".claude/skills/realistic");
+    std::fs::create_dir_all(skill.join("references")).unwrap();
+    let mut bytes = 0;
+    for entry in std::fs::read_dir(&fixtures).unwrap() {
+        let dir = entry.unwrap().path();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(dir.join("SKILL.md")).unwrap();
+        bytes += text.len();
+        let target = if name == "security-guidance" {
+            skill.join("SKILL.md")
+        } else {
+            skill.join(format!("references/{name}.md"))
+        };
+        let text = if name == "security-guidance" {
+            text.replacen("name: benign/security-guidance", "name: realistic", 1)
+        } else {
+            text
+        };
+        std::fs::write(target, text).unwrap();
+    }
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-qm", "realistic", "--no-verify"]);
+    let md = skill.join("SKILL.md");
+    let mut text = std::fs::read_to_string(&md).unwrap();
+    text.push_str("\nOne more line.\n");
+    std::fs::write(&md, text).unwrap();
+    git(repo, &["add", "."]);
+    let diff = median(repo, "git", &["diff", "--cached", "--name-only"]);
+    let hook = median(repo, BIN, &["hook", "pre-commit"]);
+    println!(
+        "realistic skill ({} bytes, 7 files), 1 staged file: git diff --cached --name-only {:.1} ms, git skill hook pre-commit {:.1} ms, ratio {:.2}",
+        bytes,
+        diff.as_secs_f64() * 1e3,
+        hook.as_secs_f64() * 1e3,
+        hook.as_secs_f64() / diff.as_secs_f64()
+    );
 }

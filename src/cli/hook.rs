@@ -129,20 +129,30 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         None => None,
     };
     let today = chrono::Utc::now().date_naive();
-    let mut diagnostics: Vec<Diagnostic> = Vec::new();
-    let mut reports = Vec::new();
-    for skill in &skills {
-        let display = ws.display(&repo.workdir().join(&skill.dir));
-        diagnostics.extend(lint::lint(
+    // Each skill is linted and scanned on its own, on all cores: a commit that touches many
+    // skills should not wait for them one after another.
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let work: Vec<_> = skills
+        .iter()
+        .map(|skill| (skill, ws.display(&repo.workdir().join(&skill.dir))))
+        .collect();
+    let checked = guard::parallel::map_ordered(&work, jobs, |(skill, display)| {
+        let display = display.clone();
+        let lints = lint::lint(
             &skill.files,
             &lint::Target {
                 dir_name: &skill.dir_name,
                 display_dir: display.clone(),
                 category: skill.category.as_deref(),
             },
-        ));
-        let mut scan =
-            guard::scan_skill(&skill.files, &|rel| skill.read(rel), ScanOptions::default());
+        );
+        let scan = guard::scan_skill(&skill.files, &|rel| skill.read(rel), ScanOptions::default());
+        (display, lints, scan)
+    });
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    let mut reports = Vec::new();
+    for (skill, (display, lints, mut scan)) in skills.iter().zip(checked) {
+        diagnostics.extend(lints);
         let name = skill.name();
         if let Some(policy) = &policy {
             policy.apply(&name, &mut scan.findings, today);

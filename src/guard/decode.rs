@@ -23,6 +23,22 @@ fn blob_regex() -> &'static Regex {
     })
 }
 
+/// Whether `text` has a run of 32 characters that can be part of a blob (base64, hex,
+/// `\x` escapes): every blob the regex finds is one, and most files have none, so the regex
+/// (and its compilation) is skipped for them.
+fn has_blob_run(text: &str) -> bool {
+    let mut run = 0;
+    for b in text.bytes() {
+        let part =
+            b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'-' | b'\\' | b'=');
+        run = if part { run + 1 } else { 0 };
+        if run >= 32 {
+            return true;
+        }
+    }
+    false
+}
+
 /// A decoded blob: where it starts in the scanned text and what it says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decoded {
@@ -35,6 +51,9 @@ pub struct Decoded {
 /// Decodes every blob of `text` that turns into readable text.
 pub fn decode_blobs(text: &str, budget: &mut usize) -> Vec<Decoded> {
     let mut out = Vec::new();
+    if !has_blob_run(text) {
+        return out;
+    }
     for m in blob_regex().find_iter(text) {
         if *budget == 0 {
             break;

@@ -1,14 +1,18 @@
-//! One pass per view for all rules: a `RegexSet` says which rules match anywhere in the text,
-//! then only those rules' regexes find the places. The `regex` crate runs finite automata, so
-//! every pass is linear in the input, whatever the input.
+//! One pass per view for all rules: the prefilter ([`super::prefilter`]) says which text rules
+//! may match and on which lines, then only those rules' regexes, compiled the first time they
+//! are needed, search there. The raw rules (hidden Unicode) run only on texts holding their
+//! characters. `regex-automata` runs finite automata, so every pass is linear in the input,
+//! whatever the input.
 
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use regex_automata::meta::{self, Regex};
 use regex_automata::nfa::thompson::WhichCaptures;
+use regex_automata::Input;
 
 use super::needs_table;
-use super::prefilter::Prefilter;
+use super::prefilter::{Candidate, Prefilter};
 use super::rule::{Matcher, Rule};
 use super::rules;
 
@@ -37,7 +41,16 @@ pub struct Engine {
     /// Rule index -> its regex, compiled the first time the rule may match: a skill's files
     /// match few rules, and compiling all of them took longer than the rest of a hook run.
     regexes: Vec<OnceLock<Regex>>,
+    /// Rule index -> the same pattern for `regex-lite` (text rules), for small texts.
+    lite: Vec<OnceLock<Option<regex_lite::Regex>>>,
 }
+
+/// Texts up to this size are searched with `regex-lite`, whose regexes compile five times
+/// faster (40 µs against 220 µs for a rule here) and search slower (16 MB/s): in a pre-commit
+/// hook, a short skill's files trigger a dozen rules, and compiling them was most of its
+/// time. The two engines find the same matches on these patterns (ASCII Perl classes and
+/// word boundaries; a test compares them on every example).
+const LITE_MAX: usize = 4 * 1024;
 
 const SIZE_LIMIT: usize = 1 << 26;
 /// Matches kept per rule and view of one file.
@@ -74,6 +87,7 @@ impl Engine {
             text: Prefilter::new(all),
             raw,
             regexes: all.iter().map(|_| OnceLock::new()).collect(),
+            lite: all.iter().map(|_| OnceLock::new()).collect(),
         }
     }
 
@@ -96,6 +110,36 @@ impl Engine {
         })
     }
 
+    /// The rule's `regex-lite` regex: text rules only (the raw ones use Unicode classes).
+    fn lite(&self, rule: usize) -> Option<&regex_lite::Regex> {
+        self.lite[rule]
+            .get_or_init(|| {
+                let Matcher::Text(pattern) = rules::all()[rule].matcher else {
+                    return None;
+                };
+                // `regex-lite`'s word boundary is the ASCII one already.
+                let pattern = super::ascii::asciify(pattern)
+                    .replace(r"(?-u:\b)", r"\b")
+                    .replace(r"(?-u:\B)", r"\B");
+                regex_lite::RegexBuilder::new(&pattern)
+                    .size_limit(SIZE_LIMIT)
+                    .build()
+                    .ok()
+            })
+            .as_ref()
+    }
+
+    /// Where credential rules match `text`.
+    pub fn credentials(&self, text: &str) -> Vec<Range<usize>> {
+        let all = rules::all();
+        self.text
+            .candidates(text)
+            .iter()
+            .filter(|c| all[c.rule].category == super::rule::Category::CredentialExposure)
+            .flat_map(|c| self.find(c.rule, text, c.spans.as_deref()))
+            .collect()
+    }
+
     /// Matches on the original text: every rule with a pattern.
     pub fn scan_raw(&self, text: &str, out: &mut Vec<Hit>) {
         self.scan_view(text, |o| o, out);
@@ -112,7 +156,7 @@ impl Engine {
             }
         }
         let all = rules::all();
-        let matched: Vec<usize> = self
+        let matched: Vec<Candidate> = self
             .raw
             .iter()
             .zip(holds)
@@ -120,21 +164,38 @@ impl Engine {
                 Some(_) => *holds,
                 None => may_match_raw(&all[*rule], text),
             })
-            .map(|((rule, _), _)| *rule)
+            .map(|((rule, _), _)| Candidate {
+                rule: *rule,
+                spans: None,
+            })
             .collect();
         self.confirm_all(&matched, text, &|o| o, out);
     }
 
-    /// The text rules the prefilter lets through for `text`.
+    /// The text rules the prefilter lets through for `text`, with their spans.
     #[cfg(test)]
-    pub(crate) fn text_candidates(&self, text: &str) -> Vec<usize> {
+    pub(crate) fn text_candidates(&self, text: &str) -> Vec<Candidate> {
         self.text.candidates(text)
     }
 
-    /// Whether the rule's regex matches `text` anywhere.
+    /// Where the rule's regex matches `text` (the full engine, the whole text).
     #[cfg(test)]
-    pub(crate) fn is_match(&self, rule: usize, text: &str) -> bool {
-        self.regex(rule).is_match(text)
+    pub(crate) fn matches(&self, rule: usize, text: &str) -> Vec<Range<usize>> {
+        self.regex(rule)
+            .find_iter(text)
+            .map(|m| m.range())
+            .collect()
+    }
+
+    /// Where the rule's `regex-lite` regex matches `text`; `None` for rules it cannot take.
+    #[cfg(test)]
+    pub(crate) fn lite_matches(&self, rule: usize, text: &str) -> Option<Vec<Range<usize>>> {
+        Some(
+            self.lite(rule)?
+                .find_iter(text)
+                .map(|m| m.range())
+                .collect(),
+        )
     }
 
     /// Matches on a derived view (normalised, decoded): text rules only. `origin` maps an
@@ -144,26 +205,71 @@ impl Engine {
         self.confirm_all(&candidates, text, &origin, out);
     }
 
+    /// Where the rule matches `text`, within `spans` (`None`: anywhere), at most
+    /// [`MAX_HITS_PER_RULE`] places.
+    pub(crate) fn find(
+        &self,
+        rule: usize,
+        text: &str,
+        spans: Option<&[Range<usize>]>,
+    ) -> Vec<Range<usize>> {
+        if text.len() <= LITE_MAX {
+            if let Some(lite) = self.lite(rule) {
+                let found = match spans {
+                    None => Some(
+                        lite.find_iter(text)
+                            .take(MAX_HITS_PER_RULE)
+                            .map(|m| m.range())
+                            .collect(),
+                    ),
+                    Some(spans) => lite_in_spans(lite, text, spans),
+                };
+                if let Some(found) = found {
+                    return found;
+                }
+            }
+        }
+        let whole = 0..text.len();
+        let spans = spans.unwrap_or(std::slice::from_ref(&whole));
+        // The search is confined to each span, but look-around (`^`, `\b`) still sees the
+        // text around it, as a search of the whole text would.
+        let regex = self.regex(rule);
+        let mut last_end = 0;
+        spans
+            .iter()
+            .flat_map(|span| regex.find_iter(Input::new(text).range(span.clone())))
+            .filter(|found| {
+                // Spans of neighbouring lines share a line break.
+                let fresh = found.start() >= last_end || found.start() == 0;
+                last_end = last_end.max(found.end());
+                fresh
+            })
+            // Past this many places, more of the same rule in one view tells nobody anything
+            // new, and a file of a million zero-width spaces must not cost a million findings.
+            .take(MAX_HITS_PER_RULE)
+            .map(|m| m.range())
+            .collect()
+    }
+
     fn confirm_all(
         &self,
-        rules_to_run: &[usize],
+        candidates: &[Candidate],
         text: &str,
         origin: &dyn Fn(usize) -> usize,
         out: &mut Vec<Hit>,
     ) {
         let all = rules::all();
-        for &rule in rules_to_run {
-            // Past this many places, more of the same rule in one view tells nobody anything
-            // new, and a file of a million zero-width spaces must not cost a million findings.
-            for found in self.regex(rule).find_iter(text).take(MAX_HITS_PER_RULE) {
-                let found_text = &text[found.range()];
+        for candidate in candidates {
+            let rule = candidate.rule;
+            for found in self.find(rule, text, candidate.spans.as_deref()) {
+                let found_text = &text[found.clone()];
                 if !confirm(&all[rule], found_text) {
                     continue;
                 }
                 // Patterns often begin by consuming the separator before a command (a newline,
                 // a space): the finding points at the first visible character.
                 let matched = found_text.trim_start();
-                let start = found.start() + (found_text.len() - matched.len());
+                let start = found.start + (found_text.len() - matched.len());
                 out.push(Hit {
                     rule,
                     offset: origin(start),
@@ -172,6 +278,55 @@ impl Engine {
             }
         }
     }
+}
+
+/// `regex-lite`'s matches within `spans`, as the full engine finds them there; `None` when a
+/// match reaches past its span, where the text the search was cut to (the span's end and
+/// one character, for look-around) might have decided it: the full engine then searches.
+fn lite_in_spans(
+    lite: &regex_lite::Regex,
+    text: &str,
+    spans: &[Range<usize>],
+) -> Option<Vec<Range<usize>>> {
+    let mut out = Vec::new();
+    let mut last_end = 0;
+    for span in spans {
+        let cut = text[span.end..]
+            .chars()
+            .next()
+            .map_or(span.end, |c| span.end + c.len_utf8());
+        let haystack = &text[..cut];
+        let mut at = span.start;
+        while at <= span.end {
+            let Some(m) = lite.find_at(haystack, at) else {
+                break;
+            };
+            if m.start() >= span.end && m.start() > span.start {
+                break;
+            }
+            if m.end() > span.end {
+                return None;
+            }
+            // Spans of neighbouring lines share a line break.
+            if m.start() >= last_end || m.start() == 0 {
+                out.push(m.range());
+                if out.len() == MAX_HITS_PER_RULE {
+                    return Some(out);
+                }
+            }
+            last_end = last_end.max(m.end());
+            at = if m.end() > m.start() {
+                m.end()
+            } else {
+                // An empty match: step over one character, as iterators do.
+                match text[m.end()..].chars().next() {
+                    Some(c) => m.end() + c.len_utf8(),
+                    None => break,
+                }
+            };
+        }
+    }
+    Some(out)
 }
 
 /// A necessary condition for a raw rule without required non-ASCII characters to match,
@@ -219,6 +374,26 @@ fn confirm(rule: &Rule, matched: &str) -> bool {
 mod tests {
     use super::*;
 
+    // One span, one match: not the ranges-of-numbers mistake this lint looks for.
+    #[allow(clippy::single_range_in_vec_init)]
+    #[test]
+    fn lite_searches_in_spans_see_the_text_after_them() {
+        // `$` right after the line break: the next line is not empty, so no match, although
+        // the span ends there.
+        let re = regex_lite::Regex::new(r"(?m)a\n$").unwrap();
+        assert_eq!(lite_in_spans(&re, "a\nb", &[0..2]), Some(vec![]));
+        let re = regex_lite::Regex::new(r"(?m)a\n$").unwrap();
+        assert_eq!(lite_in_spans(&re, "a\n\n", &[0..2]), Some(vec![0..2]));
+    }
+
+    #[allow(clippy::single_range_in_vec_init)]
+    #[test]
+    fn a_lite_match_past_its_span_defers_to_the_full_engine() {
+        let re = regex_lite::Regex::new(r"a[^x]*").unwrap();
+        assert_eq!(lite_in_spans(&re, "a\nbb", &[0..2]), None);
+        assert_eq!(lite_in_spans(&re, "xa\n", &[0..3]), Some(vec![1..3]));
+    }
+
     #[test]
     fn every_text_rule_has_a_literal_prefilter() {
         let p = Prefilter::new(rules::all());
@@ -248,10 +423,9 @@ mod tests {
             }
             for text in rule.fires {
                 let view = crate::guard::normalize::normalize(text, false);
-                let candidates = engine.text.candidates(&view.text);
-                let raw_candidates = engine.text.candidates(text);
+                let has = |text: &str| engine.text.candidates(text).iter().any(|c| c.rule == i);
                 assert!(
-                    candidates.contains(&i) || raw_candidates.contains(&i),
+                    has(&view.text) || has(text),
                     "{}: prefilter drops {text:?}",
                     rule.id
                 );

@@ -6,8 +6,6 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use regex::Regex;
-
 /// Byte ranges of the original text that are quoted examples.
 #[derive(Debug, Default)]
 pub struct Quoted {
@@ -41,10 +39,12 @@ impl Quoted {
 /// A warning or a detection verb that ends within a few words of the quoted text. The
 /// negation must govern a verb of doing ("never run", "do not paste"): "Never skip this step:"
 /// does not make what follows an example.
-fn cue() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
+fn cue() -> &'static regex_lite::Regex {
+    // `regex-lite`: checked against a line of prose at a time, and it compiles in a tenth
+    // of the time (the pre-commit hook pays for it on every commit with a code block).
+    static RE: OnceLock<regex_lite::Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(concat!(
+        regex_lite::Regex::new(concat!(
             r"(?i)(?:",
             r"\b(?:never|don'?t|do\s+not|must\s+not|mustn'?t|should\s+not|shouldn'?t|avoid|refuse\s+to)\s+(?:\w+\s+)?",
             r"(?:run|running|execute|executing|use|using|type|typing|paste|pasting|copy|copying|follow|following|obey|trust|do|doing|write|writing|add|adding|include|including|pipe|piping)\b",

@@ -397,6 +397,120 @@ fn without_case_flag(pattern: &str) -> String {
     out
 }
 
+/// Where a line break can appear in the matches of a node.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    /// Every match is empty.
+    zero: bool,
+    /// No match holds a line break.
+    free: bool,
+    /// A line break only as a match's first character.
+    lead: bool,
+    /// A line break only as a match's last character.
+    trail: bool,
+    /// A line break only as the first or the last character.
+    edge: bool,
+}
+
+fn shape(hir: &Hir) -> Shape {
+    let fixed = |free: bool, lead: bool, trail: bool, edge: bool| Shape {
+        zero: false,
+        free,
+        lead: free || lead,
+        trail: free || trail,
+        edge: free || edge,
+    };
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => Shape {
+            zero: true,
+            free: true,
+            lead: true,
+            trail: true,
+            edge: true,
+        },
+        HirKind::Literal(lit) => {
+            let b = &lit.0;
+            let inner = b.len() > 2 && b[1..b.len() - 1].contains(&b'\n');
+            let first = b.first() == Some(&b'\n');
+            let last = b.last() == Some(&b'\n');
+            let free = !b.contains(&b'\n');
+            let only_first = first && !b[1..].contains(&b'\n');
+            let only_last = last && !b[..b.len() - 1].contains(&b'\n');
+            fixed(free, only_first, only_last, !inner)
+        }
+        HirKind::Class(class) => {
+            let nl = match class {
+                Class::Unicode(c) => c.iter().any(|r| (r.start()..=r.end()).contains(&'\n')),
+                Class::Bytes(c) => c.iter().any(|r| (r.start()..=r.end()).contains(&b'\n')),
+            };
+            fixed(!nl, true, true, true)
+        }
+        HirKind::Capture(cap) => shape(&cap.sub),
+        HirKind::Repetition(rep) => {
+            let sub = shape(&rep.sub);
+            if sub.free || rep.max == Some(0) {
+                Shape {
+                    zero: sub.zero || rep.max == Some(0),
+                    ..sub
+                }
+            } else if rep.max == Some(1) {
+                Shape { zero: false, ..sub }
+            } else {
+                fixed(false, false, false, false)
+            }
+        }
+        HirKind::Alternation(branches) => {
+            let shapes: Vec<Shape> = branches.iter().map(shape).collect();
+            Shape {
+                zero: shapes.iter().all(|s| s.zero),
+                free: shapes.iter().all(|s| s.free),
+                lead: shapes.iter().all(|s| s.lead),
+                trail: shapes.iter().all(|s| s.trail),
+                edge: shapes.iter().all(|s| s.edge),
+            }
+        }
+        HirKind::Concat(parts) => {
+            let shapes: Vec<Shape> = parts.iter().map(shape).filter(|s| !s.zero).collect();
+            let free = shapes.iter().all(|s| s.free);
+            let Some((first, rest)) = shapes.split_first() else {
+                return shape(&Hir::empty());
+            };
+            let Some((last, middle)) = rest.split_last() else {
+                return *first;
+            };
+            let middle_free = middle.iter().all(|s| s.free);
+            Shape {
+                zero: false,
+                free,
+                lead: first.lead && rest.iter().all(|s| s.free),
+                trail: last.trail && first.free && middle_free,
+                edge: first.lead && middle_free && last.trail,
+            }
+        }
+    }
+}
+
+/// Whether every match of `pattern` lies within one line, give or take the line breaks at
+/// its two ends; `^` and `$` must be the multi-line ones (a line's search span sees them as
+/// the whole text would).
+pub fn line_local(pattern: &str) -> bool {
+    let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(pattern) else {
+        return false;
+    };
+    shape(&hir).edge && !has_text_anchor(&hir)
+}
+
+fn has_text_anchor(hir: &Hir) -> bool {
+    use regex_syntax::hir::Look;
+    match hir.kind() {
+        HirKind::Look(look) => matches!(look, Look::Start | Look::End),
+        HirKind::Capture(cap) => has_text_anchor(&cap.sub),
+        HirKind::Repetition(rep) => has_text_anchor(&rep.sub),
+        HirKind::Concat(parts) | HirKind::Alternation(parts) => parts.iter().any(has_text_anchor),
+        _ => false,
+    }
+}
+
 /// The source of `needs_table.rs` for `rules`.
 pub fn generate(rules: &[Rule]) -> String {
     use std::collections::BTreeMap;
@@ -406,7 +520,15 @@ pub fn generate(rules: &[Rule]) -> String {
         let Matcher::Text(pattern) = rule.matcher else {
             continue;
         };
-        let need = text_need(&super::ascii::asciify(pattern));
+        let pattern = super::ascii::asciify(pattern);
+        let need = text_need(&pattern);
+        // A clause of line breaks alone cannot be placed on one line.
+        let lone_break = need
+            .iter()
+            .flatten()
+            .flatten()
+            .any(|lit| lit.iter().all(|&b| b == b'\n' || b == BOUNDARY));
+        let local = line_local(&pattern) && !lone_break;
         let branches: Vec<Vec<usize>> = need
             .into_iter()
             .map(|branch| {
@@ -422,7 +544,7 @@ pub fn generate(rules: &[Rule]) -> String {
                 ids
             })
             .collect();
-        text_rules.push((rule.id, branches));
+        text_rules.push((rule.id, local, branches));
     }
     let mut literals: BTreeMap<&[u8], Vec<usize>> = BTreeMap::new();
     for (clause, &id) in &clause_ids {
@@ -452,11 +574,12 @@ pub fn generate(rules: &[Rule]) -> String {
         ));
     }
     out.push_str(
-        "];\n\n/// Every text rule, in registry order, and what its matches need: branches, one of\n\
-         /// which holds, each the clauses that must all hold.\n\
-         #[rustfmt::skip]\npub(super) static TEXT: &[(&str, &[&[u16]])] = &[\n",
+        "];\n\n/// Every text rule, in registry order: whether each of its matches lies on one line\n\
+         /// (give or take the line breaks at its ends), and what its matches need: branches,\n\
+         /// one of which holds, each the clauses that must all hold.\n\
+         #[rustfmt::skip]\npub(super) static TEXT: &[(&str, bool, &[&[u16]])] = &[\n",
     );
-    for (id, branches) in &text_rules {
+    for (id, local, branches) in &text_rules {
         let branches: Vec<String> = branches
             .iter()
             .map(|b| {
@@ -464,7 +587,10 @@ pub fn generate(rules: &[Rule]) -> String {
                 format!("&[{}]", ids.join(", "))
             })
             .collect();
-        out.push_str(&format!("    ({id:?}, &[{}]),\n", branches.join(", ")));
+        out.push_str(&format!(
+            "    ({id:?}, {local}, &[{}]),\n",
+            branches.join(", ")
+        ));
     }
     out.push_str(
         "];\n\n/// Raw rules whose every match holds a character of these ranges.\n\
@@ -609,6 +735,20 @@ mod tests {
     fn optional_parts_need_nothing() {
         let need = text_need(r"(?:curl)?x");
         assert_eq!(lits(&need), vec![vec![vec!["x"]]]);
+    }
+
+    #[test]
+    fn line_local_patterns_are_recognised() {
+        let local = |p: &str| line_local(&crate::guard::ascii::asciify(p));
+        assert!(local(r"(?i)\bcurl\b[^\n|]*\|[ \t]*sh\b"));
+        // A separator before and after a command may be a line break.
+        assert!(local(r#"(?m)(?:^|[^"'\w-])rm[ \t]+-rf[ \t]+/(?:\s|$)"#));
+        assert!(!local(r"ignore\s+previous\s+instructions"));
+        assert!(!local(r"a[^x]*b"));
+        assert!(!local(r"(?:\n[ \t]*){2}x"));
+        // `^` without `m` is the start of the text, which a line's span would not see.
+        assert!(!local(r"^curl"));
+        assert!(local(r"(?m)^curl$"));
     }
 
     #[test]

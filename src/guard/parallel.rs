@@ -24,17 +24,30 @@ pub fn scan_dirs(
     options: ScanOptions,
     jobs: usize,
 ) -> Vec<Result<Scanned, ReadError>> {
+    map_ordered(dirs, jobs, |dir| scan_dir(dir, options))
+}
+
+/// `f` over `items` on up to `jobs` threads (none spawned for one item or one job); results
+/// come back in the order of `items`. A panic in `f` is re-raised here.
+pub fn map_ordered<T: Sync, R: Send>(
+    items: &[T],
+    jobs: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let workers = jobs.clamp(1, items.len().max(1));
+    if workers == 1 {
+        return items.iter().map(f).collect();
+    }
     let next = AtomicUsize::new(0);
-    let workers = jobs.clamp(1, dirs.len().max(1));
-    let mut results: Vec<(usize, Result<Scanned, ReadError>)> = std::thread::scope(|s| {
+    let mut results: Vec<(usize, R)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 s.spawn(|| {
                     let mut done = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(dir) = dirs.get(i) else { break };
-                        done.push((i, scan_dir(dir, options)));
+                        let Some(item) = items.get(i) else { break };
+                        done.push((i, f(item)));
                     }
                     done
                 })

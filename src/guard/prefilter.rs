@@ -1,4 +1,4 @@
-//! Which text rules may match a text, from the literals their matches need
+//! Which text rules may match a text, and where, from the literals their matches need
 //! (`needs_table.rs`, generated from the patterns by a test).
 //!
 //! The index builds in microseconds from that static table. Parsing the patterns and
@@ -6,9 +6,23 @@
 //! pre-commit hook paid on every commit. Matching looks up every 3-byte window of the
 //! lowercased text in a 64 Kbit filter and verifies the few that pass, which is linear in the
 //! text.
+//!
+//! Most rules match within one line. For those, the clauses of a branch must all be seen on
+//! the same line, and the rule's regex then searches those lines only: in a long document,
+//! words a rule needs are often all present, far apart, and compiling and running the regex
+//! for nothing cost a pre-commit hook most of its time.
+
+use std::ops::Range;
 
 use super::needs_table;
 use super::rule::{Matcher, Rule};
+
+/// A text rule that may match, and the spans where it may (`None`: anywhere).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub rule: usize,
+    pub spans: Option<Vec<Range<usize>>>,
+}
 
 pub struct Prefilter {
     /// Literals of 3 bytes or more by their first three: a hashed bit filter, then, by
@@ -22,8 +36,20 @@ pub struct Prefilter {
     two: Vec<(u16, u16)>,
     one_filter: [bool; 256],
     one: Vec<(u8, u16)>,
-    /// Text rule -> its branches (clause ids that must all be seen), from the table.
-    rules: Vec<(usize, &'static [&'static [u16]])>,
+    /// Text rules with a need in the table: rule index, whether it is line-local, branches
+    /// (clause ids that must all be seen).
+    rules: Vec<(usize, bool, &'static [&'static [u16]])>,
+    /// Literal -> whether a line-local rule needs it on the line: such literals are verified
+    /// at every occurrence, the others until first found.
+    tracked: Vec<bool>,
+    /// Clause -> whether all its literals have 3 bytes or more. Only such clauses are placed
+    /// on lines: tracking every `(` or `e` would cost more than it saves. A line-local rule's
+    /// short clauses need only be seen somewhere.
+    long: Vec<bool>,
+    /// Clause -> the (slot in `rules`, branch) pairs of line-local rules that need it on the
+    /// line, as ranges of `users`.
+    users_start: Vec<u32>,
+    users: Vec<(u16, u16)>,
     /// Text rules the table says nothing about: always candidates.
     always: Vec<usize>,
 }
@@ -34,9 +60,129 @@ pub const BOUNDARY: u8 = 0x01;
 
 const FILTER_BITS: u32 = 16;
 const BUCKET_SHIFT: u32 = 4;
+/// Past this many lines, a line-local rule is searched everywhere: a list of spans that
+/// long saves little over one pass.
+const MAX_SPANS: usize = 256;
 
 fn filter_slot(key: u32) -> usize {
     (key.wrapping_mul(0x9E37_79B1) >> (32 - FILTER_BITS)) as usize
+}
+
+/// Per-thread working memory of [`Prefilter::candidates`], reused from call to call. A
+/// call's marks are those stamped with its epoch, so nothing is cleared between calls:
+/// clearing 30 KB of marks cost more than reading a small file.
+#[derive(Default)]
+struct Scratch {
+    epoch: u32,
+    /// Clause -> epoch it was last seen anywhere in.
+    seen: Vec<u32>,
+    /// Literal -> epoch it was last found in.
+    found: Vec<u32>,
+    /// Clause -> epoch and line (+1) it was last seen on.
+    line_of: Vec<(u32, u32)>,
+    /// Slot in the rules -> epoch and line (+1) last given a span.
+    last_line: Vec<(u32, u32)>,
+    /// Filter slot -> epoch in which every literal behind it was found (and none is
+    /// tracked by line): a common byte or word then costs one lookup per byte.
+    one_dead: Vec<u32>,
+    two_dead: Vec<u32>,
+    tri_dead: Vec<u32>,
+    /// Clauses first seen on the current line.
+    touched: Vec<u16>,
+    /// (slot in the rules, span) in text order.
+    spans: Vec<(u16, Range<usize>)>,
+}
+
+impl Scratch {
+    /// Starts a call: a new epoch, and room for `rules` rule slots.
+    fn begin(&mut self, rules: usize) -> u32 {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 || self.seen.is_empty() {
+            *self = Scratch {
+                epoch: 1,
+                seen: vec![0; needs_table::CLAUSES],
+                found: vec![0; needs_table::LITERALS.len()],
+                line_of: vec![(0, 0); needs_table::CLAUSES],
+                last_line: vec![(0, 0); rules],
+                one_dead: vec![0; 256],
+                two_dead: vec![0; 1 << 16],
+                tri_dead: vec![0; 1 << FILTER_BITS],
+                touched: Vec::new(),
+                spans: Vec::new(),
+            };
+        }
+        self.touched.clear();
+        self.spans.clear();
+        self.epoch
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// One call of [`Prefilter::candidates`].
+struct Scan<'a> {
+    prefilter: &'a Prefilter,
+    s: &'a mut Scratch,
+    epoch: u32,
+}
+
+impl Scan<'_> {
+    fn verify(&mut self, bytes: &[u8], start: usize, lit: u16, line: u32) {
+        let n = usize::from(lit);
+        if self.s.found[n] == self.epoch && !self.prefilter.tracked[n] {
+            return;
+        }
+        let (literal, clauses) = needs_table::LITERALS[n];
+        if !literal_at(bytes, start, literal) {
+            return;
+        }
+        self.s.found[n] = self.epoch;
+        for &c in clauses {
+            let c_n = usize::from(c);
+            self.s.seen[c_n] = self.epoch;
+            if self.s.line_of[c_n] != (self.epoch, line + 1) {
+                self.s.line_of[c_n] = (self.epoch, line + 1);
+                self.s.touched.push(c);
+            }
+        }
+    }
+
+    /// Whether every literal behind a filter bit is found and none is tracked by line.
+    fn done(&self, mut lits: impl Iterator<Item = u16>) -> bool {
+        lits.all(|lit| {
+            let n = usize::from(lit);
+            self.s.found[n] == self.epoch && !self.prefilter.tracked[n]
+        })
+    }
+
+    /// At the end of a line (`line`, bytes `start..end`, its break excluded): the line-local
+    /// rules whose branch holds on it get its span, widened by the breaks at both ends.
+    fn end_line(&mut self, line: u32, start: usize, end: usize, len: usize) {
+        let p = self.prefilter;
+        let here = (self.epoch, line + 1);
+        for i in 0..self.s.touched.len() {
+            let c = usize::from(self.s.touched[i]);
+            let users = &p.users[p.users_start[c] as usize..p.users_start[c + 1] as usize];
+            for &(slot, branch) in users {
+                if self.s.last_line[usize::from(slot)] == here {
+                    continue;
+                }
+                let clauses = p.rules[usize::from(slot)].2[usize::from(branch)];
+                if clauses
+                    .iter()
+                    .filter(|&&k| p.long[usize::from(k)])
+                    .all(|&k| self.s.line_of[usize::from(k)] == here)
+                {
+                    self.s.last_line[usize::from(slot)] = here;
+                    let span = start.saturating_sub(1)..(end + 1).min(len);
+                    self.s.spans.push((slot, span));
+                }
+            }
+        }
+        self.s.touched.clear();
+    }
 }
 
 impl Prefilter {
@@ -50,13 +196,60 @@ impl Prefilter {
             };
             // The table lists text rules in registry order; a rule it lacks (a stale table,
             // which a test forbids) is always confirmed rather than skipped.
-            match table.next_if(|(id, _)| *id == rule.id) {
-                Some((_, branches)) if branches.iter().all(|b| !b.is_empty()) => {
-                    rules.push((i, *branches));
+            match table.next_if(|(id, _, _)| *id == rule.id) {
+                Some((_, local, branches)) if branches.iter().all(|b| !b.is_empty()) => {
+                    rules.push((i, *local, *branches));
                 }
                 _ => always.push(i),
             }
         }
+        let mut long = vec![true; needs_table::CLAUSES];
+        for (lit, clauses) in needs_table::LITERALS {
+            if lit.iter().filter(|&&b| b != BOUNDARY).count() < 3 {
+                for &c in clauses.iter() {
+                    long[usize::from(c)] = false;
+                }
+            }
+        }
+        // A rule is placed on lines when each of its branches has a long clause.
+        for rule in rules.iter_mut() {
+            rule.1 &= rule
+                .2
+                .iter()
+                .all(|b| b.iter().any(|&c| long[usize::from(c)]));
+        }
+        // Long clause -> its line-local users (a counting sort into one array).
+        let mut users_start = vec![0u32; needs_table::CLAUSES + 1];
+        let mut pairs = Vec::new();
+        for (slot, &(_, local, branches)) in rules.iter().enumerate() {
+            if !local {
+                continue;
+            }
+            for (b, branch) in branches.iter().enumerate() {
+                for &c in branch.iter().filter(|&&c| long[usize::from(c)]) {
+                    users_start[usize::from(c) + 1] += 1;
+                    pairs.push((c, slot as u16, b as u16));
+                }
+            }
+        }
+        for i in 1..users_start.len() {
+            users_start[i] += users_start[i - 1];
+        }
+        let mut next = users_start.clone();
+        let mut users = vec![(0u16, 0u16); pairs.len()];
+        for (c, slot, b) in pairs {
+            users[next[usize::from(c)] as usize] = (slot, b);
+            next[usize::from(c)] += 1;
+        }
+        let tracked = needs_table::LITERALS
+            .iter()
+            .map(|(_, clauses)| {
+                clauses
+                    .iter()
+                    .any(|&c| users_start[usize::from(c)] < users_start[usize::from(c) + 1])
+            })
+            .collect();
+
         let mut tri_filter = vec![0u64; (1 << FILTER_BITS) / 64].into_boxed_slice();
         let mut two_filter = vec![0u64; (1 << 16) / 64].into_boxed_slice();
         let mut one_filter = [false; 256];
@@ -107,86 +300,117 @@ impl Prefilter {
             one_filter,
             one,
             rules,
+            tracked,
+            long,
+            users_start,
+            users,
             always,
         }
     }
 
-    /// The text rules that may match `text`, in rule order.
-    pub fn candidates(&self, text: &str) -> Vec<usize> {
+    /// The text rules that may match `text`, in rule order, each with the spans of `text`
+    /// its matches must lie in.
+    pub fn candidates(&self, text: &str) -> Vec<Candidate> {
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => self.candidates_with(text, &mut scratch),
+            // Not reentrant in practice; a fresh scratch keeps it correct if it ever is.
+            Err(_) => self.candidates_with(text, &mut Scratch::default()),
+        })
+    }
+
+    fn candidates_with(&self, text: &str, scratch: &mut Scratch) -> Vec<Candidate> {
         let bytes = text.as_bytes();
-        let mut seen = vec![false; needs_table::CLAUSES];
-        let mut found = vec![false; needs_table::LITERALS.len()];
-        let mut verify = |found: &mut [bool], start: usize, lit: u16| {
-            let (literal, clauses) = needs_table::LITERALS[usize::from(lit)];
-            if !found[usize::from(lit)] && literal_at(bytes, start, literal) {
-                found[usize::from(lit)] = true;
-                for &c in clauses {
-                    seen[usize::from(c)] = true;
-                }
-            }
+        let epoch = scratch.begin(self.rules.len());
+        let mut scan = Scan {
+            prefilter: self,
+            s: scratch,
+            epoch,
         };
-        // Once every literal behind a filter bit is found, the bit is cleared, so that a
-        // common byte (`(`, a letter) or word costs one lookup per byte afterwards.
-        let mut one_live = self.one_filter;
-        let mut two_live = if self.two.is_empty() {
-            None
-        } else {
-            Some(self.two_filter.clone())
-        };
-        let mut tri_live = self.tri_filter.clone();
         let mut key = 0u32;
+        let mut line = 0u32;
+        let mut line_start = 0usize;
         for (i, &b) in bytes.iter().enumerate() {
             let b = b.to_ascii_lowercase();
             key = ((key << 8) | u32::from(b)) & 0x00FF_FFFF;
-            if one_live[usize::from(b)] {
+            if self.one_filter[usize::from(b)] && scan.s.one_dead[usize::from(b)] != epoch {
                 let entries = equal_range(&self.one, b);
                 for &(_, lit) in entries {
-                    verify(&mut found, i, lit);
+                    scan.verify(bytes, i, lit, line);
                 }
-                if entries.iter().all(|&(_, lit)| found[usize::from(lit)]) {
-                    one_live[usize::from(b)] = false;
+                if scan.done(entries.iter().map(|&(_, lit)| lit)) {
+                    scan.s.one_dead[usize::from(b)] = epoch;
                 }
             }
-            if let (Some(live), true) = (two_live.as_mut(), i >= 1) {
-                let pair = key as u16;
-                let (word, bit) = (usize::from(pair) / 64, 1u64 << (pair % 64));
-                if live[word] & bit != 0 {
-                    let entries = equal_range(&self.two, pair);
-                    for &(_, lit) in entries {
-                        verify(&mut found, i - 1, lit);
-                    }
-                    if entries.iter().all(|&(_, lit)| found[usize::from(lit)]) {
-                        live[word] &= !bit;
-                    }
+            let pair = key as u16;
+            if i >= 1
+                && self.two_filter[usize::from(pair) / 64] & (1 << (pair % 64)) != 0
+                && scan.s.two_dead[usize::from(pair)] != epoch
+            {
+                let entries = equal_range(&self.two, pair);
+                for &(_, lit) in entries {
+                    scan.verify(bytes, i - 1, lit, line);
+                }
+                if scan.done(entries.iter().map(|&(_, lit)| lit)) {
+                    scan.s.two_dead[usize::from(pair)] = epoch;
                 }
             }
             if i >= 2 {
                 let slot = filter_slot(key);
-                let (word, bit) = (slot / 64, 1u64 << (slot % 64));
-                if tri_live[word] & bit != 0 {
+                if self.tri_filter[slot / 64] & (1 << (slot % 64)) != 0
+                    && scan.s.tri_dead[slot] != epoch
+                {
                     let b = slot >> BUCKET_SHIFT;
                     let bucket =
                         &self.tri[self.tri_start[b] as usize..self.tri_start[b + 1] as usize];
                     for &lit in bucket {
-                        verify(&mut found, i - 2, lit);
+                        scan.verify(bytes, i - 2, lit, line);
                     }
-                    // A common word among the literals stops costing anything once found.
-                    if bucket.iter().all(|&lit| found[usize::from(lit)]) {
-                        tri_live[word] &= !bit;
+                    if scan.done(bucket.iter().copied()) {
+                        scan.s.tri_dead[slot] = epoch;
                     }
                 }
             }
-        }
-        let mut out = self.always.clone();
-        for (rule, branches) in &self.rules {
-            if branches
-                .iter()
-                .any(|branch| branch.iter().all(|&c| seen[usize::from(c)]))
-            {
-                out.push(*rule);
+            // A line break belongs to the line it ends: literals that end with one are on
+            // that line, literals that start with one on the next (their key ends there).
+            if b == b'\n' {
+                if !scan.s.touched.is_empty() {
+                    scan.end_line(line, line_start, i, bytes.len());
+                }
+                line += 1;
+                line_start = i + 1;
             }
         }
-        out.sort_unstable();
+        if !scan.s.touched.is_empty() {
+            scan.end_line(line, line_start, bytes.len(), bytes.len());
+        }
+
+        let mut spans: Vec<Vec<Range<usize>>> = vec![Vec::new(); self.rules.len()];
+        for (slot, span) in scan.s.spans.drain(..) {
+            spans[usize::from(slot)].push(span);
+        }
+        let mut out: Vec<Candidate> = self
+            .always
+            .iter()
+            .map(|&rule| Candidate { rule, spans: None })
+            .collect();
+        for (slot, &(rule, local, branches)) in self.rules.iter().enumerate() {
+            let holds = branches
+                .iter()
+                .any(|branch| branch.iter().all(|&c| scan.s.seen[usize::from(c)] == epoch));
+            if !holds {
+                continue;
+            }
+            let spans = std::mem::take(&mut spans[slot]);
+            if !local {
+                out.push(Candidate { rule, spans: None });
+            } else if !spans.is_empty() {
+                // (Spans of a branch whose short clauses are seen nowhere are kept: a wider
+                // search is only slower.)
+                let spans = (spans.len() <= MAX_SPANS).then_some(spans);
+                out.push(Candidate { rule, spans });
+            }
+        }
+        out.sort_unstable_by_key(|c| c.rule);
         out
     }
 
@@ -243,7 +467,8 @@ mod tests {
     use super::super::rules;
     use super::*;
 
-    /// Rules whose regex matches `text` but which the prefilter drops.
+    /// Rules whose matches in `text`, as the scan looks for them (prefilter, spans, engine),
+    /// differ from the full engine's in the whole text.
     fn dropped(text: &str) -> Vec<&'static str> {
         let engine = Engine::get();
         let candidates = engine.text_candidates(text);
@@ -251,9 +476,16 @@ mod tests {
             .iter()
             .enumerate()
             .filter(|(i, r)| {
-                matches!(r.matcher, Matcher::Text(_))
-                    && !candidates.contains(i)
-                    && engine.is_match(*i, text)
+                if !matches!(r.matcher, Matcher::Text(_)) {
+                    return false;
+                }
+                let found = engine.matches(*i, text);
+                match candidates.iter().find(|c| c.rule == *i) {
+                    None => !found.is_empty(),
+                    // What the scan finds (either engine, within the spans) must be what the
+                    // full engine finds in the whole text.
+                    Some(c) => engine.find(c.rule, text, c.spans.as_deref()) != found,
+                }
             })
             .map(|(_, r)| r.id)
             .collect()
@@ -292,6 +524,36 @@ mod tests {
             out.push(format!("{} {}", pair[0], pair[1]));
         }
         out
+    }
+
+    #[test]
+    fn both_engines_find_the_same_matches() {
+        let engine = Engine::get();
+        let text_rules: Vec<usize> = rules::all()
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| matches!(r.matcher, Matcher::Text(_)))
+            .map(|(i, _)| i)
+            .collect();
+        // On the texts `regex-lite` is used for.
+        for text in texts().into_iter().filter(|t| t.len() <= 4 * 1024) {
+            for view in [
+                text.clone(),
+                crate::guard::normalize::normalize(&text, false).text,
+            ] {
+                for &rule in &text_rules {
+                    let lite = engine.lite_matches(rule, &view);
+                    let lite =
+                        lite.unwrap_or_else(|| panic!("{}: no lite regex", rules::all()[rule].id));
+                    assert_eq!(
+                        lite,
+                        engine.matches(rule, &view),
+                        "{} on {view:?}",
+                        rules::all()[rule].id
+                    );
+                }
+            }
+        }
     }
 
     #[test]
@@ -334,6 +596,12 @@ mod tests {
         fn glued_literals_never_lose_a_match(text in glued()) {
             let dropped = dropped(&text);
             prop_assert!(dropped.is_empty(), "{:?} dropped for {:?}", dropped, text);
+            let engine = Engine::get();
+            for (rule, r) in rules::all().iter().enumerate() {
+                if matches!(r.matcher, Matcher::Text(_)) {
+                    prop_assert_eq!(engine.lite_matches(rule, &text), Some(engine.matches(rule, &text)), "{}", r.id);
+                }
+            }
         }
     }
 }

@@ -1,26 +1,7 @@
 //! Secrets never reach output: excerpts pass through the credential rules, and whatever they
 //! match is cut to a short prefix.
 
-use std::sync::OnceLock;
-
-use regex::Regex;
-
-use super::rule::{Category, Matcher};
-use super::rules;
-
-fn secret_patterns() -> &'static [Regex] {
-    static RE: OnceLock<Vec<Regex>> = OnceLock::new();
-    RE.get_or_init(|| {
-        rules::all()
-            .iter()
-            .filter(|r| r.category == Category::CredentialExposure)
-            .filter_map(|r| match r.matcher {
-                Matcher::Text(p) | Matcher::Raw(p) => Regex::new(p).ok(),
-                Matcher::Structural => None,
-            })
-            .collect()
-    })
-}
+use super::engine::Engine;
 
 /// Keeps the first four characters of a secret, enough to recognise which key it is.
 pub fn mask(secret: &str) -> String {
@@ -28,15 +9,44 @@ pub fn mask(secret: &str) -> String {
     format!("{head}…[redacted]")
 }
 
-/// Replaces every credential in `text`.
+/// Replaces every credential in `text` (what a credential rule matches) with its mask.
 pub fn redact(text: &str) -> String {
-    let mut out = text.to_owned();
-    for re in secret_patterns() {
-        if re.is_match(&out) {
-            out = re
-                .replace_all(&out, |c: &regex::Captures<'_>| mask(&c[0]))
-                .into_owned();
+    // The engine's prefilter and compiled rules: compiling the credential patterns anew for
+    // redaction cost a pre-commit hook more than its whole scan.
+    let mut places = Engine::get().credentials(text);
+    places.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for place in places {
+        if place.start < at {
+            // Inside a secret already masked; a longer overlap extends nothing shown.
+            continue;
         }
+        out.push_str(&text[at..place.start]);
+        out.push_str(&mask(&text[place.clone()]));
+        at = place.end;
     }
+    out.push_str(&text[at..]);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_masked_and_the_rest_kept() {
+        let key = concat!("ghp_", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
+        let text = format!("curl -H 'Authorization: token {key}' https://api.github.com");
+        let out = redact(&text);
+        assert!(!out.contains(key), "{out}");
+        assert!(out.starts_with("curl -H"), "{out}");
+        assert!(out.contains("…[redacted]"), "{out}");
+    }
+
+    #[test]
+    fn text_without_secrets_is_unchanged() {
+        let text = "rm -rf / # no secret here";
+        assert_eq!(redact(text), text);
+    }
 }
