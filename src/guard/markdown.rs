@@ -39,12 +39,12 @@ impl Quoted {
 /// A warning or a detection verb that ends within a few words of the quoted text. The
 /// negation must govern a verb of doing ("never run", "do not paste"): "Never skip this step:"
 /// does not make what follows an example.
-fn cue() -> &'static regex_lite::Regex {
-    // `regex-lite`: checked against a line of prose at a time, and it compiles in a tenth
-    // of the time (the pre-commit hook pays for it on every commit with a code block).
-    static RE: OnceLock<regex_lite::Regex> = OnceLock::new();
+fn cue() -> &'static regex::Regex {
+    // ASCII classes and boundaries (prose cues are English words): a Unicode `\w` and `\b`
+    // made it compile in 1.1 ms, which the pre-commit hook paid on every commit.
+    static RE: OnceLock<regex::Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        regex_lite::Regex::new(concat!(
+        regex::Regex::new(&super::ascii::asciify(concat!(
             r"(?i)(?:",
             r"\b(?:never|don'?t|do\s+not|must\s+not|mustn'?t|should\s+not|shouldn'?t|avoid|refuse\s+to)\s+(?:\w+\s+)?",
             r"(?:run|running|execute|executing|use|using|type|typing|paste|pasting|copy|copying|follow|following|obey|trust|do|doing|write|writing|add|adding|include|including|pipe|piping)\b",
@@ -52,7 +52,7 @@ fn cue() -> &'static regex_lite::Regex {
             r"|\bexamples?\s+of\s+(?:an?\s+)?(?:malicious|dangerous|suspicious|harmful|attack|injection)",
             r")[^`\n.!?;]{0,40}$",
             r"|\b(?:avoid|never)\s*:?\s*$",
-        ))
+        )))
         .expect("valid cue regex")
     })
 }

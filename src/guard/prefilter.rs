@@ -25,6 +25,8 @@ pub struct Candidate {
 }
 
 pub struct Prefilter {
+    /// Literal -> its bytes and the clauses it satisfies (the table's flat arrays, as slices).
+    literals: Vec<(&'static [u8], &'static [u16])>,
     /// Literals of 3 bytes or more by their first three: a hashed bit filter, then, by
     /// bucket (the filter slot's high bits), the range of `tri` (indexes of
     /// [`needs_table::LITERALS`]) to verify.
@@ -38,7 +40,7 @@ pub struct Prefilter {
     one: Vec<(u8, u16)>,
     /// Text rules with a need in the table: rule index, whether it is line-local, branches
     /// (clause ids that must all be seen).
-    rules: Vec<(usize, bool, &'static [&'static [u16]])>,
+    rules: Vec<(usize, bool, Vec<&'static [u16]>)>,
     /// Literal -> whether a line-local rule needs it on the line: such literals are verified
     /// at every occurrence, the others until first found.
     tracked: Vec<bool>,
@@ -50,6 +52,9 @@ pub struct Prefilter {
     /// line, as ranges of `users`.
     users_start: Vec<u32>,
     users: Vec<(u16, u16)>,
+    /// Clause -> the (slot in `rules`, branch) pairs of all rules that need it.
+    needed_by_start: Vec<u32>,
+    needed_by: Vec<(u16, u16)>,
     /// Text rules the table says nothing about: always candidates.
     always: Vec<usize>,
 }
@@ -89,6 +94,8 @@ struct Scratch {
     tri_dead: Vec<u32>,
     /// Clauses first seen on the current line.
     touched: Vec<u16>,
+    /// Clauses seen anywhere, each once.
+    seen_list: Vec<u16>,
     /// (slot in the rules, span) in text order.
     spans: Vec<(u16, Range<usize>)>,
 }
@@ -108,10 +115,12 @@ impl Scratch {
                 two_dead: vec![0; 1 << 16],
                 tri_dead: vec![0; 1 << FILTER_BITS],
                 touched: Vec::new(),
+                seen_list: Vec::new(),
                 spans: Vec::new(),
             };
         }
         self.touched.clear();
+        self.seen_list.clear();
         self.spans.clear();
         self.epoch
     }
@@ -134,14 +143,17 @@ impl Scan<'_> {
         if self.s.found[n] == self.epoch && !self.prefilter.tracked[n] {
             return;
         }
-        let (literal, clauses) = needs_table::LITERALS[n];
+        let (literal, clauses) = self.prefilter.literals[n];
         if !literal_at(bytes, start, literal) {
             return;
         }
         self.s.found[n] = self.epoch;
         for &c in clauses {
             let c_n = usize::from(c);
-            self.s.seen[c_n] = self.epoch;
+            if self.s.seen[c_n] != self.epoch {
+                self.s.seen[c_n] = self.epoch;
+                self.s.seen_list.push(c);
+            }
             if self.s.line_of[c_n] != (self.epoch, line + 1) {
                 self.s.line_of[c_n] = (self.epoch, line + 1);
                 self.s.touched.push(c);
@@ -187,6 +199,7 @@ impl Scan<'_> {
 
 impl Prefilter {
     pub fn new(all: &[Rule]) -> Prefilter {
+        let literals: Vec<_> = (0..needs_table::LITERALS.len()).map(literal).collect();
         let mut rules = Vec::new();
         let mut always = Vec::new();
         let mut table = needs_table::TEXT.iter().peekable();
@@ -196,15 +209,25 @@ impl Prefilter {
             };
             // The table lists text rules in registry order; a rule it lacks (a stale table,
             // which a test forbids) is always confirmed rather than skipped.
-            match table.next_if(|(id, _, _)| *id == rule.id) {
-                Some((_, local, branches)) if branches.iter().all(|b| !b.is_empty()) => {
-                    rules.push((i, *local, *branches));
-                }
-                _ => always.push(i),
+            let Some(&(_, local, first, count)) = table.next_if(|(id, ..)| *id == rule.id) else {
+                always.push(i);
+                continue;
+            };
+            let branches: Vec<&'static [u16]> = (first..first + u32::from(count))
+                .map(|b| {
+                    let (start, len) = needs_table::BRANCHES[b as usize];
+                    &needs_table::BRANCH_CLAUSES[start as usize..start as usize + usize::from(len)]
+                })
+                .collect();
+            if branches.is_empty() || branches.iter().any(|b| b.is_empty()) {
+                always.push(i);
+            } else {
+                rules.push((i, local, branches));
             }
         }
         let mut long = vec![true; needs_table::CLAUSES];
-        for (lit, clauses) in needs_table::LITERALS {
+        for n in 0..needs_table::LITERALS.len() {
+            let (lit, clauses) = literal(n);
             if lit.iter().filter(|&&b| b != BOUNDARY).count() < 3 {
                 for &c in clauses.iter() {
                     long[usize::from(c)] = false;
@@ -221,7 +244,7 @@ impl Prefilter {
         // Long clause -> its line-local users (a counting sort into one array).
         let mut users_start = vec![0u32; needs_table::CLAUSES + 1];
         let mut pairs = Vec::new();
-        for (slot, &(_, local, branches)) in rules.iter().enumerate() {
+        for (slot, (_, local, branches)) in rules.iter().enumerate() {
             if !local {
                 continue;
             }
@@ -241,10 +264,30 @@ impl Prefilter {
             users[next[usize::from(c)] as usize] = (slot, b);
             next[usize::from(c)] += 1;
         }
-        let tracked = needs_table::LITERALS
-            .iter()
-            .map(|(_, clauses)| {
-                clauses
+        // Clause -> every rule branch that needs it, the same way.
+        let mut needed_by_start = vec![0u32; needs_table::CLAUSES + 1];
+        let mut pairs = Vec::new();
+        for (slot, (_, _, branches)) in rules.iter().enumerate() {
+            for (b, branch) in branches.iter().enumerate() {
+                for &c in branch.iter() {
+                    needed_by_start[usize::from(c) + 1] += 1;
+                    pairs.push((c, slot as u16, b as u16));
+                }
+            }
+        }
+        for i in 1..needed_by_start.len() {
+            needed_by_start[i] += needed_by_start[i - 1];
+        }
+        let mut next = needed_by_start.clone();
+        let mut needed_by = vec![(0u16, 0u16); pairs.len()];
+        for (c, slot, b) in pairs {
+            needed_by[next[usize::from(c)] as usize] = (slot, b);
+            next[usize::from(c)] += 1;
+        }
+        let tracked = (0..needs_table::LITERALS.len())
+            .map(|n| {
+                literal(n)
+                    .1
                     .iter()
                     .any(|&c| users_start[usize::from(c)] < users_start[usize::from(c) + 1])
             })
@@ -254,7 +297,8 @@ impl Prefilter {
         let mut two_filter = vec![0u64; (1 << 16) / 64].into_boxed_slice();
         let mut one_filter = [false; 256];
         let (mut tri, mut two, mut one) = (Vec::new(), Vec::new(), Vec::new());
-        for (n, (lit, _)) in needs_table::LITERALS.iter().enumerate() {
+        for n in 0..needs_table::LITERALS.len() {
+            let lit = literal(n).0;
             let n = n as u16;
             let mut real = lit.iter().copied().filter(|&b| b != BOUNDARY);
             match (real.next(), real.next(), real.next()) {
@@ -292,6 +336,7 @@ impl Prefilter {
         two.sort_unstable();
         one.sort_unstable();
         Prefilter {
+            literals,
             tri_filter,
             tri_start,
             tri: bucketed,
@@ -304,6 +349,8 @@ impl Prefilter {
             long,
             users_start,
             users,
+            needed_by_start,
+            needed_by,
             always,
         }
     }
@@ -393,11 +440,24 @@ impl Prefilter {
             .iter()
             .map(|&rule| Candidate { rule, spans: None })
             .collect();
-        for (slot, &(rule, local, branches)) in self.rules.iter().enumerate() {
-            let holds = branches
-                .iter()
-                .any(|branch| branch.iter().all(|&c| scan.s.seen[usize::from(c)] == epoch));
-            if !holds {
+        // The rules one of whose branches holds, found from the clauses seen (a few) rather
+        // than by trying every branch of every rule.
+        let mut holds = vec![false; self.rules.len()];
+        for &c in &scan.s.seen_list {
+            let c = usize::from(c);
+            let needed_by = &self.needed_by
+                [self.needed_by_start[c] as usize..self.needed_by_start[c + 1] as usize];
+            for &(slot, branch) in needed_by {
+                let slot = usize::from(slot);
+                if !holds[slot] {
+                    holds[slot] = self.rules[slot].2[usize::from(branch)]
+                        .iter()
+                        .all(|&k| scan.s.seen[usize::from(k)] == epoch);
+                }
+            }
+        }
+        for (slot, &(rule, local, _)) in self.rules.iter().enumerate() {
+            if !holds[slot] {
                 continue;
             }
             let spans = std::mem::take(&mut spans[slot]);
@@ -419,6 +479,14 @@ impl Prefilter {
     pub fn always(&self) -> &[usize] {
         &self.always
     }
+}
+
+/// Literal `n` of the table: its bytes, and the clauses it satisfies.
+fn literal(n: usize) -> (&'static [u8], &'static [u16]) {
+    let (start, len, first, count) = needs_table::LITERALS[n];
+    let bytes = &needs_table::LITERAL_TEXT.as_bytes()[start as usize..][..usize::from(len)];
+    let clauses = &needs_table::LITERAL_CLAUSES[first as usize..][..usize::from(count)];
+    (bytes, clauses)
 }
 
 /// Whether `literal` (lowercase, with [`BOUNDARY`] marks) occurs in `text` at `start`.
@@ -484,7 +552,15 @@ mod tests {
                     None => !found.is_empty(),
                     // What the scan finds (either engine, within the spans) must be what the
                     // full engine finds in the whole text.
-                    Some(c) => engine.find(c.rule, text, c.spans.as_deref()) != found,
+                    Some(c) => {
+                        let lite_differs = match &c.spans {
+                            Some(spans) => engine
+                                .lite_matches_in(c.rule, text, spans)
+                                .is_some_and(|lite| lite != found),
+                            None => false,
+                        };
+                        lite_differs || engine.find(c.rule, text, c.spans.as_deref()) != found
+                    }
                 }
             })
             .map(|(_, r)| r.id)
@@ -572,9 +648,9 @@ mod tests {
     /// Pieces of the table's literals, glued with separators: texts that hold many
     /// literals, often cut at their edges.
     fn glued() -> impl Strategy<Value = String> {
-        let pieces: Vec<String> = needs_table::LITERALS
-            .iter()
-            .map(|(lit, _)| {
+        let pieces: Vec<String> = (0..needs_table::LITERALS.len())
+            .map(|n| {
+                let lit = literal(n).0;
                 let real: Vec<u8> = lit.iter().copied().filter(|&b| b != BOUNDARY).collect();
                 String::from_utf8_lossy(&real).into_owned()
             })
