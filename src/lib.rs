@@ -10,5 +10,6 @@ pub mod git;
 pub mod guard;
 pub mod hook;
 pub mod report;
+pub mod signal;
 pub mod skill;
 pub mod staged;

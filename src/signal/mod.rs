@@ -1,0 +1,8 @@
+//! Feedback signals: what agents and people record about a skill (the user corrected the
+//! agent; the agent hit friction), kept as JSON lines beside the skill in
+//! `.skillopt/pending/signal.json` until an optimisation uses them.
+
+pub mod schema;
+pub mod store;
+
+pub use schema::{Signal, SignalContext, SignalType};

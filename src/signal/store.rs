@@ -1,0 +1,331 @@
+//! The JSON-lines store of a skill's signals: `<skill>/.skillopt/pending/signal.json`.
+//!
+//! Appends take an exclusive lock and write each line with one `write` call, then fsync;
+//! readers take a shared lock, so that none sees a line half written. A line that does not
+//! parse is reported with its number and skipped, and git-skill never removes it: the file
+//! is only ever appended to here.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::schema::{Invalid, Signal};
+
+/// Lines longer than this are reported, not parsed (a signal is a few KB).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The pending signals of the skill in `skill_dir`.
+pub fn pending_path(skill_dir: &Path) -> PathBuf {
+    skill_dir.join(".skillopt/pending/signal.json")
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot write '{path}': {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot read '{path}': {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("signal {id} is not valid: {source}")]
+    Invalid { id: String, source: Invalid },
+}
+
+/// A line of the store that is not a valid signal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadLine {
+    /// 1-based.
+    pub line: usize,
+    pub reason: String,
+}
+
+/// What a store holds: the valid signals with their line numbers, and the rest.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub signals: Vec<(usize, Signal)>,
+    pub bad: Vec<BadLine>,
+}
+
+/// Appends `signals` to the skill's pending store, creating it (and `.skillopt/.gitignore`,
+/// which keeps `work/` out of git) when needed. Each signal is validated first: nothing is
+/// written unless all are valid.
+pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreError> {
+    for signal in signals {
+        signal.validate().map_err(|source| StoreError::Invalid {
+            id: signal.signal_id.clone(),
+            source,
+        })?;
+    }
+    let path = pending_path(skill_dir);
+    let write_err = |path: &Path| {
+        let path = path.to_owned();
+        move |source| StoreError::Write { path, source }
+    };
+    let dir = path.parent().unwrap_or(skill_dir);
+    std::fs::create_dir_all(dir).map_err(write_err(dir))?;
+    // Created once, never rewritten (a user may have added to it); `create_new` makes
+    // concurrent first appends agree on who writes it.
+    let ignore = skill_dir.join(".skillopt/.gitignore");
+    match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&ignore)
+    {
+        Ok(mut file) => file.write_all(b"work/\n").map_err(write_err(&ignore))?,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(write_err(&ignore)(e)),
+    }
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .read(true)
+        .open(&path)
+        .map_err(write_err(&path))?;
+    file.lock().map_err(write_err(&path))?;
+    // A last line cut short (a crash mid-write elsewhere) is ended first, so that it stays
+    // one bad line instead of swallowing the next signal.
+    if !ends_with_newline(&mut file).map_err(write_err(&path))? {
+        file.write_all(b"\n").map_err(write_err(&path))?;
+    }
+    for signal in signals {
+        let mut line = serde_json::to_vec(signal).expect("a signal serialises");
+        line.push(b'\n');
+        // One call per line: with O_APPEND, lines of concurrent writers never interleave.
+        file.write_all(&line).map_err(write_err(&path))?;
+    }
+    file.sync_data().map_err(write_err(&path))?;
+    Ok(path)
+}
+
+fn ends_with_newline(file: &mut File) -> std::io::Result<bool> {
+    use std::io::{Seek, SeekFrom};
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(true);
+    }
+    file.seek(SeekFrom::Start(len - 1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
+}
+
+/// Reads the store at `path` (a missing file holds nothing), line by line in constant
+/// memory: a huge line is skipped as it is read.
+pub fn load(path: &Path) -> Result<Loaded, StoreError> {
+    let read_err = |source| StoreError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Loaded::default()),
+        Err(e) => return Err(read_err(e)),
+    };
+    file.lock_shared().map_err(read_err)?;
+    let mut reader = BufReader::new(file);
+    let mut loaded = Loaded::default();
+    let mut line = Vec::new();
+    let mut number = 0;
+    loop {
+        number += 1;
+        line.clear();
+        let (complete, too_long) = read_line(&mut reader, &mut line).map_err(read_err)?;
+        if line.is_empty() && !complete && !too_long {
+            break;
+        }
+        let bad = |reason: String| BadLine {
+            line: number,
+            reason,
+        };
+        if too_long {
+            loaded
+                .bad
+                .push(bad(format!("line longer than {MAX_LINE_BYTES} bytes")));
+            continue;
+        }
+        if !complete {
+            loaded.bad.push(bad(
+                "last line has no line break (cut short while written?)".into(),
+            ));
+            break;
+        }
+        match parse_line(&line, number) {
+            Ok(Some(signal)) => loaded.signals.push((number, signal)),
+            Ok(None) => {}
+            Err(reason) => loaded.bad.push(bad(reason)),
+        }
+    }
+    Ok(loaded)
+}
+
+/// Reads one line into `line` (without its `\n`), keeping at most [`MAX_LINE_BYTES`].
+/// Returns (ended by a line break, longer than the limit).
+fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<(bool, bool)> {
+    let mut too_long = false;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok((false, too_long));
+        }
+        let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        if line.len() + chunk.len() > MAX_LINE_BYTES {
+            too_long = true;
+            line.clear();
+        } else if !too_long {
+            line.extend_from_slice(chunk);
+        }
+        let used = chunk.len() + usize::from(found);
+        reader.consume(used);
+        if found {
+            return Ok((true, too_long));
+        }
+    }
+}
+
+/// One complete line: `Ok(None)` for a blank line, `Err(reason)` for anything but a valid
+/// signal.
+fn parse_line(line: &[u8], number: usize) -> Result<Option<Signal>, String> {
+    if number == 1 && line.starts_with(b"\xEF\xBB\xBF") {
+        return Err("starts with a byte order mark; save the file as UTF-8 without BOM".into());
+    }
+    if line.ends_with(b"\r") {
+        return Err("ends with CR LF; the store uses LF line endings".into());
+    }
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let text = std::str::from_utf8(line).map_err(|_| "not UTF-8".to_string())?;
+    let signal: Signal = serde_json::from_str(text).map_err(|e| format!("not a signal: {e}"))?;
+    signal
+        .validate()
+        .map_err(|e| format!("invalid signal: {e}"))?;
+    Ok(Some(signal))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signal::{SignalContext, SignalType};
+
+    fn signal(n: usize) -> Signal {
+        Signal {
+            signal_id: format!("20261130T090000Z_pdf_{n:08x}"),
+            skill: "pdf".into(),
+            kind: SignalType::Friction,
+            scenario: "fill a form".into(),
+            correction: String::new(),
+            friction_detail: format!("guessed step {n}"),
+            context: SignalContext::default(),
+            skill_version_hash: "0".repeat(64),
+            timestamp: "2026-11-30T09:00:00Z".into(),
+            extra: Default::default(),
+        }
+    }
+
+    #[test]
+    fn appended_signals_load_back_and_work_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        append(dir.path(), &[signal(1), signal(2)]).unwrap();
+        append(dir.path(), &[signal(3)]).unwrap();
+        let loaded = load(&pending_path(dir.path())).unwrap();
+        let ids: Vec<usize> = loaded.signals.iter().map(|(n, _)| *n).collect();
+        assert_eq!(ids, [1, 2, 3]);
+        assert!(loaded.bad.is_empty());
+        let ignore = std::fs::read_to_string(dir.path().join(".skillopt/.gitignore")).unwrap();
+        assert_eq!(ignore, "work/\n");
+    }
+
+    #[test]
+    fn an_invalid_signal_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut bad = signal(2);
+        bad.scenario.clear();
+        assert!(matches!(
+            append(dir.path(), &[signal(1), bad]),
+            Err(StoreError::Invalid { .. })
+        ));
+        assert!(!pending_path(dir.path()).exists());
+    }
+
+    #[test]
+    fn malformed_lines_are_reported_kept_and_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = pending_path(dir.path());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let good = serde_json::to_string(&signal(1)).unwrap();
+        let mut missing = serde_json::to_value(signal(2)).unwrap();
+        missing.as_object_mut().unwrap().remove("scenario");
+        let mut content = Vec::new();
+        content.extend_from_slice(b"\xEF\xBB\xBF");
+        content.extend_from_slice(good.as_bytes());
+        content.extend_from_slice(b"\n");
+        content.extend_from_slice(good.as_bytes());
+        content.extend_from_slice(b"\n");
+        content.extend_from_slice(b"garbage {\n");
+        content.extend_from_slice(format!("{good}\r\n").as_bytes());
+        content.extend_from_slice(format!("{missing}\n").as_bytes());
+        content.extend_from_slice(&vec![b'x'; 10 * 1024 * 1024]);
+        content.extend_from_slice(b"\n\n");
+        content.extend_from_slice(good.as_bytes());
+        content.extend_from_slice(b"\n");
+        content.extend_from_slice(&good.as_bytes()[..40]);
+        std::fs::write(&path, &content).unwrap();
+        let loaded = load(&path).unwrap();
+        let good_lines: Vec<usize> = loaded.signals.iter().map(|(n, _)| *n).collect();
+        assert_eq!(good_lines, [2, 8]);
+        let bad: Vec<usize> = loaded.bad.iter().map(|b| b.line).collect();
+        assert_eq!(bad, [1, 3, 4, 5, 6, 9], "{:?}", loaded.bad);
+        assert!(loaded.bad[0].reason.contains("byte order mark"));
+        assert!(
+            loaded.bad[3].reason.contains("scenario"),
+            "{:?}",
+            loaded.bad[3]
+        );
+        assert!(loaded.bad[4].reason.contains("longer than"));
+        assert!(loaded.bad[5].reason.contains("no line break"));
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            content,
+            "the file is untouched"
+        );
+
+        // Appending ends the cut line first: it stays one bad line, the new signal is whole.
+        append(dir.path(), &[signal(9)]).unwrap();
+        let loaded = load(&path).unwrap();
+        assert_eq!(loaded.signals.last().unwrap().0, 10);
+        assert_eq!(loaded.bad.last().unwrap().line, 9);
+        assert!(std::fs::read(&path).unwrap().starts_with(&content));
+    }
+
+    #[test]
+    fn concurrent_appends_never_interleave() {
+        let dir = tempfile::tempdir().unwrap();
+        std::thread::scope(|s| {
+            for t in 0..8 {
+                let dir = dir.path();
+                s.spawn(move || {
+                    for n in 0..50 {
+                        append(dir, &[signal(t * 1000 + n)]).unwrap();
+                    }
+                });
+            }
+            let dir = dir.path();
+            s.spawn(move || {
+                for _ in 0..50 {
+                    let loaded = load(&pending_path(dir)).unwrap();
+                    assert!(loaded.bad.is_empty(), "{:?}", loaded.bad);
+                }
+            });
+        });
+        let loaded = load(&pending_path(dir.path())).unwrap();
+        assert_eq!(loaded.signals.len(), 400);
+        assert!(loaded.bad.is_empty());
+    }
+}
