@@ -3,6 +3,7 @@
 //! `.skillopt/pending/signal.json` until an optimisation uses them.
 
 pub mod schema;
+pub mod select;
 pub mod store;
 
 pub use schema::{Signal, SignalContext, SignalType};
