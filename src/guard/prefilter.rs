@@ -241,49 +241,22 @@ impl Prefilter {
                 .iter()
                 .all(|b| b.iter().any(|&c| long[usize::from(c)]));
         }
-        // Long clause -> its line-local users (a counting sort into one array).
-        let mut users_start = vec![0u32; needs_table::CLAUSES + 1];
-        let mut pairs = Vec::new();
+        // Long clause -> its line-local users; clause -> every rule branch that needs it.
+        let mut local_pairs = Vec::new();
+        let mut all_pairs = Vec::new();
         for (slot, (_, local, branches)) in rules.iter().enumerate() {
-            if !local {
-                continue;
-            }
-            for (b, branch) in branches.iter().enumerate() {
-                for &c in branch.iter().filter(|&&c| long[usize::from(c)]) {
-                    users_start[usize::from(c) + 1] += 1;
-                    pairs.push((c, slot as u16, b as u16));
-                }
-            }
-        }
-        for i in 1..users_start.len() {
-            users_start[i] += users_start[i - 1];
-        }
-        let mut next = users_start.clone();
-        let mut users = vec![(0u16, 0u16); pairs.len()];
-        for (c, slot, b) in pairs {
-            users[next[usize::from(c)] as usize] = (slot, b);
-            next[usize::from(c)] += 1;
-        }
-        // Clause -> every rule branch that needs it, the same way.
-        let mut needed_by_start = vec![0u32; needs_table::CLAUSES + 1];
-        let mut pairs = Vec::new();
-        for (slot, (_, _, branches)) in rules.iter().enumerate() {
             for (b, branch) in branches.iter().enumerate() {
                 for &c in branch.iter() {
-                    needed_by_start[usize::from(c) + 1] += 1;
-                    pairs.push((c, slot as u16, b as u16));
+                    let pair = (usize::from(c), (slot as u16, b as u16));
+                    if *local && long[usize::from(c)] {
+                        local_pairs.push(pair);
+                    }
+                    all_pairs.push(pair);
                 }
             }
         }
-        for i in 1..needed_by_start.len() {
-            needed_by_start[i] += needed_by_start[i - 1];
-        }
-        let mut next = needed_by_start.clone();
-        let mut needed_by = vec![(0u16, 0u16); pairs.len()];
-        for (c, slot, b) in pairs {
-            needed_by[next[usize::from(c)] as usize] = (slot, b);
-            next[usize::from(c)] += 1;
-        }
+        let (users_start, users) = group_by_key(needs_table::CLAUSES, local_pairs);
+        let (needed_by_start, needed_by) = group_by_key(needs_table::CLAUSES, all_pairs);
         let tracked = (0..needs_table::LITERALS.len())
             .map(|n| {
                 literal(n)
@@ -314,25 +287,13 @@ impl Prefilter {
                 (Some(a), Some(b), Some(c)) => {
                     let slot = filter_slot(u32::from_be_bytes([0, a, b, c]));
                     tri_filter[slot / 64] |= 1 << (slot % 64);
-                    tri.push(((slot >> BUCKET_SHIFT) as u32, n));
+                    tri.push((slot >> BUCKET_SHIFT, n));
                 }
                 (None, _, _) => {}
             }
         }
-        // Bucket the literals (a counting sort).
-        let mut tri_start = vec![0u32; (1 << (FILTER_BITS - BUCKET_SHIFT)) + 1];
-        for &(bucket, _) in &tri {
-            tri_start[bucket as usize + 1] += 1;
-        }
-        for i in 1..tri_start.len() {
-            tri_start[i] += tri_start[i - 1];
-        }
-        let mut next = tri_start.clone();
-        let mut bucketed = vec![0u16; tri.len()];
-        for &(bucket, lit) in &tri {
-            bucketed[next[bucket as usize] as usize] = lit;
-            next[bucket as usize] += 1;
-        }
+        let tri_buckets = 1 << (FILTER_BITS - BUCKET_SHIFT);
+        let (tri_start, bucketed) = group_by_key(tri_buckets, tri);
         two.sort_unstable();
         one.sort_unstable();
         Prefilter {
@@ -479,6 +440,25 @@ impl Prefilter {
     pub fn always(&self) -> &[usize] {
         &self.always
     }
+}
+
+/// `pairs` grouped by key (below `keys`), in one array: the values of key `k` are
+/// `values[start[k]..start[k + 1]]` (a counting sort; each group keeps its input order).
+fn group_by_key<V: Copy + Default>(keys: usize, pairs: Vec<(usize, V)>) -> (Vec<u32>, Vec<V>) {
+    let mut start = vec![0u32; keys + 1];
+    for &(k, _) in &pairs {
+        start[k + 1] += 1;
+    }
+    for k in 1..start.len() {
+        start[k] += start[k - 1];
+    }
+    let mut next = start.clone();
+    let mut values = vec![V::default(); pairs.len()];
+    for (k, v) in pairs {
+        values[next[k] as usize] = v;
+        next[k] += 1;
+    }
+    (start, values)
 }
 
 /// Literal `n` of the table: its bytes, and the clauses it satisfies.
