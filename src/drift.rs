@@ -93,21 +93,11 @@ fn is_script(path: &str, executable: bool, skill: &StagedSkill) -> bool {
 }
 
 fn description(skill: &StagedSkill) -> Option<String> {
-    skill
-        .files
-        .skill_md
-        .as_deref()
-        .and_then(|b| meta::parse(b).ok())
-        .and_then(|(m, _)| m.description)
+    skill.meta().and_then(|m| m.description)
 }
 
 fn auto_skill(skill: &StagedSkill) -> bool {
-    skill
-        .files
-        .skill_md
-        .as_deref()
-        .and_then(|b| meta::parse(b).ok())
-        .is_some_and(|(m, _)| m.auto_skill)
+    skill.meta().is_some_and(|m| m.auto_skill)
 }
 
 /// What `change.after` can do that `change.before` could not.

@@ -24,13 +24,16 @@ pub struct StagedSkill {
 }
 
 impl StagedSkill {
+    /// The staged SKILL.md's frontmatter, when it parses.
+    pub fn meta(&self) -> Option<crate::skill::meta::SkillMeta> {
+        let bytes = self.files.skill_md.as_deref()?;
+        crate::skill::meta::parse(bytes).ok().map(|(m, _)| m)
+    }
+
     /// The frontmatter's `name`, or the directory's.
     pub fn name(&self) -> String {
-        self.files
-            .skill_md
-            .as_deref()
-            .and_then(|b| crate::skill::meta::parse(b).ok())
-            .and_then(|(m, _)| m.name)
+        self.meta()
+            .and_then(|m| m.name)
             .unwrap_or_else(|| self.dir_name.clone())
     }
 

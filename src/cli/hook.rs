@@ -1,7 +1,7 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use git_skill::guard::suppress::{Policy, POLICY_FILE};
+use git_skill::guard::suppress::POLICY_FILE;
 use git_skill::guard::{self, ScanOptions};
 use git_skill::hook::{self, Installed, Uninstalled};
 use git_skill::report::scan::{self as render, SkillReport};
@@ -118,16 +118,7 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         return Ok(Outcome::Clean);
     }
     // The policy as staged: an unstaged edit to it must not change the verdict either.
-    let policy = match repo.staged_blob(POLICY_FILE)? {
-        Some(bytes) => Some(
-            Policy::parse(&String::from_utf8_lossy(&bytes)).map_err(|m| {
-                CommandError::new(format!(
-                    "'{POLICY_FILE}' (staged) is not a valid policy: {m}"
-                ))
-            })?,
-        ),
-        None => None,
-    };
+    let policy = super::scan::policy_from(repo.staged_blob(POLICY_FILE)?, "(staged)")?;
     let today = chrono::Utc::now().date_naive();
     // Each skill is linted and scanned on its own, on all cores: a commit that touches many
     // skills should not wait for them one after another.
@@ -151,23 +142,13 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
     });
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let mut reports = Vec::new();
-    for (skill, (display, lints, mut scan)) in skills.iter().zip(checked) {
+    for (skill, (display, lints, scan)) in skills.iter().zip(checked) {
         diagnostics.extend(lints);
-        let name = skill.name();
-        if let Some(policy) = &policy {
-            policy.apply(&name, &mut scan.findings, today);
-        }
         if let Some(e) = scan.errors.first() {
             return Err(CommandError::new(format!("{}: {e}", display.display())));
         }
-        reports.push(SkillReport {
-            name,
-            path: display.display().to_string(),
-            repo_path: skill.dir.clone(),
-            verdict: scan.verdict(),
-            errors: scan.errors.clone(),
-            findings: scan.findings,
-        });
+        let report = super::scan::staged_report(skill, &display, scan, policy.as_ref(), today);
+        reports.push(report);
     }
     let lint_failed = lint::has_errors(&diagnostics);
     let blocked: Vec<&SkillReport> = reports

@@ -263,39 +263,17 @@ fn scan_range(
     let roots = ws.repo_relative_roots();
     let skills = git_skill::staged::changed_between_revisions(repo, from, to, &roots)
         .hint("check that both revisions exist here (CI checkouts may need fetch-depth: 0)")?;
-    let policy = match repo.file_at(to, POLICY_FILE)? {
-        Some(bytes) => Some(
-            Policy::parse(&String::from_utf8_lossy(&bytes)).map_err(|m| {
-                CommandError::new(format!(
-                    "'{POLICY_FILE}' at {to} is not a valid policy: {m}"
-                ))
-            })?,
-        ),
-        None => None,
-    };
+    let policy = policy_from(repo.file_at(to, POLICY_FILE)?, &format!("at {to}"))?;
     let today = chrono::Utc::now().date_naive();
     let mut reports = Vec::new();
     for skill in &skills {
-        let mut scan = guard::scan_skill(&skill.files, &|rel| skill.read(rel), options);
-        let name = skill.name();
-        if let Some(policy) = &policy {
-            policy.apply(&name, &mut scan.findings, today);
+        let scan = guard::scan_skill(&skill.files, &|rel| skill.read(rel), options);
+        let display = ws.display(&repo.workdir().join(&skill.dir));
+        let report = staged_report(skill, &display, scan, policy.as_ref(), today);
+        for e in &report.errors {
+            ui.error(&CommandError::new(format!("{}: {e}", report.path)))?;
         }
-        let display = ws
-            .display(&repo.workdir().join(&skill.dir))
-            .display()
-            .to_string();
-        for e in &scan.errors {
-            ui.error(&CommandError::new(format!("{display}: {e}")))?;
-        }
-        reports.push(SkillReport {
-            name,
-            path: display,
-            repo_path: skill.dir.clone(),
-            verdict: scan.verdict(),
-            errors: scan.errors.clone(),
-            findings: scan.findings,
-        });
+        reports.push(report);
     }
     if args.format == ScanFormat::Text && skills.is_empty() {
         ui.status(&format!("no skill changed between {from} and {to}"))?;
@@ -312,6 +290,46 @@ fn scan_range(
         }
     }
     Ok(outcome)
+}
+
+/// The policy file's content at some revision (`place`, for the error: "at HEAD",
+/// "(staged)"), parsed; `None` when there is none.
+pub(super) fn policy_from(
+    bytes: Option<Vec<u8>>,
+    place: &str,
+) -> Result<Option<Policy>, CommandError> {
+    let Some(bytes) = bytes else {
+        return Ok(None);
+    };
+    Policy::parse(&String::from_utf8_lossy(&bytes))
+        .map(Some)
+        .map_err(|m| {
+            CommandError::new(format!(
+                "'{POLICY_FILE}' {place} is not a valid policy: {m}"
+            ))
+        })
+}
+
+/// The report of a skill scanned at a revision (or staged), with the policy applied.
+pub(super) fn staged_report(
+    skill: &git_skill::staged::StagedSkill,
+    display: &Path,
+    mut scan: guard::SkillScan,
+    policy: Option<&Policy>,
+    today: chrono::NaiveDate,
+) -> SkillReport {
+    let name = skill.name();
+    if let Some(policy) = policy {
+        policy.apply(&name, &mut scan.findings, today);
+    }
+    SkillReport {
+        name,
+        path: display.display().to_string(),
+        repo_path: skill.dir.clone(),
+        verdict: scan.verdict(),
+        errors: scan.errors.clone(),
+        findings: scan.findings,
+    }
 }
 
 fn write_baseline(path: &Path, reports: &[SkillReport]) -> Result<(), CommandError> {
