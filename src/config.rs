@@ -79,6 +79,10 @@ pub const DEFAULT_ROOTS: &[&str] = &[
     "agents/skills",
 ];
 
+/// `GIT_SKILL_*` variables that are not configuration keys: the clock for reproducible runs
+/// and tests (RFC 3339), and the switch that rewrites generated test tables.
+pub const NOT_CONFIG_ENV: &[&str] = &["GIT_SKILL_NOW", "GIT_SKILL_BLESS"];
+
 /// User-level roots, relative to HOME, looked at by the dashboard on request.
 pub const USER_ROOTS: &[&str] = &[
     ".claude/skills",
@@ -186,7 +190,9 @@ impl Config {
         }
         let mut env: Vec<(String, String)> = env
             .into_iter()
-            .filter(|(name, _)| name.starts_with("GIT_SKILL_"))
+            .filter(|(name, _)| {
+                name.starts_with("GIT_SKILL_") && !NOT_CONFIG_ENV.contains(&name.as_str())
+            })
             .collect();
         env.sort();
         for (name, value) in env {

@@ -3,6 +3,7 @@ use std::path::PathBuf;
 
 use git_skill::skill::{meta, SkillFiles};
 
+use super::table::{shorten, Table};
 use super::{CommandError, Outcome, Ui, Workspace};
 
 /// List the skills of the repository: name, category, root, provenance, size, description.
@@ -108,10 +109,7 @@ pub fn cmd_list(ui: &mut Ui, args: ListArgs) -> Result<Outcome, CommandError> {
 }
 
 fn render_table(ui: &mut Ui, rows: &[Row]) -> std::io::Result<()> {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    let header = [
+    let mut table = Table::new(&[
         "NAME",
         "CATEGORY",
         "PROVENANCE",
@@ -119,15 +117,14 @@ fn render_table(ui: &mut Ui, rows: &[Row]) -> std::io::Result<()> {
         "SIZE",
         "PATH",
         "DESCRIPTION",
-    ];
-    let cells: Vec<[String; 7]> = rows
-        .iter()
-        .map(|r| {
-            let description = match &r.invalid {
-                Some(why) => format!("[invalid: {why}; see git skill lint]"),
-                None => shorten(r.description.as_deref().unwrap_or(""), 60),
-            };
-            [
+    ]);
+    for r in rows {
+        let description = match &r.invalid {
+            Some(why) => format!("[invalid: {why}; see git skill lint]"),
+            None => shorten(r.description.as_deref().unwrap_or(""), 60),
+        };
+        table.row(
+            vec![
                 r.name.clone(),
                 r.category.clone().unwrap_or_else(|| "-".into()),
                 r.provenance.to_owned(),
@@ -135,43 +132,11 @@ fn render_table(ui: &mut Ui, rows: &[Row]) -> std::io::Result<()> {
                 human_bytes(r.bytes),
                 r.path.clone(),
                 description,
-            ]
-        })
-        .collect();
-    let mut widths = header.map(str::len);
-    for row in &cells {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
+            ],
+            false,
+        );
     }
-    let style = ui.out_style;
-    let line = |cells: &[String]| -> String {
-        let mut s = String::new();
-        for (i, cell) in cells.iter().enumerate() {
-            if i + 1 == cells.len() {
-                s.push_str(cell);
-            } else {
-                s.push_str(&format!("{cell:<width$}  ", width = widths[i]));
-            }
-        }
-        s
-    };
-    let head: Vec<String> = header.iter().map(|h| h.to_string()).collect();
-    writeln!(ui.out, "{}", style.bold(line(&head).trim_end()))?;
-    for row in &cells {
-        writeln!(ui.out, "{}", line(row).trim_end())?;
-    }
-    Ok(())
-}
-
-fn shorten(s: &str, max: usize) -> String {
-    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if s.chars().count() <= max {
-        s
-    } else {
-        let cut: String = s.chars().take(max - 1).collect();
-        format!("{cut}…")
-    }
+    table.write(&mut ui.out, ui.out_style)
 }
 
 fn human_bytes(n: u64) -> String {

@@ -1,5 +1,6 @@
 //! Argument parsing and dispatch: one file per subcommand, one enum to route them.
 
+mod clock;
 mod completions;
 mod config;
 mod diff;
@@ -8,8 +9,12 @@ mod hook;
 mod lint;
 mod list;
 mod man;
+mod record;
 mod rules;
 mod scan;
+mod signals;
+mod skill_arg;
+mod table;
 mod ui;
 mod workspace;
 
@@ -59,6 +64,8 @@ enum Command {
     Hook(hook::HookArgs),
     Scan(scan::ScanArgs),
     Rules(rules::RulesArgs),
+    Record(record::RecordArgs),
+    Signals(signals::SignalsArgs),
 }
 
 /// How a command ended when it did not fail with an error.
@@ -89,6 +96,8 @@ pub fn main() -> ExitCode {
         Command::Hook(args) => hook::cmd_hook(&mut ui, args),
         Command::Scan(args) => scan::cmd_scan(&mut ui, args),
         Command::Rules(args) => rules::cmd_rules(&mut ui, args),
+        Command::Record(args) => record::cmd_record(&mut ui, args),
+        Command::Signals(args) => signals::cmd_signals(&mut ui, args),
     };
     let result = result.and_then(|outcome| {
         ui.out.flush()?;

@@ -103,6 +103,21 @@ impl Workspace {
         }
     }
 
+    /// The user-level roots below HOME (`~/.claude/skills`, ...); none without HOME.
+    pub fn user_roots(&self) -> Vec<Root> {
+        let Some(home) = &self.home else {
+            return Vec::new();
+        };
+        git_skill::config::USER_ROOTS
+            .iter()
+            .map(|r| Root {
+                path: home.join(r),
+                label: format!("~/{r}"),
+                explicit: false,
+            })
+            .collect()
+    }
+
     /// The roots inside the work tree, relative to its top, with their labels: what the
     /// staged and range checks compare.
     pub fn repo_relative_roots(&self) -> Vec<(String, String)> {

@@ -3,6 +3,9 @@
 //! type. Signals recorded against another version of SKILL.md are marked stale, not dropped:
 //! the triage step decides whether they still apply.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use chrono::{DateTime, Duration, Utc};
 
 use super::schema::{Signal, SignalType};
@@ -32,35 +35,139 @@ pub fn select(
     max: usize,
     current_hash: &str,
 ) -> Selection {
-    let since = now - Duration::days(i64::from(days));
-    let mut recent: Vec<(&Signal, DateTime<Utc>)> = Vec::new();
-    let mut too_old = 0;
+    let mut selector = Selector::new(now, days, max);
     for signal in signals {
-        match signal.time() {
-            Some(t) if t >= since => recent.push((signal, t)),
-            _ => too_old += 1,
+        selector.push(signal.clone());
+    }
+    selector.finish(current_hash)
+}
+
+/// The selection as signals stream past: it keeps the best `max` seen so far and counts the
+/// rest, so memory depends on `max`, not on the size of the store.
+#[derive(Debug)]
+pub struct Selector {
+    since: DateTime<Utc>,
+    max: usize,
+    /// The kept signals; the top of the heap is the one to drop first.
+    kept: BinaryHeap<Ranked>,
+    seen: usize,
+    left_out: usize,
+    too_old: usize,
+}
+
+#[derive(Debug)]
+struct Ranked {
+    /// (type rank, newest first, file order): smaller sorts first in the selection.
+    key: (u8, Reverse<DateTime<Utc>>, usize),
+    signal: Signal,
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Ranked {}
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
+impl Selector {
+    pub fn new(now: DateTime<Utc>, days: u32, max: usize) -> Selector {
+        Selector {
+            since: now - Duration::days(i64::from(days)),
+            max,
+            kept: BinaryHeap::with_capacity(max.min(1024) + 1),
+            seen: 0,
+            left_out: 0,
+            too_old: 0,
         }
     }
-    let rank = |kind: SignalType| match kind {
-        SignalType::Corrected => 0,
-        SignalType::Friction => 1,
-    };
-    // Stable: signals recorded at the same instant keep their file order.
-    recent.sort_by(|(a, ta), (b, tb)| rank(a.kind).cmp(&rank(b.kind)).then(tb.cmp(ta)));
-    let left_out = recent.len().saturating_sub(max);
-    recent.truncate(max);
-    let selected: Vec<Signal> = recent.into_iter().map(|(s, _)| s.clone()).collect();
-    let stale = selected
-        .iter()
-        .filter(|s| !s.skill_version_hash.eq_ignore_ascii_case(current_hash))
-        .map(|s| s.signal_id.clone())
-        .collect();
-    Selection {
-        selected,
-        stale,
-        left_out,
-        too_old,
+
+    /// Offers the next signal of the store, in file order.
+    pub fn push(&mut self, signal: Signal) {
+        self.seen += 1;
+        let time = match signal.time() {
+            Some(t) if t >= self.since => t,
+            _ => {
+                self.too_old += 1;
+                return;
+            }
+        };
+        let rank = match signal.kind {
+            SignalType::Corrected => 0,
+            SignalType::Friction => 1,
+        };
+        self.kept.push(Ranked {
+            key: (rank, Reverse(time), self.seen),
+            signal,
+        });
+        if self.kept.len() > self.max {
+            self.kept.pop();
+            self.left_out += 1;
+        }
     }
+
+    /// The selection; `current_hash` is the sha256 of SKILL.md today.
+    pub fn finish(self, current_hash: &str) -> Selection {
+        let selected: Vec<Signal> = self
+            .kept
+            .into_sorted_vec()
+            .into_iter()
+            .map(|r| r.signal)
+            .collect();
+        let stale = selected
+            .iter()
+            .filter(|s| !s.skill_version_hash.eq_ignore_ascii_case(current_hash))
+            .map(|s| s.signal_id.clone())
+            .collect();
+        Selection {
+            selected,
+            stale,
+            left_out: self.left_out,
+            too_old: self.too_old,
+        }
+    }
+}
+
+/// Why a `--since` value is not a time.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a date (give 2026-11-01, an RFC 3339 time, or an age such as 12h, 7d, 2w)")]
+pub struct SinceError(pub String);
+
+/// A lower bound on signal times: a date (midnight UTC), an RFC 3339 time, or an age before
+/// `now` in hours, days or weeks (`12h`, `7d`, `2w`).
+pub fn parse_since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, SinceError> {
+    let err = || SinceError(text.to_owned());
+    let t = text.trim();
+    if let Ok(time) = DateTime::parse_from_rfc3339(t) {
+        return Ok(time.with_timezone(&Utc));
+    }
+    if let Ok(date) = chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+        return Ok(date.and_hms_opt(0, 0, 0).ok_or_else(err)?.and_utc());
+    }
+    let split = t
+        .len()
+        .checked_sub(1)
+        .filter(|&i| t.is_char_boundary(i))
+        .ok_or_else(err)?;
+    let (number, unit) = t.split_at(split);
+    let n: i64 = number.parse().ok().filter(|n| *n >= 0).ok_or_else(err)?;
+    let age = match unit {
+        "h" => Duration::try_hours(n),
+        "d" => Duration::try_days(n),
+        "w" => Duration::try_weeks(n),
+        _ => None,
+    }
+    .ok_or_else(err)?;
+    now.checked_sub_signed(age).ok_or_else(err)
 }
 
 #[cfg(test)]
@@ -92,6 +199,73 @@ mod tests {
         DateTime::parse_from_rfc3339(NOW)
             .unwrap()
             .with_timezone(&Utc)
+    }
+
+    #[test]
+    fn since_takes_dates_times_and_ages() {
+        let t = |s: &str| parse_since(s, now()).map(|t| t.to_rfc3339());
+        assert_eq!(t("2026-11-01").unwrap(), "2026-11-01T00:00:00+00:00");
+        assert_eq!(
+            t("2026-11-01T10:00:00+02:00").unwrap(),
+            "2026-11-01T08:00:00+00:00"
+        );
+        assert_eq!(t("7d").unwrap(), "2026-11-23T12:00:00+00:00");
+        assert_eq!(t("12h").unwrap(), "2026-11-30T00:00:00+00:00");
+        assert_eq!(t("2w").unwrap(), "2026-11-16T12:00:00+00:00");
+        assert_eq!(t(" 0d ").unwrap(), "2026-11-30T12:00:00+00:00");
+        for bad in [
+            "",
+            "d",
+            "-3d",
+            "3y",
+            "yesterday",
+            "2026-13-01",
+            "99999999999999999999d",
+            "9223372036854775807w",
+            "é",
+            "3é",
+        ] {
+            assert!(t(bad).is_err(), "{bad:?}");
+        }
+        assert!(t("yesterday")
+            .unwrap_err()
+            .to_string()
+            .contains("'yesterday'"));
+    }
+
+    #[test]
+    fn streaming_selection_equals_sorting_everything() {
+        // Many signals with ties in time: the bounded heap must keep exactly what a full sort
+        // would, in the same order.
+        let h = "a".repeat(64);
+        let signals: Vec<Signal> = (0..200)
+            .map(|i| {
+                let kind = if i % 3 == 0 {
+                    SignalType::Corrected
+                } else {
+                    SignalType::Friction
+                };
+                at((i * 7) % 40, kind, &format!("s{i}"), &h)
+            })
+            .collect();
+        for max in [0, 1, 5, 20, 199, 500] {
+            let got = select(&signals, now(), 30, max, &h);
+            let mut all: Vec<(usize, &Signal)> = signals
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.time().unwrap() >= now() - Duration::days(30))
+                .collect();
+            all.sort_by_key(|(i, s)| (s.kind, Reverse(s.time().unwrap()), *i));
+            let want: Vec<&str> = all
+                .iter()
+                .take(max)
+                .map(|(_, s)| s.signal_id.as_str())
+                .collect();
+            let got_ids: Vec<&str> = got.selected.iter().map(|s| s.signal_id.as_str()).collect();
+            assert_eq!(got_ids, want, "max {max}");
+            assert_eq!(got.left_out, all.len().saturating_sub(max));
+            assert_eq!(got.too_old + all.len(), signals.len());
+        }
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The pending signals of the skill in `skill_dir`.
 pub fn pending_path(skill_dir: &Path) -> PathBuf {
-    skill_dir.join(".skillopt/pending/signal.json")
+    skill_dir.join(crate::skill::discover::PENDING_SIGNALS)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -31,6 +31,8 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("'{path}' is a symbolic link; git-skill does not follow links out of a skill")]
+    Link { path: PathBuf },
     #[error("signal {id} is not valid: {source}")]
     Invalid { id: String, source: Invalid },
 }
@@ -66,7 +68,11 @@ pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreErro
         move |source| StoreError::Write { path, source }
     };
     let dir = path.parent().unwrap_or(skill_dir);
+    // Checked before creating anything (a link would have us create directories elsewhere)
+    // and after (a link made in between).
+    refuse_links(skill_dir, &path)?;
     std::fs::create_dir_all(dir).map_err(write_err(dir))?;
+    refuse_links(skill_dir, &path)?;
     // Created once, never rewritten (a user may have added to it); `create_new` makes
     // concurrent first appends agree on who writes it.
     let ignore = skill_dir.join(".skillopt/.gitignore");
@@ -113,21 +119,67 @@ fn ends_with_newline(file: &mut File) -> std::io::Result<bool> {
     Ok(last[0] == b'\n')
 }
 
-/// Reads the store at `path` (a missing file holds nothing), line by line in constant
-/// memory: a huge line is skipped as it is read.
+/// Refuses when `path`, or a directory between `skill_dir` and it, is a symbolic link.
+fn refuse_links(skill_dir: &Path, path: &Path) -> Result<(), StoreError> {
+    let Ok(rest) = path.strip_prefix(skill_dir) else {
+        return Ok(());
+    };
+    let mut at = skill_dir.to_owned();
+    for part in rest.components() {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => return Err(StoreError::Link { path: at }),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// One line of a store, as [`stream`] hands it over.
+// Entries are handed over and moved on at once; boxing the signal would cost an allocation
+// per line of a store that may hold millions.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum Entry {
+    /// A valid signal and its 1-based line number.
+    Signal(usize, Signal),
+    Bad(BadLine),
+}
+
+/// Reads the store at `path` into memory (a missing file holds nothing).
 pub fn load(path: &Path) -> Result<Loaded, StoreError> {
+    let mut loaded = Loaded::default();
+    stream(path, |entry| match entry {
+        Entry::Signal(line, signal) => loaded.signals.push((line, signal)),
+        Entry::Bad(bad) => loaded.bad.push(bad),
+    })?;
+    Ok(loaded)
+}
+
+/// Reads the store at `path` line by line, handing each line to `each`, in constant memory:
+/// a huge line is skipped as it is read. A missing file holds nothing. Blank lines are
+/// skipped silently.
+pub fn stream(path: &Path, mut each: impl FnMut(Entry)) -> Result<(), StoreError> {
     let read_err = |source| StoreError::Read {
         path: path.to_owned(),
         source,
     };
+    // The store and the `.skillopt/pending` directories above it must be real.
+    let skill_dir = path.ancestors().nth(3).unwrap_or(Path::new(""));
+    if path.ends_with(crate::skill::discover::PENDING_SIGNALS) {
+        refuse_links(skill_dir, path)?;
+    } else if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(StoreError::Link {
+            path: path.to_owned(),
+        });
+    }
     let file = match File::open(path) {
         Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Loaded::default()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(read_err(e)),
     };
     file.lock_shared().map_err(read_err)?;
-    let mut reader = BufReader::new(file);
-    let mut loaded = Loaded::default();
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
     let mut line = Vec::new();
     let mut number = 0;
     loop {
@@ -137,29 +189,29 @@ pub fn load(path: &Path) -> Result<Loaded, StoreError> {
         if line.is_empty() && !complete && !too_long {
             break;
         }
-        let bad = |reason: String| BadLine {
-            line: number,
-            reason,
+        let bad = |reason: String| {
+            Entry::Bad(BadLine {
+                line: number,
+                reason,
+            })
         };
         if too_long {
-            loaded
-                .bad
-                .push(bad(format!("line longer than {MAX_LINE_BYTES} bytes")));
+            each(bad(format!("line longer than {MAX_LINE_BYTES} bytes")));
             continue;
         }
         if !complete {
-            loaded.bad.push(bad(
+            each(bad(
                 "last line has no line break (cut short while written?)".into(),
             ));
             break;
         }
         match parse_line(&line, number) {
-            Ok(Some(signal)) => loaded.signals.push((number, signal)),
+            Ok(Some(signal)) => each(Entry::Signal(number, signal)),
             Ok(None) => {}
-            Err(reason) => loaded.bad.push(bad(reason)),
+            Err(reason) => each(bad(reason)),
         }
     }
-    Ok(loaded)
+    Ok(())
 }
 
 /// Reads one line into `line` (without its `\n`), keeping at most [`MAX_LINE_BYTES`].
@@ -302,6 +354,35 @@ mod tests {
         assert_eq!(loaded.signals.last().unwrap().0, 10);
         assert_eq!(loaded.bad.last().unwrap().line, 9);
         assert!(std::fs::read(&path).unwrap().starts_with(&content));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_out_of_the_skill_are_never_followed() {
+        let t = tempfile::tempdir().unwrap();
+        let outside = t.path().join("outside");
+        std::fs::create_dir_all(outside.join("pending")).unwrap();
+        let skill = t.path().join("skill");
+        std::fs::create_dir_all(&skill).unwrap();
+        std::os::unix::fs::symlink(&outside, skill.join(".skillopt")).unwrap();
+        let e = append(&skill, &[signal(1)]).unwrap_err();
+        assert!(matches!(e, StoreError::Link { .. }), "{e}");
+        assert!(e.to_string().contains(".skillopt"), "{e}");
+        assert!(!outside.join("pending/signal.json").exists());
+        assert!(!outside.join(".gitignore").exists());
+        let e = load(&pending_path(&skill)).unwrap_err();
+        assert!(matches!(e, StoreError::Link { .. }), "{e}");
+
+        // The store file itself as a link.
+        let other = t.path().join("other");
+        std::fs::create_dir_all(other.join(".skillopt/pending")).unwrap();
+        std::fs::write(outside.join("secret"), "").unwrap();
+        std::os::unix::fs::symlink(outside.join("secret"), pending_path(&other)).unwrap();
+        assert!(matches!(
+            append(&other, &[signal(1)]),
+            Err(StoreError::Link { .. })
+        ));
+        assert_eq!(std::fs::read(outside.join("secret")).unwrap(), b"");
     }
 
     #[test]

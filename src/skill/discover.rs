@@ -13,6 +13,8 @@ pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", ".skillopt"];
 pub const MAX_DEPTH: usize = 6;
 /// How many directories one walk reads before it stops with a note.
 pub const MAX_DIRS: usize = 100_000;
+/// Where a skill keeps the signals not yet used (relative to the skill directory).
+pub const PENDING_SIGNALS: &str = ".skillopt/pending/signal.json";
 
 /// A directory that may hold skills.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,6 +148,9 @@ impl Note {
 pub struct Discovery {
     pub skills: Vec<Skill>,
     pub notes: Vec<Note>,
+    /// Directories that hold pending signals (`.skillopt/pending/signal.json`) but no
+    /// SKILL.md any more: a skill deleted with its feedback left behind.
+    pub deleted: Vec<Skill>,
 }
 
 impl Discovery {
@@ -157,6 +162,11 @@ impl Discovery {
             }
         }
         self.notes.extend(other.notes);
+        for skill in other.deleted {
+            if !self.deleted.iter().any(|s| s.dir == skill.dir) {
+                self.deleted.push(skill);
+            }
+        }
     }
 }
 
@@ -297,6 +307,9 @@ fn walk(root: &Root, canonical_root: &Path, all_roots: &[PathBuf]) -> Discovery 
                 }
             };
             let name = entry.file_name();
+            if name == ".skillopt" && depth > 0 && dir.join(PENDING_SIGNALS).is_file() {
+                out.deleted.push(skill_at(root, &dir));
+            }
             if SKIPPED_DIRS.iter().any(|s| name == *s) {
                 continue;
             }
@@ -337,6 +350,7 @@ fn walk(root: &Root, canonical_root: &Path, all_roots: &[PathBuf]) -> Discovery 
         }
     }
     out.skills.sort_by(|a, b| a.dir.cmp(&b.dir));
+    out.deleted.sort_by(|a, b| a.dir.cmp(&b.dir));
     out
 }
 
@@ -424,7 +438,7 @@ pub fn at_path(path: &Path, known_roots: &[Root]) -> Result<Discovery, PathError
         };
         return Ok(Discovery {
             skills: vec![skill_at(&root, &dir)],
-            notes: Vec::new(),
+            ..Discovery::default()
         });
     }
     let inner: Vec<Root> = known_roots
@@ -457,7 +471,7 @@ pub fn at_path(path: &Path, known_roots: &[Root]) -> Result<Discovery, PathError
         &canonical_roots,
     );
     // Re-anchor categories on the owning root.
-    for skill in &mut found.skills {
+    for skill in found.skills.iter_mut().chain(&mut found.deleted) {
         *skill = skill_at(&root, &skill.dir);
     }
     Ok(found)
@@ -471,6 +485,25 @@ mod tests {
     fn touch_skill(dir: &Path) {
         fs::create_dir_all(dir).unwrap();
         fs::write(dir.join("SKILL.md"), "---\nname: x\ndescription: y\n---\n").unwrap();
+    }
+
+    #[test]
+    fn signals_left_by_a_deleted_skill_are_found() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("skills");
+        touch_skill(&root.join("kept"));
+        fs::create_dir_all(root.join("kept/.skillopt/pending")).unwrap();
+        fs::write(root.join("kept/.skillopt/pending/signal.json"), "").unwrap();
+        fs::create_dir_all(root.join("ops/gone/.skillopt/pending")).unwrap();
+        fs::write(root.join("ops/gone/.skillopt/pending/signal.json"), "").unwrap();
+        // Only an archive, nothing pending: nothing to show.
+        fs::create_dir_all(root.join("old/.skillopt/resolved")).unwrap();
+        let roots = explicit_roots(t.path(), &[PathBuf::from("skills")], None);
+        let found = discover(&roots, None);
+        assert_eq!(found.skills.len(), 1);
+        assert_eq!(found.deleted.len(), 1);
+        assert_eq!(found.deleted[0].dir_name, "gone");
+        assert_eq!(found.deleted[0].category.as_deref(), Some("ops"));
     }
 
     #[test]

@@ -10,3 +10,4 @@ mod lint;
 mod list;
 mod man_completions;
 mod scan;
+mod signals;

@@ -1,0 +1,272 @@
+use std::io::{Read as _, Write as _};
+use std::path::Path;
+
+use git_skill::signal::input::{self, Stamp};
+use git_skill::signal::{store, SignalType};
+use serde_json::{Map, Value};
+
+use super::skill_arg::{self, Allow};
+use super::{clock, CommandError, Outcome, ResultExt, Ui, Workspace};
+
+/// The recorder skill, for agents: when and how to call `git skill record`.
+pub const RECORDER_SKILL: &str = include_str!("../../templates/skills/skill-recorder/SKILL.md");
+
+/// The most `--stdin` reads.
+const MAX_STDIN_BYTES: u64 = 16 << 20;
+
+/// Record a feedback signal about a skill: the user corrected the agent, or the agent hit
+/// friction.
+///
+/// The signal is appended to `<skill>/.skillopt/pending/signal.json` (one JSON object a line,
+/// under a lock) with its id, the sha256 of the skill's SKILL.md and the time filled in, and its
+/// id is printed. Credentials in the text are masked before anything is written. `git skill
+/// optimize` later turns pending signals into a change to SKILL.md.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  git skill record pdf --type corrected --scenario 'fill a tax form' \\
+      --correction 'use the form field names, not the printed labels'
+  git skill record .claude/skills/pdf --type friction --scenario 'merge two PDFs' \\
+      --friction-detail 'had to guess which script merges; tried three'
+  echo '{\"type\":\"friction\",\"scenario\":\"...\",\"friction_detail\":\"...\"}' | git skill record pdf --stdin
+  git skill record --print-skill > .claude/skills/skill-recorder/SKILL.md")]
+pub struct RecordArgs {
+    /// The skill: its name (looked up in the repository's skill roots, then in the user-level
+    /// ones such as ~/.claude/skills) or its directory.
+    #[arg(required_unless_present = "print_skill")]
+    pub skill: Option<String>,
+
+    /// `corrected`: the user corrected the agent. `friction`: the agent repeated an operation,
+    /// guessed a step, or was too slow.
+    #[arg(long = "type", value_enum, value_name = "TYPE", required_unless_present_any = ["stdin", "print_skill"])]
+    pub kind: Option<Kind>,
+
+    /// The task, in one sentence.
+    #[arg(long, required_unless_present_any = ["stdin", "print_skill"])]
+    pub scenario: Option<String>,
+
+    /// What the agent should do instead (required for `corrected`).
+    #[arg(long)]
+    pub correction: Option<String>,
+
+    /// What was unclear and how the agent got around it (required for `friction`).
+    #[arg(long)]
+    pub friction_detail: Option<String>,
+
+    /// What the user wanted in the first place.
+    #[arg(long)]
+    pub user_intent: Option<String>,
+
+    /// A summary of the agent's answer that went wrong.
+    #[arg(long)]
+    pub problem_turn: Option<String>,
+
+    /// The user's correction, in their words.
+    #[arg(long)]
+    pub user_correction: Option<String>,
+
+    /// Read the signal(s) from stdin instead: one JSON object, JSON lines, or an array, with
+    /// the fields of the signal schema (id, hash, time and skill are filled in when absent).
+    #[arg(long, conflicts_with_all = ["kind", "scenario", "correction", "friction_detail", "user_intent", "problem_turn", "user_correction"])]
+    pub stdin: bool,
+
+    /// Print the recorder skill (instructions for agents on when and how to record) and exit.
+    #[arg(long, conflicts_with_all = ["skill", "stdin", "kind", "scenario"])]
+    pub print_skill: bool,
+
+    /// Output format: the ids one per line, or JSON.
+    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
+    pub format: super::lint::Format,
+
+    /// Skill root to look the name up in instead of the configured ones (repeatable).
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    Corrected,
+    Friction,
+}
+
+pub fn cmd_record(ui: &mut Ui, args: RecordArgs) -> Result<Outcome, CommandError> {
+    if args.print_skill {
+        ui.out.write_all(RECORDER_SKILL.as_bytes())?;
+        return Ok(Outcome::Clean);
+    }
+    let mut ws = Workspace::load(ui)?;
+    ws.config.set_flag("roots", "--root", &args.roots);
+    let name = args.skill.as_deref().unwrap_or_default();
+    let (skill, _) = skill_arg::resolve(&ws, ui, name, Allow::Live)?;
+    let given: Vec<(usize, Map<String, Value>)> = if args.stdin {
+        let text = read_stdin()?;
+        input::parse(&text)
+            .map_err(|e| CommandError::from(anyhow::Error::new(e).context("could not read the signals on stdin")))
+            .hint("give one JSON object, JSON lines, or an array of objects; see git skill record --help")?
+            .into_iter()
+            .map(|g| (g.line, g.fields))
+            .collect()
+    } else {
+        check_flags(&args)?;
+        vec![(1, from_flags(&args))]
+    };
+    let hash = skill_md_sha256(&skill.dir)?;
+    let stamp = Stamp {
+        skill: &skill.dir_name,
+        skill_hash: &hash,
+        now: clock::now()?,
+        nonce: nonce(),
+    };
+    let mut signals = Vec::with_capacity(given.len());
+    let mut redacted = Vec::new();
+    for (i, (line, fields)) in given.into_iter().enumerate() {
+        let done = input::complete(fields, i + 1, &stamp).map_err(|e| {
+            let mut error = CommandError::from(e);
+            if args.stdin {
+                error = error.hint(format!("the signal starts on line {line} of stdin"));
+            }
+            error.hint("nothing was recorded")
+        })?;
+        if done.redacted > 0 {
+            redacted.push((done.signal.signal_id.clone(), done.redacted));
+        }
+        signals.push(done.signal);
+    }
+    let path = store::append(&skill.dir, &signals).map_err(CommandError::from)?;
+    for (id, n) in redacted {
+        let what = if n == 1 { "field" } else { "fields" };
+        ui.warn(&format!(
+            "masked credentials in {n} {what} of signal {id} before recording it"
+        ))?;
+    }
+    let shown = ws.display(&path);
+    match args.format {
+        super::lint::Format::Json => {
+            let ids: Vec<&str> = signals.iter().map(|s| s.signal_id.as_str()).collect();
+            serde_json::to_writer(
+                &mut ui.out,
+                &serde_json::json!({
+                    "version": 1,
+                    "skill": skill.dir_name,
+                    "path": shown.display().to_string(),
+                    "signal_ids": ids,
+                }),
+            )?;
+            writeln!(ui.out)?;
+        }
+        super::lint::Format::Text => {
+            for signal in &signals {
+                writeln!(ui.out, "{}", signal.signal_id)?;
+            }
+        }
+    }
+    let count = signals.len();
+    let plural = if count == 1 { "" } else { "s" };
+    ui.status(&format!(
+        "recorded {count} signal{plural} for {} in {}",
+        skill.dir_name,
+        shown.display()
+    ))?;
+    Ok(Outcome::Clean)
+}
+
+/// What the schema requires, said in terms of flags.
+fn check_flags(args: &RecordArgs) -> Result<(), CommandError> {
+    let blank = |v: &Option<String>| v.as_deref().is_none_or(|s| s.trim().is_empty());
+    if blank(&args.scenario) {
+        return Err(CommandError::new("the scenario is empty")
+            .hint("say what the task was, in one sentence: --scenario '...'"));
+    }
+    match args.kind {
+        Some(Kind::Corrected) if blank(&args.correction) => {
+            Err(CommandError::new("a corrected signal needs a correction")
+                .hint("say what the agent should do instead: --correction '...'"))
+        }
+        Some(Kind::Friction) if blank(&args.friction_detail) => Err(CommandError::new(
+            "a friction signal needs a friction detail",
+        )
+        .hint("say what was unclear and how the agent got around it: --friction-detail '...'")),
+        _ => Ok(()),
+    }
+}
+
+fn from_flags(args: &RecordArgs) -> Map<String, Value> {
+    let mut fields = Map::new();
+    let kind = match args.kind {
+        Some(Kind::Corrected) => SignalType::Corrected,
+        _ => SignalType::Friction,
+    };
+    fields.insert("type".into(), kind.as_str().into());
+    let text = |v: &Option<String>| Value::String(v.clone().unwrap_or_default());
+    fields.insert("scenario".into(), text(&args.scenario));
+    fields.insert("correction".into(), text(&args.correction));
+    fields.insert("friction_detail".into(), text(&args.friction_detail));
+    let mut context = Map::new();
+    context.insert("user_intent".into(), text(&args.user_intent));
+    context.insert("problem_turn".into(), text(&args.problem_turn));
+    context.insert("user_correction".into(), text(&args.user_correction));
+    fields.insert("context".into(), Value::Object(context));
+    fields
+}
+
+fn read_stdin() -> Result<String, CommandError> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_STDIN_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CommandError::from(anyhow::Error::new(e).context("could not read stdin")))?;
+    if bytes.len() as u64 > MAX_STDIN_BYTES {
+        return Err(CommandError::new(format!(
+            "stdin holds more than {} MiB of signals",
+            MAX_STDIN_BYTES >> 20
+        ))
+        .hint("record them in smaller batches; nothing was recorded"));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        CommandError::new(format!(
+            "stdin is not UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// The sha256 (hex) of the skill's SKILL.md, which must be a file inside the skill.
+pub fn skill_md_sha256(dir: &Path) -> Result<String, CommandError> {
+    use sha2::Digest;
+    let path = dir.join("SKILL.md");
+    let meta = std::fs::symlink_metadata(&path).map_err(|e| {
+        CommandError::from(
+            anyhow::Error::new(e).context(format!("could not read '{}'", path.display())),
+        )
+    })?;
+    if !meta.is_file() {
+        return Err(CommandError::new(format!(
+            "'{}' is not a regular file; git-skill does not follow links out of a skill",
+            path.display()
+        ))
+        .hint("replace the link with the file itself"));
+    }
+    let mut file = std::fs::File::open(&path).map_err(|e| {
+        CommandError::from(
+            anyhow::Error::new(e).context(format!("could not read '{}'", path.display())),
+        )
+    })?;
+    let mut hasher = sha2::Sha256::new();
+    std::io::copy(&mut file, &mut hasher).map_err(|e| {
+        CommandError::from(
+            anyhow::Error::new(e).context(format!("could not read '{}'", path.display())),
+        )
+    })?;
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+fn nonce() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    (u64::from(std::process::id()) << 32) ^ nanos
+}

@@ -1,0 +1,486 @@
+use std::io::Write as _;
+
+use chrono::{DateTime, Utc};
+use git_skill::signal::dashboard::{self, Row, Tally};
+use git_skill::signal::select::{self, Selector};
+use git_skill::signal::store::{self, BadLine, Entry, StoreError};
+use git_skill::signal::{input, Signal, SignalType};
+use git_skill::skill::discover::{self, Discovery, Skill};
+use serde_json::{json, Value};
+
+use super::skill_arg::{self, Allow};
+use super::table::{shorten, Table};
+use super::{clock, CommandError, Outcome, Ui, Workspace};
+
+/// Show the feedback signals waiting to improve skills.
+///
+/// Without a skill: the dashboard, one row per skill with pending signals (corrected,
+/// friction, the latest), the neediest first; rows with 2 or more friction signals are
+/// highlighted, and skills whose SKILL.md is gone show as [deleted]. With a skill: its
+/// signals, or with --selected the ones `git skill optimize` would use. Malformed lines in a
+/// store are reported as warnings (file:line: reason) and left in place.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  git skill signals
+  git skill signals --all-roots --format json
+  git skill signals pdf --type corrected --since 7d
+  git skill signals pdf --selected --days 30 --max-signals 20")]
+pub struct SignalsArgs {
+    /// One skill to list, by name or directory (default: the dashboard of all skills).
+    pub skill: Option<String>,
+
+    /// Also look at the user-level skill roots (~/.claude/skills, ~/.agents/skills,
+    /// ~/.config/opencode/skills, ~/.qwen/skills, ~/.codex/skills).
+    #[arg(long)]
+    pub all_roots: bool,
+
+    /// Only signals of this type.
+    #[arg(long = "type", value_enum, value_name = "TYPE", requires = "skill")]
+    pub kind: Option<super::record::Kind>,
+
+    /// Only signals recorded at or after this: a date (2026-11-01), an RFC 3339 time, or an
+    /// age (12h, 7d, 2w).
+    #[arg(long, value_name = "WHEN", requires = "skill")]
+    pub since: Option<String>,
+
+    /// Show the signals an optimisation would use: the last --days days, at most
+    /// --max-signals, corrected before friction, newest first; stale ones marked.
+    #[arg(long, requires = "skill", conflicts_with_all = ["kind", "since"])]
+    pub selected: bool,
+
+    /// With --selected: how many days back signals count.
+    #[arg(long, default_value_t = select::DEFAULT_DAYS, value_name = "N")]
+    pub days: u32,
+
+    /// With --selected: how many signals at most.
+    #[arg(long, default_value_t = select::DEFAULT_MAX, value_name = "M")]
+    pub max_signals: usize,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
+    pub format: super::lint::Format,
+
+    /// Skill root to search instead of the configured ones (repeatable; like skill.roots).
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<String>,
+}
+
+pub fn cmd_signals(ui: &mut Ui, args: SignalsArgs) -> Result<Outcome, CommandError> {
+    let mut ws = Workspace::load(ui)?;
+    ws.config.set_flag("roots", "--root", &args.roots);
+    let now = clock::now()?;
+    match args.skill.clone() {
+        None => dashboard(ui, &ws, &args, now),
+        Some(name) => {
+            let (skill, deleted) = skill_arg::resolve(&ws, ui, &name, Allow::Deleted)?;
+            if args.selected {
+                selected(ui, &ws, &args, &skill, deleted, now)
+            } else {
+                list(ui, &ws, &args, &skill, deleted, now)
+            }
+        }
+    }
+}
+
+fn dashboard(
+    ui: &mut Ui,
+    ws: &Workspace,
+    args: &SignalsArgs,
+    now: DateTime<Utc>,
+) -> Result<Outcome, CommandError> {
+    let mut found = Discovery::default();
+    if !args.all_roots || ws.repo.is_some() || !ws.roots().is_empty() {
+        found = ws.skills(ui, &[]).map_err(|e| {
+            if args.all_roots {
+                e
+            } else {
+                e.hint("or look at the user-level skills only: git skill signals --all-roots")
+            }
+        })?;
+    }
+    if args.all_roots {
+        let user = discover::discover(&ws.user_roots(), None);
+        for note in user.notes.iter().filter(|n| n.is_error()) {
+            ui.warn(&note.render(|p| ws.display(p)))?;
+        }
+        found.merge(user);
+    }
+    let looked_at = found.skills.len();
+    let targets: Vec<(Skill, bool)> = found
+        .skills
+        .into_iter()
+        .map(|s| (s, false))
+        .chain(found.deleted.into_iter().map(|s| (s, true)))
+        .collect();
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let tallies = git_skill::guard::parallel::map_ordered(&targets, jobs, |(skill, _)| {
+        dashboard::tally(&store::pending_path(&skill.dir))
+    });
+    let mut rows = Vec::new();
+    for ((skill, deleted), tally) in targets.into_iter().zip(tallies) {
+        let path = store::pending_path(&skill.dir);
+        let tally = match tally {
+            Ok(t) => t,
+            Err(e) => {
+                ui.error(&store_error(e))?;
+                continue;
+            }
+        };
+        report_bad(ui, ws, &path, &tally.bad, tally.bad_count)?;
+        if tally.total() > 0 || deleted {
+            rows.push(Row {
+                skill: skill.dir_name.clone(),
+                dir: skill.dir.clone(),
+                deleted,
+                tally,
+            });
+        }
+    }
+    dashboard::order(&mut rows);
+    match args.format {
+        super::lint::Format::Json => {
+            let skills: Vec<Value> = rows
+                .iter()
+                .map(|r| {
+                    json!({
+                        "skill": r.skill,
+                        "path": ws.display(&r.dir).display().to_string(),
+                        "deleted": r.deleted,
+                        "corrected": r.tally.corrected,
+                        "friction": r.tally.friction,
+                        "latest": r.tally.latest.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+                        "highlight": !r.deleted && r.tally.highlighted(),
+                        "malformed_lines": r.tally.bad_count,
+                    })
+                })
+                .collect();
+            serde_json::to_writer(&mut ui.out, &json!({ "version": 1, "skills": skills }))?;
+            writeln!(ui.out)?;
+        }
+        super::lint::Format::Text => {
+            let mut table = Table::new(&["SKILL", "CORRECTED", "FRICTION", "LATEST", "PATH"]);
+            for r in &rows {
+                let path = ws.display(&r.dir).display().to_string();
+                let cells = if r.deleted {
+                    vec![
+                        r.skill.clone(),
+                        "[deleted]".into(),
+                        "-".into(),
+                        "-".into(),
+                        path,
+                    ]
+                } else {
+                    vec![
+                        r.skill.clone(),
+                        r.tally.corrected.to_string(),
+                        r.tally.friction.to_string(),
+                        latest(&r.tally, now),
+                        path,
+                    ]
+                };
+                table.row(cells, !r.deleted && r.tally.highlighted());
+            }
+            table.write(&mut ui.out, ui.out_style)?;
+        }
+    }
+    if rows.is_empty() {
+        let plural = if looked_at == 1 { "" } else { "s" };
+        ui.status(&format!(
+            "no pending signals in {looked_at} skill{plural}; agents record them with git skill record <skill> (see git skill record --print-skill)"
+        ))?;
+    } else if args.format == super::lint::Format::Text {
+        let highlighted = rows
+            .iter()
+            .filter(|r| !r.deleted && r.tally.highlighted())
+            .count();
+        let mut status = format!(
+            "{} of {looked_at} skills have pending signals",
+            rows.iter().filter(|r| !r.deleted).count()
+        );
+        if highlighted > 0 {
+            status.push_str(&format!(
+                "; {highlighted} with {} or more friction signals (highlighted)",
+                dashboard::FRICTION_HIGHLIGHT
+            ));
+        }
+        status.push_str("; details: git skill signals <skill>");
+        ui.status(&status)?;
+    }
+    Ok(Outcome::Clean)
+}
+
+fn latest(tally: &Tally, now: DateTime<Utc>) -> String {
+    tally
+        .latest
+        .map_or_else(|| "-".into(), |t| dashboard::ago(t, now))
+}
+
+/// Malformed lines, as `file:line: reason` warnings.
+fn report_bad(
+    ui: &mut Ui,
+    ws: &Workspace,
+    path: &std::path::Path,
+    bad: &[BadLine],
+    count: usize,
+) -> std::io::Result<()> {
+    let shown = ws.display(path);
+    for b in bad {
+        ui.warn(&format!("{}:{}: {}", shown.display(), b.line, b.reason))?;
+    }
+    if count > bad.len() {
+        ui.warn(&format!(
+            "{}: {} more malformed lines not shown",
+            shown.display(),
+            count - bad.len()
+        ))?;
+    }
+    Ok(())
+}
+
+fn store_error(e: StoreError) -> CommandError {
+    let hint = match &e {
+        StoreError::Link { .. } => "replace the link with a real directory or file",
+        _ => "check the file's permissions",
+    };
+    CommandError::from(e).hint(hint)
+}
+
+fn list(
+    ui: &mut Ui,
+    ws: &Workspace,
+    args: &SignalsArgs,
+    skill: &Skill,
+    deleted: bool,
+    now: DateTime<Utc>,
+) -> Result<Outcome, CommandError> {
+    let since = match &args.since {
+        Some(text) => Some(select::parse_since(text, now).map_err(CommandError::from)?),
+        None => None,
+    };
+    let kind = args.kind.map(|k| match k {
+        super::record::Kind::Corrected => SignalType::Corrected,
+        super::record::Kind::Friction => SignalType::Friction,
+    });
+    let current = current_hash(skill, deleted)?;
+    let path = store::pending_path(&skill.dir);
+    let mut signals: Vec<(usize, Signal)> = Vec::new();
+    let mut bad = Vec::new();
+    let mut bad_count = 0;
+    store::stream(&path, |entry| match entry {
+        Entry::Signal(line, signal) => {
+            let keep = kind.is_none_or(|k| signal.kind == k)
+                && since.is_none_or(|s| signal.time().is_some_and(|t| t >= s));
+            if keep {
+                signals.push((line, signal));
+            }
+        }
+        Entry::Bad(b) => {
+            bad_count += 1;
+            if bad.len() < dashboard::MAX_BAD_KEPT {
+                bad.push(b);
+            }
+        }
+    })
+    .map_err(store_error)?;
+    report_bad(ui, ws, &path, &bad, bad_count)?;
+    let shown = ws.display(&skill.dir).display().to_string();
+    match args.format {
+        super::lint::Format::Json => {
+            let items: Vec<Value> = signals
+                .iter()
+                .map(|(line, s)| signal_json(s, Some(*line), current.as_deref()))
+                .collect();
+            let bad: Vec<Value> = bad
+                .iter()
+                .map(|b| json!({ "line": b.line, "reason": b.reason }))
+                .collect();
+            serde_json::to_writer(
+                &mut ui.out,
+                &json!({
+                    "version": 1,
+                    "skill": skill.dir_name,
+                    "path": shown,
+                    "deleted": deleted,
+                    "signals": items,
+                    "malformed_lines": bad,
+                    "malformed_count": bad_count,
+                }),
+            )?;
+            writeln!(ui.out)?;
+        }
+        super::lint::Format::Text => {
+            let table = signal_table(signals.iter().map(|(_, s)| s), current.as_deref(), now);
+            table.write(&mut ui.out, ui.out_style)?;
+            let n = signals.len();
+            let what = if n == 1 { "signal" } else { "signals" };
+            let filtered = if kind.is_some() || since.is_some() {
+                " matching"
+            } else {
+                ""
+            };
+            let gone = if deleted {
+                " (its SKILL.md is gone)"
+            } else {
+                ""
+            };
+            ui.status(&format!(
+                "{n}{filtered} pending {what} for {}{gone}",
+                skill.dir_name
+            ))?;
+        }
+    }
+    Ok(Outcome::Clean)
+}
+
+fn selected(
+    ui: &mut Ui,
+    ws: &Workspace,
+    args: &SignalsArgs,
+    skill: &Skill,
+    deleted: bool,
+    now: DateTime<Utc>,
+) -> Result<Outcome, CommandError> {
+    if deleted {
+        return Err(CommandError::new(format!(
+            "the SKILL.md of '{}' is gone: there is nothing to optimise",
+            skill.dir_name
+        ))
+        .hint("list its signals without --selected"));
+    }
+    let current = super::record::skill_md_sha256(&skill.dir)?;
+    let path = store::pending_path(&skill.dir);
+    let mut selector = Selector::new(now, args.days, args.max_signals);
+    let mut bad = Vec::new();
+    let mut bad_count = 0;
+    store::stream(&path, |entry| match entry {
+        Entry::Signal(_, signal) => selector.push(signal),
+        Entry::Bad(b) => {
+            bad_count += 1;
+            if bad.len() < dashboard::MAX_BAD_KEPT {
+                bad.push(b);
+            }
+        }
+    })
+    .map_err(store_error)?;
+    report_bad(ui, ws, &path, &bad, bad_count)?;
+    let selection = selector.finish(&current);
+    match args.format {
+        super::lint::Format::Json => {
+            let items: Vec<Value> = selection
+                .selected
+                .iter()
+                .map(|s| signal_json(s, None, Some(&current)))
+                .collect();
+            serde_json::to_writer(
+                &mut ui.out,
+                &json!({
+                    "version": 1,
+                    "skill": skill.dir_name,
+                    "path": ws.display(&skill.dir).display().to_string(),
+                    "days": args.days,
+                    "max_signals": args.max_signals,
+                    "selected": items,
+                    "stale": selection.stale,
+                    "left_out": selection.left_out,
+                    "too_old": selection.too_old,
+                    "malformed_count": bad_count,
+                }),
+            )?;
+            writeln!(ui.out)?;
+        }
+        super::lint::Format::Text => {
+            signal_table(selection.selected.iter(), Some(&current), now)
+                .write(&mut ui.out, ui.out_style)?;
+            let n = selection.selected.len();
+            let mut status = format!(
+                "{n} selected for {} (last {} days, at most {}, corrected first)",
+                skill.dir_name, args.days, args.max_signals
+            );
+            if !selection.stale.is_empty() {
+                status.push_str(&format!(
+                    "; {} recorded against an older SKILL.md",
+                    selection.stale.len()
+                ));
+            }
+            if selection.left_out > 0 {
+                status.push_str(&format!("; {} left out past the limit", selection.left_out));
+            }
+            if selection.too_old > 0 {
+                status.push_str(&format!(
+                    "; {} older than {} days",
+                    selection.too_old, args.days
+                ));
+            }
+            ui.status(&status)?;
+        }
+    }
+    Ok(Outcome::Clean)
+}
+
+/// The sha256 of SKILL.md today, or none for a deleted skill.
+fn current_hash(skill: &Skill, deleted: bool) -> Result<Option<String>, CommandError> {
+    if deleted {
+        return Ok(None);
+    }
+    super::record::skill_md_sha256(&skill.dir).map(Some)
+}
+
+fn signal_table<'a>(
+    signals: impl Iterator<Item = &'a Signal>,
+    current: Option<&str>,
+    now: DateTime<Utc>,
+) -> Table {
+    let mut table = Table::new(&["ID", "TYPE", "RECORDED", "VERSION", "SCENARIO", "DETAIL"]);
+    for s in signals {
+        let detail = match s.kind {
+            SignalType::Corrected => &s.correction,
+            SignalType::Friction => &s.friction_detail,
+        };
+        let recorded = s
+            .time()
+            .map_or_else(|| "-".into(), |t| dashboard::ago(t, now));
+        table.row(
+            vec![
+                s.signal_id.clone(),
+                s.kind.as_str().into(),
+                recorded,
+                version(s, current).into(),
+                shorten(&redact(&s.scenario), 48),
+                shorten(&redact(detail), 60),
+            ],
+            false,
+        );
+    }
+    table
+}
+
+fn version(s: &Signal, current: Option<&str>) -> &'static str {
+    match current {
+        None => "-",
+        Some(h) if s.skill_version_hash.eq_ignore_ascii_case(h) => "current",
+        Some(_) => "older",
+    }
+}
+
+fn redact(text: &str) -> String {
+    git_skill::guard::redact::redact(text)
+}
+
+/// A signal for JSON output: every field, credentials masked, plus where it is and whether it
+/// was recorded against the SKILL.md of today.
+fn signal_json(s: &Signal, line: Option<usize>, current: Option<&str>) -> Value {
+    let mut value = serde_json::to_value(s).expect("a signal serialises");
+    input::redact_value(&mut value);
+    if let Value::Object(map) = &mut value {
+        if let Some(line) = line {
+            map.insert("line".into(), line.into());
+        }
+        if let Some(h) = current {
+            map.insert(
+                "stale".into(),
+                (!s.skill_version_hash.eq_ignore_ascii_case(h)).into(),
+            );
+        }
+    }
+    value
+}

@@ -1,0 +1,157 @@
+//! A skill named on the command line: by path (`.claude/skills/pdf`, `./pdf/SKILL.md`) or by
+//! name (`pdf`), looked up in the repository's roots first, then in the user-level ones.
+
+use std::path::Path;
+
+use git_skill::skill::discover::{self, Discovery, Skill};
+
+use super::{CommandError, Ui, Workspace};
+
+/// How many candidates an error lists before "and N more".
+const LISTED: usize = 12;
+
+/// What a lookup may return besides a live skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allow {
+    Live,
+    /// Also a directory whose SKILL.md is gone but whose signals remain.
+    Deleted,
+}
+
+/// The one skill `arg` names. A name that no skill has, or that several have, is an error
+/// listing the candidates.
+pub fn resolve(
+    ws: &Workspace,
+    ui: &mut Ui,
+    arg: &str,
+    allow: Allow,
+) -> Result<(Skill, bool), CommandError> {
+    if looks_like_path(arg) {
+        return by_path(ws, arg, allow);
+    }
+    let repo = if ws.repo.is_some() || !ws.roots().is_empty() {
+        ws.skills(ui, &[])?
+    } else {
+        Discovery::default()
+    };
+    let mut candidates: Vec<(Skill, bool)> = named(&repo, arg, allow);
+    let mut everything = repo;
+    if candidates.is_empty() {
+        let user = discover::discover(&ws.user_roots(), None);
+        candidates = named(&user, arg, allow);
+        everything.merge(user);
+    }
+    match candidates.len() {
+        1 => Ok(candidates.remove(0)),
+        0 => {
+            // A directory of that name holding a SKILL.md, given without `./`.
+            if Path::new(arg).join("SKILL.md").is_file() {
+                return by_path(ws, arg, allow);
+            }
+            let mut names: Vec<&str> = everything
+                .skills
+                .iter()
+                .map(|s| s.dir_name.as_str())
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            let error = CommandError::new(format!("skill '{arg}' not found"));
+            let error = if names.is_empty() {
+                error.hint("no skills here; give the skill's directory (git skill record path/to/skill ...)")
+            } else {
+                error.hint(format!("known skills: {}", listing(&names)))
+            };
+            Err(error.hint("a path works too: .claude/skills/<name>"))
+        }
+        n => {
+            let paths: Vec<String> = candidates
+                .iter()
+                .map(|(s, _)| ws.display(&s.dir).display().to_string())
+                .collect();
+            let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+            Err(CommandError::new(format!(
+                "skill name '{arg}' is ambiguous: {n} skills have it"
+            ))
+            .hint(format!("name one by its path: {}", listing(&paths))))
+        }
+    }
+}
+
+fn named(found: &Discovery, name: &str, allow: Allow) -> Vec<(Skill, bool)> {
+    let live = found
+        .skills
+        .iter()
+        .filter(|s| s.dir_name == name)
+        .map(|s| (s.clone(), false));
+    let deleted = found
+        .deleted
+        .iter()
+        .filter(|s| allow == Allow::Deleted && s.dir_name == name)
+        .map(|s| (s.clone(), true));
+    live.chain(deleted).collect()
+}
+
+fn listing(items: &[&str]) -> String {
+    let mut text = items
+        .iter()
+        .take(LISTED)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > LISTED {
+        text.push_str(&format!(", and {} more", items.len() - LISTED));
+    }
+    text
+}
+
+fn looks_like_path(arg: &str) -> bool {
+    arg.contains('/') || arg.contains(std::path::MAIN_SEPARATOR) || arg == "." || arg == ".."
+}
+
+fn by_path(ws: &Workspace, arg: &str, allow: Allow) -> Result<(Skill, bool), CommandError> {
+    let path = ws.cwd.join(arg);
+    let dir = if path.file_name().is_some_and(|n| n == "SKILL.md") {
+        path.parent().unwrap_or(&path).to_owned()
+    } else {
+        path
+    };
+    let hint = "a skill is a directory holding SKILL.md; give that directory or its SKILL.md";
+    if !dir.is_dir() {
+        return Err(
+            CommandError::new(format!("no skill at '{arg}': no such directory")).hint(hint),
+        );
+    }
+    let has_skill_md = std::fs::symlink_metadata(dir.join("SKILL.md")).is_ok();
+    let deleted = !has_skill_md && dir.join(discover::PENDING_SIGNALS).is_file();
+    let usable = has_skill_md || (deleted && allow == Allow::Deleted);
+    if !usable {
+        return Err(CommandError::new(format!("no SKILL.md in '{arg}'")).hint(hint));
+    }
+    let found = if has_skill_md {
+        discover::at_path(&dir, &ws.roots()).map_err(CommandError::from)?
+    } else {
+        Discovery::default()
+    };
+    let skill = match found.skills.into_iter().next() {
+        Some(skill) => skill,
+        None => {
+            let dir = dir.canonicalize().map_err(|e| {
+                CommandError::from(anyhow::Error::new(e).context(format!("could not read '{arg}'")))
+            })?;
+            Skill {
+                dir_name: dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                root: discover::Root {
+                    path: dir.parent().unwrap_or(&dir).to_owned(),
+                    label: arg.to_owned(),
+                    explicit: true,
+                },
+                dir,
+                category: None,
+            }
+        }
+    };
+    Ok((skill, deleted))
+}
