@@ -42,7 +42,7 @@ impl CommandError {
         err: &mut dyn Write,
         style: git_skill::report::style::Style,
     ) -> io::Result<()> {
-        use git_skill::report::escape;
+        let escape = super::ui::safe;
         writeln!(
             err,
             "{} {}",

@@ -28,7 +28,8 @@ const MAX_STDIN_BYTES: u64 = 16 << 20;
   git skill record .claude/skills/pdf --type friction --scenario 'merge two PDFs' \\
       --friction-detail 'had to guess which script merges; tried three'
   echo '{\"type\":\"friction\",\"scenario\":\"...\",\"friction_detail\":\"...\"}' | git skill record pdf --stdin
-  git skill record --print-skill > .claude/skills/skill-recorder/SKILL.md")]
+  mkdir -p .claude/skills/skill-recorder &&
+    git skill record --print-skill > .claude/skills/skill-recorder/SKILL.md")]
 pub struct RecordArgs {
     /// The skill: its name (looked up in the repository's skill roots, then in the user-level
     /// ones such as ~/.claude/skills) or its directory.

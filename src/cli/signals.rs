@@ -49,11 +49,11 @@ pub struct SignalsArgs {
     pub selected: bool,
 
     /// With --selected: how many days back signals count.
-    #[arg(long, default_value_t = select::DEFAULT_DAYS, value_name = "N")]
+    #[arg(long, default_value_t = select::DEFAULT_DAYS, value_name = "N", requires = "selected")]
     pub days: u32,
 
     /// With --selected: how many signals at most.
-    #[arg(long, default_value_t = select::DEFAULT_MAX, value_name = "M")]
+    #[arg(long, default_value_t = select::DEFAULT_MAX, value_name = "M", requires = "selected")]
     pub max_signals: usize,
 
     /// Output format.
@@ -89,14 +89,12 @@ fn dashboard(
     now: DateTime<Utc>,
 ) -> Result<Outcome, CommandError> {
     let mut found = Discovery::default();
-    if !args.all_roots || ws.repo.is_some() || !ws.roots().is_empty() {
-        found = ws.skills(ui, &[]).map_err(|e| {
-            if args.all_roots {
-                e
-            } else {
-                e.hint("or look at the user-level skills only: git skill signals --all-roots")
-            }
-        })?;
+    let in_repo = ws.repo.is_some() || !ws.roots().is_empty();
+    if in_repo {
+        found = ws.skills(ui, &[])?;
+    } else if !args.all_roots {
+        return Err(CommandError::new("not inside a git repository")
+            .hint("run it in a repository, or look at the user-level skills: git skill signals --all-roots"));
     }
     if args.all_roots {
         let user = discover::discover(&ws.user_roots(), None);
@@ -292,7 +290,7 @@ fn list(
                 .collect();
             let bad: Vec<Value> = bad
                 .iter()
-                .map(|b| json!({ "line": b.line, "reason": b.reason }))
+                .map(|b| json!({ "line": b.line, "reason": redact(&b.reason) }))
                 .collect();
             serde_json::to_writer(
                 &mut ui.out,
@@ -380,7 +378,7 @@ fn selected(
                     "days": args.days,
                     "max_signals": args.max_signals,
                     "selected": items,
-                    "stale": selection.stale,
+                    "stale": selection.stale.iter().map(|id| redact(id)).collect::<Vec<_>>(),
                     "left_out": selection.left_out,
                     "too_old": selection.too_old,
                     "malformed_count": bad_count,
@@ -441,7 +439,7 @@ fn signal_table<'a>(
             .map_or_else(|| "-".into(), |t| dashboard::ago(t, now));
         table.row(
             vec![
-                s.signal_id.clone(),
+                redact(&s.signal_id),
                 s.kind.as_str().into(),
                 recorded,
                 version(s, current).into(),

@@ -18,36 +18,33 @@ pub enum Allow {
     Deleted,
 }
 
-/// The one skill `arg` names. A name that no skill has, or that several have, is an error
-/// listing the candidates.
+/// The one skill `arg` names. A name is looked up everywhere a skill may live (the
+/// repository's roots, the user-level roots, a directory of that name here); none, or more
+/// than one, is an error listing the candidates.
 pub fn resolve(
     ws: &Workspace,
-    ui: &mut Ui,
+    _ui: &mut Ui,
     arg: &str,
     allow: Allow,
 ) -> Result<(Skill, bool), CommandError> {
     if looks_like_path(arg) {
         return by_path(ws, arg, allow);
     }
-    let repo = if ws.repo.is_some() || !ws.roots().is_empty() {
-        ws.skills(ui, &[])?
-    } else {
-        Discovery::default()
-    };
-    let mut candidates: Vec<(Skill, bool)> = named(&repo, arg, allow);
-    let mut everything = repo;
-    if candidates.is_empty() {
-        let user = discover::discover(&ws.user_roots(), None);
-        candidates = named(&user, arg, allow);
-        everything.merge(user);
+    // Notes about other skills (an unreadable directory, a link out of a root) are for `lint`
+    // and `list`: they must not fail a command aimed at one skill.
+    let mut everything = discover::discover(&ws.roots(), ws.repo.as_ref().map(|r| r.workdir()));
+    everything.merge(discover::discover(&ws.user_roots(), None));
+    let mut candidates: Vec<(Skill, bool)> = named(&everything, arg, allow);
+    if Path::new(arg).join("SKILL.md").is_file() {
+        let (local, deleted) = by_path(ws, arg, allow)?;
+        let same = |s: &Skill| s.dir.canonicalize().ok() == local.dir.canonicalize().ok();
+        if !candidates.iter().any(|(s, _)| same(s)) {
+            candidates.push((local, deleted));
+        }
     }
     match candidates.len() {
         1 => Ok(candidates.remove(0)),
         0 => {
-            // A directory of that name holding a SKILL.md, given without `./`.
-            if Path::new(arg).join("SKILL.md").is_file() {
-                return by_path(ws, arg, allow);
-            }
             let mut names: Vec<&str> = everything
                 .skills
                 .iter()
@@ -57,7 +54,7 @@ pub fn resolve(
             names.dedup();
             let error = CommandError::new(format!("skill '{arg}' not found"));
             let error = if names.is_empty() {
-                error.hint("no skills here; give the skill's directory (git skill record path/to/skill ...)")
+                error.hint("no skills found in the repository or the user-level roots")
             } else {
                 error.hint(format!("known skills: {}", listing(&names)))
             };
@@ -105,7 +102,11 @@ fn listing(items: &[&str]) -> String {
 }
 
 fn looks_like_path(arg: &str) -> bool {
-    arg.contains('/') || arg.contains(std::path::MAIN_SEPARATOR) || arg == "." || arg == ".."
+    arg.contains('/')
+        || arg.contains(std::path::MAIN_SEPARATOR)
+        || arg == "."
+        || arg == ".."
+        || arg == "SKILL.md"
 }
 
 fn by_path(ws: &Workspace, arg: &str, allow: Allow) -> Result<(Skill, bool), CommandError> {
@@ -127,6 +128,7 @@ fn by_path(ws: &Workspace, arg: &str, allow: Allow) -> Result<(Skill, bool), Com
     if !usable {
         return Err(CommandError::new(format!("no SKILL.md in '{arg}'")).hint(hint));
     }
+    refuse_escaping_link(ws, arg, &dir)?;
     let found = if has_skill_md {
         discover::at_path(&dir, &ws.roots()).map_err(CommandError::from)?
     } else {
@@ -154,4 +156,45 @@ fn by_path(ws: &Workspace, arg: &str, allow: Allow) -> Result<(Skill, bool), Com
         }
     };
     Ok((skill, deleted))
+}
+
+/// A path that reaches its skill through a symbolic link must stay where skills are looked
+/// for: the work tree, a skill root or a user-level root. Writing through a link elsewhere
+/// would put files outside what the command owns.
+fn refuse_escaping_link(ws: &Workspace, arg: &str, dir: &Path) -> Result<(), CommandError> {
+    let Ok(canonical) = dir.canonicalize() else {
+        return Ok(());
+    };
+    // Only the components the user typed count: a current directory reached through a link
+    // (macOS's /tmp) is not the argument's doing.
+    let mut at = if Path::new(arg).is_absolute() {
+        std::path::PathBuf::new()
+    } else {
+        ws.cwd.clone()
+    };
+    let mut through_link = false;
+    for part in Path::new(arg).components() {
+        at.push(part);
+        through_link |= std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink());
+    }
+    if !through_link {
+        return Ok(());
+    }
+    let mut allowed: Vec<std::path::PathBuf> = ws
+        .roots()
+        .iter()
+        .chain(ws.user_roots().iter())
+        .filter_map(|r| r.path.canonicalize().ok())
+        .collect();
+    if let Some(repo) = &ws.repo {
+        allowed.extend(repo.workdir().canonicalize().ok());
+    }
+    if allowed.iter().any(|a| canonical.starts_with(a)) {
+        return Ok(());
+    }
+    Err(CommandError::new(format!(
+        "'{arg}' leads through a symbolic link to '{}', outside the repository and the skill roots",
+        canonical.display()
+    ))
+    .hint("git-skill does not follow links out of where skills live; give the real path, or add its folder to skill.roots"))
 }

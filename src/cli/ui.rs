@@ -48,11 +48,11 @@ impl Ui {
         if self.quiet {
             return Ok(());
         }
-        writeln!(self.err, "{message}")
+        writeln!(self.err, "{}", safe(message))
     }
 
     pub fn warn(&mut self, message: &str) -> io::Result<()> {
-        let message = git_skill::report::escape(message);
+        let message = safe(message);
         writeln!(self.err, "{} {message}", self.err_style.yellow("warning:"))
     }
 
@@ -61,4 +61,11 @@ impl Ui {
         self.had_error = true;
         error.render(&mut *self.err, self.err_style)
     }
+}
+
+/// A message as it may be shown: credentials masked, control characters escaped. Messages
+/// quote paths, store lines and server answers, any of which may hold either.
+pub fn safe(message: &str) -> String {
+    let masked = git_skill::guard::redact::redact(message);
+    git_skill::report::escape(&masked).into_owned()
 }

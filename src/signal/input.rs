@@ -42,6 +42,8 @@ pub fn parse(text: &str) -> Result<Vec<Given>, InputError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut values = Vec::new();
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    // Lines counted so far, up to `counted` (bytes): each byte is counted once.
+    let (mut line, mut counted) = (1, 0);
     loop {
         let start = stream.byte_offset();
         match stream.next() {
@@ -49,7 +51,9 @@ pub fn parse(text: &str) -> Result<Vec<Given>, InputError> {
             Some(Ok(value)) => {
                 // The line of the value's first byte, not of the whitespace before it.
                 let skipped = text[start..].len() - text[start..].trim_start().len();
-                let line = 1 + text[..start + skipped].matches('\n').count();
+                let first = start + skipped;
+                line += bytecount(&text.as_bytes()[counted..first]);
+                counted = first;
                 values.push((line, value));
                 if values.len() > MAX_SIGNALS {
                     return Err(InputError::TooMany);
@@ -88,6 +92,10 @@ pub fn parse(text: &str) -> Result<Vec<Given>, InputError> {
         .collect()
 }
 
+fn bytecount(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
 /// serde_json ends its messages with " at line L column C", which the error says already.
 fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {
@@ -124,24 +132,37 @@ pub fn complete(
     stamp: &Stamp<'_>,
 ) -> Result<Completed, InputError> {
     let field = |message: String| InputError::Field { index, message };
+    // Agents send `null` for what they do not know: the same as leaving it out.
+    fields.retain(|_, v| !v.is_null());
+    if let Some(Value::Object(context)) = fields.get_mut("context") {
+        context.retain(|_, v| !v.is_null());
+    }
     match fields.get("skill") {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) if s == stamp.skill => {}
         Some(other) => {
             return Err(field(format!(
-                "names skill {other}, but it is being recorded for '{}'",
+                "names skill {}, but it is being recorded for '{}'",
+                crate::guard::redact::redact(&shorten(&other.to_string())),
                 stamp.skill
             )))
         }
     }
-    let mut redacted = 0;
-    for (key, value) in fields.iter_mut() {
-        if !matches!(
-            key.as_str(),
-            "signal_id" | "skill_version_hash" | "timestamp"
-        ) {
-            redacted += redact_value(value);
+    if let Some(id) = fields.get("signal_id") {
+        let ok = id.as_str().is_some_and(|id| is_signal_id(id, stamp.skill));
+        if !ok {
+            return Err(field(format!(
+                "signal_id {} is not of the form {{YYYYMMDDTHHMMSSZ}}_{}_{{8 hex digits}}; leave it out and git-skill makes one",
+                crate::guard::redact::redact(&shorten(&id.to_string())),
+                id_skill(stamp.skill)
+            )));
         }
+    }
+    // Every text, keys included; a masked time or hash then fails validation below.
+    let mut whole = Value::Object(std::mem::take(&mut fields));
+    let redacted = redact_value(&mut whole);
+    if let Value::Object(map) = whole {
+        fields = map;
     }
     fields.insert("skill".into(), stamp.skill.into());
     if matches!(fields.get("timestamp"), None | Some(Value::Null)) {
@@ -164,9 +185,14 @@ pub fn complete(
             signal_id(time, stamp.skill, &content).into(),
         );
     }
-    let signal: Signal = serde_json::from_value(Value::Object(fields))
-        .map_err(|e| field(strip_position(&e.to_string())))?;
-    signal.validate().map_err(|e| field(e.to_string()))?;
+    let signal: Signal = serde_json::from_value(Value::Object(fields)).map_err(|e| {
+        field(crate::guard::redact::redact(&strip_position(
+            &e.to_string(),
+        )))
+    })?;
+    signal
+        .validate()
+        .map_err(|e| field(crate::guard::redact::redact(&e.to_string())))?;
     let size = serde_json::to_vec(&signal).map_or(usize::MAX, |v| v.len());
     if size >= MAX_LINE_BYTES {
         return Err(field(format!(
@@ -176,7 +202,43 @@ pub fn complete(
     Ok(Completed { signal, redacted })
 }
 
-/// Masks credentials in every string inside `value`; returns how many strings changed.
+/// Whether `id` has the form git-skill gives ids, for `skill`.
+fn is_signal_id(id: &str, skill: &str) -> bool {
+    let b = id.as_bytes();
+    let prefix_ok = b.len() > 17
+        && b[..8].iter().all(u8::is_ascii_digit)
+        && b[8] == b'T'
+        && b[9..15].iter().all(u8::is_ascii_digit)
+        && b[15] == b'Z'
+        && b[16] == b'_';
+    if !prefix_ok {
+        return false;
+    }
+    // The first 17 bytes are ASCII, so 17 is a character boundary.
+    let Some(tail) = id[17..].strip_prefix(id_skill(skill).as_str()) else {
+        return false;
+    };
+    let Some(hex) = tail.strip_prefix('_') else {
+        return false;
+    };
+    hex.len() == 8 && hex.bytes().all(|c| c.is_ascii_hexdigit())
+}
+
+fn id_skill(skill: &str) -> String {
+    super::schema::id_safe(skill)
+}
+
+fn shorten(text: &str) -> String {
+    if text.chars().count() <= 80 {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(79).collect();
+    cut.push('…');
+    cut
+}
+
+/// Masks credentials in every string inside `value`, object keys included; returns how many
+/// strings changed.
 pub fn redact_value(value: &mut Value) -> usize {
     match value {
         Value::String(s) => {
@@ -189,7 +251,18 @@ pub fn redact_value(value: &mut Value) -> usize {
             }
         }
         Value::Array(items) => items.iter_mut().map(redact_value).sum(),
-        Value::Object(map) => map.values_mut().map(redact_value).sum(),
+        Value::Object(map) => {
+            let mut changed = 0;
+            if map.keys().any(|k| crate::guard::redact::redact(k) != *k) {
+                let old = std::mem::take(map);
+                for (key, v) in old {
+                    let masked = crate::guard::redact::redact(&key);
+                    changed += usize::from(masked != key);
+                    map.insert(masked, v);
+                }
+            }
+            changed + map.values_mut().map(redact_value).sum::<usize>()
+        }
         _ => 0,
     }
 }
@@ -362,6 +435,110 @@ mod tests {
         assert!(!stored.contains(key), "{stored}");
         assert!(stored.contains("ghp_…[redacted]"), "{stored}");
         assert_eq!(c.redacted, 2);
+    }
+
+    #[test]
+    fn nulls_count_as_absent() {
+        let c = complete(
+            given(r#"{"type":"friction","scenario":"s","friction_detail":"d","correction":null,"context":null,"timestamp":null,"signal_id":null}"#),
+            1,
+            &stamp(),
+        )
+        .unwrap();
+        assert_eq!(c.signal.correction, "");
+        assert_eq!(c.signal.timestamp, "2026-11-30T09:00:00Z");
+        let c = complete(
+            given(r#"{"type":"friction","scenario":"s","friction_detail":"d","context":{"user_intent":null,"problem_turn":"p"}}"#),
+            1,
+            &stamp(),
+        )
+        .unwrap();
+        assert_eq!(c.signal.context.problem_turn, "p");
+    }
+
+    #[test]
+    fn given_ids_must_have_the_form_git_skill_gives() {
+        let ok = r#"{"type":"friction","scenario":"s","friction_detail":"d","signal_id":"20261130T090000Z_pdf_0a1b2c3d"}"#;
+        assert_eq!(
+            complete(given(ok), 1, &stamp()).unwrap().signal.signal_id,
+            "20261130T090000Z_pdf_0a1b2c3d"
+        );
+        for id in [
+            "x",
+            "20261130T090000Z_other_0a1b2c3d",
+            "20261130T090000Z_pdf_0a1b2c3",
+            "20261130T090000Z_pdf_0a1b2c3g",
+            "2026113XT090000Z_pdf_0a1b2c3d",
+            "20261130T090000Z_pdf_0a1b2c3d\\n",
+            "é0261130T090000Z_pdf_0a1b2c3d",
+        ] {
+            let json = format!(
+                r#"{{"type":"friction","scenario":"s","friction_detail":"d","signal_id":"{id}"}}"#
+            );
+            let e = complete(given(&json), 1, &stamp()).unwrap_err();
+            assert!(e.to_string().contains("is not of the form"), "{id}: {e}");
+        }
+        let e = complete(
+            given(r#"{"type":"friction","scenario":"s","friction_detail":"d","signal_id":3}"#),
+            1,
+            &stamp(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("signal_id 3"), "{e}");
+    }
+
+    #[test]
+    fn credentials_in_keys_ids_and_errors_never_get_through() {
+        let key = concat!("ghp_", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
+        let json = format!(
+            r#"{{"type":"friction","scenario":"s","friction_detail":"d","{key}":1,"context":{{"{key}":"x"}}}}"#
+        );
+        let c = complete(given(&json), 1, &stamp()).unwrap();
+        let stored = serde_json::to_string(&c.signal).unwrap();
+        assert!(!stored.contains(key), "{stored}");
+        assert_eq!(c.redacted, 2);
+        for json in [
+            format!(
+                r#"{{"type":"friction","scenario":"s","friction_detail":"d","signal_id":"id {key}"}}"#
+            ),
+            format!(
+                r#"{{"type":"friction","scenario":"s","friction_detail":"d","skill":"{key}"}}"#
+            ),
+            format!(r#"{{"type":"{key}","scenario":"s"}}"#),
+            format!(
+                r#"{{"type":"friction","scenario":"s","friction_detail":"d","timestamp":"{key}"}}"#
+            ),
+            format!(
+                r#"{{"type":"friction","scenario":"s","friction_detail":"d","skill_version_hash":"{key}"}}"#
+            ),
+        ] {
+            let e = complete(given(&json), 1, &stamp()).unwrap_err();
+            assert!(!e.to_string().contains(key), "{e}");
+        }
+    }
+
+    #[test]
+    fn ids_of_odd_directory_names_stay_one_printable_word() {
+        let odd = Stamp {
+            skill: "x\u{1b}[2J y\nz",
+            ..stamp()
+        };
+        let c = complete(
+            given(r#"{"type":"friction","scenario":"s","friction_detail":"d"}"#),
+            1,
+            &odd,
+        )
+        .unwrap();
+        let id = &c.signal.signal_id;
+        assert!(id.starts_with("20261130T090000Z_x--2J-y-z_"), "{id}");
+        assert!(id.chars().all(|c| c.is_ascii_graphic()), "{id}");
+    }
+
+    #[test]
+    fn line_numbers_stay_right_over_many_values() {
+        let text = "{}\n".repeat(5000);
+        let parsed = parse(&text).unwrap();
+        assert_eq!(parsed[4999].line, 5000);
     }
 
     #[test]

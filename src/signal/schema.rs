@@ -126,7 +126,26 @@ pub fn signal_id(time: chrono::DateTime<chrono::Utc>, skill: &str, content: &str
     use sha2::Digest;
     let digest = sha2::Sha256::digest(format!("{time:?}\n{skill}\n{content}").as_bytes());
     let short: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    format!("{}_{skill}_{short}", time.format("%Y%m%dT%H%M%SZ"))
+    format!(
+        "{}_{}_{short}",
+        time.format("%Y%m%dT%H%M%SZ"),
+        id_safe(skill)
+    )
+}
+
+/// The skill's name as it appears in ids: ASCII letters, digits, `.` and `-`, anything else
+/// as `-`, so that an id is one printable word whatever the directory is called.
+pub fn id_safe(skill: &str) -> String {
+    skill
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -82,7 +82,10 @@ impl Ord for Ranked {
 impl Selector {
     pub fn new(now: DateTime<Utc>, days: u32, max: usize) -> Selector {
         Selector {
-            since: now - Duration::days(i64::from(days)),
+            // A window reaching past the calendar's start takes everything.
+            since: Duration::try_days(i64::from(days))
+                .and_then(|d| now.checked_sub_signed(d))
+                .unwrap_or(DateTime::<Utc>::MIN_UTC),
             max,
             kept: BinaryHeap::with_capacity(max.min(1024) + 1),
             seen: 0,
@@ -231,6 +234,15 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("'yesterday'"));
+    }
+
+    #[test]
+    fn a_huge_window_takes_everything_instead_of_overflowing() {
+        let h = "a".repeat(64);
+        let signals = vec![at(10_000, SignalType::Friction, "ancient", &h)];
+        let s = select(&signals, now(), u32::MAX, 20, &h);
+        assert_eq!(s.selected.len(), 1);
+        assert_eq!(s.too_old, 0);
     }
 
     #[test]

@@ -254,7 +254,15 @@ fn parse_line(line: &[u8], number: usize) -> Result<Option<Signal>, String> {
         return Ok(None);
     }
     let text = std::str::from_utf8(line).map_err(|_| "not UTF-8".to_string())?;
-    let signal: Signal = serde_json::from_str(text).map_err(|e| format!("not a signal: {e}"))?;
+    let signal: Signal = serde_json::from_str(text).map_err(|e| {
+        // The line is the store's, not serde's (always 1 here): keep only the column.
+        let message = e.to_string();
+        let message = match message.rfind(" at line ") {
+            Some(i) => format!("{} (column {})", &message[..i], e.column()),
+            None => message,
+        };
+        format!("not a signal: {message}")
+    })?;
     signal
         .validate()
         .map_err(|e| format!("invalid signal: {e}"))?;

@@ -105,6 +105,24 @@ fn friction(sb: &Sandbox, now: &str, skill: &str, scenario: &str) -> Run {
     run
 }
 
+/// `record <skill> --type friction` with placeholder texts, run in `dir`, whatever the outcome.
+fn try_friction(sb: &Sandbox, dir: &str, skill: &str) -> Run {
+    sb.run_in(
+        dir,
+        &[
+            "record",
+            skill,
+            "--type",
+            "friction",
+            "--scenario",
+            "s",
+            "--friction-detail",
+            "d",
+        ],
+        &[],
+    )
+}
+
 #[test]
 fn record_by_name_fills_id_hash_and_time_and_git_sees_the_store() {
     let sb = repo();
@@ -217,16 +235,7 @@ fn record_by_path_and_by_skill_md_append_to_the_same_store() {
 #[test]
 fn unknown_and_ambiguous_names_list_the_candidates() {
     let sb = repo();
-    let run = sb.run(&[
-        "record",
-        "pfd",
-        "--type",
-        "friction",
-        "--scenario",
-        "s",
-        "--friction-detail",
-        "d",
-    ]);
+    let run = try_friction(&sb, "", "pfd");
     run.assert_status(2);
     assert!(
         run.stderr.contains("error: skill 'pfd' not found"),
@@ -243,16 +252,7 @@ fn unknown_and_ambiguous_names_list_the_candidates() {
         ".agents/skills/pdf/SKILL.md",
         skill_md("pdf", "Another PDF skill."),
     );
-    let run = sb.run(&[
-        "record",
-        "pdf",
-        "--type",
-        "friction",
-        "--scenario",
-        "s",
-        "--friction-detail",
-        "d",
-    ]);
+    let run = try_friction(&sb, "", "pdf");
     run.assert_status(2);
     assert!(
         run.stderr
@@ -271,16 +271,7 @@ fn unknown_and_ambiguous_names_list_the_candidates() {
     // A path settles it.
     friction(&sb, NOW, ".agents/skills/pdf", "s");
 
-    let run = sb.run(&[
-        "record",
-        "./nowhere",
-        "--type",
-        "friction",
-        "--scenario",
-        "s",
-        "--friction-detail",
-        "d",
-    ]);
+    let run = try_friction(&sb, "", "./nowhere");
     run.assert_status(2);
     assert!(
         run.stderr.contains("no skill at './nowhere'"),
@@ -288,16 +279,7 @@ fn unknown_and_ambiguous_names_list_the_candidates() {
         run.stderr
     );
     std::fs::create_dir_all(sb.repo().join("empty")).unwrap();
-    let run = sb.run(&[
-        "record",
-        "./empty",
-        "--type",
-        "friction",
-        "--scenario",
-        "s",
-        "--friction-detail",
-        "d",
-    ]);
+    let run = try_friction(&sb, "", "./empty");
     run.assert_status(2);
     assert!(
         run.stderr.contains("no SKILL.md in './empty'"),
@@ -950,16 +932,7 @@ fn a_store_linked_out_of_the_skill_is_refused() {
     let outside = sb.tmp.path().join("outside");
     std::fs::create_dir_all(outside.join("pending")).unwrap();
     std::os::unix::fs::symlink(&outside, sb.repo().join(".claude/skills/pdf/.skillopt")).unwrap();
-    let run = sb.run(&[
-        "record",
-        "pdf",
-        "--type",
-        "friction",
-        "--scenario",
-        "s",
-        "--friction-detail",
-        "d",
-    ]);
+    let run = try_friction(&sb, "", "pdf");
     run.assert_status(2);
     assert!(run.stderr.contains("is a symbolic link"), "{}", run.stderr);
     assert!(!outside.join("pending/signal.json").exists());
@@ -1051,4 +1024,214 @@ fn concurrent_writers_and_a_reader() {
     }
     let run = sb.run(&["signals", "--format", "json"]);
     assert_eq!(run.json()["skills"][0]["friction"], (WRITERS * EACH) as u64);
+}
+
+/// Batches of large lines from several processes: each batch lands whole and contiguous (the
+/// exclusive lock covers the batch, which `O_APPEND` alone would not), and a reader running
+/// alongside never sees a partial line.
+#[test]
+fn concurrent_batches_of_large_lines_stay_contiguous() {
+    let sb = repo();
+    const WRITERS: usize = 8;
+    const BATCHES: usize = 5;
+    const LINES: usize = 40;
+    let padding = "p".repeat(3000);
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let reader = s.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let run = sb.run(&["signals", "--format", "json"]);
+                run.assert_ok();
+                assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+            }
+        });
+        let writers: Vec<_> = (0..WRITERS)
+            .map(|w| {
+                let (sb, padding) = (&sb, &padding);
+                s.spawn(move || {
+                    for b in 0..BATCHES {
+                        let mut input = String::new();
+                        for l in 0..LINES {
+                            input.push_str(&format!(
+                                "{{\"type\":\"friction\",\"scenario\":\"w{w} b{b} l{l}\",\"friction_detail\":\"{padding}\"}}\n"
+                            ));
+                        }
+                        with_stdin(sb, &["record", "pdf", "--stdin"], &input).assert_ok();
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        reader.join().unwrap();
+    });
+    let stored = lines(&sb.repo().join(".claude/skills/pdf").join(STORE));
+    assert_eq!(stored.len(), WRITERS * BATCHES * LINES);
+    for chunk in stored.chunks(LINES) {
+        let first = chunk[0]["scenario"].as_str().unwrap();
+        let batch = first.rsplit_once(' ').unwrap().0;
+        for (l, s) in chunk.iter().enumerate() {
+            assert_eq!(s["scenario"], format!("{batch} l{l}"), "a batch was split");
+        }
+    }
+}
+
+#[test]
+fn a_huge_window_and_null_fields_are_handled() {
+    let sb = repo();
+    friction(&sb, "2000-01-01T00:00:00Z", "pdf", "ancient");
+    let run = at(
+        &sb,
+        NOW,
+        &[
+            "signals",
+            "pdf",
+            "--selected",
+            "--days",
+            "4294967295",
+            "--format",
+            "json",
+        ],
+    );
+    run.assert_ok();
+    assert_eq!(run.json()["selected"].as_array().unwrap().len(), 1);
+    // --days without --selected would be silently ignored: it is a usage error.
+    sb.run(&["signals", "pdf", "--days", "3"]).assert_status(2);
+    let run = with_stdin(
+        &sb,
+        &["record", "pdf", "--stdin"],
+        r#"{"type":"friction","scenario":"s","friction_detail":"d","correction":null,"context":null}"#,
+    );
+    run.assert_ok();
+}
+
+#[test]
+fn secrets_in_stdin_keys_ids_and_errors_are_never_stored_or_printed() {
+    let sb = repo();
+    let key = concat!("ghp_", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
+    let store = sb.repo().join(".claude/skills/pdf").join(STORE);
+    let input = format!(
+        r#"{{"type":"friction","scenario":"s","friction_detail":"token {key}","{key}":1}}"#
+    );
+    let run = with_stdin(&sb, &["record", "pdf", "--stdin"], &input);
+    run.assert_ok();
+    assert!(
+        run.stderr.contains("masked credentials in 2 fields"),
+        "{}",
+        run.stderr
+    );
+    assert!(!std::fs::read_to_string(&store).unwrap().contains(key));
+    for bad in [
+        format!(
+            r#"{{"type":"friction","scenario":"s","friction_detail":"d","signal_id":"{key}"}}"#
+        ),
+        format!(r#"{{"type":"friction","scenario":"s","friction_detail":"d","skill":"{key}"}}"#),
+        format!(r#"{{"type":"{key}","scenario":"s"}}"#),
+    ] {
+        let run = with_stdin(&sb, &["record", "pdf", "--stdin"], &bad);
+        run.assert_status(2);
+        assert!(!run.stderr.contains(key), "{}", run.stderr);
+    }
+    // A store written by something else: its secrets are masked in every output.
+    let line = format!(
+        "{{\"signal_id\":\"id {key}\",\"skill\":\"pdf\",\"type\":\"friction\",\"scenario\":\"{key}\",\"friction_detail\":\"d\",\"skill_version_hash\":\"{}\",\"timestamp\":\"2026-11-29T00:00:00Z\"}}\n{{\"type\":\"{key}\"}}\n",
+        "a".repeat(64)
+    );
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&store)
+        .unwrap()
+        .write_all(line.as_bytes())
+        .unwrap();
+    for args in [
+        vec!["signals", "pdf"],
+        vec!["signals", "pdf", "--format", "json"],
+        vec!["signals", "pdf", "--selected", "--format", "json"],
+        vec!["signals"],
+    ] {
+        let run = at(&sb, NOW, &args);
+        run.assert_ok();
+        assert!(!run.stdout.contains(key), "{args:?}: {}", run.stdout);
+        assert!(!run.stderr.contains(key), "{args:?}: {}", run.stderr);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn links_out_of_the_repository_are_refused_and_unrelated_ones_do_not_fail_a_record() {
+    let sb = repo();
+    let outside = sb.tmp.path().join("ext/evil");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("SKILL.md"), skill_md("evil", "Outside.")).unwrap();
+    std::os::unix::fs::symlink(&outside, sb.repo().join(".claude/skills/evil")).unwrap();
+    // Recording for pdf succeeds (exit 0) whatever else the roots hold.
+    friction(&sb, NOW, "pdf", "s");
+    let run = try_friction(&sb, "", ".claude/skills/evil");
+    run.assert_status(2);
+    assert!(
+        run.stderr.contains("leads through a symbolic link"),
+        "{}",
+        run.stderr
+    );
+    assert!(!outside.join(".skillopt").exists());
+    // A link that stays in the repository is fine.
+    std::os::unix::fs::symlink(
+        sb.repo().join(".claude/skills/pdf"),
+        sb.repo().join("pdf-link"),
+    )
+    .unwrap();
+    friction(&sb, NOW, "pdf-link", "through an inner link");
+    assert_eq!(
+        lines(&sb.repo().join(".claude/skills/pdf").join(STORE)).len(),
+        2
+    );
+}
+
+#[test]
+fn a_name_held_by_the_repository_the_user_and_the_current_directory_is_ambiguous() {
+    let sb = repo();
+    let home_skill = sb.home().join(".claude/skills/pdf");
+    std::fs::create_dir_all(&home_skill).unwrap();
+    std::fs::write(home_skill.join("SKILL.md"), skill_md("pdf", "Mine.")).unwrap();
+    let run = try_friction(&sb, "", "pdf");
+    run.assert_status(2);
+    assert!(run.stderr.contains("ambiguous: 2 skills"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("home/.claude/skills/pdf"),
+        "{}",
+        run.stderr
+    );
+    // A skill directory in the current directory, outside the roots, counts too.
+    sb.write("tools/lone/SKILL.md", skill_md("lone", "Alone."));
+    let lone_home = sb.home().join(".agents/skills/lone");
+    std::fs::create_dir_all(&lone_home).unwrap();
+    std::fs::write(lone_home.join("SKILL.md"), skill_md("lone", "Also.")).unwrap();
+    let run = try_friction(&sb, "tools", "lone");
+    run.assert_status(2);
+    assert!(run.stderr.contains("ambiguous: 2 skills"), "{}", run.stderr);
+    std::fs::remove_dir_all(&lone_home).unwrap();
+    try_friction(&sb, "tools", "lone").assert_ok();
+    // Inside a skill, its SKILL.md names it.
+    try_friction(&sb, "tools/lone", "SKILL.md").assert_ok();
+    assert_eq!(lines(&sb.repo().join("tools/lone").join(STORE)).len(), 2);
+}
+
+#[test]
+fn odd_directory_names_give_clean_ids_and_escaped_messages() {
+    let sb = repo();
+    let name = "we\u{1b}[2Jird\nname";
+    sb.write(&format!("odd/{name}/SKILL.md"), skill_md("weird", "Odd."));
+    let path = format!("odd/{name}");
+    let run = try_friction(&sb, "", &path);
+    run.assert_ok();
+    assert_eq!(run.stdout.lines().count(), 1, "{:?}", run.stdout);
+    assert!(
+        run.stdout.trim().contains("_we--2Jird-name_"),
+        "{:?}",
+        run.stdout
+    );
+    assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
+    assert!(!run.stdout.contains('\u{1b}'));
 }
