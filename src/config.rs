@@ -29,6 +29,21 @@ pub const KEYS: &[KeySpec] = &[
         Some("120s"),
     ),
     KeySpec::new(
+        "connectTimeout",
+        "LLM connection timeout (seconds, or 5s / 1m)",
+        Some("10s"),
+    ),
+    KeySpec::new(
+        "retries",
+        "retries of a failed LLM request (connection errors, 408, 409, 429, 5xx)",
+        Some("3"),
+    ),
+    KeySpec::new(
+        "parallel",
+        "LLM requests sent at once (gate checks, batches)",
+        Some("4"),
+    ),
+    KeySpec::new(
         "templateDir",
         "directory whose *.j2 files override the embedded prompt templates",
         None,
@@ -309,6 +324,31 @@ impl Config {
             .map(|v| v.unwrap_or(Duration::from_secs(120)))
     }
 
+    pub fn connect_timeout(&self) -> Result<Duration, ConfigError> {
+        self.parse("connectTimeout", parse_duration)
+            .map(|v| v.unwrap_or(Duration::from_secs(10)))
+    }
+
+    pub fn retries(&self) -> Result<u32, ConfigError> {
+        self.parse("retries", |s| {
+            s.parse::<u32>()
+                .ok()
+                .filter(|n| *n <= 10)
+                .ok_or_else(|| "expected a whole number from 0 to 10".to_owned())
+        })
+        .map(|v| v.unwrap_or(3))
+    }
+
+    pub fn parallel(&self) -> Result<usize, ConfigError> {
+        self.parse("parallel", |s| {
+            s.parse::<usize>()
+                .ok()
+                .filter(|n| (1..=64).contains(n))
+                .ok_or_else(|| "expected a whole number from 1 to 64".to_owned())
+        })
+        .map(|v| v.unwrap_or(4))
+    }
+
     pub fn provider(&self) -> Result<Option<String>, ConfigError> {
         self.parse("provider", |s| match s.to_ascii_lowercase().as_str() {
             p @ ("openai" | "anthropic" | "command") => Ok(p.to_owned()),
@@ -343,6 +383,9 @@ impl Config {
         check(self.gate_threshold().map(drop));
         check(self.max_growth().map(drop));
         check(self.timeout().map(drop));
+        check(self.connect_timeout().map(drop));
+        check(self.retries().map(drop));
+        check(self.parallel().map(drop));
         check(self.provider().map(drop));
         check(self.auto_skill_enabled().map(drop));
         check(self.auto_skill_threshold().map(drop));

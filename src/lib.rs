@@ -9,6 +9,8 @@ pub mod fsutil;
 pub mod git;
 pub mod guard;
 pub mod hook;
+pub mod llm;
+pub mod prompt;
 pub mod report;
 pub mod signal;
 pub mod skill;

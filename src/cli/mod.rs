@@ -8,7 +8,9 @@ mod error;
 mod hook;
 mod lint;
 mod list;
+mod llm;
 mod man;
+mod prompt;
 mod record;
 mod rules;
 mod scan;
@@ -66,6 +68,8 @@ enum Command {
     Rules(rules::RulesArgs),
     Record(record::RecordArgs),
     Signals(signals::SignalsArgs),
+    Llm(llm::LlmArgs),
+    Prompt(prompt::PromptArgs),
 }
 
 /// How a command ended when it did not fail with an error.
@@ -98,6 +102,8 @@ pub fn main() -> ExitCode {
         Command::Rules(args) => rules::cmd_rules(&mut ui, args),
         Command::Record(args) => record::cmd_record(&mut ui, args),
         Command::Signals(args) => signals::cmd_signals(&mut ui, args),
+        Command::Llm(args) => llm::cmd_llm(&mut ui, args),
+        Command::Prompt(args) => prompt::cmd_prompt(&mut ui, args),
     };
     let result = result.and_then(|outcome| {
         ui.out.flush()?;

@@ -197,6 +197,31 @@ impl Sandbox {
         cmd
     }
 
+    /// Runs `git-skill` in the repository with `input` on stdin and extra environment variables.
+    pub fn run_with_stdin(&self, args: &[&str], env: &[(&str, &str)], input: &str) -> Run {
+        use std::io::Write as _;
+        use std::process::Stdio;
+        let mut cmd = self.command_in("", args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run git-skill");
+        let mut stdin = child.stdin.take().expect("stdin is piped");
+        let input = input.to_owned();
+        // A writer thread, so that a command that stops reading early cannot deadlock the test.
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(input.as_bytes());
+        });
+        let out = child.wait_with_output().expect("wait for git-skill");
+        writer.join().expect("the writer thread ends");
+        Run::from(out)
+    }
+
     /// Runs the real `git` in `dir` with extra environment variables.
     pub fn git_env(&self, dir: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut cmd = Command::new("git");

@@ -217,6 +217,9 @@ fn config_json_shows_each_value_and_its_source() {
             "skill.baseUrl",
             "skill.command",
             "skill.timeout",
+            "skill.connectTimeout",
+            "skill.retries",
+            "skill.parallel",
             "skill.templateDir",
             "skill.roots",
             "skill.failOn",
@@ -295,7 +298,7 @@ fn config_text_lists_every_key_with_value_and_source() {
     let run = sb.git(&["skill", "config"]);
     run.assert_ok();
     let lines: Vec<&str> = run.stdout.lines().collect();
-    assert_eq!(lines.len(), 12, "{}", run.stdout);
+    assert_eq!(lines.len(), 15, "{}", run.stdout);
     let line = |key: &str| {
         *lines
             .iter()

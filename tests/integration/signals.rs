@@ -4,7 +4,6 @@
 
 use std::io::Write as _;
 use std::path::Path;
-use std::process::Stdio;
 
 use super::common::{skill_md, Run, Sandbox};
 
@@ -38,25 +37,7 @@ fn at(sb: &Sandbox, now: &str, args: &[&str]) -> Run {
 }
 
 fn with_stdin(sb: &Sandbox, args: &[&str], input: &str) -> Run {
-    let mut cmd = sb.command_in("", args);
-    cmd.env("GIT_SKILL_NOW", NOW)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_owned();
-    // A writer thread, so that a command that stops reading early cannot deadlock the test.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    Run {
-        status: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    sb.run_with_stdin(args, &[("GIT_SKILL_NOW", NOW)], input)
 }
 
 fn lines(path: &Path) -> Vec<serde_json::Value> {

@@ -1,0 +1,106 @@
+//! `POST {baseUrl}/v1/messages`, Anthropic's API: `x-api-key`, `anthropic-version`, the
+//! system text at the top level, `max_tokens` required.
+
+use serde_json::{json, Value};
+
+use super::http::Http;
+use super::{
+    display_url, Completion, Describe, LlmError, Provider, Request, Role, Settings, Usage,
+};
+
+pub const VERSION: &str = "2023-06-01";
+
+pub(crate) struct Anthropic {
+    http: Http,
+    url: String,
+    key: Option<super::settings::Secret>,
+    describe: Describe,
+}
+
+impl Anthropic {
+    pub fn new(settings: &Settings) -> Anthropic {
+        // `https://api.anthropic.com` and `https://api.anthropic.com/v1` both mean the root.
+        let base = settings.base_url.trim_end_matches('/');
+        let base = base.strip_suffix("/v1").unwrap_or(base);
+        Anthropic {
+            http: Http::new("anthropic", settings),
+            url: format!("{base}/v1/messages"),
+            key: settings.api_key.clone(),
+            describe: Describe {
+                provider: "anthropic",
+                model: settings.model.clone(),
+                endpoint: display_url(base),
+            },
+        }
+    }
+
+    fn body(&self, request: &Request) -> Value {
+        let messages: Vec<Value> = request
+            .messages
+            .iter()
+            .map(|m| {
+                let role = match m.role {
+                    Role::User => "user",
+                    Role::Assistant => "assistant",
+                };
+                json!({ "role": role, "content": m.content })
+            })
+            .collect();
+        let mut body = json!({
+            "model": self.describe.model,
+            "max_tokens": request.max_tokens,
+            "messages": messages,
+        });
+        if let Some(system) = &request.system {
+            body["system"] = json!(system);
+        }
+        if let Some(t) = request.temperature {
+            body["temperature"] = json!(t);
+        }
+        body
+    }
+}
+
+impl Provider for Anthropic {
+    fn complete(&self, request: &Request) -> Result<Completion, LlmError> {
+        let key = self.key.as_ref().map(|k| k.expose()).unwrap_or("");
+        let headers = [("x-api-key", key), ("anthropic-version", VERSION)];
+        let answer = self.http.post(&self.url, &headers, &self.body(request))?;
+        let bad = |reason: String| LlmError::BadAnswer {
+            provider: "anthropic",
+            url: display_url(&self.url),
+            reason,
+        };
+        let v: Value = serde_json::from_str(&answer.body).map_err(|e| {
+            bad(format!(
+                "not JSON ({e}): {}",
+                super::excerpt(&answer.body, 200)
+            ))
+        })?;
+        let blocks = v["content"].as_array().ok_or_else(|| {
+            bad(format!(
+                "no content in {}",
+                super::excerpt(&answer.body, 200)
+            ))
+        })?;
+        let text: String = blocks
+            .iter()
+            .filter(|b| b["type"] == "text")
+            .filter_map(|b| b["text"].as_str())
+            .collect();
+        let usage = Usage {
+            input_tokens: v["usage"]["input_tokens"].as_u64().unwrap_or(0),
+            output_tokens: v["usage"]["output_tokens"].as_u64().unwrap_or(0),
+            estimated: false,
+        };
+        Ok(Completion {
+            text,
+            usage,
+            attempts: answer.attempts,
+        })
+    }
+
+    fn describe(&self) -> &Describe {
+        &self.describe
+    }
+}

@@ -1,0 +1,198 @@
+//! The `command` provider: an agent CLI (`claude -p`, `codex exec`, `gemini -p`, `qwen -p`,
+//! `llm -m MODEL`) run through `sh -c` with the prompt on stdin and the answer on stdout. It
+//! runs in its own process group, so that a timeout kills whatever it started too.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{Completion, Describe, LlmError, Provider, Request, Role, Settings, Usage};
+
+/// The most of stdout kept, and of stderr quoted.
+const MAX_STDOUT: u64 = 16 << 20;
+const STDERR_TAIL: usize = 2000;
+
+pub(crate) struct CommandProvider {
+    command: String,
+    timeout: Duration,
+    describe: Describe,
+}
+
+impl CommandProvider {
+    pub fn new(settings: &Settings) -> CommandProvider {
+        let command = settings.command.clone().unwrap_or_default();
+        CommandProvider {
+            timeout: settings.timeout,
+            describe: Describe {
+                provider: "command",
+                model: if settings.model.is_empty() {
+                    "(the command's own)".into()
+                } else {
+                    settings.model.clone()
+                },
+                endpoint: command.clone(),
+            },
+            command,
+        }
+    }
+}
+
+/// The whole conversation as one text: agent CLIs take a single prompt.
+pub(crate) fn flatten(request: &Request) -> String {
+    let mut out = String::new();
+    if let Some(system) = &request.system {
+        out.push_str(system);
+        out.push_str("\n\n");
+    }
+    let several = request.messages.len() > 1;
+    for m in &request.messages {
+        if several {
+            out.push_str(match m.role {
+                Role::User => "## User\n\n",
+                Role::Assistant => "## Your earlier answer\n\n",
+            });
+        }
+        out.push_str(&m.content);
+        out.push_str("\n\n");
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
+
+impl Provider for CommandProvider {
+    fn complete(&self, request: &Request) -> Result<Completion, LlmError> {
+        let prompt = flatten(request);
+        let (stdout, _stderr) = run(&self.command, &prompt, self.timeout)?;
+        let text = String::from_utf8(stdout).map_err(|_| LlmError::CommandOutput {
+            command: self.command.clone(),
+            reason: "its answer is not UTF-8".into(),
+        })?;
+        if text.trim().is_empty() {
+            return Err(LlmError::CommandOutput {
+                command: self.command.clone(),
+                reason: "it printed nothing on stdout".into(),
+            });
+        }
+        let usage = Usage {
+            input_tokens: (prompt.chars().count() / 4) as u64,
+            output_tokens: (text.chars().count() / 4) as u64,
+            estimated: true,
+        };
+        Ok(Completion {
+            text,
+            usage,
+            attempts: 1,
+        })
+    }
+
+    fn describe(&self) -> &Describe {
+        &self.describe
+    }
+}
+
+/// Runs `command` with `input` on stdin; returns stdout and stderr, or an error for a
+/// non-zero exit (with the tail of stderr) or a timeout (after killing the process group).
+pub(crate) fn run(
+    command: &str,
+    input: &str,
+    timeout: Duration,
+) -> Result<(Vec<u8>, String), LlmError> {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(command)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = cmd.spawn().map_err(|source| LlmError::Spawn {
+        command: command.to_owned(),
+        source,
+    })?;
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let input = input.to_owned();
+    // Writer and readers on their own threads: a command that answers before reading all of
+    // its input, or fills a pipe, must not block the others.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let mut out = child.stdout.take().expect("stdout is piped");
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = (&mut out).take(MAX_STDOUT).read_to_end(&mut buf);
+        // Drain the rest so that the command is not stopped by a full pipe.
+        let _ = std::io::copy(&mut out, &mut std::io::sink());
+        buf
+    });
+    let mut err = child.stderr.take().expect("stderr is piped");
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = err.read_to_end(&mut buf);
+        buf
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() >= deadline => {
+                kill_group(&mut child);
+                let _ = child.wait();
+                // The reader threads are left to end on their own: a process that left the
+                // group could keep the pipes open for ever.
+                return Err(LlmError::CommandTimeout {
+                    command: command.to_owned(),
+                    after: timeout,
+                });
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(source) => {
+                kill_group(&mut child);
+                return Err(LlmError::Spawn {
+                    command: command.to_owned(),
+                    source,
+                });
+            }
+        }
+    };
+    let _ = writer.join();
+    let stdout = reader.join().unwrap_or_default();
+    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+    if !status.success() {
+        return Err(LlmError::CommandFailed {
+            command: command.to_owned(),
+            status: status.to_string(),
+            stderr: tail(&stderr),
+        });
+    }
+    Ok((stdout, stderr))
+}
+
+/// The last lines of `stderr`, at most [`STDERR_TAIL`] bytes, credentials masked.
+fn tail(stderr: &str) -> String {
+    let trimmed = stderr.trim_end();
+    let mut start = trimmed.len().saturating_sub(STDERR_TAIL);
+    while !trimmed.is_char_boundary(start) {
+        start += 1;
+    }
+    crate::guard::redact::redact(&trimmed[start..])
+}
+
+#[cfg(unix)]
+fn kill_group(child: &mut std::process::Child) {
+    // The child leads its own group (process_group(0)), so its pid is the group id.
+    let pgid = child.id() as libc::pid_t;
+    // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+    let _ = child.kill();
+}
+
+#[cfg(not(unix))]
+fn kill_group(child: &mut std::process::Child) {
+    let _ = child.kill();
+}

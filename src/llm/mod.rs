@@ -1,0 +1,315 @@
+//! The language-model layer: one [`Provider`] trait and three providers (`openai` for every
+//! OpenAI-compatible server, `anthropic`, and `command` for agent CLIs), with retries,
+//! timeouts, structured JSON answers and a bounded parallel runner. Nothing else in git-skill
+//! talks to the network. API keys come from the environment only and never appear in errors.
+
+mod anthropic;
+pub mod batch;
+mod command;
+mod http;
+pub mod json;
+mod openai;
+pub mod retry;
+pub mod settings;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use settings::{Kind, Settings};
+
+/// Who speaks in a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn user(content: impl Into<String>) -> Message {
+        Message {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+
+    pub fn assistant(content: impl Into<String>) -> Message {
+        Message {
+            role: Role::Assistant,
+            content: content.into(),
+        }
+    }
+}
+
+/// A JSON schema the answer must follow, for providers that can enforce one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schema {
+    /// `[a-zA-Z0-9_-]`, as OpenAI requires.
+    pub name: String,
+    pub schema: serde_json::Value,
+}
+
+/// What is sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub system: Option<String>,
+    pub messages: Vec<Message>,
+    pub schema: Option<Schema>,
+    pub temperature: Option<f32>,
+    pub max_tokens: u32,
+}
+
+impl Request {
+    /// One user message, no system text, 4,096 tokens at most.
+    pub fn new(user: impl Into<String>) -> Request {
+        Request {
+            system: None,
+            messages: vec![Message::user(user)],
+            schema: None,
+            temperature: None,
+            max_tokens: 4096,
+        }
+    }
+
+    pub fn system(mut self, system: impl Into<String>) -> Request {
+        self.system = Some(system.into());
+        self
+    }
+}
+
+/// Tokens spent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Counted by git-skill (4 characters a token) because the provider does not say: the
+    /// `command` provider.
+    pub estimated: bool,
+}
+
+impl std::ops::Add for Usage {
+    type Output = Usage;
+    fn add(self, other: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens + other.input_tokens,
+            output_tokens: self.output_tokens + other.output_tokens,
+            estimated: self.estimated || other.estimated,
+        }
+    }
+}
+
+impl std::iter::Sum for Usage {
+    fn sum<I: Iterator<Item = Usage>>(iter: I) -> Usage {
+        iter.fold(Usage::default(), |a, b| a + b)
+    }
+}
+
+/// What comes back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    pub text: String,
+    pub usage: Usage,
+    /// Requests sent for this answer, retries included.
+    pub attempts: u32,
+}
+
+/// Something that answers requests.
+pub trait Provider: Send + Sync {
+    fn complete(&self, request: &Request) -> Result<Completion, LlmError>;
+    /// Provider, model and where it is reached, for messages and `git skill llm ping`.
+    fn describe(&self) -> &Describe;
+}
+
+/// How a provider presents itself; never holds a key.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Describe {
+    pub provider: &'static str,
+    pub model: String,
+    /// The API root (without credentials or query), or the command line.
+    pub endpoint: String,
+}
+
+impl fmt::Display for Describe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}, {})", self.provider, self.model, self.endpoint)
+    }
+}
+
+/// Everything that can go wrong; each message names the provider and where it was reached.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    #[error("{provider} at {url}: HTTP {status} after {attempts} attempt(s): {answer}")]
+    Status {
+        provider: &'static str,
+        url: String,
+        status: u16,
+        attempts: u32,
+        /// The start of the server's answer, credentials masked.
+        answer: String,
+    },
+    #[error("{provider} at {url}: could not connect after {attempts} attempt(s): {reason}")]
+    Connect {
+        provider: &'static str,
+        url: String,
+        attempts: u32,
+        reason: String,
+    },
+    #[error("{provider} at {url}: no answer within {} after {attempts} attempt(s)", secs(*.after))]
+    Timeout {
+        provider: &'static str,
+        url: String,
+        after: Duration,
+        attempts: u32,
+    },
+    #[error("{provider} at {url}: the answer could not be read: {reason}")]
+    BadAnswer {
+        provider: &'static str,
+        url: String,
+        reason: String,
+    },
+    #[error("{provider} at {url}: the server asks to wait {} before retrying, longer than git-skill waits ({})", secs(*.wait), secs(*.limit))]
+    WaitTooLong {
+        provider: &'static str,
+        url: String,
+        wait: Duration,
+        limit: Duration,
+    },
+    #[error("command provider: cannot run `{command}`: {source}")]
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
+    #[error("command provider: `{command}` gave no answer within {} and was killed", secs(*.after))]
+    CommandTimeout { command: String, after: Duration },
+    #[error("command provider: `{command}` failed ({status}){}", stderr_tail(.stderr))]
+    CommandFailed {
+        command: String,
+        status: String,
+        stderr: String,
+    },
+    #[error("command provider: `{command}`: {reason}")]
+    CommandOutput { command: String, reason: String },
+    #[error("the model's answer is not usable JSON after a repair request: {reason}; its answers are in '{}'", .raw.display())]
+    Json { reason: String, raw: PathBuf },
+    #[error("{0}")]
+    Config(String),
+}
+
+impl LlmError {
+    /// A hint for the user: what to set or check.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            LlmError::Status { status: 401 | 403, provider, .. } => Some(match *provider {
+                "anthropic" => "check ANTHROPIC_API_KEY (it is read from the environment only)".into(),
+                _ => "check OPENAI_API_KEY (it is read from the environment only), or the server's own key".into(),
+            }),
+            LlmError::Status { status: 404, .. } => Some(
+                "check skill.baseUrl (for openai-compatible servers it includes /v1) and skill.model (for Ollama: ollama pull <model>)".into(),
+            ),
+            LlmError::Status { status: 429, .. } => {
+                Some("the provider's rate limit or quota: wait, or check your plan".into())
+            }
+            LlmError::Connect { .. } => Some(
+                "is the server running? Set skill.provider, skill.model and skill.baseUrl (git skill config), or ANTHROPIC_API_KEY / OPENAI_API_KEY; with nothing set, git-skill tries Ollama at http://localhost:11434/v1".into(),
+            ),
+            LlmError::Timeout { .. } | LlmError::CommandTimeout { .. } => {
+                Some("raise skill.timeout (local models can be slow): git config skill.timeout 10m".into())
+            }
+            LlmError::Spawn { .. } => Some("check skill.command: the program must be on PATH".into()),
+            _ => None,
+        }
+    }
+}
+
+fn secs(d: Duration) -> String {
+    if d.as_millis() < 10_000 && d.subsec_millis() != 0 {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{} s", d.as_secs())
+    }
+}
+
+fn stderr_tail(stderr: &str) -> String {
+    if stderr.trim().is_empty() {
+        String::new()
+    } else {
+        format!(": {}", stderr.trim())
+    }
+}
+
+/// The first `max` characters of `text` on one line, credentials masked: what an error may
+/// quote of a server's or a program's answer.
+pub(crate) fn excerpt(text: &str, max: usize) -> String {
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut cut: String = one_line.chars().take(max).collect();
+    if one_line.chars().count() > max {
+        cut.push('…');
+    }
+    crate::guard::redact::redact(&cut)
+}
+
+/// `url` without user information or query, so that a key put there never shows.
+pub fn display_url(url: &str) -> String {
+    let (scheme, rest) = match url.split_once("://") {
+        Some((s, r)) => (Some(s), r),
+        None => (None, url),
+    };
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
+    let (host, path) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    let host = host.rsplit('@').next().unwrap_or(host);
+    match scheme {
+        Some(s) => format!("{s}://{host}{path}"),
+        None => format!("{host}{path}"),
+    }
+}
+
+/// Builds the provider the settings describe.
+pub fn provider(settings: &Settings) -> Box<dyn Provider> {
+    match settings.kind {
+        Kind::OpenAi => Box::new(openai::OpenAi::new(settings)),
+        Kind::Anthropic => Box::new(anthropic::Anthropic::new(settings)),
+        Kind::Command => Box::new(command::CommandProvider::new(settings)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_lose_credentials_and_queries() {
+        assert_eq!(
+            display_url("https://user:sk-secret@api.example.com/v1?key=sk-1#x"),
+            "https://api.example.com/v1"
+        );
+        assert_eq!(
+            display_url("http://localhost:11434/v1"),
+            "http://localhost:11434/v1"
+        );
+        assert_eq!(display_url("localhost:8080"), "localhost:8080");
+        assert_eq!(display_url("http://a@b@host/p"), "http://host/p");
+    }
+
+    #[test]
+    fn excerpts_are_short_single_line_and_masked() {
+        let key = concat!(
+            "sk-ant-api03-",
+            "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2w3X4y5Z6a7B8c9D0e1F2g3H4-AbCdEf"
+        );
+        let text = format!("line one\nkey {key}\n{}", "x".repeat(500));
+        let e = excerpt(&text, 200);
+        assert!(!e.contains('\n'));
+        assert!(!e.contains(key), "{e}");
+        assert!(e.chars().count() <= 230);
+    }
+}

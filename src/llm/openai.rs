@@ -1,0 +1,171 @@
+//! `POST {baseUrl}/chat/completions`: OpenAI, and every server that copies its API (Ollama,
+//! vLLM, llama.cpp's server, LM Studio). A JSON schema goes in `response_format`; a server that
+//! refuses that field gets the request again without it, and is not sent it again.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::{json, Value};
+
+use super::http::Http;
+use super::{
+    display_url, Completion, Describe, LlmError, Provider, Request, Role, Settings, Usage,
+};
+
+pub(crate) struct OpenAi {
+    http: Http,
+    url: String,
+    key: Option<super::settings::Secret>,
+    describe: Describe,
+    /// Set once the server has refused `response_format`.
+    no_schema: AtomicBool,
+    /// Set once the server has asked for `max_completion_tokens` instead of `max_tokens`
+    /// (OpenAI's reasoning models).
+    completion_tokens: AtomicBool,
+}
+
+impl OpenAi {
+    pub fn new(settings: &Settings) -> OpenAi {
+        let base = settings.base_url.trim_end_matches('/');
+        OpenAi {
+            http: Http::new("openai", settings),
+            url: format!("{base}/chat/completions"),
+            key: settings.api_key.clone(),
+            describe: Describe {
+                provider: "openai",
+                model: settings.model.clone(),
+                endpoint: display_url(base),
+            },
+            no_schema: AtomicBool::new(false),
+            completion_tokens: AtomicBool::new(false),
+        }
+    }
+
+    fn body(&self, request: &Request, with_schema: bool) -> Value {
+        let mut messages = Vec::new();
+        if let Some(system) = &request.system {
+            messages.push(json!({ "role": "system", "content": system }));
+        }
+        for m in &request.messages {
+            let role = match m.role {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            };
+            messages.push(json!({ "role": role, "content": m.content }));
+        }
+        let mut body = json!({
+            "model": self.describe.model,
+            "messages": messages,
+        });
+        let tokens = if self.completion_tokens.load(Ordering::Relaxed) {
+            "max_completion_tokens"
+        } else {
+            "max_tokens"
+        };
+        body[tokens] = json!(request.max_tokens);
+        if let Some(t) = request.temperature {
+            body["temperature"] = json!(t);
+        }
+        if let (Some(schema), true) = (&request.schema, with_schema) {
+            body["response_format"] = json!({
+                "type": "json_schema",
+                "json_schema": { "name": schema.name, "schema": schema.schema },
+            });
+        }
+        body
+    }
+
+    fn send(&self, request: &Request, with_schema: bool) -> Result<(String, u32), LlmError> {
+        let auth = self.key.as_ref().map(|k| format!("Bearer {}", k.expose()));
+        let headers: Vec<(&str, &str)> = auth
+            .as_deref()
+            .map(|a| vec![("authorization", a)])
+            .unwrap_or_default();
+        let answer = self
+            .http
+            .post(&self.url, &headers, &self.body(request, with_schema))?;
+        Ok((answer.body, answer.attempts))
+    }
+
+    fn parse(&self, body: &str) -> Result<(String, Usage), LlmError> {
+        let bad = |reason: String| LlmError::BadAnswer {
+            provider: "openai",
+            url: display_url(&self.url),
+            reason,
+        };
+        let v: Value = serde_json::from_str(body)
+            .map_err(|e| bad(format!("not JSON ({e}): {}", super::excerpt(body, 200))))?;
+        let choice = &v["choices"][0];
+        let text = match &choice["message"]["content"] {
+            Value::String(s) => s.clone(),
+            Value::Null if choice["message"]["refusal"].is_string() => {
+                return Err(bad(format!(
+                    "the model refused: {}",
+                    super::excerpt(choice["message"]["refusal"].as_str().unwrap_or(""), 300)
+                )))
+            }
+            _ => {
+                return Err(bad(format!(
+                    "no choices[0].message.content in {}",
+                    super::excerpt(body, 200)
+                )))
+            }
+        };
+        let usage = Usage {
+            input_tokens: v["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
+            output_tokens: v["usage"]["completion_tokens"].as_u64().unwrap_or(0),
+            estimated: false,
+        };
+        Ok((text, usage))
+    }
+}
+
+/// A 400 or 422 whose answer mentions one of `words`: the server refuses that field.
+fn refuses(e: &LlmError, words: &[&str]) -> bool {
+    match e {
+        LlmError::Status {
+            status: 400 | 422,
+            answer,
+            ..
+        } => {
+            let a = answer.to_ascii_lowercase();
+            words.iter().any(|w| a.contains(w))
+        }
+        _ => false,
+    }
+}
+
+impl Provider for OpenAi {
+    fn complete(&self, request: &Request) -> Result<Completion, LlmError> {
+        let mut with_schema = request.schema.is_some() && !self.no_schema.load(Ordering::Relaxed);
+        let mut spent = 0;
+        // At most one resend for each field a server may refuse.
+        let (body, attempts) = loop {
+            match self.send(request, with_schema) {
+                Err(e) if with_schema && refuses(&e, &["response_format", "json_schema"]) => {
+                    self.no_schema.store(true, Ordering::Relaxed);
+                    with_schema = false;
+                    spent += 1;
+                }
+                Err(e)
+                    if !self.completion_tokens.load(Ordering::Relaxed)
+                        && refuses(&e, &["max_completion_tokens"]) =>
+                {
+                    self.completion_tokens.store(true, Ordering::Relaxed);
+                    spent += 1;
+                }
+                Ok((body, attempts)) => break (body, attempts + spent),
+                Err(e) => return Err(e),
+            }
+        };
+        let (text, usage) = self.parse(&body)?;
+        Ok(Completion {
+            text,
+            usage,
+            attempts,
+        })
+    }
+
+    fn describe(&self) -> &Describe {
+        &self.describe
+    }
+}

@@ -1,0 +1,274 @@
+//! Which provider to use, from the configuration (`skill.provider`, `skill.model`,
+//! `skill.baseUrl`, `skill.command`, `skill.timeout`, ...) and, when nothing is configured, from
+//! the API keys in the environment: `ANTHROPIC_API_KEY` means anthropic, `OPENAI_API_KEY`
+//! means openai, and otherwise an OpenAI-compatible server at Ollama's default address.
+
+use std::fmt;
+use std::time::Duration;
+
+use super::retry::Retry;
+use super::LlmError;
+use crate::config::Config;
+
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
+pub const OLLAMA_BASE_URL: &str = "http://localhost:11434/v1";
+pub const ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
+pub const OPENAI_MODEL: &str = "gpt-4.1-mini";
+pub const OLLAMA_MODEL: &str = "llama3.2";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    OpenAi,
+    Anthropic,
+    Command,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::OpenAi => "openai",
+            Kind::Anthropic => "anthropic",
+            Kind::Command => "command",
+        }
+    }
+}
+
+/// An API key: shown nowhere, not even in `Debug`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(key: String) -> Secret {
+        Secret(key)
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret([redacted])")
+    }
+}
+
+/// Everything a provider needs.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub kind: Kind,
+    pub model: String,
+    /// API root for the HTTP providers; empty for `command`.
+    pub base_url: String,
+    /// The command line of the `command` provider, run by `sh -c`.
+    pub command: Option<String>,
+    pub api_key: Option<Secret>,
+    /// Per attempt, from the request to the last byte of the answer.
+    pub timeout: Duration,
+    pub connect_timeout: Duration,
+    pub retry: Retry,
+    /// Requests sent at once by the batch runner.
+    pub parallel: usize,
+    /// Why this provider: shown by `git skill llm ping`.
+    pub chosen_because: String,
+}
+
+impl Settings {
+    /// Resolves the provider from `config`; `env` reads environment variables (the API keys).
+    pub fn resolve(
+        config: &Config,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Settings, LlmError> {
+        let bad = |e: crate::config::ConfigError| LlmError::Config(e.to_string());
+        let key = |name: &str| env(name).filter(|v| !v.trim().is_empty()).map(Secret::new);
+        let configured = config.provider().map_err(bad)?;
+        let text = |k: &str| {
+            config
+                .get(k)
+                .map(|v| v.text.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
+        let (kind, chosen_because) = match configured.as_deref() {
+            Some("anthropic") => (Kind::Anthropic, source_of(config, "provider")),
+            Some("openai") => (Kind::OpenAi, source_of(config, "provider")),
+            Some(_) => (Kind::Command, source_of(config, "provider")),
+            None if text("command").is_some() => (
+                Kind::Command,
+                format!("skill.command is set ({})", source_of(config, "command")),
+            ),
+            None if key("ANTHROPIC_API_KEY").is_some() => {
+                (Kind::Anthropic, "ANTHROPIC_API_KEY is set".to_owned())
+            }
+            None if key("OPENAI_API_KEY").is_some() => {
+                (Kind::OpenAi, "OPENAI_API_KEY is set".to_owned())
+            }
+            None => (
+                Kind::OpenAi,
+                "nothing configured: trying Ollama's default address".to_owned(),
+            ),
+        };
+        let local_default =
+            configured.is_none() && kind == Kind::OpenAi && key("OPENAI_API_KEY").is_none();
+        let base_url = match kind {
+            Kind::Command => String::new(),
+            _ => text("baseUrl").unwrap_or_else(|| {
+                match kind {
+                    Kind::Anthropic => ANTHROPIC_BASE_URL,
+                    _ if local_default => OLLAMA_BASE_URL,
+                    _ => OPENAI_BASE_URL,
+                }
+                .to_owned()
+            }),
+        };
+        let web = base_url.starts_with("http://") || base_url.starts_with("https://");
+        if !base_url.is_empty() && !web {
+            return Err(LlmError::Config(format!(
+                "skill.baseUrl '{}' must start with http:// or https://",
+                super::display_url(&base_url)
+            )));
+        }
+        let model = text("model").unwrap_or_else(|| {
+            match kind {
+                Kind::Anthropic => ANTHROPIC_MODEL,
+                Kind::OpenAi if base_url == OLLAMA_BASE_URL || local_default => OLLAMA_MODEL,
+                Kind::OpenAi => OPENAI_MODEL,
+                Kind::Command => "",
+            }
+            .to_owned()
+        });
+        let command = text("command");
+        if kind == Kind::Command && command.is_none() {
+            return Err(LlmError::Config(
+                "skill.provider is command, but skill.command is not set (for example: git config skill.command 'claude -p')".into(),
+            ));
+        }
+        let api_key = match kind {
+            Kind::Anthropic => key("ANTHROPIC_API_KEY"),
+            Kind::OpenAi => key("OPENAI_API_KEY"),
+            Kind::Command => None,
+        };
+        if kind == Kind::Anthropic && api_key.is_none() {
+            return Err(LlmError::Config(
+                "the anthropic provider needs ANTHROPIC_API_KEY in the environment (it is never read from git config)".into(),
+            ));
+        }
+        Ok(Settings {
+            kind,
+            model,
+            base_url,
+            command,
+            api_key,
+            timeout: config.timeout().map_err(bad)?,
+            connect_timeout: config.connect_timeout().map_err(bad)?,
+            retry: Retry {
+                retries: config.retries().map_err(bad)?,
+                ..Retry::default()
+            },
+            parallel: config.parallel().map_err(bad)?,
+            chosen_because,
+        })
+    }
+}
+
+fn source_of(config: &Config, key: &str) -> String {
+    match config.get(key) {
+        Some(v) => format!("skill.{key} = {} from {}", v.text.trim(), v.source),
+        None => format!("skill.{key}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::ConfigEntry;
+
+    fn config(entries: &[(&str, &str)]) -> Config {
+        let entries: Vec<ConfigEntry> = entries
+            .iter()
+            .map(|(k, v)| ConfigEntry {
+                key: (*k).into(),
+                value: (*v).into(),
+                origin: "test".into(),
+            })
+            .collect();
+        Config::resolve(&entries, Vec::<(String, String)>::new())
+    }
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    #[test]
+    fn nothing_configured_falls_back_by_key_then_to_ollama() {
+        let s = Settings::resolve(&config(&[]), env(&[])).unwrap();
+        assert_eq!(
+            (s.kind, s.base_url.as_str(), s.model.as_str()),
+            (Kind::OpenAi, OLLAMA_BASE_URL, OLLAMA_MODEL)
+        );
+        assert!(s.api_key.is_none());
+        let s = Settings::resolve(&config(&[]), env(&[("OPENAI_API_KEY", "sk-x")])).unwrap();
+        assert_eq!(
+            (s.kind, s.base_url.as_str()),
+            (Kind::OpenAi, OPENAI_BASE_URL)
+        );
+        assert_eq!(s.chosen_because, "OPENAI_API_KEY is set");
+        let s = Settings::resolve(
+            &config(&[]),
+            env(&[
+                ("OPENAI_API_KEY", "sk-x"),
+                ("ANTHROPIC_API_KEY", "sk-ant-x"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(s.kind, Kind::Anthropic);
+        assert_eq!(s.base_url, ANTHROPIC_BASE_URL);
+        assert!(
+            !format!("{s:?}").contains("sk-ant-x"),
+            "Debug never shows the key"
+        );
+    }
+
+    #[test]
+    fn configuration_wins_and_is_checked() {
+        let s = Settings::resolve(
+            &config(&[
+                ("provider", "openai"),
+                ("baseUrl", "http://127.0.0.1:8080/v1"),
+                ("model", "qwen"),
+                ("timeout", "10m"),
+                ("parallel", "8"),
+            ]),
+            env(&[("ANTHROPIC_API_KEY", "k")]),
+        )
+        .unwrap();
+        assert_eq!((s.kind, s.model.as_str()), (Kind::OpenAi, "qwen"));
+        assert_eq!(s.timeout, Duration::from_secs(600));
+        assert_eq!(s.parallel, 8);
+        assert!(
+            s.chosen_because.contains("skill.provider = openai"),
+            "{}",
+            s.chosen_because
+        );
+        let e = Settings::resolve(&config(&[("provider", "command")]), env(&[])).unwrap_err();
+        assert!(e.to_string().contains("skill.command is not set"), "{e}");
+        let s = Settings::resolve(&config(&[("command", "claude -p")]), env(&[])).unwrap();
+        assert_eq!(s.kind, Kind::Command);
+        let e = Settings::resolve(&config(&[("provider", "anthropic")]), env(&[])).unwrap_err();
+        assert!(e.to_string().contains("ANTHROPIC_API_KEY"), "{e}");
+        let e = Settings::resolve(&config(&[("provider", "gemini")]), env(&[])).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("expected openai, anthropic or command"),
+            "{e}"
+        );
+        let e =
+            Settings::resolve(&config(&[("baseUrl", "localhost:11434")]), env(&[])).unwrap_err();
+        assert!(e.to_string().contains("http://"), "{e}");
+        let e = Settings::resolve(&config(&[("retries", "99")]), env(&[])).unwrap_err();
+        assert!(e.to_string().contains("skill.retries"), "{e}");
+    }
+}

@@ -1,0 +1,178 @@
+//! The variables each template takes, as types: build one, pass it to
+//! [`Prompts::render_with`](super::Prompts::render_with). Every field is required by the
+//! template (variables are strict); `git skill prompt render NAME --vars FILE.json` takes the
+//! same fields as JSON.
+
+use serde::Serialize;
+
+use super::contracts::{Cluster, ReviewScope};
+use super::long_skill;
+use crate::signal::{Signal, SignalType};
+
+/// `triage.md.j2`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TriageVars {
+    pub skill_name: String,
+    /// sha256 (hex) of the current SKILL.md, for the stale check.
+    pub current_hash: String,
+    pub signals: Vec<SignalSummary>,
+}
+
+/// A signal as triage sees it: what happened, without the conversation (seed step 3).
+#[derive(Debug, Clone, Serialize)]
+pub struct SignalSummary {
+    pub signal_id: String,
+    #[serde(rename = "type")]
+    pub kind: SignalType,
+    pub scenario: String,
+    /// `None` (JSON null) when the signal has none.
+    pub correction: Option<String>,
+    pub friction_detail: Option<String>,
+    pub skill_version_hash: String,
+}
+
+/// A signal with its context, for reflect and the gate (seed steps 4-5).
+#[derive(Debug, Clone, Serialize)]
+pub struct SignalDetail {
+    pub signal_id: String,
+    #[serde(rename = "type")]
+    pub kind: SignalType,
+    pub scenario: String,
+    pub correction: Option<String>,
+    pub friction_detail: Option<String>,
+    pub context: ContextVars,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ContextVars {
+    pub user_intent: Option<String>,
+    pub problem_turn: Option<String>,
+    pub user_correction: Option<String>,
+}
+
+fn non_empty(s: &str) -> Option<String> {
+    (!s.trim().is_empty()).then(|| s.to_owned())
+}
+
+impl From<&Signal> for SignalSummary {
+    fn from(s: &Signal) -> Self {
+        SignalSummary {
+            signal_id: s.signal_id.clone(),
+            kind: s.kind,
+            scenario: s.scenario.clone(),
+            correction: non_empty(&s.correction),
+            friction_detail: non_empty(&s.friction_detail),
+            skill_version_hash: s.skill_version_hash.clone(),
+        }
+    }
+}
+
+impl From<&Signal> for SignalDetail {
+    fn from(s: &Signal) -> Self {
+        SignalDetail {
+            signal_id: s.signal_id.clone(),
+            kind: s.kind,
+            scenario: s.scenario.clone(),
+            correction: non_empty(&s.correction),
+            friction_detail: non_empty(&s.friction_detail),
+            context: ContextVars {
+                user_intent: non_empty(&s.context.user_intent),
+                problem_turn: non_empty(&s.context.problem_turn),
+                user_correction: non_empty(&s.context.user_correction),
+            },
+        }
+    }
+}
+
+/// `reflect.md.j2`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReflectVars {
+    pub skill_name: String,
+    /// SKILL.md, or its focused form for a long skill ([`long_skill::focus`]).
+    pub skill_text: String,
+    /// Headings of the sections replaced by `<omit/>` markers; when not empty the template
+    /// offers MODE 1 only.
+    pub omitted_sections: Vec<String>,
+    pub signals: Vec<SignalDetail>,
+    pub clusters: Vec<Cluster>,
+}
+
+impl ReflectVars {
+    /// Applies the long-skill rule of step 5 to `skill_md` with the signals' texts.
+    pub fn new(
+        skill_name: &str,
+        skill_md: &str,
+        signals: &[Signal],
+        clusters: Vec<Cluster>,
+    ) -> Self {
+        let focus = long_skill::focus_for_signals(skill_md, signals);
+        ReflectVars {
+            skill_name: skill_name.to_owned(),
+            skill_text: focus.text,
+            omitted_sections: focus.omitted,
+            signals: signals.iter().map(SignalDetail::from).collect(),
+            clusters,
+        }
+    }
+}
+
+/// `gate_text_edit.md.j2` and `gate_rewrite.md.j2`: one cluster, judged against the
+/// candidate SKILL.md.
+#[derive(Debug, Clone, Serialize)]
+pub struct GateVars {
+    pub skill_name: String,
+    /// The whole candidate SKILL.md (edits applied, or the rewrite).
+    pub candidate_skill: String,
+    pub cluster: Cluster,
+    /// The cluster's signals.
+    pub signals: Vec<SignalDetail>,
+}
+
+/// `review_system.md.j2` takes no variables.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ReviewSystemVars {}
+
+/// `review.md.j2`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReviewVars {
+    /// The session to review, as text (messages and tool calls).
+    pub transcript: String,
+    /// Every skill the repository has.
+    pub skills: Vec<SkillSummary>,
+    /// The auto-skills the reviewer may update, with their bodies.
+    pub editable_skills: Vec<EditableSkill>,
+    pub allow_create: bool,
+    pub allow_update: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SkillSummary {
+    pub name: String,
+    pub description: String,
+    /// `auto-skill` or `authored`, as `git skill list` says.
+    pub provenance: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EditableSkill {
+    pub name: String,
+    pub description: String,
+    /// The Markdown body, without frontmatter: what update edits target.
+    pub body: String,
+}
+
+impl ReviewVars {
+    /// What an answer to this prompt may do, for [`ReviewAnswer::validate`](super::contracts::ReviewAnswer::validate).
+    pub fn scope(&self) -> ReviewScope {
+        ReviewScope {
+            existing: self.skills.iter().map(|s| s.name.clone()).collect(),
+            editable: self
+                .editable_skills
+                .iter()
+                .map(|s| s.name.clone())
+                .collect(),
+            allow_create: self.allow_create,
+            allow_update: self.allow_update,
+        }
+    }
+}

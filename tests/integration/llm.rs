@@ -1,0 +1,662 @@
+//! The LLM layer against a real HTTP server on 127.0.0.1 speaking the OpenAI and Anthropic
+//! protocols, and the command provider against real scripts: requests as sent, retries,
+//! timeouts, malformed answers, structured JSON with repair, the batch runner, and
+//! `git skill llm ping` through the binary. No key ever appears in an error.
+
+use std::time::{Duration, Instant};
+
+use git_skill::llm::retry::Retry;
+use git_skill::llm::settings::Secret;
+use git_skill::llm::{self, batch, json, Kind, LlmError, Request, Settings};
+use serde_json::json;
+
+use super::common::Sandbox;
+use super::llm_server::{Reply, Server};
+
+const OPENAI_KEY: &str = concat!(
+    "sk-proj-2FDEEtfjgVvVqE1SkHbn88Hx",
+    "T3BlbkFJjSI6bWHtP3fS2qHx6kwXoIIX"
+);
+const PLAIN_KEY: &str = "local-server-key-1234";
+
+fn settings(kind: Kind, base_url: String, key: Option<&str>) -> Settings {
+    Settings {
+        kind,
+        model: "test-model".into(),
+        base_url,
+        command: None,
+        api_key: key.map(|k| Secret::new(k.to_owned())),
+        timeout: Duration::from_secs(5),
+        connect_timeout: Duration::from_secs(2),
+        retry: Retry {
+            retries: 2,
+            base: Duration::from_millis(10),
+            max_wait: Duration::from_secs(5),
+        },
+        parallel: 4,
+        chosen_because: "test".into(),
+    }
+}
+
+fn openai(server: &Server, key: Option<&str>) -> Box<dyn llm::Provider> {
+    llm::provider(&settings(Kind::OpenAi, server.url("/v1"), key))
+}
+
+fn anthropic(server: &Server) -> Box<dyn llm::Provider> {
+    llm::provider(&settings(Kind::Anthropic, server.url(""), Some(PLAIN_KEY)))
+}
+
+fn schema_request() -> Request {
+    let mut r = Request::new("Judge the cluster.").system("You are a gate.");
+    r.schema = Some(llm::Schema {
+        name: "verdict".into(),
+        schema: json!({"type": "object", "properties": {"verdict": {"type": "string"}}, "required": ["verdict"]}),
+    });
+    r.temperature = Some(0.0);
+    r.max_tokens = 64;
+    r
+}
+
+fn assert_no_key(text: &str) {
+    for key in [OPENAI_KEY, PLAIN_KEY] {
+        assert!(!text.contains(key), "a key leaked: {text}");
+    }
+}
+
+#[test]
+fn openai_request_and_answer_follow_the_protocol() {
+    let server = Server::start(vec![Reply::openai("{\"verdict\":\"NO\"}")]);
+    let c = openai(&server, Some(OPENAI_KEY))
+        .complete(&schema_request())
+        .unwrap();
+    assert_eq!(c.text, "{\"verdict\":\"NO\"}");
+    assert_eq!(
+        (c.usage.input_tokens, c.usage.output_tokens, c.attempts),
+        (11, 2, 1)
+    );
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 1);
+    let r = &reqs[0];
+    assert_eq!(
+        (r.method.as_str(), r.path.as_str()),
+        ("POST", "/v1/chat/completions")
+    );
+    assert_eq!(
+        r.header("authorization"),
+        Some(format!("Bearer {OPENAI_KEY}").as_str())
+    );
+    let body = r.json();
+    assert_eq!(body["model"], "test-model");
+    assert_eq!(body["max_tokens"], 64);
+    assert_eq!(body["temperature"], 0.0);
+    assert_eq!(
+        body["messages"][0],
+        json!({"role": "system", "content": "You are a gate."})
+    );
+    assert_eq!(
+        body["messages"][1],
+        json!({"role": "user", "content": "Judge the cluster."})
+    );
+    assert_eq!(body["response_format"]["type"], "json_schema");
+    assert_eq!(body["response_format"]["json_schema"]["name"], "verdict");
+    // Without a key (Ollama), no authorization header at all.
+    let server = Server::start(vec![Reply::openai("pong")]);
+    openai(&server, None)
+        .complete(&Request::new("ping"))
+        .unwrap();
+    assert_eq!(server.requests()[0].header("authorization"), None);
+}
+
+#[test]
+fn anthropic_request_and_answer_follow_the_protocol() {
+    let server = Server::start(vec![Reply::anthropic("pong")]);
+    let c = anthropic(&server).complete(&schema_request()).unwrap();
+    assert_eq!(c.text, "pong");
+    assert_eq!((c.usage.input_tokens, c.usage.output_tokens), (21, 3));
+    let r = &server.requests()[0];
+    assert_eq!(r.path, "/v1/messages");
+    assert_eq!(r.header("x-api-key"), Some(PLAIN_KEY));
+    assert_eq!(r.header("anthropic-version"), Some("2023-06-01"));
+    let body = r.json();
+    assert_eq!(body["system"], "You are a gate.");
+    assert_eq!(body["max_tokens"], 64);
+    assert_eq!(
+        body["messages"],
+        json!([{"role": "user", "content": "Judge the cluster."}])
+    );
+    assert!(body.get("response_format").is_none());
+    // A base URL that already ends in /v1 is not doubled.
+    let server = Server::start(vec![Reply::anthropic("pong")]);
+    llm::provider(&settings(
+        Kind::Anthropic,
+        server.url("/v1/"),
+        Some(PLAIN_KEY),
+    ))
+    .complete(&Request::new("x"))
+    .unwrap();
+    assert_eq!(server.requests()[0].path, "/v1/messages");
+}
+
+#[test]
+fn rate_limits_are_retried_no_sooner_than_the_server_asks() {
+    let server = Server::start(vec![
+        Reply::json(429, json!({"error": {"message": "slow down"}}))
+            .header("retry-after-ms", "300"),
+        Reply::openai("ok"),
+    ]);
+    let start = Instant::now();
+    let c = openai(&server, None).complete(&Request::new("x")).unwrap();
+    assert_eq!(c.attempts, 2);
+    assert!(
+        start.elapsed() >= Duration::from_millis(300),
+        "{:?}",
+        start.elapsed()
+    );
+    let server = Server::start(vec![
+        Reply::json(
+            529,
+            json!({"type": "error", "error": {"type": "overloaded_error"}}),
+        )
+        .header("retry-after", "1"),
+        Reply::anthropic("ok"),
+    ]);
+    let start = Instant::now();
+    let c = anthropic(&server).complete(&Request::new("x")).unwrap();
+    assert_eq!(c.attempts, 2);
+    assert!(start.elapsed() >= Duration::from_secs(1));
+    // A wait longer than git-skill's limit is reported, not slept through.
+    let server = Server::start(vec![
+        Reply::json(429, json!({})).header("retry-after", "3600")
+    ]);
+    let e = openai(&server, None)
+        .complete(&Request::new("x"))
+        .unwrap_err();
+    assert!(matches!(e, LlmError::WaitTooLong { .. }), "{e}");
+    assert!(e.to_string().contains("3600 s"), "{e}");
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn server_errors_are_retried_then_reported() {
+    let server = Server::start(vec![Reply::text(500, "boom"), Reply::openai("ok")]);
+    let c = openai(&server, None).complete(&Request::new("x")).unwrap();
+    assert_eq!((c.text.as_str(), c.attempts), ("ok", 2));
+    for status in [408, 409, 502, 503] {
+        let server = Server::start(vec![Reply::text(status, "busy")]);
+        let e = openai(&server, None)
+            .complete(&Request::new("x"))
+            .unwrap_err();
+        assert_eq!(server.requests().len(), 3, "{status}: 1 + 2 retries");
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("HTTP {status} after 3 attempt(s): busy")),
+            "{text}"
+        );
+        assert!(text.contains(&server.url("/v1/chat/completions")), "{text}");
+    }
+}
+
+#[test]
+fn client_errors_and_exhausted_quotas_are_not_retried() {
+    for status in [400, 401, 403, 404, 422] {
+        let server = Server::start(vec![Reply::json(
+            status,
+            json!({"error": {"message": format!("Incorrect API key provided: {OPENAI_KEY}")}}),
+        )]);
+        let e = openai(&server, Some(OPENAI_KEY))
+            .complete(&Request::new("x"))
+            .unwrap_err();
+        assert_eq!(server.requests().len(), 1, "{status}");
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("HTTP {status} after 1 attempt(s)")),
+            "{text}"
+        );
+        assert_no_key(&text);
+    }
+    let e = {
+        let server = Server::start(vec![Reply::json(401, json!({"error": "bad key"}))]);
+        openai(&server, Some(OPENAI_KEY))
+            .complete(&Request::new("x"))
+            .unwrap_err()
+    };
+    assert!(e.hint().unwrap().contains("OPENAI_API_KEY"));
+    let server = Server::start(vec![Reply::json(
+        429,
+        json!({"error": {"message": "You exceeded your current quota", "type": "insufficient_quota"}}),
+    )]);
+    let e = openai(&server, None)
+        .complete(&Request::new("x"))
+        .unwrap_err();
+    assert_eq!(server.requests().len(), 1);
+    assert!(e.to_string().contains("exceeded your current quota"), "{e}");
+    // A key of no known shape, echoed by a server, is scrubbed all the same.
+    let server = Server::start(vec![Reply::text(401, &format!("key {PLAIN_KEY} is wrong"))]);
+    let e = llm::provider(&settings(Kind::Anthropic, server.url(""), Some(PLAIN_KEY)))
+        .complete(&Request::new("x"))
+        .unwrap_err();
+    assert_no_key(&e.to_string());
+    assert!(e.to_string().contains("[redacted]"), "{e}");
+}
+
+#[test]
+fn a_slow_server_times_out_and_is_retried() {
+    let server = Server::start(vec![Reply::openai("late").delay(Duration::from_secs(3))]);
+    let mut s = settings(Kind::OpenAi, server.url("/v1"), None);
+    s.timeout = Duration::from_millis(300);
+    s.retry.retries = 1;
+    let e = llm::provider(&s).complete(&Request::new("x")).unwrap_err();
+    assert!(matches!(e, LlmError::Timeout { attempts: 2, .. }), "{e}");
+    assert!(e.to_string().contains("no answer within 300 ms"), "{e}");
+    assert!(e.hint().unwrap().contains("skill.timeout"));
+    // The second attempt is sent once the first has timed out.
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn malformed_non_json_and_cut_off_answers_are_reported() {
+    let cases = [
+        (Reply::text(200, "{\"choices\": ["), "not JSON", 1),
+        (Reply::text(200, "<html>Bad gateway</html>"), "not JSON", 1),
+        (
+            Reply::json(200, json!({"choices": []})),
+            "no choices[0].message.content",
+            1,
+        ),
+        (
+            Reply::json(
+                200,
+                json!({"choices": [{"message": {"content": null, "refusal": "I can't"}}]}),
+            ),
+            "the model refused: I can't",
+            1,
+        ),
+        (Reply::openai("ok").truncated(), "cut off", 3),
+    ];
+    for (reply, expected, requests) in cases {
+        let server = Server::start(vec![reply]);
+        let e = openai(&server, None)
+            .complete(&Request::new("x"))
+            .unwrap_err();
+        assert!(e.to_string().contains(expected), "{expected}: {e}");
+        assert_eq!(server.requests().len(), requests, "{expected}");
+    }
+    let server = Server::start(vec![Reply::json(200, json!({"type": "message"}))]);
+    let e = anthropic(&server).complete(&Request::new("x")).unwrap_err();
+    assert!(e.to_string().contains("no content"), "{e}");
+}
+
+#[test]
+fn a_server_refusing_json_schema_gets_the_request_again_without_it() {
+    let server = Server::start(vec![
+        Reply::json(
+            400,
+            json!({"error": {"message": "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."}}),
+        ),
+        Reply::openai("{\"verdict\":\"YES\"}"),
+    ]);
+    let provider = openai(&server, None);
+    let c = provider.complete(&schema_request()).unwrap();
+    assert_eq!(c.attempts, 2);
+    provider.complete(&schema_request()).unwrap();
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs[0].json().get("response_format").is_some());
+    assert!(reqs[1].json().get("response_format").is_none());
+    assert!(
+        reqs[2].json().get("response_format").is_none(),
+        "not sent again once refused"
+    );
+    // Reasoning models want max_completion_tokens: asked once, remembered.
+    let server = Server::start(vec![
+        Reply::json(
+            400,
+            json!({"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."}}),
+        ),
+        Reply::openai("ok"),
+    ]);
+    let provider = openai(&server, None);
+    assert_eq!(provider.complete(&schema_request()).unwrap().attempts, 2);
+    provider.complete(&schema_request()).unwrap();
+    let reqs = server.requests();
+    assert_eq!(reqs[0].json()["max_tokens"], 64);
+    assert_eq!(reqs[1].json()["max_completion_tokens"], 64);
+    assert!(reqs[1].json().get("max_tokens").is_none());
+    assert_eq!(reqs[2].json()["max_completion_tokens"], 64);
+    // Any other 400 is final.
+    let server = Server::start(vec![Reply::json(
+        400,
+        json!({"error": {"message": "bad messages"}}),
+    )]);
+    assert!(openai(&server, None).complete(&schema_request()).is_err());
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct Verdict {
+    cluster_id: String,
+    verdict: String,
+}
+
+fn check(v: &Verdict) -> Result<(), String> {
+    match v.verdict.as_str() {
+        "YES" | "NO" => Ok(()),
+        other => Err(format!("verdict must be YES or NO, not {other:?}")),
+    }
+}
+
+#[test]
+fn structured_answers_are_extracted_repaired_or_kept_for_inspection() {
+    let server = Server::start(vec![Reply::openai(
+        "Here is my judgement:\n```json\n{\"cluster_id\": \"c_001\", \"verdict\": \"NO\"}\n```",
+    )]);
+    let s = json::complete_json::<Verdict>(
+        openai(&server, None).as_ref(),
+        &schema_request(),
+        &check,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            s.value.cluster_id.as_str(),
+            s.value.verdict.as_str(),
+            s.repaired
+        ),
+        ("c_001", "NO", false)
+    );
+
+    let server = Server::start(vec![
+        Reply::openai("{\"cluster_id\": \"c_001\", \"verdict\": \"PROBABLY\"}"),
+        Reply::openai("{\"cluster_id\": \"c_001\", \"verdict\": \"YES\"}"),
+    ]);
+    let s = json::complete_json::<Verdict>(
+        openai(&server, None).as_ref(),
+        &schema_request(),
+        &check,
+        None,
+    )
+    .unwrap();
+    assert!(s.repaired);
+    assert_eq!(s.value.verdict, "YES");
+    assert_eq!(s.usage.input_tokens, 22);
+    let repair = server.requests()[1].json();
+    let messages = repair["messages"].as_array().unwrap();
+    assert_eq!(messages[2]["role"], "assistant");
+    assert!(messages[3]["content"]
+        .as_str()
+        .unwrap()
+        .contains("verdict must be YES or NO, not \"PROBABLY\""));
+
+    let dir = tempfile::tempdir().unwrap();
+    let raw_dir = dir.path().join(".skillopt/work");
+    let server = Server::start(vec![
+        Reply::openai("I cannot decide."),
+        Reply::openai("{\"verdict\": 3}"),
+    ]);
+    let e = json::complete_json::<Verdict>(
+        openai(&server, None).as_ref(),
+        &schema_request(),
+        &check,
+        Some(&raw_dir),
+    )
+    .unwrap_err();
+    let LlmError::Json { raw, reason } = &e else {
+        panic!("{e}")
+    };
+    assert!(raw.starts_with(&raw_dir), "{}", raw.display());
+    assert!(reason.contains("does not fit the contract"), "{reason}");
+    assert!(e.to_string().contains(&raw.display().to_string()));
+    let kept = std::fs::read_to_string(raw).unwrap();
+    assert!(
+        kept.contains("I cannot decide.") && kept.contains("{\"verdict\": 3}"),
+        "{kept}"
+    );
+}
+
+#[test]
+fn the_batch_runner_keeps_input_order_and_sums_usage() {
+    let server = Server::start(vec![Reply::openai("same")]);
+    let provider = openai(&server, None);
+    let requests: Vec<Request> = (0..8)
+        .map(|i| Request::new(format!("cluster {i}")))
+        .collect();
+    let batch = batch::complete_all(provider.as_ref(), &requests, 4);
+    assert_eq!(batch.results.len(), 8);
+    assert!(batch.results.iter().all(|r| r.is_ok()));
+    assert_eq!(batch.usage().input_tokens, 88);
+    // Order: run() hands each item's own result back in place.
+    let out = batch::run(&[3u64, 1, 2], 3, |&n| {
+        std::thread::sleep(Duration::from_millis(n * 30));
+        Ok(n)
+    });
+    let values: Vec<u64> = out.results.into_iter().map(Result::unwrap).collect();
+    assert_eq!(values, [3, 1, 2]);
+}
+
+fn command(script: &str, timeout: Duration) -> Box<dyn llm::Provider> {
+    let mut s = settings(Kind::Command, String::new(), None);
+    s.command = Some(script.to_owned());
+    s.timeout = timeout;
+    llm::provider(&s)
+}
+
+#[test]
+fn the_command_provider_runs_scripts_with_the_prompt_on_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("prompt.txt");
+    let p = command(
+        &format!("cat > '{}'; echo '{{\"verdict\":\"NO\"}}'", seen.display()),
+        Duration::from_secs(10),
+    );
+    let c = p
+        .complete(&Request::new("the prompt").system("the system"))
+        .unwrap();
+    assert_eq!(c.text.trim(), "{\"verdict\":\"NO\"}");
+    assert!(c.usage.estimated);
+    assert_eq!(
+        std::fs::read_to_string(&seen).unwrap(),
+        "the system\n\nthe prompt\n"
+    );
+
+    let e = command(
+        "echo 'model not found' >&2; exit 7",
+        Duration::from_secs(10),
+    )
+    .complete(&Request::new("x"))
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("failed (exit status: 7): model not found"),
+        "{e}"
+    );
+
+    let e = command("true", Duration::from_secs(10))
+        .complete(&Request::new("x"))
+        .unwrap_err();
+    assert!(e.to_string().contains("printed nothing"), "{e}");
+
+    let e = command("printf '\\377\\376'", Duration::from_secs(10))
+        .complete(&Request::new("x"))
+        .unwrap_err();
+    assert!(e.to_string().contains("not UTF-8"), "{e}");
+
+    let e = command("definitely-not-a-program-xyz", Duration::from_secs(10))
+        .complete(&Request::new("x"))
+        .unwrap_err();
+    assert!(e.to_string().contains("127"), "{e}");
+
+    // Garbage where JSON is expected: the repair request gets garbage too.
+    let raw = dir.path().join("raw");
+    let e = json::complete_json::<Verdict>(
+        command("cat >/dev/null; echo 'la la la'", Duration::from_secs(10)).as_ref(),
+        &Request::new("x"),
+        &check,
+        Some(&raw),
+    )
+    .unwrap_err();
+    assert!(matches!(e, LlmError::Json { .. }), "{e}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_hanging_command_is_killed_with_its_children() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("child.pid");
+    let script = format!("sleep 60 & echo $! > '{}'; wait", pid_file.display());
+    let start = Instant::now();
+    let e = command(&script, Duration::from_millis(500))
+        .complete(&Request::new("x"))
+        .unwrap_err();
+    assert!(matches!(e, LlmError::CommandTimeout { .. }), "{e}");
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "the timeout was not enforced"
+    );
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_owned();
+    std::thread::sleep(Duration::from_millis(200));
+    // Gone, or a zombie waiting for a reaper (PID 1 of a container may never reap it).
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .next()
+        .unwrap_or("");
+    assert!(
+        stat.is_empty() || state == "Z",
+        "the background child {pid} survived: {stat}"
+    );
+}
+
+#[test]
+fn ping_through_the_binary_with_each_provider() {
+    let sb = Sandbox::with_repo();
+    let server = Server::start(vec![Reply::openai("pong")]);
+    let base = server.url("/v1");
+    let run = sb.run_in(
+        "",
+        &["llm", "ping"],
+        &[
+            ("GIT_SKILL_PROVIDER", "openai"),
+            ("GIT_SKILL_BASE_URL", &base),
+            ("GIT_SKILL_MODEL", "qwen2.5"),
+            ("OPENAI_API_KEY", OPENAI_KEY),
+        ],
+    );
+    run.assert_ok();
+    for expected in [
+        "provider  openai (skill.provider = openai",
+        "model     qwen2.5",
+        &format!("base URL  {base}"),
+        "tokens    11 in, 2 out",
+        "answer    pong",
+    ] {
+        assert!(run.stdout.contains(expected), "{expected}:\n{}", run.stdout);
+    }
+    assert_no_key(&run.stdout);
+    assert_no_key(&run.stderr);
+
+    let server = Server::start(vec![Reply::anthropic("pong")]);
+    sb.git(&["config", "skill.baseUrl", &server.url("")])
+        .assert_ok();
+    let run = sb.run_in(
+        "",
+        &["llm", "ping", "--format", "json"],
+        &[("ANTHROPIC_API_KEY", PLAIN_KEY)],
+    );
+    run.assert_ok();
+    let v = run.json();
+    assert_eq!(v["provider"], "anthropic");
+    assert_eq!(v["chosen_because"], "ANTHROPIC_API_KEY is set");
+    assert_eq!(v["usage"]["input_tokens"], 21);
+    assert_eq!(v["answer"], "pong");
+    sb.git(&["config", "--unset", "skill.baseUrl"]).assert_ok();
+
+    let run = sb.run_in(
+        "",
+        &["llm", "ping"],
+        &[
+            ("GIT_SKILL_PROVIDER", "command"),
+            ("GIT_SKILL_COMMAND", "cat >/dev/null; echo pong"),
+        ],
+    );
+    run.assert_ok();
+    assert!(
+        run.stdout.contains("command   cat >/dev/null; echo pong"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("(estimated)"), "{}", run.stdout);
+}
+
+#[test]
+fn ping_failures_exit_2_and_say_what_to_set() {
+    let sb = Sandbox::with_repo();
+    let server = Server::start(vec![Reply::json(
+        401,
+        json!({"error": {"message": format!("Incorrect API key provided: {OPENAI_KEY}")}}),
+    )]);
+    let run = sb.run_in(
+        "",
+        &["llm", "ping"],
+        &[
+            ("GIT_SKILL_PROVIDER", "openai"),
+            ("GIT_SKILL_BASE_URL", &server.url("/v1")),
+            ("OPENAI_API_KEY", OPENAI_KEY),
+        ],
+    );
+    run.assert_status(2);
+    assert!(run.stderr.contains("HTTP 401"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("hint: check OPENAI_API_KEY"),
+        "{}",
+        run.stderr
+    );
+    assert_no_key(&run.stderr);
+    assert_no_key(&run.stdout);
+
+    // Nothing listens: the error names what to set.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let run = sb.run_in(
+        "",
+        &["llm", "ping"],
+        &[
+            ("GIT_SKILL_BASE_URL", &format!("http://127.0.0.1:{port}/v1")),
+            ("GIT_SKILL_RETRIES", "0"),
+        ],
+    );
+    run.assert_status(2);
+    assert!(run.stderr.contains("could not connect"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("skill.provider") && run.stderr.contains("ANTHROPIC_API_KEY"),
+        "{}",
+        run.stderr
+    );
+
+    let run = sb.run_in("", &["llm", "ping"], &[("GIT_SKILL_PROVIDER", "anthropic")]);
+    run.assert_status(2);
+    assert!(
+        run.stderr.contains("needs ANTHROPIC_API_KEY"),
+        "{}",
+        run.stderr
+    );
+    let run = sb.run_in("", &["llm", "ping"], &[("GIT_SKILL_PROVIDER", "command")]);
+    run.assert_status(2);
+    assert!(
+        run.stderr.contains("skill.command is not set"),
+        "{}",
+        run.stderr
+    );
+    let run = sb.run_in("", &["llm", "ping"], &[("GIT_SKILL_TIMEOUT", "soon")]);
+    run.assert_status(2);
+    assert!(run.stderr.contains("skill.timeout"), "{}", run.stderr);
+}
