@@ -88,6 +88,13 @@ impl Provider for Anthropic {
             .filter(|b| b["type"] == "text")
             .filter_map(|b| b["text"].as_str())
             .collect();
+        if v["stop_reason"] == "max_tokens" {
+            return Err(bad(format!(
+                "the answer was cut off at max_tokens ({}): {}",
+                request.max_tokens,
+                super::excerpt(&text, 200)
+            )));
+        }
         let usage = Usage {
             input_tokens: v["usage"]["input_tokens"].as_u64().unwrap_or(0),
             output_tokens: v["usage"]["output_tokens"].as_u64().unwrap_or(0),

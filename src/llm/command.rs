@@ -11,6 +11,8 @@ use super::{Completion, Describe, LlmError, Provider, Request, Role, Settings, U
 /// The most of stdout kept, and of stderr quoted.
 const MAX_STDOUT: u64 = 16 << 20;
 const STDERR_TAIL: usize = 2000;
+/// How much of stderr is held while the command runs.
+const STDERR_KEPT: usize = 64 << 10;
 
 pub(crate) struct CommandProvider {
     command: String,
@@ -116,38 +118,51 @@ pub(crate) fn run(
     let mut stdin = child.stdin.take().expect("stdin is piped");
     let input = input.to_owned();
     // Writer and readers on their own threads: a command that answers before reading all of
-    // its input, or fills a pipe, must not block the others.
-    let writer = std::thread::spawn(move || {
+    // its input, or fills a pipe, must not block the others. None is joined: a process the
+    // command left behind may hold a pipe open for ever, and the deadline must still hold.
+    std::thread::spawn(move || {
         let _ = stdin.write_all(input.as_bytes());
     });
+    let (out_tx, out_rx) = std::sync::mpsc::channel();
     let mut out = child.stdout.take().expect("stdout is piped");
-    let reader = std::thread::spawn(move || {
+    std::thread::spawn(move || {
         let mut buf = Vec::new();
-        let _ = (&mut out).take(MAX_STDOUT).read_to_end(&mut buf);
+        let _ = (&mut out).take(MAX_STDOUT + 1).read_to_end(&mut buf);
+        let too_large = buf.len() as u64 > MAX_STDOUT;
         // Drain the rest so that the command is not stopped by a full pipe.
         let _ = std::io::copy(&mut out, &mut std::io::sink());
-        buf
+        let _ = out_tx.send((buf, too_large));
     });
+    let (err_tx, err_rx) = std::sync::mpsc::channel();
     let mut err = child.stderr.take().expect("stderr is piped");
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = err.read_to_end(&mut buf);
-        buf
+    std::thread::spawn(move || {
+        // Only the end is ever quoted: keep a rolling tail, not the whole stream.
+        let mut kept: Vec<u8> = Vec::new();
+        let mut chunk = [0u8; 8192];
+        while let Ok(n) = err.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            kept.extend_from_slice(&chunk[..n]);
+            if kept.len() > 2 * STDERR_KEPT {
+                kept.drain(..kept.len() - STDERR_KEPT);
+            }
+        }
+        let _ = err_tx.send(kept);
     });
     let deadline = Instant::now() + timeout;
+    let timed_out = |child: &mut std::process::Child| {
+        kill_group(child);
+        let _ = child.wait();
+        LlmError::CommandTimeout {
+            command: command.to_owned(),
+            after: timeout,
+        }
+    };
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() >= deadline => {
-                kill_group(&mut child);
-                let _ = child.wait();
-                // The reader threads are left to end on their own: a process that left the
-                // group could keep the pipes open for ever.
-                return Err(LlmError::CommandTimeout {
-                    command: command.to_owned(),
-                    after: timeout,
-                });
-            }
+            Ok(None) if Instant::now() >= deadline => return Err(timed_out(&mut child)),
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
             Err(source) => {
                 kill_group(&mut child);
@@ -158,14 +173,32 @@ pub(crate) fn run(
             }
         }
     };
-    let _ = writer.join();
-    let stdout = reader.join().unwrap_or_default();
-    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+    let left = deadline.saturating_duration_since(Instant::now());
+    // The command has exited; its output is complete once every process it started has let
+    // go of the pipes, which must happen before the deadline too.
+    let Ok((stdout, too_large)) = out_rx.recv_timeout(left) else {
+        kill_group(&mut child);
+        return Err(LlmError::CommandTimeout {
+            command: command.to_owned(),
+            after: timeout,
+        });
+    };
+    let left = deadline.saturating_duration_since(Instant::now());
+    let stderr = err_rx
+        .recv_timeout(left.max(Duration::from_millis(100)))
+        .unwrap_or_default();
+    let stderr = String::from_utf8_lossy(&stderr).into_owned();
     if !status.success() {
         return Err(LlmError::CommandFailed {
             command: command.to_owned(),
             status: status.to_string(),
             stderr: tail(&stderr),
+        });
+    }
+    if too_large {
+        return Err(LlmError::CommandOutput {
+            command: command.to_owned(),
+            reason: format!("its answer is larger than {} MiB", MAX_STDOUT >> 20),
         });
     }
     Ok((stdout, stderr))

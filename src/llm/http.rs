@@ -63,7 +63,12 @@ impl Http {
         loop {
             attempts += 1;
             match self.attempt(url, headers, &payload, attempts) {
-                Ok(body) => return Ok(Answer { body, attempts }),
+                Ok(body) => {
+                    return Ok(Answer {
+                        body: self.scrub(&body),
+                        attempts,
+                    })
+                }
                 Err(Attempt::Fail(e)) => return Err(e),
                 Err(Attempt::Retry(e, server)) => {
                     if attempts > self.retry.retries {

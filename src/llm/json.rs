@@ -14,7 +14,8 @@ const MAX_CANDIDATES: usize = 32;
 /// Finds the JSON value in `text`: the whole text, else the first ```json (or bare ```) block
 /// that parses, else the first balanced `{...}` that parses.
 pub fn extract(text: &str) -> Option<serde_json::Value> {
-    let trimmed = text.trim().trim_start_matches('\u{feff}');
+    let without_thinking = strip_thinking(text);
+    let trimmed = without_thinking.trim().trim_start_matches('\u{feff}');
     if let Ok(v) = serde_json::from_str(trimmed) {
         return Some(v);
     }
@@ -40,6 +41,29 @@ pub fn extract(text: &str) -> Option<serde_json::Value> {
         from = start + 1;
     }
     None
+}
+
+/// `text` without the `<think>…</think>` blocks reasoning models (Qwen3, DeepSeek-R1) put
+/// before their answer: a draft object in there must not be taken for the answer. An
+/// unclosed block runs to the end.
+fn strip_thinking(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("<think>") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find("<think>") {
+        out.push_str(&rest[..open]);
+        match rest[open..].find("</think>") {
+            Some(close) => rest = &rest[open + close + "</think>".len()..],
+            None => {
+                rest = "";
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// The contents of Markdown code fences, in order.
@@ -161,13 +185,17 @@ pub fn complete_json<T: DeserializeOwned>(
     }
 }
 
-/// Writes the answers to a new file `llm-answer-<time>-<n>.txt` in `dir`.
+/// Writes the answers to a new file `llm-answer-<time>-<n>.txt` in `dir`, readable by its
+/// owner only: answers quote skills and transcripts. Outside a repository the directory is
+/// the user's own under the temporary directory.
 fn keep_raw(dir: Option<&Path>, answers: &[&str]) -> std::io::Result<PathBuf> {
     let dir = match dir {
-        Some(d) => d.to_owned(),
-        None => std::env::temp_dir().join("git-skill"),
+        Some(d) => {
+            std::fs::create_dir_all(d)?;
+            d.to_owned()
+        }
+        None => private_temp_dir()?,
     };
-    std::fs::create_dir_all(&dir)?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S");
     let mut text = String::new();
     for (i, a) in answers.iter().enumerate() {
@@ -192,6 +220,36 @@ fn keep_raw(dir: Option<&Path>, answers: &[&str]) -> std::io::Result<PathBuf> {
     Err(std::io::Error::other("no free file name"))
 }
 
+/// `<temp>/git-skill-<uid>`, created `0700`; one that another user made first is refused.
+fn private_temp_dir() -> std::io::Result<PathBuf> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+        // SAFETY: geteuid has no preconditions and touches no memory.
+        let uid = unsafe { libc::geteuid() };
+        let dir = std::env::temp_dir().join(format!("git-skill-{uid}"));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+        let meta = std::fs::symlink_metadata(&dir)?;
+        if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
+            return Err(std::io::Error::other(format!(
+                "'{}' is not a private directory of this user",
+                dir.display()
+            )));
+        }
+        Ok(dir)
+    }
+    #[cfg(not(unix))]
+    {
+        let dir = std::env::temp_dir().join("git-skill");
+        std::fs::create_dir_all(&dir)?;
+        Ok(dir)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,6 +268,9 @@ mod tests {
             extract(embedded),
             Some(json!({"reason": "a } in a string, and \" quotes {", "n": 3}))
         );
+        // A reasoning model's draft is not the answer.
+        let thinking = "<think>maybe {\"verdict\": \"YES\"}? no.</think>\n{\"verdict\": \"NO\"}";
+        assert_eq!(extract(thinking), Some(json!({"verdict": "NO"})));
         // A first candidate that is not JSON does not hide a later one.
         assert_eq!(
             extract("{not json} then {\"ok\":true}"),

@@ -21,6 +21,8 @@ pub(crate) struct OpenAi {
     /// Set once the server has asked for `max_completion_tokens` instead of `max_tokens`
     /// (OpenAI's reasoning models).
     completion_tokens: AtomicBool,
+    /// Set once the server has refused `temperature` (reasoning models take only the default).
+    no_temperature: AtomicBool,
 }
 
 impl OpenAi {
@@ -37,6 +39,7 @@ impl OpenAi {
             },
             no_schema: AtomicBool::new(false),
             completion_tokens: AtomicBool::new(false),
+            no_temperature: AtomicBool::new(false),
         }
     }
 
@@ -62,7 +65,10 @@ impl OpenAi {
             "max_tokens"
         };
         body[tokens] = json!(request.max_tokens);
-        if let Some(t) = request.temperature {
+        if let (Some(t), false) = (
+            request.temperature,
+            self.no_temperature.load(Ordering::Relaxed),
+        ) {
             body["temperature"] = json!(t);
         }
         if let (Some(schema), true) = (&request.schema, with_schema) {
@@ -110,6 +116,12 @@ impl OpenAi {
                 )))
             }
         };
+        if choice["finish_reason"] == "length" {
+            return Err(bad(format!(
+                "the answer was cut off at the token limit: {}",
+                super::excerpt(&text, 200)
+            )));
+        }
         let usage = Usage {
             input_tokens: v["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
             output_tokens: v["usage"]["completion_tokens"].as_u64().unwrap_or(0),
@@ -151,6 +163,14 @@ impl Provider for OpenAi {
                         && refuses(&e, &["max_completion_tokens"]) =>
                 {
                     self.completion_tokens.store(true, Ordering::Relaxed);
+                    spent += 1;
+                }
+                Err(e)
+                    if request.temperature.is_some()
+                        && !self.no_temperature.load(Ordering::Relaxed)
+                        && refuses(&e, &["temperature"]) =>
+                {
+                    self.no_temperature.store(true, Ordering::Relaxed);
                     spent += 1;
                 }
                 Ok((body, attempts)) => break (body, attempts + spent),

@@ -56,13 +56,12 @@ pub fn retryable_status(status: u16, body: &str) -> bool {
 
 /// A 429 whose body says the account's quota or spend limit is used up: waiting won't help.
 pub fn quota_exhausted(body: &str) -> bool {
+    // Precise phrases only: OpenAI's ordinary per-minute 429 also links to the billing page.
     let b = body.to_ascii_lowercase();
     b.contains("insufficient_quota")
-        || b.contains("quota exceeded")
         || b.contains("exceeded your current quota")
         || b.contains("spend limit")
-        || b.contains("billing")
-        || b.contains("credit balance")
+        || b.contains("spending limit")
 }
 
 /// The server's wait: `retry-after-ms` (milliseconds), else `retry-after` in seconds or as an
@@ -136,6 +135,8 @@ mod tests {
         }
         let quota = r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota"}}"#;
         assert!(!retryable_status(429, quota));
+        let rate = r#"{"error":{"message":"Rate limit reached for gpt-4.1-mini on requests per min (RPM): Limit 3, Used 3. Please try again in 20s. Visit https://platform.openai.com/account/rate-limits to learn more. You can increase your rate limit by adding a payment method to your account at https://platform.openai.com/account/billing.","type":"requests","code":"rate_limit_exceeded"}}"#;
+        assert!(retryable_status(429, rate), "a plain rate limit is retried");
     }
 
     #[test]

@@ -147,6 +147,16 @@ impl Settings {
             Kind::OpenAi => key("OPENAI_API_KEY"),
             Kind::Command => None,
         };
+        if api_key.is_some() && base_url.starts_with("http://") && !loopback(&base_url) {
+            let var = match kind {
+                Kind::Anthropic => "ANTHROPIC_API_KEY",
+                _ => "OPENAI_API_KEY",
+            };
+            return Err(LlmError::Config(format!(
+                "refusing to send {var} over plain http to {}: use https, or unset {var} for a server that needs no key",
+                super::display_url(&base_url)
+            )));
+        }
         if kind == Kind::Anthropic && api_key.is_none() {
             return Err(LlmError::Config(
                 "the anthropic provider needs ANTHROPIC_API_KEY in the environment (it is never read from git config)".into(),
@@ -168,6 +178,22 @@ impl Settings {
             chosen_because,
         })
     }
+}
+
+/// Whether an http URL points at this machine, where a key in clear text stays local.
+fn loopback(url: &str) -> bool {
+    let shown = super::display_url(url);
+    let rest = shown.split_once("://").map_or(shown.as_str(), |(_, r)| r);
+    let host_port = rest.split('/').next().unwrap_or("");
+    let host = if let Some(v6) = host_port.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        host_port.split(':').next().unwrap_or("")
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 fn source_of(config: &Config, key: &str) -> String {
@@ -268,6 +294,28 @@ mod tests {
         let e =
             Settings::resolve(&config(&[("baseUrl", "localhost:11434")]), env(&[])).unwrap_err();
         assert!(e.to_string().contains("http://"), "{e}");
+        // A key never travels in clear text off this machine.
+        let e = Settings::resolve(
+            &config(&[("baseUrl", "http://models.example.com/v1")]),
+            env(&[("OPENAI_API_KEY", "sk-x")]),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("refusing to send OPENAI_API_KEY over plain http"),
+            "{e}"
+        );
+        for local in [
+            "http://localhost:8000/v1",
+            "http://127.0.0.1:8000/v1",
+            "http://[::1]:8000/v1",
+        ] {
+            Settings::resolve(
+                &config(&[("baseUrl", local)]),
+                env(&[("OPENAI_API_KEY", "sk-x")]),
+            )
+            .unwrap_or_else(|e| panic!("{local}: {e}"));
+        }
         let e = Settings::resolve(&config(&[("retries", "99")]), env(&[])).unwrap_err();
         assert!(e.to_string().contains("skill.retries"), "{e}");
     }

@@ -74,6 +74,17 @@ impl TriageAnswer {
             if c.cluster_id.trim().is_empty() {
                 return fail("a cluster has an empty `cluster_id`");
             }
+            // Ids are quoted back to the gate and used in file names: short and plain.
+            let plain = c.cluster_id.len() <= 64
+                && c.cluster_id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+            if !plain {
+                return fail(format!(
+                    "cluster id '{}' must be at most 64 letters, digits, '_' or '-' (like c_001)",
+                    c.cluster_id.chars().take(80).collect::<String>()
+                ));
+            }
             if !cluster_ids.insert(c.cluster_id.as_str()) {
                 return fail(format!("cluster id '{}' is used twice", c.cluster_id));
             }
@@ -526,6 +537,13 @@ mod tests {
         assert_eq!(err.to_string(), "signal 'd' is in no cluster");
         let err = answer.validate(&ids(&["a", "b"])).unwrap_err();
         assert!(err.to_string().contains("'c'"), "{err}");
+        for bad in ["c 001".to_owned(), "x".repeat(65), "c/../1".to_owned()] {
+            let mut long = serde_json::to_value(&answer).unwrap();
+            long["clusters"][0]["cluster_id"] = json!(bad);
+            let long: TriageAnswer = serde_json::from_value(long).unwrap();
+            let err = long.validate(&ids(&["a", "b", "c"])).unwrap_err();
+            assert!(err.to_string().contains("at most 64 letters"), "{err}");
+        }
 
         let mut bad = answer.clone();
         bad.clusters[0].count = 3;

@@ -2,8 +2,9 @@
 //! model with only the sections that the signals are about; every other section becomes an
 //! `<omit reason="..." section="..."/>` line naming its heading.
 //!
-//! - Tokens are estimated as characters / 4 (rounded up): close enough for English prose
-//!   and Markdown, and it needs no tokenizer. At or under [`LONG_SKILL_TOKENS`] the text is
+//! - Tokens are estimated as characters / 4 (rounded up), counting each Chinese, Japanese or
+//!   Korean character as a token of its own: close enough for prose and Markdown, and it
+//!   needs no tokenizer. At or under [`LONG_SKILL_TOKENS`] the text is
 //!   returned unchanged.
 //! - Sections start at `#`, `##` and `###` headings (ATX, up to 3 spaces of indent); `####`
 //!   and deeper stay inside their section. Lines inside fenced code blocks (``` or ~~~) are
@@ -17,7 +18,7 @@
 //! - A section matches a signal when its heading shares a word with the signal, or the whole
 //!   section (heading and text) shares at least two. A signal's words come from its
 //!   scenario, correction, friction detail and context. Sections matching any signal are
-//!   kept in full.
+//!   kept in full, with the deeper sections below them (a kept `##` keeps its `###`s).
 //! - When no section matches, the text is returned unchanged: a reflect that sees none of
 //!   the skill's sections could propose no edit whose target exists, so the full text costs
 //!   less than a wasted run.
@@ -42,9 +43,18 @@ pub struct Focus {
     pub omitted: Vec<String>,
 }
 
-/// Tokens of `text`, estimated as characters / 4, rounded up.
+/// Tokens of `text`: characters / 4, rounded up, plus one per CJK character (which
+/// tokenizers split about one a token).
 pub fn estimate_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
+    let (mut cjk, mut other) = (0usize, 0usize);
+    for c in text.chars() {
+        if is_cjk(c) {
+            cjk += 1;
+        } else {
+            other += 1;
+        }
+    }
+    cjk + other.div_ceil(4)
 }
 
 /// [`focus`] with the texts of `signals`.
@@ -87,6 +97,14 @@ pub fn focus(skill_md: &str, queries: &[&str]) -> Focus {
             q.intersection(&heading).next().is_some() || q.intersection(&all).nth(1).is_some()
         });
         any |= section.keep;
+    }
+    // A kept section keeps the deeper ones below it: its `###` details are what an edit needs.
+    let mut keeping_below: Option<usize> = None;
+    for section in sections.iter_mut().skip(intro_len) {
+        match keeping_below {
+            Some(level) if section.level > level => section.keep = true,
+            _ => keeping_below = section.keep.then_some(section.level),
+        }
     }
     let rest = &sections[intro_len.min(sections.len())..];
     if !any || rest.iter().all(|s| s.keep) {
@@ -365,6 +383,27 @@ mod tests {
             ]
         );
         assert!(estimate_tokens(&f.text) < estimate_tokens(&skill) / 2);
+    }
+
+    #[test]
+    fn a_kept_section_keeps_its_subsections() {
+        let f = focus(&long_skill(), &["rotate the pages of a scan"]);
+        assert_eq!(f.omitted, ["## Filling forms", "## Merging"]);
+        assert!(f
+            .text
+            .contains("## Rotating pages\n\nRotate pages by 90 degrees."));
+        assert!(f
+            .text
+            .contains("### Rotation angles\n\nAngles are multiples of ninety."));
+    }
+
+    #[test]
+    fn cjk_text_counts_a_token_per_character() {
+        assert_eq!(estimate_tokens("abcd"), 1);
+        assert_eq!(estimate_tokens("填写表单"), 4);
+        assert_eq!(estimate_tokens("填写 PDF"), 3);
+        // A Chinese skill of 3,500 characters is long, as a tokenizer would say.
+        assert!(estimate_tokens(&"用字段名填写".repeat(600)) > LONG_SKILL_TOKENS);
     }
 
     #[test]

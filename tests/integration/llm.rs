@@ -221,6 +221,18 @@ fn client_errors_and_exhausted_quotas_are_not_retried() {
             .unwrap_err()
     };
     assert!(e.hint().unwrap().contains("OPENAI_API_KEY"));
+    // An ordinary rate limit links to the billing page too, and is retried.
+    let server = Server::start(vec![
+        Reply::json(429, json!({"error": {"message": "Rate limit reached for requests per min. You can increase your rate limit by adding a payment method at https://platform.openai.com/account/billing.", "code": "rate_limit_exceeded"}})).header("retry-after-ms", "10"),
+        Reply::openai("ok"),
+    ]);
+    assert_eq!(
+        openai(&server, None)
+            .complete(&Request::new("x"))
+            .unwrap()
+            .attempts,
+        2
+    );
     let server = Server::start(vec![Reply::json(
         429,
         json!({"error": {"message": "You exceeded your current quota", "type": "insufficient_quota"}}),
@@ -285,6 +297,30 @@ fn malformed_non_json_and_cut_off_answers_are_reported() {
     let server = Server::start(vec![Reply::json(200, json!({"type": "message"}))]);
     let e = anthropic(&server).complete(&Request::new("x")).unwrap_err();
     assert!(e.to_string().contains("no content"), "{e}");
+    // Answers cut at the token limit are not taken for complete ones.
+    let server = Server::start(vec![Reply::json(
+        200,
+        json!({"choices": [{"message": {"content": "{\"a\":"}, "finish_reason": "length"}]}),
+    )]);
+    let e = openai(&server, None)
+        .complete(&Request::new("x"))
+        .unwrap_err();
+    assert!(e.to_string().contains("cut off at the token limit"), "{e}");
+    let server = Server::start(vec![Reply::json(
+        200,
+        json!({"content": [{"type": "text", "text": "{\"a\":"}], "stop_reason": "max_tokens"}),
+    )]);
+    let e = anthropic(&server).complete(&Request::new("x")).unwrap_err();
+    assert!(e.to_string().contains("cut off at max_tokens"), "{e}");
+    // A 200 that is not JSON and echoes the key: the key is scrubbed from the error.
+    let server = Server::start(vec![Reply::text(
+        200,
+        &format!("proxy says: your header was Bearer {PLAIN_KEY}"),
+    )]);
+    let e = openai(&server, Some(PLAIN_KEY))
+        .complete(&Request::new("x"))
+        .unwrap_err();
+    assert_no_key(&e.to_string());
 }
 
 #[test]
@@ -324,6 +360,21 @@ fn a_server_refusing_json_schema_gets_the_request_again_without_it() {
     assert_eq!(reqs[1].json()["max_completion_tokens"], 64);
     assert!(reqs[1].json().get("max_tokens").is_none());
     assert_eq!(reqs[2].json()["max_completion_tokens"], 64);
+    // Reasoning models take no temperature: dropped once, remembered.
+    let server = Server::start(vec![
+        Reply::json(
+            400,
+            json!({"error": {"message": "Unsupported value: 'temperature' does not support 0.0 with this model. Only the default (1) value is supported."}}),
+        ),
+        Reply::openai("ok"),
+    ]);
+    let provider = openai(&server, None);
+    provider.complete(&schema_request()).unwrap();
+    provider.complete(&schema_request()).unwrap();
+    let reqs = server.requests();
+    assert_eq!(reqs[0].json()["temperature"], 0.0);
+    assert!(reqs[1].json().get("temperature").is_none());
+    assert!(reqs[2].json().get("temperature").is_none());
     // Any other 400 is final.
     let server = Server::start(vec![Reply::json(
         400,
@@ -426,13 +477,26 @@ fn the_batch_runner_keeps_input_order_and_sums_usage() {
     assert_eq!(batch.results.len(), 8);
     assert!(batch.results.iter().all(|r| r.is_ok()));
     assert_eq!(batch.usage().input_tokens, 88);
-    // Order: run() hands each item's own result back in place.
-    let out = batch::run(&[3u64, 1, 2], 3, |&n| {
-        std::thread::sleep(Duration::from_millis(n * 30));
-        Ok(n)
+    // Order: later items finish first on 2 workers, and still come back in place.
+    let delays: Vec<u64> = (0..6).rev().map(|i| i * 40).collect();
+    let out = batch::run(&delays, 2, |&ms| {
+        std::thread::sleep(Duration::from_millis(ms));
+        Ok(ms)
     });
     let values: Vec<u64> = out.results.into_iter().map(Result::unwrap).collect();
-    assert_eq!(values, [3, 1, 2]);
+    assert_eq!(values, delays);
+    // complete_all too: each answer echoes its request, answered in reverse order of arrival.
+    let script: Vec<Reply> = (0..6)
+        .map(|i| Reply::openai("x").delay(Duration::from_millis(200 - i * 30)))
+        .collect();
+    let server = Server::start(script);
+    let provider = openai(&server, None);
+    let requests: Vec<Request> = (0..6)
+        .map(|i| Request::new(format!("cluster {i}")))
+        .collect();
+    let batch = batch::complete_all(provider.as_ref(), &requests, 3);
+    assert!(batch.results.iter().all(|r| r.is_ok()));
+    assert_eq!(server.requests().len(), 6);
 }
 
 fn command(script: &str, timeout: Duration) -> Box<dyn llm::Provider> {
@@ -514,12 +578,40 @@ fn a_hanging_command_is_killed_with_its_children() {
         start.elapsed() < Duration::from_secs(30),
         "the timeout was not enforced"
     );
-    let pid = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .to_owned();
+    assert_gone(std::fs::read_to_string(&pid_file).unwrap().trim());
+
+    // A command that answers and exits but leaves a process holding its output open: the
+    // deadline still holds, and the leftover is killed.
+    let pid_file = dir.path().join("leftover.pid");
+    let script = format!("echo pong; sleep 60 & echo $! > '{}'", pid_file.display());
+    let start = Instant::now();
+    let e = command(&script, Duration::from_millis(800))
+        .complete(&Request::new("x"))
+        .unwrap_err();
+    assert!(matches!(e, LlmError::CommandTimeout { .. }), "{e}");
+    assert!(start.elapsed() < Duration::from_secs(30));
+    assert_gone(std::fs::read_to_string(&pid_file).unwrap().trim());
+
+    // Megabytes of stderr are not kept; the end is quoted.
+    let e = command(
+        "head -c 50000000 /dev/zero | tr '\\0' x >&2; echo LAST-LINE >&2; exit 1",
+        Duration::from_secs(60),
+    )
+    .complete(&Request::new("x"))
+    .unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.ends_with("LAST-LINE"),
+        "{}",
+        &text[text.len().saturating_sub(100)..]
+    );
+    assert!(text.len() < 5000);
+}
+
+/// The process is gone, or a zombie waiting for a reaper (PID 1 of a container may never reap).
+#[cfg(target_os = "linux")]
+fn assert_gone(pid: &str) {
     std::thread::sleep(Duration::from_millis(200));
-    // Gone, or a zombie waiting for a reaper (PID 1 of a container may never reap it).
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     let state = stat
         .rsplit(')')
@@ -530,7 +622,7 @@ fn a_hanging_command_is_killed_with_its_children() {
         .unwrap_or("");
     assert!(
         stat.is_empty() || state == "Z",
-        "the background child {pid} survived: {stat}"
+        "process {pid} survived: {stat}"
     );
 }
 
