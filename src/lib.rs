@@ -10,6 +10,7 @@ pub mod git;
 pub mod guard;
 pub mod hook;
 pub mod llm;
+pub mod optimize;
 pub mod prompt;
 pub mod report;
 pub mod signal;

@@ -9,9 +9,12 @@ mod hook;
 mod lint;
 mod list;
 mod llm;
+mod log;
 mod man;
+mod optimize;
 mod prompt;
 mod record;
+mod rollback;
 mod rules;
 mod scan;
 mod signals;
@@ -69,6 +72,9 @@ enum Command {
     Record(record::RecordArgs),
     Signals(signals::SignalsArgs),
     Llm(llm::LlmArgs),
+    Optimize(optimize::OptimizeArgs),
+    Rollback(rollback::RollbackArgs),
+    Log(log::LogArgs),
     Prompt(prompt::PromptArgs),
 }
 
@@ -103,6 +109,9 @@ pub fn main() -> ExitCode {
         Command::Record(args) => record::cmd_record(&mut ui, args),
         Command::Signals(args) => signals::cmd_signals(&mut ui, args),
         Command::Llm(args) => llm::cmd_llm(&mut ui, args),
+        Command::Optimize(args) => optimize::cmd_optimize(&mut ui, args),
+        Command::Rollback(args) => rollback::cmd_rollback(&mut ui, args),
+        Command::Log(args) => log::cmd_log(&mut ui, args),
         Command::Prompt(args) => prompt::cmd_prompt(&mut ui, args),
     };
     let result = result.and_then(|outcome| {

@@ -1,8 +1,15 @@
 //! The only place that touches git. Everything here goes through gix; nothing prints.
 
+mod commit;
 mod config_parameters;
+mod log;
+mod revert;
+mod status;
 mod tree;
 
+pub use commit::FileChange;
+pub use log::LogEntry;
+pub use revert::{RevertMethod, RevertOutcome};
 pub use tree::{Entry, EntryKind};
 
 pub use config_parameters::{parse_config_parameters, ConfigParameterError};
@@ -30,6 +37,41 @@ pub enum GitError {
     Read { path: PathBuf, message: String },
     #[error("GIT_CONFIG_PARAMETERS could not be parsed")]
     Parameters(#[from] ConfigParameterError),
+    #[error("HEAD in '{}' has no commit yet; make a first commit, then run git-skill again", path.display())]
+    UnbornHead { path: PathBuf },
+    #[error("no {role} identity is configured ({message}); set one with `git config user.name \"Your Name\"` and `git config user.email you@example.com`")]
+    Identity { role: &'static str, message: String },
+    #[error("cannot commit '{path}': {reason}")]
+    InvalidPath { path: String, reason: String },
+    #[error("a {operation} is in progress in '{}'; finish or abort it before git-skill commits", path.display())]
+    InProgress { operation: String, path: PathBuf },
+    #[error("nothing to commit: HEAD already has this content for {paths}")]
+    NothingToCommit { paths: String },
+    #[error("could not commit {paths}: {message}; the repository and work tree are as they were")]
+    Commit { paths: String, message: String },
+    #[error("could not commit {paths}: {message}; restoring the work tree failed too ({restore}), check those files with `git status`")]
+    CommitRestore {
+        paths: String,
+        message: String,
+        restore: String,
+    },
+    #[error("commit {commit} was made, but the index could not be updated ({message}); run `git reset -q -- {paths}` so that `git status` agrees")]
+    IndexAfterCommit {
+        commit: gix::ObjectId,
+        paths: String,
+        message: String,
+    },
+    #[error("could not get the git status of '{path}': {message}")]
+    Status { path: String, message: String },
+    #[error("cannot revert commit {commit}: {reason}")]
+    Revert {
+        commit: gix::ObjectId,
+        reason: String,
+    },
+    #[error("commit {commit} cannot be reverted cleanly: '{path}' changed since in a conflicting way; the revert was aborted and nothing changed. To undo it by hand, edit '{path}' (`git show {commit} -- {path}` shows what that commit changed) and commit, or run `git revert {commit}` and resolve the conflict")]
+    RevertConflict { commit: gix::ObjectId, path: String },
+    #[error("`{command}` failed: {message}")]
+    GitCommand { command: String, message: String },
 }
 
 /// A discovered repository with a work tree.

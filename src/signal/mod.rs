@@ -9,3 +9,12 @@ pub mod select;
 pub mod store;
 
 pub use schema::{Signal, SignalContext, SignalType};
+
+/// The sha256 of `bytes` in lowercase hex: what `skill_version_hash` holds.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

@@ -85,13 +85,7 @@ pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreErro
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(write_err(&ignore)(e)),
     }
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .read(true)
-        .open(&path)
-        .map_err(write_err(&path))?;
-    file.lock().map_err(write_err(&path))?;
+    let mut file = open_locked(&path).map_err(write_err(&path))?;
     // A last line cut short (a crash mid-write elsewhere) is ended first, so that it stays
     // one bad line instead of swallowing the next signal.
     if !ends_with_newline(&mut file).map_err(write_err(&path))? {
@@ -105,6 +99,97 @@ pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreErro
     }
     file.sync_data().map_err(write_err(&path))?;
     Ok(path)
+}
+
+/// The store opened for appending under an exclusive lock. [`remove`] replaces the file by a
+/// rename while holding the lock on the old one: a writer that waited on the old file finds
+/// that the path now names another file, and opens that one instead.
+fn open_locked(path: &Path) -> std::io::Result<File> {
+    loop {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .read(true)
+            .open(path)?;
+        file.lock()?;
+        if same_file(&file, path)? {
+            return Ok(file);
+        }
+    }
+}
+
+#[cfg(unix)]
+fn same_file(file: &File, path: &Path) -> std::io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let (a, b) = (file.metadata()?, std::fs::metadata(path));
+    Ok(b.is_ok_and(|b| a.ino() == b.ino() && a.dev() == b.dev()))
+}
+
+#[cfg(not(unix))]
+fn same_file(_file: &File, path: &Path) -> std::io::Result<bool> {
+    Ok(path.exists())
+}
+
+/// Works out the pending store without the signals whose ids are in `ids` (every other line
+/// kept byte for byte, malformed ones included, in order) and hands `write` the new content
+/// and the removed signals, all under the store's exclusive lock. `write` is expected to put
+/// the new content in place by a rename (a commit does): appenders waiting on the lock then
+/// find that the path names a new file and append to that one, so no signal is lost.
+pub fn rewrite_without<T>(
+    skill_dir: &Path,
+    ids: &std::collections::HashSet<String>,
+    write: impl FnOnce(&[u8], &[Signal]) -> T,
+) -> Result<T, StoreError> {
+    let path = pending_path(skill_dir);
+    refuse_links(skill_dir, &path)?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::Write {
+            path: dir.to_owned(),
+            source,
+        })?;
+    }
+    let file = open_locked(&path).map_err(|source| StoreError::Write {
+        path: path.clone(),
+        source,
+    })?;
+    let mut reader = BufReader::new(&file);
+    let mut kept = Vec::new();
+    let mut removed = Vec::new();
+    let mut line = Vec::new();
+    let mut number = 0;
+    loop {
+        number += 1;
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|source| StoreError::Read {
+                path: path.clone(),
+                source,
+            })?;
+        if n == 0 {
+            break;
+        }
+        let body = line.strip_suffix(b"\n").unwrap_or(&line);
+        match parse_line(body, number) {
+            Ok(Some(signal)) if ids.contains(&signal.signal_id) && line.ends_with(b"\n") => {
+                removed.push(signal)
+            }
+            _ => kept.extend_from_slice(&line),
+        }
+    }
+    let out = write(&kept, &removed);
+    drop(file);
+    Ok(out)
+}
+
+/// The lines of `signals` as the store writes them.
+pub fn to_lines(signals: &[Signal]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for s in signals {
+        out.extend_from_slice(&serde_json::to_vec(s).expect("a signal serialises"));
+        out.push(b'\n');
+    }
+    out
 }
 
 fn ends_with_newline(file: &mut File) -> std::io::Result<bool> {
@@ -362,6 +447,42 @@ mod tests {
         assert_eq!(loaded.signals.last().unwrap().0, 10);
         assert_eq!(loaded.bad.last().unwrap().line, 9);
         assert!(std::fs::read(&path).unwrap().starts_with(&content));
+    }
+
+    #[test]
+    fn rewriting_keeps_every_other_line_and_appends_after_a_rename_land_in_the_new_file() {
+        let t = tempfile::tempdir().unwrap();
+        let skill = t.path();
+        append(skill, &[signal(1), signal(2), signal(3)]).unwrap();
+        let path = pending_path(skill);
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"garbage kept\n").unwrap();
+        drop(f);
+        let ids: std::collections::HashSet<String> = [signal(2).signal_id].into();
+        let done = rewrite_without(skill, &ids, |kept, removed| {
+            assert_eq!(removed.len(), 1);
+            assert_eq!(removed[0].signal_id, signal(2).signal_id);
+            // An appender blocked on the lock while the file is replaced.
+            let appender = {
+                let skill = skill.to_owned();
+                std::thread::spawn(move || append(&skill, &[signal(4)]).unwrap())
+            };
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            crate::fsutil::write_atomic(&path, kept).unwrap();
+            appender
+        })
+        .unwrap();
+        done.join().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert!(lines[0].contains(&signal(1).signal_id));
+        assert!(lines[1].contains(&signal(3).signal_id));
+        assert_eq!(lines[2], "garbage kept");
+        assert!(
+            lines[3].contains(&signal(4).signal_id),
+            "the append waited and landed in the new file"
+        );
     }
 
     #[cfg(unix)]

@@ -102,6 +102,9 @@ impl Recorded {
     }
 }
 
+/// Picks the reply for a request (and its number, from 0).
+pub type Handler = dyn Fn(&Recorded, usize) -> Reply + Send + Sync;
+
 pub struct Server {
     pub port: u16,
     requests: Arc<Mutex<Vec<Recorded>>>,
@@ -112,12 +115,19 @@ impl Server {
     /// Starts answering with `script`, in order; the last reply repeats.
     pub fn start(script: Vec<Reply>) -> Server {
         assert!(!script.is_empty());
+        Server::start_with(move |_, i| script[i.min(script.len() - 1)].clone())
+    }
+
+    /// Starts answering each request with what `handler` makes of it.
+    pub fn start_with(
+        handler: impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static,
+    ) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let port = listener.local_addr().unwrap().port();
         let requests = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
         let next = Arc::new(AtomicUsize::new(0));
-        let script = Arc::new(script);
+        let script: Arc<Handler> = Arc::new(handler);
         {
             let (requests, stop) = (requests.clone(), stop.clone());
             std::thread::spawn(move || {
@@ -127,7 +137,7 @@ impl Server {
                     }
                     let Ok(stream) = stream else { continue };
                     let (requests, next, script) = (requests.clone(), next.clone(), script.clone());
-                    std::thread::spawn(move || serve(stream, &requests, &next, &script));
+                    std::thread::spawn(move || serve(stream, &requests, &next, script.as_ref()));
                 }
             });
         }
@@ -156,7 +166,7 @@ impl Drop for Server {
     }
 }
 
-fn serve(stream: TcpStream, requests: &Mutex<Vec<Recorded>>, next: &AtomicUsize, script: &[Reply]) {
+fn serve(stream: TcpStream, requests: &Mutex<Vec<Recorded>>, next: &AtomicUsize, script: &Handler) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut line = String::new();
     if reader.read_line(&mut line).unwrap_or(0) == 0 {
@@ -184,14 +194,15 @@ fn serve(stream: TcpStream, requests: &Mutex<Vec<Recorded>>, next: &AtomicUsize,
     if reader.read_exact(&mut body).is_err() {
         return;
     }
-    requests.lock().unwrap().push(Recorded {
+    let recorded = Recorded {
         method,
         path,
         headers,
         body: String::from_utf8_lossy(&body).into_owned(),
-    });
+    };
+    requests.lock().unwrap().push(recorded.clone());
     let i = next.fetch_add(1, Ordering::SeqCst);
-    let reply = &script[i.min(script.len() - 1)];
+    let reply = &script(&recorded, i);
     std::thread::sleep(reply.delay);
     let announced = reply.body.len() + if reply.truncate { 1000 } else { 0 };
     let mut head = format!(

@@ -4,6 +4,7 @@
 mod common;
 mod config;
 mod edge;
+mod git_ops;
 mod hook;
 mod hostile;
 mod lint;
@@ -11,6 +12,7 @@ mod list;
 mod llm;
 mod llm_server;
 mod man_completions;
+mod optimize;
 mod prompt;
 mod scan;
 mod signals;

@@ -1,0 +1,441 @@
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::time::Instant;
+
+use git_skill::optimize::{
+    self, Confirm, Estimate, Interact, OptimizeError, Outcome as RunOutcome, Report,
+};
+use git_skill::prompt::contracts::{Conflict, EditKind};
+use git_skill::prompt::{self, Prompts};
+use git_skill::signal::{select, Signal};
+
+use super::skill_arg::{self, Allow};
+use super::{clock, CommandError, Outcome, Ui, Workspace};
+
+/// Improve a skill from its pending signals: the 8 steps of skill-optimizer (confirm, load
+/// signals, triage, deep read, reflect, dry run, gate, update).
+///
+/// The model clusters the signals and proposes edits to SKILL.md; edits that do not apply are
+/// dropped; the candidate must pass SkillGuard, lint, the size budget (skill.maxGrowth), the
+/// model gate (one judge per cluster, in parallel, skill.gateThreshold) and a regression check
+/// against earlier optimizations. Accepted, it lands as two commits: `audit(skill): ...`
+/// (the signals move to .skillopt/resolved/ with optimization.json) and `optimize(skill): ...`
+/// (SKILL.md only), undone with `git skill rollback`. Each step is checkpointed in
+/// .skillopt/work/, so a run that stops resumes where it was. Exit 0 accepted, 1 rejected or
+/// nothing to apply, 2 error.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  git skill optimize pdf --dry-run
+  git skill optimize pdf --yes
+  git skill optimize .claude/skills/pdf --resume
+  git skill optimize pdf --prefer 20261129T101500Z_pdf_1a2b3c4d --yes --format json")]
+pub struct OptimizeArgs {
+    /// The skill, by name or directory.
+    pub skill: String,
+
+    /// Run every step, print the diff and both commit messages, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Do not ask before calling the model.
+    #[arg(short, long)]
+    pub yes: bool,
+
+    /// Continue from the checkpoint of an interrupted run (the default when one exists).
+    #[arg(long, conflicts_with = "restart")]
+    pub resume: bool,
+
+    /// Discard the checkpoint of an earlier run and start again.
+    #[arg(long)]
+    pub restart: bool,
+
+    /// Use signals of the last N days.
+    #[arg(long, default_value_t = select::DEFAULT_DAYS, value_name = "N")]
+    pub days: u32,
+
+    /// Use at most M signals (corrected first, newest first).
+    #[arg(long, default_value_t = select::DEFAULT_MAX, value_name = "M")]
+    pub max_signals: usize,
+
+    /// When triage finds two signals that contradict each other, follow this one
+    /// (repeatable; the other stays pending).
+    #[arg(long, value_name = "SIGNAL_ID")]
+    pub prefer: Vec<String>,
+
+    /// Output format of the summary.
+    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
+    pub format: super::lint::Format,
+}
+
+pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandError> {
+    let ws = Workspace::load(ui)?;
+    let Some(repo) = ws.repo.as_ref() else {
+        return Err(
+            CommandError::new("git skill optimize works inside a git repository").hint(
+                "the optimization lands as commits: run it in the repository that holds the skill",
+            ),
+        );
+    };
+    let (skill, _) = skill_arg::resolve(&ws, ui, &args.skill, Allow::Live)?;
+    let skill_rel = repo_relative(repo.workdir(), &skill.dir).ok_or_else(|| {
+        CommandError::new(format!(
+            "'{}' is not inside the repository at '{}'",
+            skill.dir.display(),
+            repo.workdir().display()
+        ))
+        .hint("optimize commits to the repository that holds the skill; run it there")
+    })?;
+    let settings = super::llm::settings(&ws)?;
+    let provider = git_skill::llm::provider(&settings);
+    let dirs = prompt::override_dirs(
+        &ws.config,
+        Some(repo.workdir()),
+        &ws.cwd,
+        ws.home.as_deref(),
+    );
+    let prompts = Prompts::load(&dirs).map_err(CommandError::from)?;
+    let config_err =
+        |e: git_skill::config::ConfigError| CommandError::from(e).hint("see git skill config");
+    let ctx = optimize::Context {
+        repo,
+        skill_dir: skill.dir.clone(),
+        skill_rel,
+        skill_name: skill.dir_name.clone(),
+        provider: provider.as_ref(),
+        prompts: &prompts,
+        parallel: settings.parallel,
+        gate_threshold: ws.config.gate_threshold().map_err(config_err)?,
+        max_growth: ws.config.max_growth().map_err(config_err)?,
+        now: clock::now()?,
+    };
+    let options = optimize::Options {
+        days: args.days,
+        max_signals: args.max_signals,
+        dry_run: args.dry_run,
+        restart: args.restart,
+        resume: args.resume,
+        prefer: args.prefer.clone(),
+        yes: args.yes,
+    };
+    let mut interact = Terminal {
+        err: &mut ui.err,
+        show: std::io::stderr().is_terminal() && !ui.quiet,
+        ask: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
+        started: Instant::now(),
+    };
+    let report =
+        optimize::run(&ctx, &options, &mut interact).map_err(|e| run_error(e, &args.skill))?;
+    match args.format {
+        super::lint::Format::Json => {
+            let mut value = serde_json::to_value(&report)?;
+            value["version"] = 1.into();
+            serde_json::to_writer(&mut ui.out, &value)?;
+            writeln!(ui.out)?;
+        }
+        super::lint::Format::Text => render(ui, &report)?,
+    }
+    Ok(match report.outcome {
+        RunOutcome::Accepted | RunOutcome::DryRunAccepted => Outcome::Clean,
+        RunOutcome::Rejected | RunOutcome::DryRunRejected | RunOutcome::NothingToApply => {
+            Outcome::Problems
+        }
+    })
+}
+
+/// `dir` relative to the top of the work tree, `/`-separated, when it is inside.
+pub fn repo_relative(top: &std::path::Path, dir: &std::path::Path) -> Option<String> {
+    let top = top.canonicalize().ok()?;
+    let dir = dir.canonicalize().ok()?;
+    let rel = dir.strip_prefix(&top).ok()?;
+    let rel = rel.to_string_lossy().replace('\\', "/");
+    (!rel.is_empty()).then_some(rel)
+}
+
+fn run_error(e: OptimizeError, skill: &str) -> CommandError {
+    let hint: Option<String> = match &e {
+        OptimizeError::Dirty { paths, .. } => Some(format!(
+            "commit or stash them first: git add -- {} && git commit, or git stash",
+            paths.join(" ")
+        )),
+        OptimizeError::NoSignals { .. } => Some(format!(
+            "record feedback first: git skill record {skill} --type corrected --scenario ... --correction ..."
+        )),
+        OptimizeError::Busy { .. } => Some("wait for it to finish".into()),
+        OptimizeError::StaleCheckpoint { .. } => Some(format!(
+            "SKILL.md changed since that run; start again: git skill optimize {skill} --restart"
+        )),
+        OptimizeError::NothingToResume { .. } => Some(format!("start a run: git skill optimize {skill}")),
+        OptimizeError::NeedsConfirmation(_) => Some(format!(
+            "add --yes to go on without asking, or --dry-run to see the change first: git skill optimize {skill} --yes"
+        )),
+        OptimizeError::Conflicts(_) => Some(format!(
+            "choose the direction, once per pair: git skill optimize {skill} --prefer SIGNAL_ID (the other stays pending); the triage answer is kept, so this repeats no model call"
+        )),
+        OptimizeError::Llm(l) => Some(format!(
+            "{}the checkpoint is kept: git skill optimize {skill} --resume continues without repeating the calls that answered",
+            l.hint().map(|h| format!("{h}; ")).unwrap_or_default()
+        )),
+        OptimizeError::Prompt(_) => Some("check the template overrides: git skill prompt list".into()),
+        _ => None,
+    };
+    let mut error = CommandError::from(e);
+    if let Some(hint) = hint {
+        error = error.hint(hint);
+    }
+    error
+}
+
+/// Progress and questions on the terminal.
+struct Terminal<'a> {
+    err: &'a mut Box<dyn std::io::Write>,
+    /// Show progress (stderr is a terminal and not --quiet).
+    show: bool,
+    /// Ask questions (stdin and stderr are terminals).
+    ask: bool,
+    started: Instant,
+}
+
+impl Interact for Terminal<'_> {
+    fn progress(&mut self, step: u8, name: &str, what: &str) {
+        if self.show {
+            let elapsed = self.started.elapsed().as_secs_f64();
+            let _ = writeln!(
+                self.err,
+                "[{step}/8] {name}: {} ({elapsed:.1} s)",
+                super::ui::safe(what)
+            );
+        }
+    }
+
+    fn confirm(&mut self, e: &Estimate) -> Confirm {
+        if !self.ask {
+            return Confirm::CannotAsk;
+        }
+        let _ = write!(
+            self.err,
+            "{} corrected and {} friction signals; about {} model calls ({} clusters + triage + reflect{}). Continue? [y/N] ",
+            e.corrected,
+            e.friction,
+            e.calls,
+            e.clusters,
+            if e.regression > 0 { format!(" + {} regression checks", e.regression) } else { String::new() }
+        );
+        let _ = self.err.flush();
+        match read_answer() {
+            Some(a) if a == "y" || a == "yes" => Confirm::Yes,
+            _ => Confirm::No,
+        }
+    }
+
+    fn choose(&mut self, c: &Conflict, a: Option<&Signal>, b: Option<&Signal>) -> Option<String> {
+        if !self.ask {
+            return None;
+        }
+        let describe = |s: Option<&Signal>| {
+            s.map(|s| {
+                let what = if s.correction.is_empty() {
+                    &s.friction_detail
+                } else {
+                    &s.correction
+                };
+                format!("{}: {}", s.scenario, what)
+            })
+            .unwrap_or_default()
+        };
+        let _ = writeln!(
+            self.err,
+            "These signals contradict each other ({}):\n  a) {} {}\n  b) {} {}",
+            super::ui::safe(&c.reason),
+            c.signal_a,
+            super::ui::safe(&describe(a)),
+            c.signal_b,
+            super::ui::safe(&describe(b)),
+        );
+        let _ = write!(
+            self.err,
+            "Which direction should the skill take? [a/b, anything else stops] "
+        );
+        let _ = self.err.flush();
+        match read_answer().as_deref() {
+            Some("a") => Some(c.signal_a.clone()),
+            Some("b") => Some(c.signal_b.clone()),
+            _ => None,
+        }
+    }
+}
+
+fn read_answer() -> Option<String> {
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line).ok()?;
+    Some(line.trim().to_ascii_lowercase())
+}
+
+fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
+    let safe = super::ui::safe;
+    let out = &mut ui.out;
+    writeln!(out, "=== skill-optimizer: {} ===", r.skill)?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Signals: {} corrected, {} friction ({} clusters){}",
+        r.corrected,
+        r.friction,
+        r.clusters,
+        if r.stale.is_empty() {
+            String::new()
+        } else {
+            format!("; {} recorded against an older SKILL.md", r.stale.len())
+        }
+    )?;
+    if !r.set_aside.is_empty() {
+        writeln!(
+            out,
+            "Set aside after a conflict (still pending): {}",
+            r.set_aside.join(", ")
+        )?;
+    }
+    if let Some(mode) = r.mode {
+        let mode = match mode {
+            optimize::Mode::TextEdit => "text edit",
+            optimize::Mode::Rewrite => "full rewrite",
+        };
+        writeln!(out, "Mode: {mode}")?;
+    }
+    writeln!(out, "Diagnosis: {}", safe(&r.diagnosis))?;
+    if let Some(c) = &r.candidate {
+        if !c.edits.is_empty() {
+            writeln!(out)?;
+            writeln!(out, "Changes:")?;
+            for e in &c.edits {
+                let line = match e.kind {
+                    EditKind::Delete => format!("DELETE \"{}\"", short(&e.target)),
+                    EditKind::Replace => {
+                        format!("REPLACE \"{}\" -> \"{}\"", short(&e.target), short(&e.new))
+                    }
+                    EditKind::Add => {
+                        format!("ADD after \"{}\": \"{}\"", short(&e.target), short(&e.new))
+                    }
+                };
+                writeln!(out, "  - {} ({})", safe(&line), safe(&e.reason))?;
+            }
+        }
+        if !c.dropped.is_empty() {
+            writeln!(out, "Dropped:")?;
+            for d in &c.dropped {
+                writeln!(
+                    out,
+                    "  - \"{}\": {}",
+                    safe(&short(&d.edit.target)),
+                    d.reason
+                )?;
+            }
+        }
+    }
+    if let Some(checks) = &r.checks {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Checks: SkillGuard {}, lint {}, size {} -> {} bytes (at most {})",
+            checks.verdict,
+            if checks.lint_errors.is_empty() {
+                "ok".to_owned()
+            } else {
+                format!("{} errors", checks.lint_errors.len())
+            },
+            checks.original_bytes,
+            checks.candidate_bytes,
+            checks.max_bytes
+        )?;
+    }
+    if let Some(g) = &r.gate {
+        if g.skipped {
+            writeln!(
+                out,
+                "Gate: skipped (friction signals only, as the seed says)"
+            )?;
+        } else if !g.records.is_empty() {
+            writeln!(
+                out,
+                "Gate: {}/{} clusters passed (threshold {})",
+                g.passed, g.total, g.threshold
+            )?;
+            for rec in &g.records {
+                writeln!(
+                    out,
+                    "  {}: {} - {}",
+                    rec.cluster_id,
+                    rec.verdict,
+                    safe(&rec.reason)
+                )?;
+            }
+        }
+        if !g.regression.is_empty() {
+            let held = g.regression.iter().filter(|x| x.passed).count();
+            writeln!(
+                out,
+                "Regression: {held}/{} earlier fixes hold",
+                g.regression.len()
+            )?;
+            for rec in g.regression.iter().filter(|x| !x.passed) {
+                writeln!(
+                    out,
+                    "  {} ({}): {} - {}",
+                    rec.cluster_id,
+                    rec.from_optimization.as_deref().unwrap_or("-"),
+                    rec.verdict,
+                    safe(&rec.reason)
+                )?;
+            }
+        }
+    }
+    if !r.reasons.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Rejected:")?;
+        for reason in &r.reasons {
+            writeln!(out, "  - {}", safe(reason))?;
+        }
+    }
+    writeln!(out)?;
+    match r.outcome {
+        RunOutcome::Accepted => {
+            writeln!(out, "Commits:")?;
+            let first = |m: &str| m.lines().next().unwrap_or("").to_owned();
+            if let Some(id) = &r.audit_commit {
+                writeln!(out, "  {} {}", &id[..id.len().min(7)], first(&r.audit_message))?;
+            }
+            if let Some(id) = &r.optimize_commit {
+                writeln!(out, "  {} {}", &id[..id.len().min(7)], first(&r.optimize_message))?;
+            }
+            writeln!(out, "Undo with: git skill rollback {}", r.skill)?;
+        }
+        RunOutcome::DryRunAccepted | RunOutcome::DryRunRejected => {
+            writeln!(out, "Dry run: nothing was changed. The change to SKILL.md:")?;
+            writeln!(out)?;
+            write!(out, "{}", r.diff.as_deref().unwrap_or(""))?;
+            writeln!(out)?;
+            writeln!(out, "Commit 1: {}", r.audit_message)?;
+            writeln!(out, "Commit 2: {}", r.optimize_message.lines().next().unwrap_or(""))?;
+        }
+        RunOutcome::Rejected => writeln!(out, "Nothing was committed; the signals stay pending.")?,
+        RunOutcome::NothingToApply => writeln!(
+            out,
+            "No applicable edit came out of this run; nothing was changed. Give the agent more precise corrections, or edit SKILL.md by hand."
+        )?,
+    }
+    writeln!(
+        out,
+        "Model calls: {} ({} tokens in, {} out)",
+        r.tokens.calls, r.tokens.input, r.tokens.output
+    )?;
+    Ok(())
+}
+
+fn short(text: &str) -> String {
+    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() > 60 {
+        let mut cut: String = one.chars().take(59).collect();
+        cut.push('…');
+        cut
+    } else {
+        one
+    }
+}

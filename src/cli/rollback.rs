@@ -1,0 +1,109 @@
+use std::io::Write as _;
+
+use git_skill::optimize::history;
+
+use super::skill_arg::{self, Allow};
+use super::{CommandError, Outcome, Ui, Workspace};
+
+/// Undo the newest optimization of a skill: revert its `optimize(skill):` commit.
+///
+/// Only the SKILL.md change is reverted; the audit commit (the archived signals and
+/// optimization.json) stays, so `git skill log` still shows the optimization, marked rolled
+/// back. The revert is a tree edit when SKILL.md has not changed since; otherwise `git revert`
+/// merges it, and a conflict is reported with nothing changed.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  git skill rollback pdf\n  git skill rollback .claude/skills/pdf --format json"
+)]
+pub struct RollbackArgs {
+    /// The skill, by name or directory.
+    pub skill: String,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
+    pub format: super::lint::Format,
+}
+
+pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandError> {
+    let ws = Workspace::load(ui)?;
+    let Some(repo) = ws.repo.as_ref() else {
+        return Err(CommandError::new(
+            "git skill rollback works inside a git repository",
+        ));
+    };
+    let (skill, _) = skill_arg::resolve(&ws, ui, &args.skill, Allow::Live)?;
+    let rel = super::optimize::repo_relative(repo.workdir(), &skill.dir).ok_or_else(|| {
+        CommandError::new(format!(
+            "'{}' is not inside the repository",
+            skill.dir.display()
+        ))
+    })?;
+    let ignore = format!("{rel}/.skillopt/");
+    let dirty = repo.dirty_paths(&rel, &[ignore.as_str()])?;
+    if !dirty.is_empty() {
+        return Err(CommandError::new(format!(
+            "{} has uncommitted changes: {}",
+            skill.dir_name,
+            dirty.join(", ")
+        ))
+        .hint("commit or stash them first; a rollback must not mix with work in progress"));
+    }
+    let optimizations = history::optimizations(repo, &rel)?;
+    let Some(target) = optimizations.iter().find(|o| o.reverted_by.is_none()) else {
+        let why = if optimizations.is_empty() {
+            format!("no optimize(skill) commit touched {rel}/SKILL.md")
+        } else {
+            "every optimization of it is rolled back already".to_owned()
+        };
+        return Err(CommandError::new(format!(
+            "nothing to roll back for {}: {why}",
+            skill.dir_name
+        ))
+        .hint(format!("see its history: git skill log {}", skill.dir_name)));
+    };
+    let commit = gix_id(&target.commit)?;
+    let outcome = repo
+        .revert_path_commit(commit, &format!("{rel}/SKILL.md"))
+        .map_err(|e| {
+            CommandError::from(e)
+                .hint("nothing was changed; resolve by hand with git revert, then commit")
+        })?;
+    let new = outcome.commit.to_string();
+    let via = match outcome.method {
+        git_skill::git::RevertMethod::TreeEdit => "tree-edit",
+        git_skill::git::RevertMethod::GitRevert => "git-revert",
+    };
+    match args.format {
+        super::lint::Format::Json => {
+            serde_json::to_writer(
+                &mut ui.out,
+                &serde_json::json!({
+                    "version": 1,
+                    "skill": skill.dir_name,
+                    "reverted": target.commit,
+                    "optimization_id": target.optimization_id,
+                    "commit": new,
+                    "via": via,
+                }),
+            )?;
+            writeln!(ui.out)?;
+        }
+        super::lint::Format::Text => {
+            writeln!(
+                ui.out,
+                "reverted {} {}\n   with {} Revert \"{}\"",
+                &target.commit[..7],
+                target.subject,
+                &new[..7],
+                target.subject
+            )?;
+        }
+    }
+    ui.status("the audit commit stays; git skill log shows the optimization as rolled back")?;
+    Ok(Outcome::Clean)
+}
+
+fn gix_id(hex: &str) -> Result<gix::ObjectId, CommandError> {
+    gix::ObjectId::from_hex(hex.as_bytes())
+        .map_err(|e| CommandError::new(format!("bad commit id {hex}: {e}")))
+}

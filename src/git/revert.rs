@@ -1,0 +1,272 @@
+//! Reverting a commit that changed one file: a tree edit through gix when nothing touched the
+//! file since, `git revert` otherwise (git's merge machinery and its conflict handling).
+
+use std::process::{Command, Stdio};
+
+use gix::bstr::ByteSlice;
+
+use super::commit::{validate_path, FileChange};
+use super::{GitError, Repo};
+
+/// How [`Repo::revert_path_commit`] made the revert.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RevertMethod {
+    /// The file was set back to its content before the commit with a tree edit
+    /// ([`Repo::commit_files`]): nothing had changed it since.
+    TreeEdit,
+    /// The file had changed since (or the commit changed other paths too): `git revert
+    /// --no-edit` merged the reverse change cleanly.
+    GitRevert,
+}
+
+/// The result of [`Repo::revert_path_commit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RevertOutcome {
+    /// The new commit, now HEAD.
+    pub commit: gix::ObjectId,
+    pub method: RevertMethod,
+}
+
+/// An entry of a tree: its id and mode.
+type TreeEntry = (gix::ObjectId, gix::objs::tree::EntryMode);
+
+impl Repo {
+    /// Reverts `commit`, a commit that changed `path` (relative to the top, `/`-separated),
+    /// with a new commit on HEAD whose message is git's: `Revert "<subject>"`, a blank line,
+    /// `This reverts commit <full id>.`.
+    ///
+    /// When HEAD's entry at `path` is still the one `commit` made and `commit` changed nothing
+    /// else, the revert is a tree edit: [`Repo::commit_files`] sets `path` back to its content
+    /// in the commit's parent (or deletes it when the parent had none), with a reflog entry
+    /// `revert: <subject>` ([`RevertMethod::TreeEdit`]). Otherwise `git revert --no-edit <id>`
+    /// runs (git's hooks run as `git revert` runs them) ([`RevertMethod::GitRevert`]); when it
+    /// conflicts, `git revert --abort` puts everything back and the error
+    /// [`GitError::RevertConflict`] says how to revert by hand.
+    ///
+    /// Refused: a merge commit, a root commit, a commit that did not change `path`, a `path`
+    /// that HEAD already has as it was before the commit (reverted already), an unborn HEAD,
+    /// and uncommitted changes to `path` (staged, unstaged or untracked).
+    pub fn revert_path_commit(
+        &self,
+        commit: gix::ObjectId,
+        path: &str,
+    ) -> Result<RevertOutcome, GitError> {
+        let refuse = |reason: String| GitError::Revert { commit, reason };
+        validate_path(path).map_err(|reason| GitError::InvalidPath {
+            path: path.to_owned(),
+            reason,
+        })?;
+        let reverted = self.find_commit(commit)?;
+        let parents: Vec<gix::ObjectId> = reverted.parent_ids().map(|p| p.detach()).collect();
+        let parent = match parents.as_slice() {
+            [parent] => *parent,
+            [] => {
+                return Err(refuse(
+                    "it is the root commit (it has no parent to go back to)".into(),
+                ))
+            }
+            _ => {
+                return Err(refuse(
+                    "it is a merge commit; revert it with `git revert -m 1` by hand".into(),
+                ))
+            }
+        };
+        let head = self.head_commit_id()?.ok_or_else(|| GitError::UnbornHead {
+            path: self.workdir.clone(),
+        })?;
+        let commit_tree = self.commit_tree(commit)?;
+        let parent_tree = self.commit_tree(parent)?;
+        let at_commit = self.tree_entry(commit_tree, path)?;
+        let at_parent = self.tree_entry(parent_tree, path)?;
+        if at_commit == at_parent {
+            return Err(refuse(format!("it does not change '{path}'")));
+        }
+        if !self.dirty_paths(path, &[])?.is_empty() {
+            return Err(refuse(format!(
+                "'{path}' has uncommitted changes; commit or stash them first"
+            )));
+        }
+
+        let subject = reverted
+            .message()
+            .map_err(|e| refuse(format!("could not read its message: {e}")))?
+            .summary()
+            .to_str_lossy()
+            .into_owned();
+        let message = format!("Revert \"{subject}\"\n\nThis reverts commit {commit}.\n");
+
+        let at_head = self.tree_entry(self.commit_tree(head)?, path)?;
+        if at_head == at_parent {
+            return Err(refuse(format!(
+                "'{path}' at HEAD is already as it was before that commit (reverted already?)"
+            )));
+        }
+        if let Some(change) = self.fast_revert_change(
+            path,
+            at_head,
+            at_commit,
+            at_parent,
+            parent_tree,
+            commit_tree,
+        )? {
+            let id = self.commit_files_as("revert", &message, &[change])?;
+            return Ok(RevertOutcome {
+                commit: id,
+                method: RevertMethod::TreeEdit,
+            });
+        }
+        self.git_revert(commit, path)
+    }
+
+    /// The change that reverts `commit` as a tree edit, when that is exactly a revert: HEAD
+    /// still has the commit's entry, the commit changed nothing but `path`, and the parent's
+    /// entry is a file whose mode [`Repo::commit_files`] reproduces (or none).
+    fn fast_revert_change(
+        &self,
+        path: &str,
+        at_head: Option<TreeEntry>,
+        at_commit: Option<TreeEntry>,
+        at_parent: Option<TreeEntry>,
+        parent_tree: gix::ObjectId,
+        commit_tree: gix::ObjectId,
+    ) -> Result<Option<FileChange>, GitError> {
+        if at_head != at_commit {
+            return Ok(None);
+        }
+        if let Some((_, mode)) = at_commit {
+            if !mode.is_blob() {
+                return Ok(None);
+            }
+        }
+        let change = match at_parent {
+            None => FileChange::delete(path),
+            Some((id, mode)) => {
+                // commit_files keeps HEAD's executable bit, or makes a new file 100644.
+                let head_executable = at_head.is_some_and(|(_, m)| m.is_executable());
+                if !mode.is_blob() || mode.is_executable() != head_executable {
+                    return Ok(None);
+                }
+                FileChange::write(path, self.blob(id, path)?)
+            }
+        };
+        if !self.only_path_differs(parent_tree, commit_tree, path, at_commit)? {
+            return Ok(None);
+        }
+        Ok(Some(change))
+    }
+
+    /// Whether `parent_tree` with `path` set to `at_commit` is `commit_tree`: the commit
+    /// changed nothing else. Hashes the edited trees without writing them.
+    fn only_path_differs(
+        &self,
+        parent_tree: gix::ObjectId,
+        commit_tree: gix::ObjectId,
+        path: &str,
+        at_commit: Option<TreeEntry>,
+    ) -> Result<bool, GitError> {
+        let bad = |e: gix::Error| GitError::Read {
+            path: path.into(),
+            message: format!("could not compare trees: {e}"),
+        };
+        let mut editor = self.repo.edit_tree(parent_tree).map_err(bad)?;
+        match at_commit {
+            Some((id, mode)) => editor.upsert(path, mode.kind(), id).map_err(bad)?,
+            None => editor.remove(path).map_err(bad)?,
+        };
+        let hash_kind = self.repo.object_hash();
+        let mut plumbing = editor.detach();
+        let edited = plumbing
+            .write(|tree| -> Result<gix::ObjectId, String> {
+                use gix::objs::WriteTo as _;
+                let mut buf = Vec::new();
+                tree.write_to(&mut buf).map_err(|e| e.to_string())?;
+                gix::objs::compute_hash(hash_kind, gix::objs::Kind::Tree, &buf)
+                    .map_err(|e| e.to_string())
+            })
+            .map_err(|message| GitError::Read {
+                path: path.into(),
+                message: format!("could not compare trees: {message}"),
+            })?;
+        Ok(edited == commit_tree)
+    }
+
+    /// `git revert --no-edit <commit>`; on a conflict, `git revert --abort` and
+    /// [`GitError::RevertConflict`].
+    fn git_revert(&self, commit: gix::ObjectId, path: &str) -> Result<RevertOutcome, GitError> {
+        let sha = commit.to_string();
+        let command = format!("git revert --no-edit {sha}");
+        let output = self.run_git(&["revert", "--no-edit", &sha], &command)?;
+        if output.status.success() {
+            let head = self.head_commit_id()?.ok_or_else(|| GitError::UnbornHead {
+                path: self.workdir.clone(),
+            })?;
+            return Ok(RevertOutcome {
+                commit: head,
+                method: RevertMethod::GitRevert,
+            });
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+        let stdout = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+        let in_progress = self.repo.git_dir().join("REVERT_HEAD").exists()
+            || self.repo.git_dir().join("sequencer").exists();
+        if !in_progress {
+            return Err(GitError::GitCommand {
+                command,
+                message: first_nonempty(&stderr, &stdout),
+            });
+        }
+        let unmerged =
+            self.run_git(&["ls-files", "--unmerged", "-z"], "git ls-files --unmerged")?;
+        let conflicted = !unmerged.status.success() || !unmerged.stdout.is_empty();
+        let abort = self.run_git(&["revert", "--abort"], "git revert --abort")?;
+        if !abort.status.success() {
+            return Err(GitError::GitCommand {
+                command: "git revert --abort".into(),
+                message: format!(
+                    "{} (after `{command}` conflicted; the revert is still in progress: resolve it or run `git revert --abort`)",
+                    first_nonempty(
+                        String::from_utf8_lossy(&abort.stderr).trim(),
+                        String::from_utf8_lossy(&abort.stdout).trim()
+                    )
+                ),
+            });
+        }
+        if !conflicted {
+            return Err(GitError::GitCommand {
+                command,
+                message: format!(
+                    "{} (the revert was aborted; nothing changed)",
+                    first_nonempty(&stderr, &stdout)
+                ),
+            });
+        }
+        Err(GitError::RevertConflict {
+            commit,
+            path: path.to_owned(),
+        })
+    }
+
+    /// Runs `git` at the top of the work tree, never interactively.
+    fn run_git(&self, args: &[&str], command: &str) -> Result<std::process::Output, GitError> {
+        Command::new("git")
+            .args(args)
+            .current_dir(&self.workdir)
+            .env("GIT_EDITOR", "true")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| GitError::GitCommand {
+                command: command.to_owned(),
+                message: format!("could not run git: {e}"),
+            })
+    }
+}
+
+fn first_nonempty(a: &str, b: &str) -> String {
+    let text = if a.is_empty() { b } else { a };
+    if text.is_empty() {
+        "it failed without a message".into()
+    } else {
+        text.to_owned()
+    }
+}

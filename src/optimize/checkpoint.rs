@@ -1,0 +1,187 @@
+//! The checkpoint of a run, `<skill>/.skillopt/work/optimization_<time>.json`: everything the
+//! steps so far produced, model answers included, written atomically after each step, so that
+//! `--resume` after a crash, a kill or Ctrl-C repeats no model call that already answered.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::checks::LocalChecks;
+use super::edits::Dropped;
+use crate::prompt::contracts::{Edit, Reflection, TriageAnswer};
+use crate::signal::Signal;
+
+pub const VERSION: u32 = 1;
+
+/// The directory checkpoints live in (never committed: `.skillopt/.gitignore` says `work/`).
+pub fn work_dir(skill_dir: &Path) -> PathBuf {
+    skill_dir.join(".skillopt/work")
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    TextEdit,
+    Rewrite,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::TextEdit => "text_edit",
+            Mode::Rewrite => "rewrite",
+        }
+    }
+}
+
+/// The candidate SKILL.md of step 6.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub mode: Mode,
+    pub text: String,
+    /// MODE 1: the edits applied.
+    pub edits: Vec<Edit>,
+    /// MODE 1: the edits dropped, with the reason.
+    pub dropped: Vec<Dropped>,
+}
+
+/// One gate verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GateRecord {
+    pub cluster_id: String,
+    /// `YES`, `NO`, `COVERED` or `NOT_COVERED`.
+    pub verdict: String,
+    pub passed: bool,
+    pub reason: String,
+    /// For regression checks: the optimization that fixed this cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_optimization: Option<String>,
+}
+
+/// The gate of step 7.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateOutcome {
+    pub mode: Mode,
+    /// Only friction signals: the seed skips the model gate.
+    pub skipped: bool,
+    pub records: Vec<GateRecord>,
+    pub passed: usize,
+    pub total: usize,
+    pub threshold: f64,
+    pub accepted: bool,
+    /// Earlier fixes judged again against the candidate; any that fails rejects the run.
+    pub regression: Vec<GateRecord>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub calls: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub version: u32,
+    pub optimization_id: String,
+    pub skill: String,
+    /// RFC 3339.
+    pub started: String,
+    /// sha256 of SKILL.md when the run started; a checkpoint for another SKILL.md is stale.
+    pub pre_hash: String,
+    pub last_completed_step: u8,
+    pub signals: Vec<Signal>,
+    pub stale: Vec<String>,
+    pub left_out: usize,
+    pub too_old: usize,
+    pub triage: Option<TriageAnswer>,
+    /// Signals kept out of this run after a conflict, with the one preferred.
+    pub set_aside: Vec<String>,
+    pub reflection: Option<Reflection>,
+    pub candidate: Option<Candidate>,
+    pub checks: Option<LocalChecks>,
+    /// Gate answers received so far, by cluster id (a gate interrupted halfway resumes with
+    /// the rest).
+    pub gate_answers: BTreeMap<String, GateRecord>,
+    pub regression_answers: BTreeMap<String, GateRecord>,
+    pub gate: Option<GateOutcome>,
+    pub tokens: Tokens,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("cannot read the checkpoint '{}': {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the checkpoint '{}' is not usable: {reason}", path.display())]
+    Corrupt { path: PathBuf, reason: String },
+    #[error("cannot write the checkpoint '{}': {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The newest checkpoint of the skill, if any.
+pub fn find(skill_dir: &Path) -> Result<Option<(PathBuf, Checkpoint)>, CheckpointError> {
+    let dir = work_dir(skill_dir);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(CheckpointError::Read { path: dir, source }),
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("optimization_") && n.ends_with(".json"))
+        })
+        .collect();
+    paths.sort();
+    let Some(path) = paths.pop() else {
+        return Ok(None);
+    };
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
+        return Err(CheckpointError::Corrupt {
+            path,
+            reason: "not a regular file".into(),
+        });
+    }
+    let bytes = std::fs::read(&path).map_err(|source| CheckpointError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    let checkpoint: Checkpoint =
+        serde_json::from_slice(&bytes).map_err(|e| CheckpointError::Corrupt {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+    if checkpoint.version != VERSION {
+        return Err(CheckpointError::Corrupt {
+            path,
+            reason: format!(
+                "version {} (this git-skill writes {VERSION})",
+                checkpoint.version
+            ),
+        });
+    }
+    Ok(Some((path, checkpoint)))
+}
+
+/// Writes the checkpoint atomically.
+pub fn save(path: &Path, checkpoint: &Checkpoint) -> Result<(), CheckpointError> {
+    let err = |source| CheckpointError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(err)?;
+    }
+    let json = serde_json::to_vec_pretty(checkpoint).expect("a checkpoint serialises");
+    crate::fsutil::write_atomic(path, &json).map_err(err)
+}

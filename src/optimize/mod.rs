@@ -1,0 +1,183 @@
+//! `git skill optimize`: the 8 steps of `skill-optimizer.md` (confirm, load signals, triage,
+//! deep read, reflect, dry run, gate, update), with a checkpoint after each step, a gate
+//! stronger than the seed's (SkillGuard and lint, a size budget, a regression check against
+//! earlier optimizations) and two commits: the audit, then the SKILL.md change.
+//!
+//! The library never prints: progress and questions go through [`Interact`].
+
+pub mod checkpoint;
+pub mod checks;
+pub mod diff;
+pub mod edits;
+mod gate;
+pub mod history;
+mod pipeline;
+pub mod record;
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+pub use checkpoint::{Candidate, Checkpoint, GateOutcome, GateRecord, Mode};
+pub use pipeline::run;
+
+use crate::llm::{LlmError, Provider};
+use crate::prompt::contracts::Conflict;
+use crate::prompt::Prompts;
+use crate::signal::Signal;
+
+/// What `optimize` is pointed at and works with.
+pub struct Context<'a> {
+    pub repo: &'a crate::git::Repo,
+    /// Absolute.
+    pub skill_dir: PathBuf,
+    /// Relative to the top of the work tree, `/`-separated.
+    pub skill_rel: String,
+    /// The directory name (SKILL.md's `name`).
+    pub skill_name: String,
+    pub provider: &'a dyn Provider,
+    pub prompts: &'a Prompts,
+    pub parallel: usize,
+    pub gate_threshold: f64,
+    pub max_growth: f64,
+    pub now: chrono::DateTime<chrono::Utc>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub days: u32,
+    pub max_signals: usize,
+    pub dry_run: bool,
+    /// Discard an existing checkpoint.
+    pub restart: bool,
+    /// Require an existing checkpoint.
+    pub resume: bool,
+    /// Signal ids to favour when triage finds conflicting pairs.
+    pub prefer: Vec<String>,
+    /// Do not ask before calling the model.
+    pub yes: bool,
+}
+
+/// The rough cost shown before any model call (seed step 2).
+#[derive(Debug, Clone, Serialize)]
+pub struct Estimate {
+    pub corrected: usize,
+    pub friction: usize,
+    pub clusters: usize,
+    pub regression: usize,
+    pub calls: usize,
+}
+
+/// The answer to "continue?".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Confirm {
+    Yes,
+    No,
+    /// Nobody to ask (no terminal).
+    CannotAsk,
+}
+
+/// What the pipeline tells and asks the person running it.
+pub trait Interact {
+    /// Step `step` of 8 started (or made progress): `what` says what it is doing.
+    fn progress(&mut self, step: u8, name: &str, what: &str);
+    fn confirm(&mut self, estimate: &Estimate) -> Confirm;
+    /// Which of two conflicting signals to follow: the id of the one preferred, or `None`
+    /// when nobody can be asked.
+    fn choose(
+        &mut self,
+        conflict: &Conflict,
+        a: Option<&Signal>,
+        b: Option<&Signal>,
+    ) -> Option<String>;
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Both commits landed.
+    Accepted,
+    /// The gate, the local checks or the regression check refused the candidate.
+    Rejected,
+    /// Reflect produced nothing applicable (every edit dropped).
+    NothingToApply,
+    /// `--dry-run`: the candidate would have been accepted; nothing changed.
+    DryRunAccepted,
+    /// `--dry-run`: the candidate would have been rejected; nothing changed.
+    DryRunRejected,
+}
+
+/// The summary of a run, as the seed prints it (and as `--format json` gives it).
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub skill: String,
+    pub optimization_id: String,
+    pub outcome: Outcome,
+    pub corrected: usize,
+    pub friction: usize,
+    pub clusters: usize,
+    pub mode: Option<Mode>,
+    pub diagnosis: String,
+    pub candidate: Option<Candidate>,
+    pub checks: Option<checks::LocalChecks>,
+    pub gate: Option<GateOutcome>,
+    pub stale: Vec<String>,
+    pub set_aside: Vec<String>,
+    pub left_out: usize,
+    pub too_old: usize,
+    /// Why the run was rejected, in sentences.
+    pub reasons: Vec<String>,
+    pub audit_commit: Option<String>,
+    pub optimize_commit: Option<String>,
+    pub audit_message: String,
+    pub optimize_message: String,
+    /// `--dry-run`: the change to SKILL.md.
+    pub diff: Option<String>,
+    pub resolved_dir: Option<String>,
+    pub tokens: checkpoint::Tokens,
+    pub resumed_from_step: Option<u8>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OptimizeError {
+    #[error("{skill} has uncommitted changes: {}", .paths.join(", "))]
+    Dirty { skill: String, paths: Vec<String> },
+    #[error("no pending signals for {skill}")]
+    NoSignals { skill: String },
+    #[error("another optimize of {skill} is running (lock '{}')", .lock.display())]
+    Busy { skill: String, lock: PathBuf },
+    #[error("the checkpoint '{}' was made for another version of SKILL.md", .path.display())]
+    StaleCheckpoint { path: PathBuf },
+    #[error("--resume: there is no checkpoint for {skill}")]
+    NothingToResume { skill: String },
+    #[error("about {} model calls are needed, and there is no terminal to ask whether to go on", .0.calls)]
+    NeedsConfirmation(Estimate),
+    #[error("stopped before any model call, as asked")]
+    Declined,
+    #[error("triage found conflicting signals: {}", describe_conflicts(.0))]
+    Conflicts(Vec<Conflict>),
+    #[error(transparent)]
+    Checkpoint(#[from] checkpoint::CheckpointError),
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    #[error(transparent)]
+    Prompt(#[from] crate::prompt::PromptError),
+    #[error(transparent)]
+    Store(#[from] crate::signal::store::StoreError),
+    #[error(transparent)]
+    Git(#[from] crate::git::GitError),
+    #[error("cannot read '{}': {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn describe_conflicts(conflicts: &[Conflict]) -> String {
+    conflicts
+        .iter()
+        .map(|c| format!("{} vs {} ({})", c.signal_a, c.signal_b, c.reason))
+        .collect::<Vec<_>>()
+        .join("; ")
+}

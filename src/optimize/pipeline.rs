@@ -1,0 +1,750 @@
+//! The run itself: each step reads what the checkpoint already holds and does only the rest.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use super::checkpoint::{self, Candidate, Checkpoint, GateOutcome, Mode, Tokens};
+use super::gate::{self, Question};
+use super::{checks, diff, edits, history, record};
+use super::{Confirm, Context, Estimate, Interact, OptimizeError, Options, Outcome, Report};
+use crate::git::FileChange;
+use crate::llm::{json, Request, Usage};
+use crate::prompt::contracts::{Cluster, Reflection, TriageAnswer};
+use crate::prompt::vars::{ReflectVars, SignalSummary, TriageVars};
+use crate::prompt::PromptName;
+use crate::signal::select::Selector;
+use crate::signal::store::{self, Entry};
+use crate::signal::{Signal, SignalType};
+
+/// How many earlier fixes the regression check asks about at most (the newest).
+const MAX_REGRESSION: usize = 20;
+
+pub fn run(
+    ctx: &Context<'_>,
+    opts: &Options,
+    ui: &mut dyn Interact,
+) -> Result<Report, OptimizeError> {
+    // ---- Step 1: confirm the target ----
+    ui.progress(1, "confirm", &format!("checking {}", ctx.skill_rel));
+    let skill_md_path = ctx.skill_dir.join("SKILL.md");
+    let original =
+        std::fs::read_to_string(&skill_md_path).map_err(|source| OptimizeError::Read {
+            path: skill_md_path.clone(),
+            source,
+        })?;
+    let pre_hash = crate::signal::sha256_hex(original.as_bytes());
+    let ignore = format!("{}/.skillopt/", ctx.skill_rel);
+    let dirty = ctx.repo.dirty_paths(&ctx.skill_rel, &[ignore.as_str()])?;
+    if !dirty.is_empty() {
+        return Err(OptimizeError::Dirty {
+            skill: ctx.skill_name.clone(),
+            paths: dirty,
+        });
+    }
+    let work = checkpoint::work_dir(&ctx.skill_dir);
+    // The lock is held for the whole run (a dry run writes nothing, not even the lock).
+    let _lock = if opts.dry_run {
+        None
+    } else {
+        Some(lock(&work, &ctx.skill_name)?)
+    };
+    let existing = checkpoint::find(&ctx.skill_dir)?;
+    let (path, mut cp, resumed) = match existing {
+        Some((path, _)) if opts.restart => {
+            if !opts.dry_run {
+                let _ = std::fs::remove_file(&path);
+            }
+            fresh(ctx, &pre_hash, &work)
+        }
+        Some((path, cp)) => {
+            if cp.pre_hash != pre_hash {
+                return Err(OptimizeError::StaleCheckpoint { path });
+            }
+            let step = cp.last_completed_step;
+            (path, cp, Some(step))
+        }
+        None if opts.resume => {
+            return Err(OptimizeError::NothingToResume {
+                skill: ctx.skill_name.clone(),
+            })
+        }
+        None => fresh(ctx, &pre_hash, &work),
+    };
+    let save = |cp: &Checkpoint| -> Result<(), OptimizeError> {
+        if !opts.dry_run {
+            checkpoint::save(&path, cp)?;
+        }
+        Ok(())
+    };
+    // A run that stops before its first model call leaves no checkpoint behind.
+    let discard = |path: &Path| {
+        if !opts.dry_run {
+            let _ = std::fs::remove_file(path);
+        }
+    };
+    let raw_dir: Option<PathBuf> = (!opts.dry_run).then(|| work.clone());
+    save(&cp)?;
+
+    // ---- Step 2: load signals ----
+    if cp.last_completed_step < 2 {
+        ui.progress(2, "load signals", "reading the pending signals");
+        let mut selector = Selector::new(ctx.now, opts.days, opts.max_signals);
+        store::stream(&store::pending_path(&ctx.skill_dir), |entry| {
+            if let Entry::Signal(_, signal) = entry {
+                selector.push(signal);
+            }
+        })?;
+        let selection = selector.finish(&pre_hash);
+        if selection.selected.is_empty() {
+            discard(&path);
+            return Err(OptimizeError::NoSignals {
+                skill: ctx.skill_name.clone(),
+            });
+        }
+        cp.signals = selection.selected;
+        cp.stale = selection.stale;
+        cp.left_out = selection.left_out;
+        cp.too_old = selection.too_old;
+        cp.last_completed_step = 2;
+        save(&cp)?;
+    }
+    let earlier = regression_questions(ctx);
+    if cp.triage.is_none() && !opts.yes {
+        let estimate = estimate(&cp.signals, earlier.len());
+        match ui.confirm(&estimate) {
+            Confirm::Yes => {}
+            Confirm::No => {
+                discard(&path);
+                return Err(OptimizeError::Declined);
+            }
+            Confirm::CannotAsk => {
+                discard(&path);
+                return Err(OptimizeError::NeedsConfirmation(estimate));
+            }
+        }
+    }
+
+    // ---- Step 3: triage ----
+    let model_calls_planned =
+        |cp: &Checkpoint| cp.triage.as_ref().map_or(0, |t| t.clusters.len()) + 2 + earlier.len();
+    if cp.triage.is_none() {
+        ui.progress(
+            3,
+            "triage",
+            &format!("asking {} (1 call)", ctx.provider.describe()),
+        );
+        let vars = TriageVars {
+            skill_name: ctx.skill_name.clone(),
+            current_hash: pre_hash.clone(),
+            signals: cp.signals.iter().map(SignalSummary::from).collect(),
+        };
+        let prompt = ctx.prompts.render_with(PromptName::Triage, &vars)?;
+        let ids: Vec<String> = cp.signals.iter().map(|s| s.signal_id.clone()).collect();
+        let check = |t: &TriageAnswer| t.validate(&ids).map_err(|e| e.to_string());
+        let answer = json::complete_json::<TriageAnswer>(
+            ctx.provider,
+            &request(prompt, 8192),
+            &check,
+            raw_dir.as_deref(),
+        )?;
+        spend(&mut cp.tokens, answer.usage, answer.attempts);
+        cp.triage = Some(answer.value);
+        cp.last_completed_step = 3;
+        save(&cp)?;
+    }
+    let triage = cp.triage.clone().expect("triage is done");
+    // Conflicts: the user picks a direction; the other signal stays pending, out of this run.
+    let mut unresolved = Vec::new();
+    for conflict in &triage.conflicts {
+        let settled = [&conflict.signal_a, &conflict.signal_b]
+            .iter()
+            .any(|id| cp.set_aside.contains(id));
+        if settled {
+            continue;
+        }
+        let find = |id: &str| cp.signals.iter().find(|s| s.signal_id == id);
+        let preferred = if opts.prefer.contains(&conflict.signal_a) {
+            Some(conflict.signal_a.clone())
+        } else if opts.prefer.contains(&conflict.signal_b) {
+            Some(conflict.signal_b.clone())
+        } else {
+            ui.choose(conflict, find(&conflict.signal_a), find(&conflict.signal_b))
+        };
+        match preferred {
+            Some(id) if id == conflict.signal_a => cp.set_aside.push(conflict.signal_b.clone()),
+            Some(id) if id == conflict.signal_b => cp.set_aside.push(conflict.signal_a.clone()),
+            _ => unresolved.push(conflict.clone()),
+        }
+    }
+    save(&cp)?;
+    if !unresolved.is_empty() {
+        return Err(OptimizeError::Conflicts(unresolved));
+    }
+    let set_aside: HashSet<&str> = cp.set_aside.iter().map(String::as_str).collect();
+    let signals: Vec<Signal> = cp
+        .signals
+        .iter()
+        .filter(|s| !set_aside.contains(s.signal_id.as_str()))
+        .cloned()
+        .collect();
+    let clusters = clusters_without(&triage.clusters, &set_aside);
+
+    // ---- Step 4: deep read (the context is in the signals already) ----
+    if cp.last_completed_step < 4 {
+        ui.progress(
+            4,
+            "deep read",
+            &format!("{} signals with their context", signals.len()),
+        );
+        cp.last_completed_step = 4;
+        save(&cp)?;
+    }
+
+    // ---- Step 5: reflect ----
+    let vars = ReflectVars::new(&ctx.skill_name, &original, &signals, clusters.clone());
+    if cp.reflection.is_none() {
+        ui.progress(
+            5,
+            "reflect",
+            &format!(
+                "asking {} (call 2 of about {})",
+                ctx.provider.describe(),
+                model_calls_planned(&cp)
+            ),
+        );
+        let omitted = !vars.omitted_sections.is_empty();
+        let prompt = ctx.prompts.render_with(PromptName::Reflect, &vars)?;
+        let cluster_ids: Vec<String> = clusters.iter().map(|c| c.cluster_id.clone()).collect();
+        let check = |r: &Reflection| r.validate(&cluster_ids, omitted).map_err(|e| e.to_string());
+        let answer = json::complete_json::<Reflection>(
+            ctx.provider,
+            &request(prompt, 16384),
+            &check,
+            raw_dir.as_deref(),
+        )?;
+        spend(&mut cp.tokens, answer.usage, answer.attempts);
+        cp.reflection = Some(answer.value);
+        cp.last_completed_step = 5;
+        save(&cp)?;
+    }
+    let reflection = cp.reflection.clone().expect("reflect is done");
+
+    let mut report = Report {
+        skill: ctx.skill_name.clone(),
+        optimization_id: cp.optimization_id.clone(),
+        outcome: Outcome::Rejected,
+        corrected: signals
+            .iter()
+            .filter(|s| s.kind == SignalType::Corrected)
+            .count(),
+        friction: signals
+            .iter()
+            .filter(|s| s.kind == SignalType::Friction)
+            .count(),
+        clusters: clusters.len(),
+        mode: None,
+        diagnosis: reflection.diagnosis().to_owned(),
+        candidate: None,
+        checks: None,
+        gate: None,
+        stale: cp.stale.clone(),
+        set_aside: cp.set_aside.clone(),
+        left_out: cp.left_out,
+        too_old: cp.too_old,
+        reasons: Vec::new(),
+        audit_commit: None,
+        optimize_commit: None,
+        audit_message: String::new(),
+        optimize_message: String::new(),
+        diff: None,
+        resolved_dir: None,
+        tokens: cp.tokens.clone(),
+        resumed_from_step: resumed,
+    };
+
+    // ---- Step 6: dry run of the edits ----
+    if cp.candidate.is_none() {
+        ui.progress(6, "dry run", "applying the edits to a copy of SKILL.md");
+        let candidate = match &reflection {
+            Reflection::Edits { edits: list, .. } => {
+                let applied = edits::apply(&original, list);
+                Candidate {
+                    mode: Mode::TextEdit,
+                    text: applied.text,
+                    edits: applied.kept,
+                    dropped: applied.dropped,
+                }
+            }
+            Reflection::Rewrite { content, .. } => {
+                if let Err(reason) = edits::check_frontmatter(&original, content) {
+                    report
+                        .reasons
+                        .push(format!("the rewrite is not usable: {reason}"));
+                }
+                Candidate {
+                    mode: Mode::Rewrite,
+                    text: content.clone(),
+                    edits: Vec::new(),
+                    dropped: Vec::new(),
+                }
+            }
+        };
+        let nothing = (candidate.mode == Mode::TextEdit && candidate.edits.is_empty())
+            || candidate.text == original;
+        if nothing || !report.reasons.is_empty() {
+            report.outcome = Outcome::NothingToApply;
+            report.mode = Some(candidate.mode);
+            report.candidate = Some(candidate);
+            report.tokens = cp.tokens.clone();
+            finish(&work, opts.dry_run);
+            return Ok(report);
+        }
+        cp.candidate = Some(candidate);
+        cp.last_completed_step = 6;
+        save(&cp)?;
+    }
+    let candidate = cp.candidate.clone().expect("the dry run is done");
+    report.mode = Some(candidate.mode);
+
+    // ---- Step 7: gate ----
+    // Asks the judges not answered yet; answers are kept in the checkpoint as they come.
+    let judge = |questions: &[Question], regression: bool, cp: &mut Checkpoint| {
+        let answers = if regression {
+            &mut cp.regression_answers
+        } else {
+            &mut cp.gate_answers
+        };
+        let (usage, calls, error) = gate::ask(
+            ctx.provider,
+            ctx.prompts,
+            &ctx.skill_name,
+            &candidate.text,
+            questions,
+            answers,
+            ctx.parallel,
+            raw_dir.as_deref(),
+        );
+        spend(&mut cp.tokens, usage, calls);
+        save(cp)?;
+        if let Some(e) = error {
+            return Err(OptimizeError::from(e));
+        }
+        let answers = if regression {
+            &cp.regression_answers
+        } else {
+            &cp.gate_answers
+        };
+        Ok(questions
+            .iter()
+            .filter_map(|q| answers.get(&q.key).cloned())
+            .collect())
+    };
+    if cp.gate.is_none() {
+        ui.progress(7, "gate", "SkillGuard, lint and the size budget");
+        let local = checks::check(
+            &ctx.skill_dir,
+            &ctx.skill_name,
+            &original,
+            &candidate.text,
+            ctx.max_growth,
+        );
+        let mut outcome = GateOutcome {
+            mode: candidate.mode,
+            skipped: false,
+            records: Vec::new(),
+            passed: 0,
+            total: clusters.len(),
+            threshold: ctx.gate_threshold,
+            accepted: false,
+            regression: Vec::new(),
+        };
+        cp.checks = Some(local.clone());
+        if local.passed() {
+            let friction_only = signals.iter().all(|s| s.kind == SignalType::Friction);
+            if friction_only {
+                outcome.skipped = true;
+                outcome.accepted = true;
+            } else {
+                let questions: Vec<Question> = clusters
+                    .iter()
+                    .map(|c| Question {
+                        key: c.cluster_id.clone(),
+                        cluster: c.clone(),
+                        signals: signals_of(c, &signals),
+                        mode: candidate.mode,
+                        from_optimization: None,
+                    })
+                    .collect();
+                ui.progress(
+                    7,
+                    "gate",
+                    &format!(
+                        "{} judges in parallel ({} at a time)",
+                        questions.len(),
+                        ctx.parallel
+                    ),
+                );
+                outcome.records = judge(&questions, false, &mut cp)?;
+                outcome.passed = outcome.records.iter().filter(|r| r.passed).count();
+                outcome.accepted = outcome.total == 0
+                    || outcome.passed as f64 / outcome.total as f64 >= ctx.gate_threshold;
+            }
+            if outcome.accepted && !earlier.is_empty() {
+                ui.progress(
+                    7,
+                    "gate",
+                    &format!("regression check: {} earlier fixes", earlier.len()),
+                );
+                outcome.regression = judge(&earlier, true, &mut cp)?;
+            }
+        }
+        cp.gate = Some(outcome);
+        cp.last_completed_step = 7;
+        save(&cp)?;
+    }
+    let outcome = cp.gate.clone().expect("the gate is done");
+    let local = cp.checks.clone().expect("the checks ran");
+    report.reasons.extend(local.refusals.iter().cloned());
+    if local.passed() && !outcome.accepted {
+        report.reasons.push(format!(
+            "the gate passed {} of {} clusters, under the threshold {}",
+            outcome.passed, outcome.total, outcome.threshold
+        ));
+    }
+    for r in outcome.regression.iter().filter(|r| !r.passed) {
+        report.reasons.push(format!(
+            "cluster {} fixed by {} would come back: {}",
+            r.cluster_id,
+            r.from_optimization
+                .as_deref()
+                .unwrap_or("an earlier optimization"),
+            r.reason
+        ));
+    }
+    let accepted = report.reasons.is_empty();
+    report.checks = Some(local.clone());
+    report.gate = Some(outcome.clone());
+    report.candidate = Some(candidate.clone());
+    report.tokens = cp.tokens.clone();
+
+    // ---- Step 8: update ----
+    let used: Vec<&Signal> = signals.iter().collect();
+    let summary = summary(reflection.diagnosis());
+    report.audit_message = format!(
+        "audit(skill): archive {} signals for {}",
+        used.len(),
+        ctx.skill_name
+    );
+    report.optimize_message = format!(
+        "optimize(skill): {}: {summary}\n\n{}\n\nMode: {}\nGate: {}\nOptimization-Id: {}\n",
+        ctx.skill_name,
+        wrap(reflection.diagnosis(), 72),
+        candidate.mode.as_str(),
+        if outcome.skipped {
+            "skipped (friction signals only)".to_owned()
+        } else {
+            format!("{}/{} clusters passed", outcome.passed, outcome.total)
+        },
+        cp.optimization_id
+    );
+    if opts.dry_run {
+        report.outcome = if accepted {
+            Outcome::DryRunAccepted
+        } else {
+            Outcome::DryRunRejected
+        };
+        report.diff = Some(diff::unified(
+            &format!("{}/SKILL.md", ctx.skill_rel),
+            &original,
+            &candidate.text,
+        ));
+        return Ok(report);
+    }
+    if !accepted {
+        report.outcome = Outcome::Rejected;
+        finish(&work, false);
+        return Ok(report);
+    }
+    ui.progress(8, "update", "writing the audit and the optimize commits");
+    let post_hash = crate::signal::sha256_hex(candidate.text.as_bytes());
+    let dir = record::resolved_dir(
+        &ctx.skill_dir,
+        ctx.now.date_naive(),
+        clusters
+            .first()
+            .map_or("optimization", |c| c.root_cause.as_str()),
+    );
+    let dir_rel = format!(
+        "{}/{}",
+        ctx.skill_rel,
+        dir.strip_prefix(&ctx.skill_dir)
+            .unwrap_or(&dir)
+            .to_string_lossy()
+            .replace('\\', "/")
+    );
+    let (provider, model) = {
+        let d = ctx.provider.describe();
+        (d.provider.to_owned(), d.model.clone())
+    };
+    let optimization = record::Optimization {
+        optimization_id: cp.optimization_id.clone(),
+        skill: ctx.skill_name.clone(),
+        timestamp: ctx.now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        mode: candidate.mode,
+        diagnosis: reflection.diagnosis().to_owned(),
+        edits: candidate.edits.clone(),
+        dropped_edits: candidate.dropped.clone(),
+        rewrite_reason: match &reflection {
+            Reflection::Rewrite { reason, .. } => reason.clone(),
+            Reflection::Edits { .. } => String::new(),
+        },
+        clusters: clusters.clone(),
+        conflicts: triage.conflicts.clone(),
+        set_aside: cp.set_aside.clone(),
+        stale_signals: cp.stale.clone(),
+        gate_result: outcome.clone(),
+        local_checks: local,
+        pre_optimization_hash: pre_hash.clone(),
+        post_optimization_hash: post_hash,
+        signal_ids: used.iter().map(|s| s.signal_id.clone()).collect(),
+        pre_skill_backup: original.clone(),
+        provider,
+        model,
+        summary: summary.clone(),
+        tokens: cp.tokens.clone(),
+    };
+    let ids: HashSet<String> = used.iter().map(|s| s.signal_id.clone()).collect();
+    let gitignore = ctx.skill_dir.join(".skillopt/.gitignore");
+    let audit = store::rewrite_without(&ctx.skill_dir, &ids, |kept, removed| {
+        let mut changes = vec![
+            FileChange {
+                path: format!("{}/.skillopt/pending/signal.json", ctx.skill_rel),
+                content: Some(kept.to_vec()),
+            },
+            FileChange {
+                path: format!("{dir_rel}/signal.json"),
+                content: Some(store::to_lines(removed)),
+            },
+            FileChange {
+                path: format!("{dir_rel}/optimization.json"),
+                content: Some(
+                    serde_json::to_vec_pretty(&optimization).expect("a record serialises"),
+                ),
+            },
+        ];
+        if let Ok(text) = std::fs::read(&gitignore) {
+            changes.push(FileChange {
+                path: format!("{}/.skillopt/.gitignore", ctx.skill_rel),
+                content: Some(text),
+            });
+        }
+        ctx.repo.commit_files(&report.audit_message, &changes)
+    })??;
+    let optimize = ctx.repo.commit_files(
+        &report.optimize_message,
+        &[FileChange {
+            path: format!("{}/SKILL.md", ctx.skill_rel),
+            content: Some(candidate.text.clone().into_bytes()),
+        }],
+    )?;
+    report.audit_commit = Some(audit.to_string());
+    report.optimize_commit = Some(optimize.to_string());
+    report.resolved_dir = Some(dir_rel);
+    report.outcome = Outcome::Accepted;
+    finish(&work, false);
+    Ok(report)
+}
+
+fn fresh(ctx: &Context<'_>, pre_hash: &str, work: &Path) -> (PathBuf, Checkpoint, Option<u8>) {
+    let stamp = ctx.now.format("%Y%m%dT%H%M%SZ");
+    let cp = Checkpoint {
+        version: checkpoint::VERSION,
+        optimization_id: format!(
+            "opt_{stamp}_{}",
+            crate::signal::schema::id_safe(&ctx.skill_name)
+        ),
+        skill: ctx.skill_name.clone(),
+        started: ctx.now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        pre_hash: pre_hash.to_owned(),
+        last_completed_step: 1,
+        signals: Vec::new(),
+        stale: Vec::new(),
+        left_out: 0,
+        too_old: 0,
+        triage: None,
+        set_aside: Vec::new(),
+        reflection: None,
+        candidate: None,
+        checks: None,
+        gate_answers: Default::default(),
+        regression_answers: Default::default(),
+        gate: None,
+        tokens: Tokens::default(),
+    };
+    (work.join(format!("optimization_{stamp}.json")), cp, None)
+}
+
+/// `.skillopt/work/lock`, held for the run.
+fn lock(work: &Path, skill: &str) -> Result<File, OptimizeError> {
+    let path = work.join("lock");
+    let err = |source| checkpoint::CheckpointError::Write {
+        path: path.clone(),
+        source,
+    };
+    std::fs::create_dir_all(work).map_err(err)?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(err)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(OptimizeError::Busy {
+            skill: skill.to_owned(),
+            lock: path,
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(err(e).into()),
+    }
+}
+
+/// The run is over: `.skillopt/work/` goes.
+fn finish(work: &Path, dry_run: bool) {
+    if !dry_run {
+        let _ = std::fs::remove_dir_all(work);
+    }
+}
+
+fn request(prompt: String, max_tokens: u32) -> Request {
+    let mut r = Request::new(prompt);
+    r.max_tokens = max_tokens;
+    r.temperature = Some(0.2);
+    r
+}
+
+fn spend(tokens: &mut Tokens, usage: Usage, calls: u32) {
+    tokens.input += usage.input_tokens;
+    tokens.output += usage.output_tokens;
+    tokens.calls += calls;
+}
+
+/// The seed's estimate: a cluster per 1-2 corrected or 3-4 friction signals; calls = clusters
+/// (the gate) + 2 (triage and reflect) + the regression checks.
+fn estimate(signals: &[Signal], regression: usize) -> Estimate {
+    let corrected = signals
+        .iter()
+        .filter(|s| s.kind == SignalType::Corrected)
+        .count();
+    let friction = signals.len() - corrected;
+    let clusters = (corrected * 2).div_ceil(3) + (friction * 2).div_ceil(7);
+    Estimate {
+        corrected,
+        friction,
+        clusters,
+        regression,
+        calls: clusters + 2 + regression,
+    }
+}
+
+fn clusters_without(clusters: &[Cluster], set_aside: &HashSet<&str>) -> Vec<Cluster> {
+    clusters
+        .iter()
+        .filter_map(|c| {
+            let ids: Vec<String> = c
+                .signal_ids
+                .iter()
+                .filter(|id| !set_aside.contains(id.as_str()))
+                .cloned()
+                .collect();
+            (!ids.is_empty()).then(|| Cluster {
+                count: ids.len(),
+                signal_ids: ids,
+                ..c.clone()
+            })
+        })
+        .collect()
+}
+
+fn signals_of(cluster: &Cluster, signals: &[Signal]) -> Vec<Signal> {
+    signals
+        .iter()
+        .filter(|s| cluster.signal_ids.contains(&s.signal_id))
+        .cloned()
+        .collect()
+}
+
+/// The clusters earlier optimizations fixed, as regression questions: newest first, at most
+/// [`MAX_REGRESSION`], skipping optimizations that were rolled back.
+fn regression_questions(ctx: &Context<'_>) -> Vec<Question> {
+    let (earlier, _) = record::earlier(&ctx.skill_dir);
+    let rolled_back = history::rolled_back_ids(ctx.repo, &ctx.skill_rel).unwrap_or_default();
+    let mut questions = Vec::new();
+    for (dir, o) in earlier.iter().rev() {
+        if rolled_back.contains(&o.optimization_id) || o.gate_result.skipped {
+            continue;
+        }
+        let archived: Vec<Signal> = store::load(&dir.join("signal.json"))
+            .map(|l| l.signals.into_iter().map(|(_, s)| s).collect())
+            .unwrap_or_default();
+        for record in o.gate_result.records.iter().filter(|r| r.passed) {
+            let Some(cluster) = o
+                .clusters
+                .iter()
+                .find(|c| c.cluster_id == record.cluster_id)
+            else {
+                continue;
+            };
+            questions.push(Question {
+                key: format!("{}/{}", o.optimization_id, cluster.cluster_id),
+                cluster: cluster.clone(),
+                signals: signals_of(cluster, &archived),
+                mode: Mode::TextEdit,
+                from_optimization: Some(o.optimization_id.clone()),
+            });
+            if questions.len() == MAX_REGRESSION {
+                return questions;
+            }
+        }
+    }
+    questions
+}
+
+/// The commit subject's summary: the diagnosis's first sentence, at most 60 characters.
+fn summary(diagnosis: &str) -> String {
+    let one_line = diagnosis.split_whitespace().collect::<Vec<_>>().join(" ");
+    let first = one_line
+        .split_inclusive(". ")
+        .next()
+        .unwrap_or(&one_line)
+        .trim()
+        .trim_end_matches('.');
+    let mut out: String = first.chars().take(60).collect();
+    if first.chars().count() > 60 {
+        out = out.trim_end().to_owned();
+        out.push('…');
+    }
+    if out.is_empty() {
+        "address recorded feedback".into()
+    } else {
+        out
+    }
+}
+
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for word in text.split_whitespace() {
+        let n = word.chars().count();
+        if line > 0 && line + 1 + n > width {
+            out.push('\n');
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += n;
+    }
+    out
+}
