@@ -95,8 +95,9 @@ pub const DEFAULT_ROOTS: &[&str] = &[
 ];
 
 /// `GIT_SKILL_*` variables that are not configuration keys: the clock for reproducible runs
-/// and tests (RFC 3339), and the switch that rewrites generated test tables.
-pub const NOT_CONFIG_ENV: &[&str] = &["GIT_SKILL_NOW", "GIT_SKILL_BLESS"];
+/// and tests (RFC 3339), the switch that rewrites generated test tables, and the crash
+/// points of optimize's recovery tests.
+pub const NOT_CONFIG_ENV: &[&str] = &["GIT_SKILL_NOW", "GIT_SKILL_BLESS", "GIT_SKILL_FAILPOINT"];
 
 /// User-level roots, relative to HOME, looked at by the dashboard on request.
 pub const USER_ROOTS: &[&str] = &[

@@ -115,6 +115,7 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         resume: args.resume,
         prefer: args.prefer.clone(),
         yes: args.yes,
+        failpoint: std::env::var("GIT_SKILL_FAILPOINT").ok(),
     };
     let mut interact = Terminal {
         err: &mut ui.err,
@@ -122,8 +123,8 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         ask: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
         started: Instant::now(),
     };
-    let report =
-        optimize::run(&ctx, &options, &mut interact).map_err(|e| run_error(e, &args.skill))?;
+    let report = optimize::run(&ctx, &options, &mut interact)
+        .map_err(|e| run_error(e, &args.skill, args.dry_run))?;
     match args.format {
         super::lint::Format::Json => {
             let mut value = serde_json::to_value(&report)?;
@@ -150,7 +151,13 @@ pub fn repo_relative(top: &std::path::Path, dir: &std::path::Path) -> Option<Str
     (!rel.is_empty()).then_some(rel)
 }
 
-fn run_error(e: OptimizeError, skill: &str) -> CommandError {
+fn run_error(e: OptimizeError, skill: &str, dry_run: bool) -> CommandError {
+    // A dry run writes no checkpoint: nothing to resume from.
+    let resume = if dry_run {
+        "a dry run keeps no checkpoint; run it again".to_owned()
+    } else {
+        format!("the checkpoint is kept: git skill optimize {skill} --resume continues without repeating the calls that answered")
+    };
     let hint: Option<String> = match &e {
         OptimizeError::Dirty { paths, .. } => Some(format!(
             "commit or stash them first: git add -- {} && git commit, or git stash",
@@ -167,12 +174,24 @@ fn run_error(e: OptimizeError, skill: &str) -> CommandError {
         OptimizeError::NeedsConfirmation(_) => Some(format!(
             "add --yes to go on without asking, or --dry-run to see the change first: git skill optimize {skill} --yes"
         )),
+        OptimizeError::Conflicts(_) if dry_run => Some(format!(
+            "choose the direction, once per pair: git skill optimize {skill} --dry-run --prefer SIGNAL_ID (the other stays pending)"
+        )),
         OptimizeError::Conflicts(_) => Some(format!(
             "choose the direction, once per pair: git skill optimize {skill} --prefer SIGNAL_ID (the other stays pending); the triage answer is kept, so this repeats no model call"
         )),
         OptimizeError::Llm(l) => Some(format!(
-            "{}the checkpoint is kept: git skill optimize {skill} --resume continues without repeating the calls that answered",
+            "{}{resume}",
             l.hint().map(|h| format!("{h}; ")).unwrap_or_default()
+        )),
+        OptimizeError::OptionsChanged { .. } => Some(format!(
+            "resume with the same options, or start again with the new ones: git skill optimize {skill} --restart"
+        )),
+        OptimizeError::ChangedDuringRun(_) => Some(format!(
+            "look at the change (git status, git log); then git skill optimize {skill} --restart"
+        )),
+        OptimizeError::SecondCommit { .. } => Some(format!(
+            "fix the cause, then git skill optimize {skill} --resume makes the optimize commit (the audit is not repeated)"
         )),
         OptimizeError::Prompt(_) => Some("check the template overrides: git skill prompt list".into()),
         _ => None,
@@ -195,6 +214,10 @@ struct Terminal<'a> {
 }
 
 impl Interact for Terminal<'_> {
+    fn warn(&mut self, message: &str) {
+        let _ = writeln!(self.err, "warning: {}", super::ui::safe(message));
+    }
+
     fn progress(&mut self, step: u8, name: &str, what: &str) {
         if self.show {
             let elapsed = self.started.elapsed().as_secs_f64();

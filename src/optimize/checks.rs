@@ -13,9 +13,10 @@ use crate::skill::lint::{self, Target};
 /// What the local checks found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LocalChecks {
-    /// SkillGuard's verdict on the candidate skill.
+    /// SkillGuard's verdict on what the candidate adds (inline allow comments not honoured).
     pub verdict: String,
-    /// Unsuppressed findings: `RULE file:line message`.
+    /// Findings the candidate brings that the current skill does not have:
+    /// `RULE file:line message`.
     pub findings: Vec<String>,
     /// Lint errors: `CODE message`.
     pub lint_errors: Vec<String>,
@@ -68,12 +69,37 @@ pub fn check(
             std::fs::read(dir.join(rel))
         }
     };
-    let scan = guard::scan_skill(&files, &read, guard::ScanOptions::default());
+    // Allow comments are not honoured: the model could write one. What the committed skill
+    // already holds (it passed the hook as it is) is the baseline; only findings the candidate
+    // brings count.
+    let strict = guard::ScanOptions {
+        inline_allow: false,
+    };
+    let mut scan = guard::scan_skill(&files, &read, strict);
+    let before = {
+        let read_original = |rel: &str| -> std::io::Result<Vec<u8>> {
+            if rel == "SKILL.md" {
+                Ok(original.as_bytes().to_vec())
+            } else {
+                std::fs::read(dir.join(rel))
+            }
+        };
+        let mut original_files = files.clone();
+        original_files.skill_md = Some(original.as_bytes().to_vec());
+        original_files.skill_md_size = original.len() as u64;
+        guard::scan_skill(&original_files, &read_original, strict)
+    };
+    let known: std::collections::HashSet<&str> = before
+        .findings
+        .iter()
+        .map(|f| f.fingerprint.as_str())
+        .collect();
+    scan.findings
+        .retain(|f| !known.contains(f.fingerprint.as_str()));
     let verdict = scan.verdict();
     let findings: Vec<String> = scan
         .findings
         .iter()
-        .filter(|f| f.suppressed.is_none())
         .map(|f| format!("{} {}:{} {}", f.rule, f.file, f.line, f.message))
         .collect();
     if verdict == Verdict::Dangerous {

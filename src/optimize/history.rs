@@ -22,10 +22,26 @@ pub struct Optimized {
 /// The optimize commits that touched `<skill_rel>/SKILL.md`, newest first, with their reverts.
 pub fn optimizations(repo: &Repo, skill_rel: &str) -> Result<Vec<Optimized>, GitError> {
     let log = repo.log_path(&format!("{skill_rel}/SKILL.md"), MAX_COMMITS)?;
+    // Only git's revert commits count (subject `Revert "..."`), not any message that quotes
+    // the phrase; a revert that was itself reverted no longer counts.
     let mut reverts: HashMap<String, String> = HashMap::new();
-    for entry in &log {
+    for entry in log.iter().rev() {
+        if !entry.subject.starts_with("Revert \"") {
+            continue;
+        }
         if let Some(sha) = reverted_sha(&entry.body) {
-            reverts.entry(sha).or_insert_with(|| entry.id.to_string());
+            let undone_revert = reverts
+                .iter()
+                .find(|(_, by)| **by == sha)
+                .map(|(k, _)| k.clone());
+            match undone_revert {
+                Some(original) => {
+                    reverts.remove(&original);
+                }
+                None => {
+                    reverts.insert(sha, entry.id.to_string());
+                }
+            }
         }
     }
     Ok(log

@@ -56,6 +56,9 @@ pub struct Options {
     pub prefer: Vec<String>,
     /// Do not ask before calling the model.
     pub yes: bool,
+    /// For tests of crash recovery: `after-step-N` (N = 1..7) or `after-audit-commit` ends the
+    /// process there at once, as a kill would (the CLI reads `GIT_SKILL_FAILPOINT`).
+    pub failpoint: Option<String>,
 }
 
 /// The rough cost shown before any model call (seed step 2).
@@ -81,6 +84,8 @@ pub enum Confirm {
 pub trait Interact {
     /// Step `step` of 8 started (or made progress): `what` says what it is doing.
     fn progress(&mut self, step: u8, name: &str, what: &str);
+    /// Something the user should know that does not stop the run.
+    fn warn(&mut self, message: &str);
     fn confirm(&mut self, estimate: &Estimate) -> Confirm;
     /// Which of two conflicting signals to follow: the id of the one preferred, or `None`
     /// when nobody can be asked.
@@ -149,6 +154,21 @@ pub enum OptimizeError {
     Busy { skill: String, lock: PathBuf },
     #[error("the checkpoint '{}' was made for another version of SKILL.md", .path.display())]
     StaleCheckpoint { path: PathBuf },
+    #[error("the checkpoint '{}' was made with --days {days} --max-signals {max_signals}", .path.display())]
+    OptionsChanged {
+        path: PathBuf,
+        days: u32,
+        max_signals: usize,
+    },
+    #[error("{0} changed while the run was going on; nothing was committed")]
+    ChangedDuringRun(String),
+    #[error("the audit commit {audit} landed, but the optimize commit failed: {source}")]
+    SecondCommit {
+        audit: String,
+        source: crate::git::GitError,
+    },
+    #[error("stopped at failpoint {0} (GIT_SKILL_FAILPOINT)")]
+    Failpoint(String),
     #[error("--resume: there is no checkpoint for {skill}")]
     NothingToResume { skill: String },
     #[error("about {} model calls are needed, and there is no terminal to ask whether to go on", .0.calls)]

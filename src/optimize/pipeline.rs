@@ -55,11 +55,18 @@ pub fn run(
             if !opts.dry_run {
                 let _ = std::fs::remove_file(&path);
             }
-            fresh(ctx, &pre_hash, &work)
+            fresh(ctx, opts, &pre_hash, &work)?
         }
         Some((path, cp)) => {
-            if cp.pre_hash != pre_hash {
+            if cp.pre_hash != pre_hash && cp.audit_commit.is_none() {
                 return Err(OptimizeError::StaleCheckpoint { path });
+            }
+            if (cp.days, cp.max_signals) != (opts.days, opts.max_signals) {
+                return Err(OptimizeError::OptionsChanged {
+                    path,
+                    days: cp.days,
+                    max_signals: cp.max_signals,
+                });
             }
             let step = cp.last_completed_step;
             (path, cp, Some(step))
@@ -69,11 +76,12 @@ pub fn run(
                 skill: ctx.skill_name.clone(),
             })
         }
-        None => fresh(ctx, &pre_hash, &work),
+        None => fresh(ctx, opts, &pre_hash, &work)?,
     };
     let save = |cp: &Checkpoint| -> Result<(), OptimizeError> {
         if !opts.dry_run {
             checkpoint::save(&path, cp)?;
+            failpoint(opts, &format!("after-step-{}", cp.last_completed_step));
         }
         Ok(())
     };
@@ -90,11 +98,23 @@ pub fn run(
     if cp.last_completed_step < 2 {
         ui.progress(2, "load signals", "reading the pending signals");
         let mut selector = Selector::new(ctx.now, opts.days, opts.max_signals);
-        store::stream(&store::pending_path(&ctx.skill_dir), |entry| {
-            if let Entry::Signal(_, signal) = entry {
-                selector.push(signal);
-            }
+        let pending = store::pending_path(&ctx.skill_dir);
+        let mut bad = Vec::new();
+        store::stream(&pending, |entry| match entry {
+            Entry::Signal(_, signal) => selector.push(signal),
+            Entry::Bad(b) => bad.push(b),
         })?;
+        for b in bad.iter().take(20) {
+            ui.warn(&format!(
+                "{}:{}: {} (skipped; the line stays in the store)",
+                pending.display(),
+                b.line,
+                b.reason
+            ));
+        }
+        if bad.len() > 20 {
+            ui.warn(&format!("{} more malformed lines skipped", bad.len() - 20));
+        }
         let selection = selector.finish(&pre_hash);
         if selection.selected.is_empty() {
             discard(&path);
@@ -429,11 +449,10 @@ pub fn run(
     report.tokens = cp.tokens.clone();
 
     // ---- Step 8: update ----
-    let used: Vec<&Signal> = signals.iter().collect();
     let summary = summary(reflection.diagnosis());
     report.audit_message = format!(
         "audit(skill): archive {} signals for {}",
-        used.len(),
+        signals.len(),
         ctx.skill_name
     );
     report.optimize_message = format!(
@@ -467,96 +486,154 @@ pub fn run(
         return Ok(report);
     }
     ui.progress(8, "update", "writing the audit and the optimize commits");
-    let post_hash = crate::signal::sha256_hex(candidate.text.as_bytes());
-    let dir = record::resolved_dir(
-        &ctx.skill_dir,
-        ctx.now.date_naive(),
-        clusters
-            .first()
-            .map_or("optimization", |c| c.root_cause.as_str()),
-    );
-    let dir_rel = format!(
-        "{}/{}",
-        ctx.skill_rel,
-        dir.strip_prefix(&ctx.skill_dir)
-            .unwrap_or(&dir)
-            .to_string_lossy()
-            .replace('\\', "/")
-    );
-    let (provider, model) = {
-        let d = ctx.provider.describe();
-        (d.provider.to_owned(), d.model.clone())
-    };
-    let optimization = record::Optimization {
-        optimization_id: cp.optimization_id.clone(),
-        skill: ctx.skill_name.clone(),
-        timestamp: ctx.now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        mode: candidate.mode,
-        diagnosis: reflection.diagnosis().to_owned(),
-        edits: candidate.edits.clone(),
-        dropped_edits: candidate.dropped.clone(),
-        rewrite_reason: match &reflection {
-            Reflection::Rewrite { reason, .. } => reason.clone(),
-            Reflection::Edits { .. } => String::new(),
-        },
-        clusters: clusters.clone(),
-        conflicts: triage.conflicts.clone(),
-        set_aside: cp.set_aside.clone(),
-        stale_signals: cp.stale.clone(),
-        gate_result: outcome.clone(),
-        local_checks: local,
-        pre_optimization_hash: pre_hash.clone(),
-        post_optimization_hash: post_hash,
-        signal_ids: used.iter().map(|s| s.signal_id.clone()).collect(),
-        pre_skill_backup: original.clone(),
-        provider,
-        model,
-        summary: summary.clone(),
-        tokens: cp.tokens.clone(),
-    };
-    let ids: HashSet<String> = used.iter().map(|s| s.signal_id.clone()).collect();
-    let gitignore = ctx.skill_dir.join(".skillopt/.gitignore");
-    let audit = store::rewrite_without(&ctx.skill_dir, &ids, |kept, removed| {
-        let mut changes = vec![
-            FileChange {
-                path: format!("{}/.skillopt/pending/signal.json", ctx.skill_rel),
-                content: Some(kept.to_vec()),
-            },
-            FileChange {
-                path: format!("{dir_rel}/signal.json"),
-                content: Some(store::to_lines(removed)),
-            },
-            FileChange {
-                path: format!("{dir_rel}/optimization.json"),
-                content: Some(
-                    serde_json::to_vec_pretty(&optimization).expect("a record serialises"),
-                ),
-            },
-        ];
-        if let Ok(text) = std::fs::read(&gitignore) {
-            changes.push(FileChange {
-                path: format!("{}/.skillopt/.gitignore", ctx.skill_rel),
-                content: Some(text),
-            });
+    if cp.audit_commit.is_none() {
+        // Nothing may have changed the skill since step 1: the candidate was made from that
+        // SKILL.md, and the optimize commit would overwrite any other change.
+        let now_text = std::fs::read(&skill_md_path).map_err(|source| OptimizeError::Read {
+            path: skill_md_path.clone(),
+            source,
+        })?;
+        let dirty = ctx.repo.dirty_paths(&ctx.skill_rel, &[ignore.as_str()])?;
+        if crate::signal::sha256_hex(&now_text) != pre_hash || !dirty.is_empty() {
+            return Err(OptimizeError::ChangedDuringRun(format!(
+                "{}/SKILL.md",
+                ctx.skill_rel
+            )));
         }
-        ctx.repo.commit_files(&report.audit_message, &changes)
-    })??;
-    let optimize = ctx.repo.commit_files(
-        &report.optimize_message,
-        &[FileChange {
-            path: format!("{}/SKILL.md", ctx.skill_rel),
-            content: Some(candidate.text.clone().into_bytes()),
-        }],
-    )?;
-    report.audit_commit = Some(audit.to_string());
+        let dir = record::resolved_dir(
+            &ctx.skill_dir,
+            ctx.now.date_naive(),
+            clusters
+                .first()
+                .map_or("optimization", |c| c.root_cause.as_str()),
+        );
+        let dir_rel = format!(
+            "{}/{}",
+            ctx.skill_rel,
+            dir.strip_prefix(&ctx.skill_dir)
+                .unwrap_or(&dir)
+                .to_string_lossy()
+                .replace('\\', "/")
+        );
+        let (provider, model) = {
+            let d = ctx.provider.describe();
+            (d.provider.to_owned(), d.model.clone())
+        };
+        let mut optimization = record::Optimization {
+            optimization_id: cp.optimization_id.clone(),
+            skill: ctx.skill_name.clone(),
+            timestamp: ctx.now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            mode: candidate.mode,
+            diagnosis: reflection.diagnosis().to_owned(),
+            edits: candidate.edits.clone(),
+            dropped_edits: candidate.dropped.clone(),
+            rewrite_reason: match &reflection {
+                Reflection::Rewrite { reason, .. } => reason.clone(),
+                Reflection::Edits { .. } => String::new(),
+            },
+            clusters: clusters.clone(),
+            conflicts: triage.conflicts.clone(),
+            set_aside: cp.set_aside.clone(),
+            stale_signals: cp.stale.clone(),
+            gate_result: outcome.clone(),
+            local_checks: local,
+            pre_optimization_hash: pre_hash.clone(),
+            post_optimization_hash: crate::signal::sha256_hex(candidate.text.as_bytes()),
+            signal_ids: Vec::new(),
+            pre_skill_backup: original.clone(),
+            provider,
+            model,
+            summary: summary.clone(),
+            tokens: cp.tokens.clone(),
+        };
+        let ids: HashSet<String> = signals.iter().map(|s| s.signal_id.clone()).collect();
+        let gitignore = ctx.skill_dir.join(".skillopt/.gitignore");
+        let skill_rel = &ctx.skill_rel;
+        let repo = ctx.repo;
+        // What is archived is what the store still holds of the run's signals: one removed
+        // by hand meanwhile is neither archived nor counted.
+        let (audit, archived) = store::rewrite_without(&ctx.skill_dir, &ids, |kept, removed| {
+            optimization.signal_ids = removed.iter().map(|s| s.signal_id.clone()).collect();
+            let message = format!(
+                "audit(skill): archive {} signals for {}",
+                removed.len(),
+                ctx.skill_name
+            );
+            let mut changes = vec![
+                FileChange {
+                    path: format!("{skill_rel}/.skillopt/pending/signal.json"),
+                    content: Some(kept.to_vec()),
+                },
+                FileChange {
+                    path: format!("{dir_rel}/signal.json"),
+                    content: Some(store::to_lines(removed)),
+                },
+                FileChange {
+                    path: format!("{dir_rel}/optimization.json"),
+                    content: Some(
+                        serde_json::to_vec_pretty(&optimization).expect("a record serialises"),
+                    ),
+                },
+            ];
+            if let Ok(text) = std::fs::read(&gitignore) {
+                changes.push(FileChange {
+                    path: format!("{skill_rel}/.skillopt/.gitignore"),
+                    content: Some(text),
+                });
+            }
+            repo.commit_files(&message, &changes)
+                .map(|id| (id, removed.len()))
+        })??;
+        cp.audit_commit = Some(audit.to_string());
+        cp.resolved_dir = Some(dir_rel);
+        cp.archived = archived;
+        save(&cp)?;
+        failpoint(opts, "after-audit-commit");
+    }
+    let audit = cp.audit_commit.clone().expect("the audit commit landed");
+    report.audit_message = format!(
+        "audit(skill): archive {} signals for {}",
+        cp.archived, ctx.skill_name
+    );
+    let optimize = ctx
+        .repo
+        .commit_files(
+            &report.optimize_message,
+            &[FileChange {
+                path: format!("{}/SKILL.md", ctx.skill_rel),
+                content: Some(candidate.text.clone().into_bytes()),
+            }],
+        )
+        .map_err(|source| OptimizeError::SecondCommit {
+            audit: audit.clone(),
+            source,
+        })?;
+    report.audit_commit = Some(audit);
     report.optimize_commit = Some(optimize.to_string());
-    report.resolved_dir = Some(dir_rel);
+    report.resolved_dir = cp.resolved_dir.clone();
     report.outcome = Outcome::Accepted;
     finish(&work, false);
     Ok(report)
 }
 
-fn fresh(ctx: &Context<'_>, pre_hash: &str, work: &Path) -> (PathBuf, Checkpoint, Option<u8>) {
+/// Ends the process at once when `name` is the failpoint asked for: what a kill does.
+fn failpoint(opts: &Options, name: &str) {
+    if opts.failpoint.as_deref() == Some(name) {
+        std::process::exit(137);
+    }
+}
+
+fn fresh(
+    ctx: &Context<'_>,
+    opts: &Options,
+    pre_hash: &str,
+    work: &Path,
+) -> Result<(PathBuf, Checkpoint, Option<u8>), OptimizeError> {
+    let head = ctx
+        .repo
+        .head_commit_id()?
+        .map(|id| id.to_string())
+        .unwrap_or_default();
     let stamp = ctx.now.format("%Y%m%dT%H%M%SZ");
     let cp = Checkpoint {
         version: checkpoint::VERSION,
@@ -581,18 +658,51 @@ fn fresh(ctx: &Context<'_>, pre_hash: &str, work: &Path) -> (PathBuf, Checkpoint
         regression_answers: Default::default(),
         gate: None,
         tokens: Tokens::default(),
+        days: opts.days,
+        max_signals: opts.max_signals,
+        head,
+        audit_commit: None,
+        resolved_dir: None,
+        archived: 0,
     };
-    (work.join(format!("optimization_{stamp}.json")), cp, None)
+    Ok((work.join(format!("optimization_{stamp}.json")), cp, None))
 }
 
-/// `.skillopt/work/lock`, held for the run.
-fn lock(work: &Path, skill: &str) -> Result<File, OptimizeError> {
+/// `.skillopt/work/lock`, held for the run. When the run ends and `work/` holds nothing else
+/// (a run that stopped before its first checkpoint mattered), `work/` goes too.
+struct WorkLock {
+    _file: File,
+    work: PathBuf,
+}
+
+impl Drop for WorkLock {
+    fn drop(&mut self) {
+        let only_lock = std::fs::read_dir(&self.work).is_ok_and(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .all(|e| e.file_name() == "lock")
+        });
+        if only_lock {
+            let _ = std::fs::remove_dir_all(&self.work);
+        }
+    }
+}
+
+fn lock(work: &Path, skill: &str) -> Result<WorkLock, OptimizeError> {
     let path = work.join("lock");
     let err = |source| checkpoint::CheckpointError::Write {
         path: path.clone(),
         source,
     };
     std::fs::create_dir_all(work).map_err(err)?;
+    // `work/` must stay out of git even in a skill whose signals git-skill did not record.
+    if let Some(skillopt) = work.parent() {
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(skillopt.join(".gitignore"))
+            .and_then(|mut f| std::io::Write::write_all(&mut f, b"work/\n"));
+    }
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -600,7 +710,10 @@ fn lock(work: &Path, skill: &str) -> Result<File, OptimizeError> {
         .open(&path)
         .map_err(err)?;
     match file.try_lock() {
-        Ok(()) => Ok(file),
+        Ok(()) => Ok(WorkLock {
+            _file: file,
+            work: work.to_owned(),
+        }),
         Err(std::fs::TryLockError::WouldBlock) => Err(OptimizeError::Busy {
             skill: skill.to_owned(),
             lock: path,

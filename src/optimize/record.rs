@@ -71,8 +71,8 @@ pub fn resolved_dir(skill_dir: &Path, date: chrono::NaiveDate, desc: &str) -> Pa
     }
 }
 
-/// The earlier optimizations of the skill, oldest first (by folder name); unreadable ones
-/// are skipped with the reason.
+/// The earlier optimizations of the skill, oldest first (by their time, then folder name),
+/// one per optimization id; unreadable ones are skipped with the reason.
 pub fn earlier(skill_dir: &Path) -> (Vec<(PathBuf, Optimization)>, Vec<String>) {
     let base = skill_dir.join(".skillopt/resolved");
     let mut found = Vec::new();
@@ -95,5 +95,8 @@ pub fn earlier(skill_dir: &Path) -> (Vec<(PathBuf, Optimization)>, Vec<String>) 
             Err(e) => problems.push(format!("{}: {e}", path.display())),
         }
     }
+    found.sort_by(|(da, a), (db, b)| a.timestamp.cmp(&b.timestamp).then(da.cmp(db)));
+    let mut seen = std::collections::HashSet::new();
+    found.retain(|(_, o)| seen.insert(o.optimization_id.clone()));
     (found, problems)
 }

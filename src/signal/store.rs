@@ -85,6 +85,7 @@ pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreErro
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(write_err(&ignore)(e)),
     }
+    let _writers = lock_writers(dir).map_err(write_err(dir))?;
     let mut file = open_locked(&path).map_err(write_err(&path))?;
     // A last line cut short (a crash mid-write elsewhere) is ended first, so that it stays
     // one bad line instead of swallowing the next signal.
@@ -101,9 +102,31 @@ pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreErro
     Ok(path)
 }
 
-/// The store opened for appending under an exclusive lock. [`remove`] replaces the file by a
-/// rename while holding the lock on the old one: a writer that waited on the old file finds
-/// that the path now names another file, and opens that one instead.
+/// The writers' lock: an exclusive lock on the `pending` directory, which is never replaced
+/// (the store file is, by [`rewrite_without`]). Appends and rewrites hold it for their whole
+/// work, so an append waits while a rewrite commits, and cannot land in a file that a failed
+/// commit then puts back. Readers take a shared lock on the file instead: every write they
+/// can see is a whole line or a whole file.
+#[cfg(unix)]
+fn lock_writers(dir: &Path) -> std::io::Result<File> {
+    let guard = File::open(dir)?;
+    guard.lock()?;
+    Ok(guard)
+}
+
+#[cfg(not(unix))]
+fn lock_writers(dir: &Path) -> std::io::Result<File> {
+    let guard = OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(false)
+        .open(dir.join(".lock"))?;
+    guard.lock()?;
+    Ok(guard)
+}
+
+/// The store opened for appending under an exclusive lock (taken after the writers' lock;
+/// if the path was replaced meanwhile, the new file is opened instead).
 fn open_locked(path: &Path) -> std::io::Result<File> {
     loop {
         let file = OpenOptions::new()
@@ -148,6 +171,11 @@ pub fn rewrite_without<T>(
             source,
         })?;
     }
+    let dir = path.parent().unwrap_or(skill_dir);
+    let writers = lock_writers(dir).map_err(|source| StoreError::Write {
+        path: dir.to_owned(),
+        source,
+    })?;
     let file = open_locked(&path).map_err(|source| StoreError::Write {
         path: path.clone(),
         source,
@@ -177,8 +205,12 @@ pub fn rewrite_without<T>(
             _ => kept.extend_from_slice(&line),
         }
     }
-    let out = write(&kept, &removed);
+    drop(reader);
+    // The file's own lock goes now (the content is read), the writers' lock only after
+    // `write`: whatever it does, and undoes, no append slips in between.
     drop(file);
+    let out = write(&kept, &removed);
+    drop(writers);
     Ok(out)
 }
 
