@@ -122,6 +122,7 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         show: std::io::stderr().is_terminal() && !ui.quiet,
         ask: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
         started: Instant::now(),
+        calls: None,
     };
     let report = optimize::run(&ctx, &options, &mut interact)
         .map_err(|e| run_error(e, &args.skill, args.dry_run))?;
@@ -211,6 +212,8 @@ struct Terminal<'a> {
     /// Ask questions (stdin and stderr are terminals).
     ask: bool,
     started: Instant,
+    /// Model calls made, of about how many.
+    calls: Option<(u32, usize)>,
 }
 
 impl Interact for Terminal<'_> {
@@ -221,12 +224,20 @@ impl Interact for Terminal<'_> {
     fn progress(&mut self, step: u8, name: &str, what: &str) {
         if self.show {
             let elapsed = self.started.elapsed().as_secs_f64();
+            let calls = match self.calls {
+                Some((done, planned)) => format!("model calls {done}/{planned}, "),
+                None => String::new(),
+            };
             let _ = writeln!(
                 self.err,
-                "[{step}/8] {name}: {} ({elapsed:.1} s)",
+                "[{step}/8] {name}: {} ({calls}{elapsed:.1} s)",
                 super::ui::safe(what)
             );
         }
+    }
+
+    fn calls(&mut self, done: u32, planned: usize) {
+        self.calls = Some((done, planned.max(done as usize)));
     }
 
     fn confirm(&mut self, e: &Estimate) -> Confirm {

@@ -86,6 +86,8 @@ pub trait Interact {
     fn progress(&mut self, step: u8, name: &str, what: &str);
     /// Something the user should know that does not stop the run.
     fn warn(&mut self, message: &str);
+    /// Model calls made so far, of about `planned` in all.
+    fn calls(&mut self, done: u32, planned: usize);
     fn confirm(&mut self, estimate: &Estimate) -> Confirm;
     /// Which of two conflicting signals to follow: the id of the one preferred, or `None`
     /// when nobody can be asked.

@@ -145,15 +145,11 @@ pub fn run(
         }
     }
 
+    ui.calls(cp.tokens.calls, planned(&cp, earlier.len()));
+
     // ---- Step 3: triage ----
-    let model_calls_planned =
-        |cp: &Checkpoint| cp.triage.as_ref().map_or(0, |t| t.clusters.len()) + 2 + earlier.len();
     if cp.triage.is_none() {
-        ui.progress(
-            3,
-            "triage",
-            &format!("asking {} (1 call)", ctx.provider.describe()),
-        );
+        ui.progress(3, "triage", &format!("asking {}", ctx.provider.describe()));
         let vars = TriageVars {
             skill_name: ctx.skill_name.clone(),
             current_hash: pre_hash.clone(),
@@ -170,6 +166,7 @@ pub fn run(
         )?;
         spend(&mut cp.tokens, answer.usage, answer.attempts);
         cp.triage = Some(answer.value);
+        ui.calls(cp.tokens.calls, planned(&cp, earlier.len()));
         cp.last_completed_step = 3;
         save(&cp)?;
     }
@@ -224,15 +221,7 @@ pub fn run(
     // ---- Step 5: reflect ----
     let vars = ReflectVars::new(&ctx.skill_name, &original, &signals, clusters.clone());
     if cp.reflection.is_none() {
-        ui.progress(
-            5,
-            "reflect",
-            &format!(
-                "asking {} (call 2 of about {})",
-                ctx.provider.describe(),
-                model_calls_planned(&cp)
-            ),
-        );
+        ui.progress(5, "reflect", &format!("asking {}", ctx.provider.describe()));
         let omitted = !vars.omitted_sections.is_empty();
         let prompt = ctx.prompts.render_with(PromptName::Reflect, &vars)?;
         let cluster_ids: Vec<String> = clusters.iter().map(|c| c.cluster_id.clone()).collect();
@@ -245,6 +234,7 @@ pub fn run(
         )?;
         spend(&mut cp.tokens, answer.usage, answer.attempts);
         cp.reflection = Some(answer.value);
+        ui.calls(cp.tokens.calls, planned(&cp, earlier.len()));
         cp.last_completed_step = 5;
         save(&cp)?;
     }
@@ -406,6 +396,7 @@ pub fn run(
                     ),
                 );
                 outcome.records = judge(&questions, false, &mut cp)?;
+                ui.calls(cp.tokens.calls, planned(&cp, earlier.len()));
                 outcome.passed = outcome.records.iter().filter(|r| r.passed).count();
                 outcome.accepted = outcome.total == 0
                     || outcome.passed as f64 / outcome.total as f64 >= ctx.gate_threshold;
@@ -417,6 +408,7 @@ pub fn run(
                     &format!("regression check: {} earlier fixes", earlier.len()),
                 );
                 outcome.regression = judge(&earlier, true, &mut cp)?;
+                ui.calls(cp.tokens.calls, planned(&cp, earlier.len()));
             }
         }
         cp.gate = Some(outcome);
@@ -614,6 +606,14 @@ pub fn run(
     report.outcome = Outcome::Accepted;
     finish(&work, false);
     Ok(report)
+}
+
+/// The model calls a run makes in all: the estimate before triage, the count after.
+fn planned(cp: &Checkpoint, regression: usize) -> usize {
+    match &cp.triage {
+        Some(t) => t.clusters.len() + 2 + regression,
+        None => estimate(&cp.signals, regression).calls,
+    }
 }
 
 /// Ends the process at once when `name` is the failpoint asked for: what a kill does.
