@@ -41,7 +41,7 @@ pub const KEYS: &[KeySpec] = &[
     KeySpec::new(
         "parallel",
         "LLM requests sent at once (gate checks, batches)",
-        Some("4"),
+        Some("8"),
     ),
     KeySpec::new(
         "templateDir",
@@ -347,7 +347,7 @@ impl Config {
                 .filter(|n| (1..=64).contains(n))
                 .ok_or_else(|| "expected a whole number from 1 to 64".to_owned())
         })
-        .map(|v| v.unwrap_or(4))
+        .map(|v| v.unwrap_or(8))
     }
 
     pub fn provider(&self) -> Result<Option<String>, ConfigError> {

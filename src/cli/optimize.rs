@@ -172,6 +172,9 @@ fn run_error(e: OptimizeError, skill: &str, dry_run: bool) -> CommandError {
             "SKILL.md changed since that run; start again: git skill optimize {skill} --restart"
         )),
         OptimizeError::NothingToResume { .. } => Some(format!("start a run: git skill optimize {skill}")),
+        OptimizeError::NeedsConfirmation(_) if dry_run => Some(format!(
+            "add --yes to go on without asking: git skill optimize {skill} --dry-run --yes"
+        )),
         OptimizeError::NeedsConfirmation(_) => Some(format!(
             "add --yes to go on without asking, or --dry-run to see the change first: git skill optimize {skill} --yes"
         )),
@@ -191,9 +194,7 @@ fn run_error(e: OptimizeError, skill: &str, dry_run: bool) -> CommandError {
         OptimizeError::ChangedDuringRun(_) => Some(format!(
             "look at the change (git status, git log); then git skill optimize {skill} --restart"
         )),
-        OptimizeError::SecondCommit { .. } => Some(format!(
-            "fix the cause, then git skill optimize {skill} --resume makes the optimize commit (the audit is not repeated)"
-        )),
+
         OptimizeError::Prompt(_) => Some("check the template overrides: git skill prompt list".into()),
         _ => None,
     };

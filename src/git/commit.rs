@@ -94,6 +94,17 @@ impl Repo {
         self.commit_files_as("commit", message, changes)
     }
 
+    /// Several commits in a row, each on the one before, made as one operation: HEAD moves
+    /// once, from where it was to the last of them, so either all land or none does (the
+    /// reflog records the last subject). The commits must touch disjoint paths. Otherwise as
+    /// [`Repo::commit_files`]; returns the ids in order.
+    pub fn commit_chain(
+        &self,
+        commits: &[(&str, &[FileChange])],
+    ) -> Result<Vec<gix::ObjectId>, GitError> {
+        self.commit_chain_as("commit", commits)
+    }
+
     /// [`Repo::commit_files`] with the reflog's operation name (`commit`, `revert`).
     pub(super) fn commit_files_as(
         &self,
@@ -101,6 +112,20 @@ impl Repo {
         message: &str,
         changes: &[FileChange],
     ) -> Result<gix::ObjectId, GitError> {
+        let ids = self.commit_chain_as(operation, &[(message, changes)])?;
+        Ok(ids[ids.len() - 1])
+    }
+
+    fn commit_chain_as(
+        &self,
+        operation: &str,
+        commits: &[(&str, &[FileChange])],
+    ) -> Result<Vec<gix::ObjectId>, GitError> {
+        let all: Vec<FileChange> = commits
+            .iter()
+            .flat_map(|(_, changes)| changes.iter().cloned())
+            .collect();
+        let changes = all.as_slice();
         let paths = quote_paths(changes);
         let fail = |message: String| GitError::Commit {
             paths: paths.clone(),
@@ -108,7 +133,15 @@ impl Repo {
         };
 
         // 1. Everything that can be checked without changing anything.
-        let message = clean_message(message).ok_or_else(|| fail("the message is empty".into()))?;
+        let mut messages = Vec::with_capacity(commits.len());
+        for (message, _) in commits {
+            messages
+                .push(clean_message(message).ok_or_else(|| fail("the message is empty".into()))?);
+        }
+        if messages.is_empty() {
+            return Err(fail("no commit to make".into()));
+        }
+        // Disjoint paths across the chain: one check over all of them.
         validate_changes(changes)?;
         if let Some(state) = self.repo.state() {
             return Err(GitError::InProgress {
@@ -125,90 +158,99 @@ impl Repo {
             check_worktree_path(&self.workdir, &change.path, change.content.is_some())?;
         }
 
-        // 2. Objects: blobs, trees, the commit. Unreferenced until HEAD moves.
+        // 2. Objects: blobs, trees, the commits. Unreferenced until HEAD moves.
         let head_commit = self
             .repo
             .find_commit(head)
             .map_err(|e| fail(format!("could not read HEAD's commit {head}: {e}")))?;
-        let head_tree = head_commit
+        let mut parent = head;
+        let mut parent_tree = head_commit
             .tree_id()
             .map_err(|e| fail(format!("could not read HEAD's tree: {e}")))?
             .detach();
-        let head_tree_obj = self
-            .repo
-            .find_tree(head_tree)
-            .map_err(|e| fail(format!("could not read HEAD's tree: {e}")))?;
-        let mut editor = self
-            .repo
-            .edit_tree(head_tree)
-            .map_err(|e| fail(format!("could not edit HEAD's tree: {e}")))?;
         // (path, blob id, executable) of each written file, for the index.
         let mut written: Vec<(String, gix::ObjectId, bool)> = Vec::new();
-        for change in changes {
-            let old = head_tree_obj
-                .lookup_entry_by_path(&change.path)
-                .map_err(|e| fail(format!("could not read '{}' in HEAD: {e}", change.path)))?;
-            match &change.content {
-                Some(content) => {
-                    if let Some(old) = &old {
-                        if old.mode().is_tree() || old.mode().is_commit() {
+        let mut ids = Vec::with_capacity(commits.len());
+        for ((_, changes), message) in commits.iter().zip(&messages) {
+            let parent_tree_obj = self
+                .repo
+                .find_tree(parent_tree)
+                .map_err(|e| fail(format!("could not read the parent tree: {e}")))?;
+            let mut editor = self
+                .repo
+                .edit_tree(parent_tree)
+                .map_err(|e| fail(format!("could not edit the parent tree: {e}")))?;
+            for change in changes.iter() {
+                let old = parent_tree_obj
+                    .lookup_entry_by_path(&change.path)
+                    .map_err(|e| fail(format!("could not read '{}' in HEAD: {e}", change.path)))?;
+                match &change.content {
+                    Some(content) => {
+                        if let Some(old) = &old {
+                            if old.mode().is_tree() || old.mode().is_commit() {
+                                return Err(invalid(&change.path, "it is a directory in HEAD"));
+                            }
+                        }
+                        let executable = old.as_ref().is_some_and(|e| e.mode().is_executable());
+                        let blob = self
+                            .repo
+                            .write_blob(content)
+                            .map_err(|e| fail(format!("could not store '{}': {e}", change.path)))?
+                            .detach();
+                        let kind = if executable {
+                            gix::objs::tree::EntryKind::BlobExecutable
+                        } else {
+                            gix::objs::tree::EntryKind::Blob
+                        };
+                        editor
+                            .upsert(change.path.as_str(), kind, blob)
+                            .map_err(|e| fail(format!("could not set '{}': {e}", change.path)))?;
+                        written.push((change.path.clone(), blob, executable));
+                    }
+                    None => {
+                        if old.as_ref().is_some_and(|e| e.mode().is_tree()) {
                             return Err(invalid(&change.path, "it is a directory in HEAD"));
                         }
+                        editor.remove(change.path.as_str()).map_err(|e| {
+                            fail(format!("could not remove '{}': {e}", change.path))
+                        })?;
                     }
-                    let executable = old.as_ref().is_some_and(|e| e.mode().is_executable());
-                    let blob = self
-                        .repo
-                        .write_blob(content)
-                        .map_err(|e| fail(format!("could not store '{}': {e}", change.path)))?
-                        .detach();
-                    let kind = if executable {
-                        gix::objs::tree::EntryKind::BlobExecutable
-                    } else {
-                        gix::objs::tree::EntryKind::Blob
-                    };
-                    editor
-                        .upsert(change.path.as_str(), kind, blob)
-                        .map_err(|e| fail(format!("could not set '{}': {e}", change.path)))?;
-                    written.push((change.path.clone(), blob, executable));
-                }
-                None => {
-                    if old.as_ref().is_some_and(|e| e.mode().is_tree()) {
-                        return Err(invalid(&change.path, "it is a directory in HEAD"));
-                    }
-                    editor
-                        .remove(change.path.as_str())
-                        .map_err(|e| fail(format!("could not remove '{}': {e}", change.path)))?;
                 }
             }
+            let tree = editor
+                .write()
+                .map_err(|e| fail(format!("could not write the tree: {e}")))?
+                .detach();
+            if tree == parent_tree {
+                return Err(GitError::NothingToCommit {
+                    paths: quote_paths(changes),
+                });
+            }
+            let author_sig = author
+                .to_owned()
+                .map_err(|e| fail(format!("the author date is not valid: {e}")))?;
+            let committer_sig = committer
+                .to_owned()
+                .map_err(|e| fail(format!("the committer date is not valid: {e}")))?;
+            let commit = gix::objs::Commit {
+                tree,
+                parents: vec![parent].into(),
+                author: author_sig,
+                committer: committer_sig,
+                encoding: None,
+                message: message.clone().into(),
+                extra_headers: Vec::new(),
+            };
+            parent = self
+                .repo
+                .write_object(&commit)
+                .map_err(|e| fail(format!("could not write the commit: {e}")))?
+                .detach();
+            parent_tree = tree;
+            ids.push(parent);
         }
-        let tree = editor
-            .write()
-            .map_err(|e| fail(format!("could not write the tree: {e}")))?
-            .detach();
-        if tree == head_tree {
-            return Err(GitError::NothingToCommit { paths });
-        }
-        let author_sig = author
-            .to_owned()
-            .map_err(|e| fail(format!("the author date is not valid: {e}")))?;
-        let committer_sig = committer
-            .to_owned()
-            .map_err(|e| fail(format!("the committer date is not valid: {e}")))?;
-        let commit = gix::objs::Commit {
-            tree,
-            parents: vec![head].into(),
-            author: author_sig,
-            committer: committer_sig,
-            encoding: None,
-            message: message.clone().into(),
-            extra_headers: Vec::new(),
-        };
-        let commit_id = self
-            .repo
-            .write_object(&commit)
-            .map_err(|e| fail(format!("could not write the commit: {e}")))?
-            .detach();
-
+        let commit_id = parent;
+        let message = messages.last().expect("one message at least").clone();
         // 3. Locks: HEAD's branch (checking it still points at `head`), then the index.
         let edit = RefEdit {
             change: Change::Update {
@@ -300,7 +342,7 @@ impl Repo {
                 message: e.error.to_string(),
             });
         }
-        Ok(commit_id)
+        Ok(ids)
     }
 }
 

@@ -112,13 +112,6 @@ pub struct Checkpoint {
     pub max_signals: usize,
     /// HEAD when the run started.
     pub head: String,
-    /// Set once the audit commit of step 8 has landed: a resume makes only the optimize commit.
-    #[serde(default)]
-    pub audit_commit: Option<String>,
-    #[serde(default)]
-    pub resolved_dir: Option<String>,
-    #[serde(default)]
-    pub archived: usize,
 }
 
 #[derive(Debug, thiserror::Error)]

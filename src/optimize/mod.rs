@@ -56,8 +56,8 @@ pub struct Options {
     pub prefer: Vec<String>,
     /// Do not ask before calling the model.
     pub yes: bool,
-    /// For tests of crash recovery: `after-step-N` (N = 1..7) or `after-audit-commit` ends the
-    /// process there at once, as a kill would (the CLI reads `GIT_SKILL_FAILPOINT`).
+    /// For tests of crash recovery: `after-step-N` (N = 1..7) ends the process there at once,
+    /// as a kill would (the CLI reads `GIT_SKILL_FAILPOINT`).
     pub failpoint: Option<String>,
 }
 
@@ -164,11 +164,6 @@ pub enum OptimizeError {
     },
     #[error("{0} changed while the run was going on; nothing was committed")]
     ChangedDuringRun(String),
-    #[error("the audit commit {audit} landed, but the optimize commit failed: {source}")]
-    SecondCommit {
-        audit: String,
-        source: crate::git::GitError,
-    },
     #[error("stopped at failpoint {0} (GIT_SKILL_FAILPOINT)")]
     Failpoint(String),
     #[error("--resume: there is no checkpoint for {skill}")]

@@ -58,7 +58,7 @@ pub fn run(
             fresh(ctx, opts, &pre_hash, &work)?
         }
         Some((path, cp)) => {
-            if cp.pre_hash != pre_hash && cp.audit_commit.is_none() {
+            if cp.pre_hash != pre_hash {
                 return Err(OptimizeError::StaleCheckpoint { path });
             }
             if (cp.days, cp.max_signals) != (opts.days, opts.max_signals) {
@@ -478,7 +478,7 @@ pub fn run(
         return Ok(report);
     }
     ui.progress(8, "update", "writing the audit and the optimize commits");
-    if cp.audit_commit.is_none() {
+    {
         // Nothing may have changed the skill since step 1: the candidate was made from that
         // SKILL.md, and the optimize commit would overwrite any other change.
         let now_text = std::fs::read(&skill_md_path).map_err(|source| OptimizeError::Read {
@@ -544,7 +544,7 @@ pub fn run(
         let repo = ctx.repo;
         // What is archived is what the store still holds of the run's signals: one removed
         // by hand meanwhile is neither archived nor counted.
-        let (audit, archived) = store::rewrite_without(&ctx.skill_dir, &ids, |kept, removed| {
+        let audit = store::rewrite_without(&ctx.skill_dir, &ids, |kept, removed| {
             optimization.signal_ids = removed.iter().map(|s| s.signal_id.clone()).collect();
             let message = format!(
                 "audit(skill): archive {} signals for {}",
@@ -573,36 +573,24 @@ pub fn run(
                     content: Some(text),
                 });
             }
-            repo.commit_files(&message, &changes)
-                .map(|id| (id, removed.len()))
-        })??;
-        cp.audit_commit = Some(audit.to_string());
-        cp.resolved_dir = Some(dir_rel);
-        cp.archived = archived;
-        save(&cp)?;
-        failpoint(opts, "after-audit-commit");
-    }
-    let audit = cp.audit_commit.clone().expect("the audit commit landed");
-    report.audit_message = format!(
-        "audit(skill): archive {} signals for {}",
-        cp.archived, ctx.skill_name
-    );
-    let optimize = ctx
-        .repo
-        .commit_files(
-            &report.optimize_message,
-            &[FileChange {
-                path: format!("{}/SKILL.md", ctx.skill_rel),
+            // Both commits land together: HEAD moves once, from where it was to the optimize
+            // commit, so a failure leaves the branch, SKILL.md and the signals as they were.
+            let skill_change = [FileChange {
+                path: format!("{skill_rel}/SKILL.md"),
                 content: Some(candidate.text.clone().into_bytes()),
-            }],
-        )
-        .map_err(|source| OptimizeError::SecondCommit {
-            audit: audit.clone(),
-            source,
-        })?;
-    report.audit_commit = Some(audit);
-    report.optimize_commit = Some(optimize.to_string());
-    report.resolved_dir = cp.resolved_dir.clone();
+            }];
+            repo.commit_chain(&[
+                (message.as_str(), changes.as_slice()),
+                (report.optimize_message.as_str(), &skill_change),
+            ])
+            .map(|ids| (ids, message, removed.len()))
+        })??;
+        let (ids, audit_message, _) = audit;
+        report.audit_message = audit_message;
+        report.audit_commit = Some(ids[0].to_string());
+        report.optimize_commit = Some(ids[1].to_string());
+        report.resolved_dir = Some(dir_rel);
+    }
     report.outcome = Outcome::Accepted;
     finish(&work, false);
     Ok(report)
@@ -661,9 +649,6 @@ fn fresh(
         days: opts.days,
         max_signals: opts.max_signals,
         head,
-        audit_commit: None,
-        resolved_dir: None,
-        archived: 0,
     };
     Ok((work.join(format!("optimization_{stamp}.json")), cp, None))
 }

@@ -283,6 +283,65 @@ fn two_commits_in_a_row_chain() {
 }
 
 #[test]
+fn a_chain_of_commits_lands_whole_or_not_at_all() {
+    hermetic("a_chain_of_commits_lands_whole_or_not_at_all", || {
+        let sb = repo();
+        let repo = open(&sb);
+        let before = head(&sb);
+        let audit = [FileChange::write(
+            "skills/a/.skillopt/resolved/26-01-01_x/signal.json",
+            "{}\n",
+        )];
+        let ids = repo
+            .commit_chain(&[
+                ("audit(skill): archive 1 signals for a", &audit),
+                ("optimize(skill): a: y", &[FileChange::write(SKILL, "v2\n")]),
+            ])
+            .expect("chain");
+        assert_eq!(ids.len(), 2);
+        assert_eq!(head(&sb), ids[1].to_string());
+        assert_eq!(
+            git(&sb, &["rev-parse", "HEAD~1"]).trim(),
+            ids[0].to_string()
+        );
+        assert_eq!(git(&sb, &["rev-parse", "HEAD~2"]).trim(), before.trim());
+        assert_eq!(
+            git(&sb, &["log", "--format=%s", "-2"]),
+            "optimize(skill): a: y\naudit(skill): archive 1 signals for a\n"
+        );
+        assert_eq!(
+            git(&sb, &["show", "--name-only", "--format=", "HEAD"]).trim(),
+            SKILL
+        );
+        assert_fsck_clean(&sb);
+        assert_status_clean(&sb);
+
+        // The second commit changes nothing: neither lands, and nothing is written.
+        let now = head(&sb);
+        let audit = [FileChange::write(
+            "skills/a/.skillopt/resolved/26-01-02_z/signal.json",
+            "{}\n",
+        )];
+        let e = repo
+            .commit_chain(&[
+                ("audit(skill): archive 1 signals for a", &audit),
+                (
+                    "optimize(skill): a: same",
+                    &[FileChange::write(SKILL, "v2\n")],
+                ),
+            ])
+            .unwrap_err();
+        assert!(e.to_string().contains("nothing to commit"), "{e}");
+        assert_eq!(head(&sb), now);
+        assert!(!sb
+            .repo()
+            .join("skills/a/.skillopt/resolved/26-01-02_z")
+            .exists());
+        assert_status_clean(&sb);
+    });
+}
+
+#[test]
 fn an_executable_file_stays_executable() {
     hermetic("an_executable_file_stays_executable", || {
         let sb = repo();

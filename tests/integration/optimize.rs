@@ -864,7 +864,6 @@ fn a_kill_after_each_step_resumes_to_the_same_two_commits() {
         "after-step-5",
         "after-step-6",
         "after-step-7",
-        "after-audit-commit",
     ];
     for point in points {
         let sb = repo_with_signals();
