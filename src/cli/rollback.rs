@@ -9,8 +9,9 @@ use super::{CommandError, Outcome, Ui, Workspace};
 ///
 /// Only the SKILL.md change is reverted; the audit commit (the archived signals and
 /// optimization.json) stays, so `git skill log` still shows the optimization, marked rolled
-/// back. The revert is a tree edit when SKILL.md has not changed since; otherwise `git revert`
-/// merges it, and a conflict is reported with nothing changed.
+/// back. The revert is a tree edit when SKILL.md has not changed since, a three-way tree merge
+/// through gix when it has; a merge that conflicts goes to `git revert`, and a conflict there
+/// is reported with nothing changed.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  git skill rollback pdf\n  git skill rollback .claude/skills/pdf --format json"
@@ -71,6 +72,7 @@ pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandE
     let new = outcome.commit.to_string();
     let via = match outcome.method {
         git_skill::git::RevertMethod::TreeEdit => "tree-edit",
+        git_skill::git::RevertMethod::TreeMerge => "tree-merge",
         git_skill::git::RevertMethod::GitRevert => "git-revert",
     };
     match args.format {

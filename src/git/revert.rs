@@ -1,5 +1,6 @@
 //! Reverting a commit that changed one file: a tree edit through gix when nothing touched the
-//! file since, `git revert` otherwise (git's merge machinery and its conflict handling).
+//! file since, a three-way tree merge through gix when something did, and `git revert` (with
+//! its conflict handling) only when that merge conflicts or the commit changed more files.
 
 use std::process::{Command, Stdio};
 
@@ -14,6 +15,9 @@ pub enum RevertMethod {
     /// The file was set back to its content before the commit with a tree edit
     /// ([`Repo::commit_files`]): nothing had changed it since.
     TreeEdit,
+    /// The file changed since: gix merged the reverse change into it (a three-way merge of
+    /// the commit, HEAD and the commit's parent) without conflict.
+    TreeMerge,
     /// The file had changed since (or the commit changed other paths too): `git revert
     /// --no-edit` merged the reverse change cleanly.
     GitRevert,
@@ -115,7 +119,72 @@ impl Repo {
                 method: RevertMethod::TreeEdit,
             });
         }
+        if let Some(change) =
+            self.merged_revert_change(path, commit_tree, parent_tree, at_commit)?
+        {
+            let id = self.commit_files_as("revert", &message, &[change])?;
+            return Ok(RevertOutcome {
+                commit: id,
+                method: RevertMethod::TreeMerge,
+            });
+        }
         self.git_revert(commit, path)
+    }
+
+    /// The revert of a commit that changed only `path`, as a tree merge: the reverse change
+    /// (commit -> parent) merged into HEAD, with the commit's tree as the base. `None` when the
+    /// commit changed more than `path`, the merge conflicts, or the result is not a plain file
+    /// `commit_files` can write (then `git revert` decides).
+    fn merged_revert_change(
+        &self,
+        path: &str,
+        commit_tree: gix::ObjectId,
+        parent_tree: gix::ObjectId,
+        at_commit: Option<TreeEntry>,
+    ) -> Result<Option<FileChange>, GitError> {
+        if !self.only_path_differs(parent_tree, commit_tree, path, at_commit)? {
+            return Ok(None);
+        }
+        let head = self.head_commit_id()?.ok_or_else(|| GitError::UnbornHead {
+            path: self.workdir.clone(),
+        })?;
+        let head_tree = self.commit_tree(head)?;
+        let bad = |e: String| GitError::Read {
+            path: path.into(),
+            message: format!("merging the revert: {e}"),
+        };
+        let options = self
+            .repo
+            .tree_merge_options()
+            .map_err(|e| bad(e.to_string()))?;
+        let labels = gix::merge::blob::builtin_driver::text::Labels {
+            ancestor: Some("optimized".into()),
+            current: Some("HEAD".into()),
+            other: Some("before".into()),
+        };
+        let mut outcome = self
+            .repo
+            .merge_trees(commit_tree, head_tree, parent_tree, labels, options)
+            .map_err(|e| bad(e.to_string()))?;
+        if outcome.has_unresolved_conflicts(gix::merge::tree::TreatAsUnresolved::git()) {
+            return Ok(None);
+        }
+        let merged = outcome
+            .tree
+            .write()
+            .map_err(|e| bad(e.to_string()))?
+            .detach();
+        let at_head = self.tree_entry(head_tree, path)?;
+        match self.tree_entry(merged, path)? {
+            None => Ok(Some(FileChange::delete(path))),
+            Some((id, mode)) => {
+                let head_executable = at_head.is_some_and(|(_, m)| m.is_executable());
+                if !mode.is_blob() || mode.is_executable() != head_executable {
+                    return Ok(None);
+                }
+                Ok(Some(FileChange::write(path, self.blob(id, path)?)))
+            }
+        }
     }
 
     /// The change that reverts `commit` as a tree edit, when that is exactly a revert: HEAD

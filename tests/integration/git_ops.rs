@@ -817,19 +817,20 @@ fn reverting_the_commit_that_added_a_file_deletes_it() {
 }
 
 #[test]
-fn revert_falls_back_to_git_revert_when_the_file_changed_since() {
+fn revert_merges_through_gix_when_the_file_changed_since() {
     hermetic(
-        "revert_falls_back_to_git_revert_when_the_file_changed_since",
+        "revert_merges_through_gix_when_the_file_changed_since",
         || {
             let sb = repo();
             let optimize = optimized(&sb);
-            // A later, distant edit of the same file: git merges the revert cleanly.
+            // A later, distant edit of the same file: the revert merges in cleanly, as
+            // `git revert` would, without running git.
             let later = V1.replace("\n5\n", "\nfive\n").replace("\n10\n", "\nten\n");
             sb.write(SKILL, &later);
             git(&sb, &["commit", "-qam", "edit line 10"]);
             let repo = open(&sb);
             let outcome = repo.revert_path_commit(optimize, SKILL).expect("revert");
-            assert_eq!(outcome.method, RevertMethod::GitRevert);
+            assert_eq!(outcome.method, RevertMethod::TreeMerge);
             assert_eq!(outcome.commit.to_string(), head(&sb));
             assert_eq!(read(&sb, SKILL), V1.replace("\n10\n", "\nten\n"));
             assert_eq!(

@@ -1070,3 +1070,30 @@ fn resuming_with_other_options_is_refused_and_early_stops_leave_no_work_dir() {
         .stdout;
     assert!(!status.contains("work/"), "{status}");
 }
+
+#[test]
+fn rollback_after_a_later_edit_merges_the_revert_through_gix() {
+    let sb = repo_with_signals();
+    let server = Model::new().serve();
+    optimize(&sb, &server, &["--yes"]).assert_ok();
+    let path = sb.repo().join(SKILL).join("SKILL.md");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("## Checking the result", "## Checking the output");
+    std::fs::write(&path, text).unwrap();
+    sb.git(&["commit", "-qam", "retitle a section"]).assert_ok();
+    let run = sb.run(&["rollback", "pdf-forms", "--format", "json"]);
+    run.assert_ok();
+    assert_eq!(run.json()["via"], "tree-merge");
+    let now = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        now.contains("## Checking the output"),
+        "the later edit stays: {now}"
+    );
+    assert!(
+        now.contains("by its printed label"),
+        "the optimization is undone: {now}"
+    );
+    sb.git(&["fsck", "--no-progress"]).assert_ok();
+    assert_eq!(sb.git(&["status", "--porcelain"]).stdout, "");
+}
