@@ -73,7 +73,7 @@ fn cmd_ping(ui: &mut Ui, args: PingArgs) -> Result<Outcome, CommandError> {
     let start = Instant::now();
     let completion = provider.complete(&request).map_err(llm_error)?;
     let latency = start.elapsed();
-    let answer = llm_excerpt(&completion.text);
+    let answer = super::table::shorten(&completion.text, 80);
     match args.format {
         super::lint::Format::Json => {
             serde_json::to_writer(
@@ -127,15 +127,4 @@ fn cmd_ping(ui: &mut Ui, args: PingArgs) -> Result<Outcome, CommandError> {
         }
     }
     Ok(Outcome::Clean)
-}
-
-fn llm_excerpt(text: &str) -> String {
-    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() > 80 {
-        let mut cut: String = one.chars().take(79).collect();
-        cut.push('…');
-        cut
-    } else {
-        one
-    }
 }

@@ -9,6 +9,7 @@ use git_skill::prompt::{self, Prompts};
 use git_skill::signal::{select, Signal};
 
 use super::skill_arg::{self, Allow};
+use super::table::shorten;
 use super::{clock, CommandError, Outcome, Ui, Workspace};
 
 /// Improve a skill from its pending signals: the 8 steps of skill-optimizer (confirm, load
@@ -342,12 +343,20 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
             writeln!(out, "Changes:")?;
             for e in &c.edits {
                 let line = match e.kind {
-                    EditKind::Delete => format!("DELETE \"{}\"", short(&e.target)),
+                    EditKind::Delete => format!("DELETE \"{}\"", shorten(&e.target, 60)),
                     EditKind::Replace => {
-                        format!("REPLACE \"{}\" -> \"{}\"", short(&e.target), short(&e.new))
+                        format!(
+                            "REPLACE \"{}\" -> \"{}\"",
+                            shorten(&e.target, 60),
+                            shorten(&e.new, 60)
+                        )
                     }
                     EditKind::Add => {
-                        format!("ADD after \"{}\": \"{}\"", short(&e.target), short(&e.new))
+                        format!(
+                            "ADD after \"{}\": \"{}\"",
+                            shorten(&e.target, 60),
+                            shorten(&e.new, 60)
+                        )
                     }
                 };
                 writeln!(out, "  - {} ({})", safe(&line), safe(&e.reason))?;
@@ -359,7 +368,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
                 writeln!(
                     out,
                     "  - \"{}\": {}",
-                    safe(&short(&d.edit.target)),
+                    safe(&shorten(&d.edit.target, 60)),
                     d.reason
                 )?;
             }
@@ -462,15 +471,4 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
         r.tokens.calls, r.tokens.input, r.tokens.output
     )?;
     Ok(())
-}
-
-fn short(text: &str) -> String {
-    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() > 60 {
-        let mut cut: String = one.chars().take(59).collect();
-        cut.push('…');
-        cut
-    } else {
-        one
-    }
 }

@@ -272,12 +272,7 @@ fn list(
                 signals.push((line, signal));
             }
         }
-        Entry::Bad(b) => {
-            bad_count += 1;
-            if bad.len() < dashboard::MAX_BAD_KEPT {
-                bad.push(b);
-            }
-        }
+        Entry::Bad(b) => dashboard::note_bad(&mut bad, &mut bad_count, b),
     })
     .map_err(store_error)?;
     report_bad(ui, ws, &path, &bad, bad_count)?;
@@ -352,12 +347,7 @@ fn selected(
     let mut bad_count = 0;
     store::stream(&path, |entry| match entry {
         Entry::Signal(_, signal) => selector.push(signal),
-        Entry::Bad(b) => {
-            bad_count += 1;
-            if bad.len() < dashboard::MAX_BAD_KEPT {
-                bad.push(b);
-            }
-        }
+        Entry::Bad(b) => dashboard::note_bad(&mut bad, &mut bad_count, b),
     })
     .map_err(store_error)?;
     report_bad(ui, ws, &path, &bad, bad_count)?;

@@ -776,6 +776,9 @@ fn signals_of(cluster: &Cluster, signals: &[Signal]) -> Vec<Signal> {
 /// [`MAX_REGRESSION`], skipping optimizations that were rolled back.
 fn regression_questions(ctx: &Context<'_>) -> Vec<Question> {
     let (earlier, _) = record::earlier(&ctx.skill_dir);
+    if earlier.is_empty() {
+        return Vec::new();
+    }
     let rolled_back = history::rolled_back_ids(ctx.repo, &ctx.skill_rel).unwrap_or_default();
     let mut questions = Vec::new();
     for (dir, o) in earlier.iter().rev() {

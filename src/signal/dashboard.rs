@@ -15,6 +15,14 @@ pub const MAX_BAD_KEPT: usize = 20;
 /// Friction signals from which a row is highlighted: the agent keeps stumbling.
 pub const FRICTION_HIGHLIGHT: usize = 2;
 
+/// Keeps the first [`MAX_BAD_KEPT`] malformed lines of a store and counts them all.
+pub fn note_bad(kept: &mut Vec<BadLine>, count: &mut usize, bad: BadLine) {
+    *count += 1;
+    if kept.len() < MAX_BAD_KEPT {
+        kept.push(bad);
+    }
+}
+
 /// What one store holds, counted.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Tally {
@@ -54,12 +62,7 @@ pub fn tally(path: &Path) -> Result<Tally, StoreError> {
                 t.latest = t.latest.max(Some(time));
             }
         }
-        Entry::Bad(bad) => {
-            t.bad_count += 1;
-            if t.bad.len() < MAX_BAD_KEPT {
-                t.bad.push(bad);
-            }
-        }
+        Entry::Bad(bad) => note_bad(&mut t.bad, &mut t.bad_count, bad),
     })?;
     Ok(t)
 }

@@ -125,37 +125,21 @@ fn lock_writers(dir: &Path) -> std::io::Result<File> {
     Ok(guard)
 }
 
-/// The store opened for appending under an exclusive lock (taken after the writers' lock;
-/// if the path was replaced meanwhile, the new file is opened instead).
+/// The store opened for appending under an exclusive lock, taken after the writers' lock: a
+/// rewrite holds that lock until its new file is in place, so the path names the current file.
 fn open_locked(path: &Path) -> std::io::Result<File> {
-    loop {
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .read(true)
-            .open(path)?;
-        file.lock()?;
-        if same_file(&file, path)? {
-            return Ok(file);
-        }
-    }
-}
-
-#[cfg(unix)]
-fn same_file(file: &File, path: &Path) -> std::io::Result<bool> {
-    use std::os::unix::fs::MetadataExt;
-    let (a, b) = (file.metadata()?, std::fs::metadata(path));
-    Ok(b.is_ok_and(|b| a.ino() == b.ino() && a.dev() == b.dev()))
-}
-
-#[cfg(not(unix))]
-fn same_file(_file: &File, path: &Path) -> std::io::Result<bool> {
-    Ok(path.exists())
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .read(true)
+        .open(path)?;
+    file.lock()?;
+    Ok(file)
 }
 
 /// Works out the pending store without the signals whose ids are in `ids` (every other line
 /// kept byte for byte, malformed ones included, in order) and hands `write` the new content
-/// and the removed signals, all under the store's exclusive lock. `write` is expected to put
+/// and the removed signals, all under the writers' lock. `write` is expected to put
 /// the new content in place by a rename (a commit does): appenders waiting on the lock then
 /// find that the path names a new file and append to that one, so no signal is lost.
 pub fn rewrite_without<T>(
