@@ -6,9 +6,10 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use crate::check::Snapshot as StagedSkill;
 use crate::skill::meta;
 use crate::skill::FileKind;
-use crate::staged::{SkillChange, StagedSkill};
+use crate::staged::SkillChange;
 
 /// One new capability.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

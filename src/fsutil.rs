@@ -25,3 +25,195 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     result
 }
+
+/// Why [`read_regular`] refused a file.
+#[derive(Debug, thiserror::Error)]
+pub enum RegularFileError {
+    #[error("is a symbolic link; it is not followed")]
+    Symlink,
+    #[error("is not a regular file (a {0})")]
+    NotRegular(&'static str),
+    #[error("is {size} bytes, over the limit of {cap} bytes")]
+    TooLarge { size: u64, cap: u64 },
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Reads a file that must be a regular file of at most `cap` bytes, without following a
+/// symbolic link at the last component and without blocking on a FIFO or device: the file is
+/// opened non-blocking and without following links, then checked through its descriptor, so a
+/// swap between check and read changes nothing. `Ok(None)` when there is no such file.
+pub fn read_regular(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, RegularFileError> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            // ELOOP is what O_NOFOLLOW answers for a link; anything else is a real error.
+            if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(RegularFileError::Symlink);
+            }
+            return Err(RegularFileError::Io(e));
+        }
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(RegularFileError::NotRegular(file_type_name(
+            &meta.file_type(),
+        )));
+    }
+    if meta.len() > cap {
+        return Err(RegularFileError::TooLarge {
+            size: meta.len(),
+            cap,
+        });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // Bounded even if the file grows while it is read.
+    file.take(cap + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(RegularFileError::TooLarge {
+            size: bytes.len() as u64,
+            cap,
+        });
+    }
+    Ok(Some(bytes))
+}
+
+/// A file type in words, for messages.
+pub fn file_type_name(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "FIFO";
+        }
+        if t.is_socket() {
+            return "socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "device";
+        }
+    }
+    if t.is_dir() {
+        "directory"
+    } else if t.is_symlink() {
+        "symbolic link"
+    } else if t.is_file() {
+        "regular file"
+    } else {
+        "special file"
+    }
+}
+
+/// Creates `dir` (and its parents) and makes it readable by the owner only (0700), whatever
+/// the umask: for files git-skill keeps for the user alone (checkpoints, raw model answers).
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// [`write_atomic`] for a file readable by the owner only (0600 from its creation on, whatever
+/// the umask).
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options.open(&tmp)?;
+        #[cfg(unix)]
+        {
+            // A file left by an earlier run keeps its mode on open; set it.
+            use std::os::unix::fs::PermissionsExt;
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        }
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn regular_reads_refuse_links_fifos_devices_and_huge_files() {
+        let t = tempfile::tempdir().unwrap();
+        let ok = t.path().join("ok");
+        std::fs::write(&ok, "x").unwrap();
+        assert_eq!(read_regular(&ok, 10).unwrap().as_deref(), Some(&b"x"[..]));
+        assert!(read_regular(&t.path().join("none"), 10).unwrap().is_none());
+        let link = t.path().join("link");
+        std::os::unix::fs::symlink(&ok, &link).unwrap();
+        assert!(matches!(
+            read_regular(&link, 10),
+            Err(RegularFileError::Symlink)
+        ));
+        assert!(matches!(
+            read_regular(Path::new("/dev/zero"), 10),
+            Err(RegularFileError::NotRegular("device"))
+        ));
+        let fifo = t.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(matches!(
+            read_regular(&fifo, 10),
+            Err(RegularFileError::NotRegular("FIFO"))
+        ));
+        std::fs::write(&ok, "x".repeat(11)).unwrap();
+        assert!(matches!(
+            read_regular(&ok, 10),
+            Err(RegularFileError::TooLarge { size: 11, cap: 10 })
+        ));
+        assert!(matches!(
+            read_regular(t.path(), 10),
+            Err(RegularFileError::NotRegular("directory")) | Err(RegularFileError::Io(_))
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn private_files_ignore_the_umask() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let old = unsafe { libc::umask(0) };
+        let dir = t.path().join("a/b");
+        private_dir(&dir).unwrap();
+        write_private(&dir.join("f"), b"secret").unwrap();
+        unsafe { libc::umask(old) };
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&dir.join("f")), 0o600);
+    }
+}

@@ -3,6 +3,7 @@
 //! The library holds every capability and never prints: functions return data or take a
 //! writer. The `git-skill` binary parses arguments, calls into this crate and renders.
 
+pub mod check;
 pub mod config;
 pub mod drift;
 pub mod fsutil;

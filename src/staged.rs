@@ -1,165 +1,64 @@
-//! Skills at their staged state: which skills a commit touches, and their files as the index
-//! holds them. Read from git objects only, so unstaged edits never change a verdict.
+//! Skills at a state git holds — the index (what a commit will record) or a revision — and
+//! which of them changed: what the pre-commit hook, the range scan and `diff` check. Read from
+//! git objects only, so unstaged edits never change a verdict.
+//!
+//! The layout rules are the work tree's (`skill::discover`): a skill is the first directory
+//! from the root down that holds a `SKILL.md`, at most [`MAX_DEPTH`] levels below it;
+//! `node_modules` and `.skillopt` are not entered; links in a root are judged by
+//! [`links::judge_root_link`]; submodules are looked into (see `git::tree`). So a skill gets the
+//! same verdict here as in the work tree.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::git::{Entry, EntryKind, GitError, Repo};
-use crate::skill::files::SKILL_MD_READ_CAP;
+use crate::check::{Snapshot, SubmoduleAt};
+use crate::git::{At, Entry, EntryKind, GitError, Listing, PathAt, Repo};
+use crate::guard::MAX_SCAN_BYTES;
+use crate::skill::discover::{Note, SKIPPED_DIRS};
+use crate::skill::files::{MAX_ENTRIES, SKILL_MD_READ_CAP};
+use crate::skill::links::{self, RootLink};
 use crate::skill::{FileEntry, FileKind, SkillFiles};
 
 /// Depth below a root at which a `SKILL.md` is still looked for (as in discovery).
 const MAX_DEPTH: usize = crate::skill::discover::MAX_DEPTH;
+/// Files nested deeper than this below a skill are not listed (as `SkillFiles::read`).
+const MAX_FILE_COMPONENTS: usize = 16;
 
-/// A skill touched by the staged changes, with its staged files.
-#[derive(Debug)]
-pub struct StagedSkill {
-    /// The skill directory relative to the top of the work tree, `/`-separated.
-    pub dir: String,
-    pub dir_name: String,
-    /// The root it was found under, as configured.
-    pub root: String,
-    pub category: Option<String>,
-    pub files: SkillFiles,
-    blobs: HashMap<String, Vec<u8>>,
-}
-
-impl StagedSkill {
-    /// The staged SKILL.md's frontmatter, when it parses.
-    pub fn meta(&self) -> Option<crate::skill::meta::SkillMeta> {
-        let bytes = self.files.skill_md.as_deref()?;
-        crate::skill::meta::parse(bytes).ok().map(|(m, _)| m)
-    }
-
-    /// The frontmatter's `name`, or the directory's.
-    pub fn name(&self) -> String {
-        self.meta()
-            .and_then(|m| m.name)
-            .unwrap_or_else(|| self.dir_name.clone())
-    }
-
-    /// A staged file's bytes, by path relative to the skill.
-    pub fn read(&self, rel: &str) -> std::io::Result<Vec<u8>> {
-        self.blobs.get(rel).cloned().ok_or_else(|| {
-            std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                format!("'{rel}' is not staged"),
-            )
-        })
-    }
-}
-
-/// The changes between HEAD and the index below the roots (`roots`: directories relative to
-/// the top, as `(path, label)`), grouped by the skill that owns them, each skill at its
-/// staged state. Changes inside `.skillopt/` (git-skill's own records) are not skill content.
-pub fn changed_skills(
-    repo: &Repo,
-    roots: &[(String, String)],
-) -> Result<Vec<StagedSkill>, GitError> {
-    let prefixes: Vec<String> = roots.iter().map(|(p, _)| p.clone()).collect();
-    let staged = repo.staged_under(&prefixes)?;
-    let head = repo.head_under(&prefixes)?;
-    changed_between(repo, &head, &staged, roots)
-}
-
-/// The same between two revisions (CI range mode): the skills changed from `from` to `to`,
-/// each at its content in `to`, read from git objects.
-pub fn changed_between_revisions(
-    repo: &Repo,
-    from: &str,
-    to: &str,
-    roots: &[(String, String)],
-) -> Result<Vec<StagedSkill>, GitError> {
-    let prefixes: Vec<String> = roots.iter().map(|(p, _)| p.clone()).collect();
-    let old = repo.tree_under(repo.tree_of(from)?, &prefixes)?;
-    let new = repo.tree_under(repo.tree_of(to)?, &prefixes)?;
-    changed_between(repo, &old, &new, roots)
-}
-
-/// Skills with a difference between `head` (before) and `staged` (after), at their `staged`
-/// state.
-fn changed_between(
-    repo: &Repo,
-    head: &[Entry],
-    staged: &[Entry],
-    roots: &[(String, String)],
-) -> Result<Vec<StagedSkill>, GitError> {
-    let staged_map: BTreeMap<&str, &Entry> = staged.iter().map(|e| (e.path.as_str(), e)).collect();
-    let head_map: BTreeMap<&str, &Entry> = head.iter().map(|e| (e.path.as_str(), e)).collect();
-
-    let mut changed: Vec<&str> = Vec::new();
-    for (path, entry) in &staged_map {
-        match head_map.get(path) {
-            Some(old) if old.id == entry.id && old.kind == entry.kind => {}
-            _ => changed.push(path),
-        }
-    }
-    changed.extend(
-        head_map
-            .keys()
-            .filter(|p| !staged_map.contains_key(*p))
-            .copied(),
-    );
-
-    // Owner: the nearest directory upward holding a staged SKILL.md; or, when SKILL.md was
-    // deleted but files remain, the directory that held it at HEAD.
-    let mut owners: BTreeMap<String, String> = BTreeMap::new(); // dir -> root label
-    for path in changed {
-        if path.split('/').any(|c| c == ".skillopt") {
-            continue;
-        }
-        let Some((root, label)) = roots
-            .iter()
-            .find(|(r, _)| path.starts_with(&format!("{r}/")))
-        else {
-            continue;
-        };
-        let is_skill = |dir: &str| {
-            let skill_md = format!("{dir}/SKILL.md");
-            let inside = format!("{dir}/");
-            let remains = staged_map
-                .range(inside.as_str()..)
-                .next()
-                .is_some_and(|(p, _)| p.starts_with(&inside));
-            staged_map.contains_key(skill_md.as_str())
-                || (head_map.contains_key(skill_md.as_str()) && remains)
-        };
-        let mut dir = path;
-        let mut owner = None;
-        while let Some((parent, _)) = dir.rsplit_once('/') {
-            if parent.len() <= root.len() {
-                break;
-            }
-            let depth = parent[root.len() + 1..].split('/').count();
-            if depth <= MAX_DEPTH && is_skill(parent) {
-                owner = Some(parent);
-                break;
-            }
-            dir = parent;
-        }
-        if let Some(owner) = owner {
-            owners
-                .entry(owner.to_owned())
-                .or_insert_with(|| label.clone());
-        }
-    }
-
-    let mut out = Vec::new();
-    for (dir, label) in owners {
-        let root = roots
-            .iter()
-            .find(|(_, l)| *l == label)
-            .map(|(r, _)| r.clone())
-            .unwrap_or_default();
-        out.push(load(repo, &dir, &root, &label, staged)?);
-    }
-    Ok(out)
+/// The skills that changed, at their new state, and what could not be checked.
+#[derive(Debug, Default)]
+pub struct Changed {
+    pub skills: Vec<Snapshot>,
+    /// Links and submodules the change brings that no skill check covers, as the work tree's
+    /// discovery words them (paths absolute). An error note must fail the check.
+    pub notes: Vec<Note>,
 }
 
 /// A changed skill before and after (`before` is `None` for a new skill).
 #[derive(Debug)]
 pub struct SkillChange {
-    pub before: Option<StagedSkill>,
-    pub after: StagedSkill,
+    pub before: Option<Snapshot>,
+    pub after: Snapshot,
+}
+
+/// The changes between HEAD and the index below the roots (`roots`: directories relative to
+/// the top, as `(path, label)`), grouped by the skill that owns them, each skill at its
+/// staged state.
+pub fn changed_skills(repo: &Repo, roots: &[(String, String)]) -> Result<Changed, GitError> {
+    let new = Side::new(repo, At::Index, roots)?;
+    let old = Side::new(repo, At::Head, roots)?;
+    Ok(changed(repo, &old, &new)?.0)
+}
+
+/// The same between two revisions (CI range mode): the skills changed from `from` to `to`,
+/// each at its content in `to`.
+pub fn changed_between_revisions(
+    repo: &Repo,
+    from: &str,
+    to: &str,
+    roots: &[(String, String)],
+) -> Result<Changed, GitError> {
+    let old = Side::new(repo, At::Revision(from), roots)?;
+    let new = Side::new(repo, At::Revision(to), roots)?;
+    Ok(changed(repo, &old, &new)?.0)
 }
 
 /// The skills changed from revision `from` to revision `to`, or to the index when `to` is
@@ -169,80 +68,369 @@ pub fn changes(
     from: &str,
     to: Option<&str>,
     roots: &[(String, String)],
-) -> Result<Vec<SkillChange>, GitError> {
-    let prefixes: Vec<String> = roots.iter().map(|(p, _)| p.clone()).collect();
-    let old = repo.tree_under(repo.tree_of(from)?, &prefixes)?;
-    let new = match to {
-        Some(to) => repo.tree_under(repo.tree_of(to)?, &prefixes)?,
-        None => repo.staged_under(&prefixes)?,
-    };
+) -> Result<(Vec<SkillChange>, Vec<Note>), GitError> {
+    let old = Side::new(repo, At::Revision(from), roots)?;
+    let new = Side::new(repo, to.map_or(At::Index, At::Revision), roots)?;
+    let (changed, owners) = changed(repo, &old, &new)?;
     let mut out = Vec::new();
-    for after in changed_between(repo, &old, &new, roots)? {
-        let inside = format!("{}/", after.dir);
-        let before = if old.iter().any(|e| e.path.starts_with(&inside)) {
-            let root = roots
-                .iter()
-                .find(|(_, l)| *l == after.root)
-                .map(|(r, _)| r.clone())
-                .unwrap_or_default();
-            Some(load(repo, &after.dir, &root, &after.root, &old)?)
+    for (after, (dir, root)) in changed.skills.into_iter().zip(owners) {
+        let inside = format!("{dir}/");
+        let before = if old
+            .listing
+            .entries
+            .iter()
+            .any(|e| e.path.starts_with(&inside))
+        {
+            Some(load(repo, &dir, &root, &after.root, &old.listing)?)
         } else {
             None
         };
         out.push(SkillChange { before, after });
     }
-    Ok(out)
+    Ok((out, changed.notes))
 }
 
+/// One side of a comparison: where it is read from, its roots as they resolve there, and the
+/// entries below them.
+struct Side<'a> {
+    repo: &'a Repo,
+    at: At<'a>,
+    /// `(configured prefix, effective prefix, label)`; effective `None` when the prefix leads
+    /// out of the repository through a link.
+    roots: Vec<(String, Option<String>, String)>,
+    listing: Listing,
+}
+
+impl<'a> Side<'a> {
+    fn new(repo: &'a Repo, at: At<'a>, roots: &[(String, String)]) -> Result<Side<'a>, GitError> {
+        let mut resolved = Vec::new();
+        for (prefix, label) in roots {
+            let effective = links::resolve_path(prefix, &|p: &str| node_at(repo, at, p));
+            resolved.push((prefix.clone(), effective, label.clone()));
+        }
+        let mut prefixes: Vec<String> = resolved.iter().filter_map(|(_, e, _)| e.clone()).collect();
+        prefixes.sort();
+        prefixes.dedup();
+        let listing = repo.list_under(at, &prefixes)?;
+        Ok(Side {
+            repo,
+            at,
+            roots: resolved,
+            listing,
+        })
+    }
+
+    fn node(&self, path: &str) -> links::Node {
+        node_at(self.repo, self.at, path)
+    }
+
+    /// The effective roots, longest first (a path belongs to the innermost root).
+    fn effective_roots(&self) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> = self
+            .roots
+            .iter()
+            .filter_map(|(_, e, l)| e.as_deref().map(|e| (e, l.as_str())))
+            .collect();
+        out.sort_by_key(|(e, _)| std::cmp::Reverse(e.len()));
+        out.dedup_by(|a, b| a.0 == b.0);
+        out
+    }
+}
+
+/// Skills with a difference between `old` and `new`, at their `new` state, with the
+/// `(dir, effective root)` of each, and the notes about links and submodules.
+fn changed(
+    repo: &Repo,
+    old: &Side<'_>,
+    new: &Side<'_>,
+) -> Result<(Changed, Vec<(String, String)>), GitError> {
+    let new_map: BTreeMap<&str, &Entry> = new
+        .listing
+        .entries
+        .iter()
+        .map(|e| (e.path.as_str(), e))
+        .collect();
+    let old_map: BTreeMap<&str, &Entry> = old
+        .listing
+        .entries
+        .iter()
+        .map(|e| (e.path.as_str(), e))
+        .collect();
+    let mut out = Changed::default();
+    let abs = |rel: &str| repo.workdir().join(rel);
+
+    // Roots that now lead out of the repository through a link.
+    for ((prefix, effective, _), (_, old_effective, _)) in new.roots.iter().zip(&old.roots) {
+        if effective.is_none() && old_effective.is_some() {
+            out.notes.push(Note::RootOutside {
+                path: abs(prefix),
+                target: abs(prefix),
+            });
+        }
+    }
+
+    let mut changed: Vec<&str> = Vec::new();
+    for (path, entry) in &new_map {
+        match old_map.get(path) {
+            Some(before) if before.id == entry.id && before.kind == entry.kind => {}
+            _ => changed.push(path),
+        }
+    }
+    changed.extend(
+        old_map
+            .keys()
+            .filter(|p| !new_map.contains_key(*p))
+            .copied(),
+    );
+    // A root that now resolves elsewhere: everything in it is new to the roots.
+    let moved_roots: BTreeSet<&str> = new
+        .roots
+        .iter()
+        .zip(&old.roots)
+        .filter(|((_, e, _), (_, o, _))| e.is_some() && e != o)
+        .filter_map(|((_, e, _), _)| e.as_deref())
+        .collect();
+    if !moved_roots.is_empty() {
+        for path in new_map.keys() {
+            if moved_roots
+                .iter()
+                .any(|r| path.starts_with(&format!("{r}/")))
+            {
+                changed.push(path);
+            }
+        }
+        changed.sort_unstable();
+        changed.dedup();
+    }
+
+    let is_skill = |dir: &str| {
+        let skill_md = format!("{dir}/SKILL.md");
+        let inside = format!("{dir}/");
+        let remains = new_map
+            .range(inside.as_str()..)
+            .next()
+            .is_some_and(|(p, _)| p.starts_with(&inside));
+        new_map.contains_key(skill_md.as_str())
+            || (old_map.contains_key(skill_md.as_str()) && remains)
+    };
+    let new_roots = new.effective_roots();
+    let root_dirs: Vec<String> = new_roots.iter().map(|(r, _)| (*r).to_owned()).collect();
+    let unavailable: HashMap<&str, &crate::git::Unavailable> = new
+        .listing
+        .unavailable
+        .iter()
+        .map(|u| (u.path.as_str(), u))
+        .collect();
+    let mut owners: BTreeMap<String, (String, String)> = BTreeMap::new(); // dir -> (root, label)
+    for path in changed {
+        // A submodule whose content could not be listed: whatever it holds is unchecked.
+        if let Some(u) = unavailable.get(path) {
+            out.notes.push(Note::SubmoduleUnavailable {
+                path: abs(&u.path),
+                commit: u.commit.to_string(),
+                reason: u.reason.clone(),
+            });
+        }
+        let Some((root, label)) = new_roots
+            .iter()
+            .chain(old.effective_roots().iter())
+            .find(|(r, _)| path.starts_with(&format!("{r}/")))
+            .copied()
+        else {
+            continue;
+        };
+        match owner(path, root, &is_skill) {
+            Owner::Skill(dir) => {
+                owners
+                    .entry(dir)
+                    .or_insert_with(|| (root.to_owned(), label.to_owned()));
+            }
+            Owner::Skipped => {}
+            Owner::None => {
+                let Some(entry) = new_map.get(path) else {
+                    continue;
+                };
+                match entry.kind {
+                    EntryKind::Symlink => {
+                        let target = String::from_utf8_lossy(&repo.entry_blob(entry)?).into_owned();
+                        let lookup = |p: &str| new.node(p);
+                        match links::judge_root_link(path, &target, &root_dirs, &lookup) {
+                            RootLink::Harmless => {}
+                            RootLink::LeavesRepository => {
+                                out.notes.push(Note::LinkLeavesRepository {
+                                    path: abs(path),
+                                    target,
+                                })
+                            }
+                            RootLink::OutsideRoots { resolved, skill } => {
+                                out.notes.push(Note::SymlinkLeavesRoot {
+                                    path: abs(path),
+                                    target: abs(&resolved),
+                                    skill,
+                                })
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    let mut dirs = Vec::new();
+    for (dir, (root, label)) in owners {
+        out.skills
+            .push(load(repo, &dir, &root, &label, &new.listing)?);
+        dirs.push((dir, root));
+    }
+    Ok((out, dirs))
+}
+
+enum Owner {
+    Skill(String),
+    /// Below `node_modules` or `.skillopt` outside any skill, or a skill's own `.skillopt/`.
+    Skipped,
+    None,
+}
+
+/// The skill that owns `path` (below `root`): the first directory from the root down that is a
+/// skill, as the work tree's walk finds it.
+fn owner(path: &str, root: &str, is_skill: &dyn Fn(&str) -> bool) -> Owner {
+    let rest = &path[root.len() + 1..];
+    let parts: Vec<&str> = rest.split('/').collect();
+    let mut dir = root.to_owned();
+    for (depth, part) in parts.iter().enumerate() {
+        if depth > MAX_DEPTH {
+            return Owner::None;
+        }
+        if is_skill(&dir) {
+            // git-skill's own records inside the skill are not skill content.
+            return if *part == ".skillopt" {
+                Owner::Skipped
+            } else {
+                Owner::Skill(dir)
+            };
+        }
+        if depth + 1 == parts.len() {
+            break;
+        }
+        if SKIPPED_DIRS.contains(part) {
+            return Owner::Skipped;
+        }
+        dir = format!("{dir}/{part}");
+    }
+    Owner::None
+}
+
+/// The skill at `dir` as `listing` holds it.
 fn load(
     repo: &Repo,
     dir: &str,
     root: &str,
     label: &str,
-    staged: &[Entry],
-) -> Result<StagedSkill, GitError> {
+    listing: &Listing,
+) -> Result<Snapshot, GitError> {
     let prefix = format!("{dir}/");
     let mut files = SkillFiles::default();
     let mut blobs = HashMap::new();
-    for entry in staged.iter().filter(|e| e.path.starts_with(&prefix)) {
+    let mut submodules = Vec::new();
+    let start = listing
+        .entries
+        .partition_point(|e| e.path.as_str() < prefix.as_str());
+    for entry in listing.entries[start..]
+        .iter()
+        .take_while(|e| e.path.starts_with(&prefix))
+    {
         let rel = entry.path[prefix.len()..].to_owned();
         if rel.split('/').next() == Some(".skillopt") {
             continue;
         }
+        if rel.split('/').count() > MAX_FILE_COMPONENTS {
+            files.too_deep = true;
+            continue;
+        }
+        if files.entries.len() >= MAX_ENTRIES {
+            files.truncated = true;
+            break;
+        }
         let kind = match entry.kind {
             EntryKind::File { executable } => {
-                let bytes = repo.blob(entry.id, &entry.path)?;
-                let size = bytes.len() as u64;
+                let size = repo.entry_size(entry)?;
+                // Over the scan limit: listed with its size, never loaded; the scan refuses it.
+                if size <= MAX_SCAN_BYTES {
+                    let bytes = repo.entry_blob(entry)?;
+                    if rel == "SKILL.md" {
+                        files.skill_md =
+                            Some(bytes[..bytes.len().min(SKILL_MD_READ_CAP as usize)].to_vec());
+                    }
+                    blobs.insert(rel.clone(), bytes);
+                }
                 if rel == "SKILL.md" {
                     files.skill_md_size = size;
-                    files.skill_md =
-                        Some(bytes[..bytes.len().min(SKILL_MD_READ_CAP as usize)].to_vec());
                 }
-                blobs.insert(rel.clone(), bytes);
                 FileKind::File { size, executable }
             }
             EntryKind::Symlink => {
-                let target = repo.blob(entry.id, &entry.path)?;
+                let target = repo.entry_blob(entry)?;
                 FileKind::Symlink {
                     target: String::from_utf8_lossy(&target).into_owned().into(),
                 }
+            }
+            // Its files follow in the listing; the gitlink itself is not a file.
+            EntryKind::Gitlink { .. } => {
+                submodules.push(SubmoduleAt {
+                    path: entry.path.clone(),
+                    commit: entry.id.to_string(),
+                });
+                continue;
             }
             EntryKind::Other => FileKind::Special,
         };
         files.entries.push(FileEntry { path: rel, kind });
     }
     files.entries.sort_by(|a, b| a.path.cmp(&b.path));
+    // Submodules that hold the whole skill (a gitlink above it).
+    for entry in &listing.entries {
+        if matches!(entry.kind, EntryKind::Gitlink { .. })
+            && prefix.starts_with(&format!("{}/", entry.path))
+        {
+            submodules.push(SubmoduleAt {
+                path: entry.path.clone(),
+                commit: entry.id.to_string(),
+            });
+        }
+    }
+    submodules.sort_by(|a, b| a.path.cmp(&b.path));
     let rel_to_root = dir.strip_prefix(&format!("{root}/")).unwrap_or(dir);
     let (category, dir_name) = match rel_to_root.rsplit_once('/') {
         Some((c, n)) => (Some(c.to_owned()), n.to_owned()),
         None => (None, rel_to_root.to_owned()),
     };
-    Ok(StagedSkill {
-        dir: dir.to_owned(),
+    let mut snapshot = Snapshot::from_blobs(
+        dir.to_owned(),
         dir_name,
-        root: label.to_owned(),
+        label.to_owned(),
         category,
         files,
         blobs,
-    })
+    );
+    snapshot.submodules = submodules;
+    Ok(snapshot)
+}
+
+/// What `path` is at `at`, for link resolution. Unreadable counts as missing: the link then
+/// leads nowhere an agent could load a skill from.
+fn node_at(repo: &Repo, at: At<'_>, path: &str) -> links::Node {
+    match repo.path_at(at, path) {
+        Ok(PathAt::Tree) => links::Node::Dir,
+        Ok(PathAt::Entry(entry)) => match entry.kind {
+            EntryKind::Symlink => match repo.entry_blob(&entry) {
+                Ok(text) => links::Node::Link(String::from_utf8_lossy(&text).into_owned()),
+                Err(_) => links::Node::Missing,
+            },
+            EntryKind::Gitlink { .. } => links::Node::Dir,
+            _ => links::Node::File,
+        },
+        Ok(PathAt::Missing) | Err(_) => links::Node::Missing,
+    }
 }

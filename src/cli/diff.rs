@@ -44,21 +44,22 @@ pub struct SkillDrift {
     pub capabilities: Vec<Capability>,
 }
 
-/// Drift of every skill changed between `from` and `to` (the index when `None`).
+/// Drift of every skill changed between `from` and `to` (the index when `None`), and the
+/// notes about links and submodules that could not be compared.
 pub fn drift_report(
     ws: &Workspace,
     from: &str,
     to: Option<&str>,
-) -> Result<Vec<SkillDrift>, CommandError> {
+) -> Result<(Vec<SkillDrift>, Vec<git_skill::skill::Note>), CommandError> {
     let Some(repo) = &ws.repo else {
         return Err(
             CommandError::new("not inside a git work tree").hint("run this inside the repository")
         );
     };
     let roots = ws.repo_relative_roots();
-    let changes = git_skill::staged::changes(repo, from, to, &roots)
+    let (changes, notes) = git_skill::staged::changes(repo, from, to, &roots)
         .hint("check that the revisions exist here (CI checkouts may need fetch-depth: 0)")?;
-    Ok(changes
+    let drifts = changes
         .iter()
         .map(|c| SkillDrift {
             name: c.after.name(),
@@ -70,7 +71,8 @@ pub fn drift_report(
             capabilities: drift::capabilities(c),
         })
         .filter(|d| !d.capabilities.is_empty())
-        .collect())
+        .collect();
+    Ok((drifts, notes))
 }
 
 /// `path: N new capabilities` then `  + kind: detail` lines.
@@ -93,7 +95,8 @@ pub fn render_text(out: &mut dyn std::io::Write, drifts: &[SkillDrift]) -> std::
 
 pub fn cmd_diff(ui: &mut Ui, args: DiffArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
-    let drifts = drift_report(&ws, &args.from_ref, args.to_ref.as_deref())?;
+    let (drifts, notes) = drift_report(&ws, &args.from_ref, args.to_ref.as_deref())?;
+    ws.report_notes(ui, &notes)?;
     match args.format {
         super::lint::Format::Json => {
             serde_json::to_writer(

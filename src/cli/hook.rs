@@ -1,8 +1,9 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use git_skill::guard::suppress::POLICY_FILE;
-use git_skill::guard::{self, ScanOptions};
+use git_skill::check::{self, Settings};
+use git_skill::git::At;
+use git_skill::guard::ScanOptions;
 use git_skill::hook::{self, Installed, Uninstalled};
 use git_skill::report::scan::{self as render, SkillReport};
 use git_skill::report::{self, Diagnostic};
@@ -113,42 +114,42 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
     };
     let fail_on = ws.config.fail_on()?;
     let roots = ws.repo_relative_roots();
-    let skills = staged::changed_skills(repo, &roots)?;
-    if skills.is_empty() {
-        return Ok(Outcome::Clean);
+    let changed = staged::changed_skills(repo, &roots)?;
+    // Links and submodules the commit brings that no skill check covers block it (exit 2).
+    ws.report_notes(ui, &changed.notes)?;
+    if changed.skills.is_empty() {
+        return unchecked(ui);
     }
     // The policy as staged: an unstaged edit to it must not change the verdict either.
-    let policy = super::scan::policy_from(repo.staged_blob(POLICY_FILE)?, "(staged)")?;
-    let today = chrono::Utc::now().date_naive();
-    // Each skill is linted and scanned on its own, on all cores: a commit that touches many
-    // skills should not wait for them one after another.
-    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let work: Vec<_> = skills
-        .iter()
-        .map(|skill| (skill, ws.display(&repo.workdir().join(&skill.dir))))
+    let policy = check::policy_at(repo, At::Index)
+        .hint("fix the staged policy file; every entry needs a known rule and a reason")?;
+    let settings = Settings {
+        scan: ScanOptions::default(),
+        policy: policy.as_ref(),
+        baseline: None,
+        today: chrono::Utc::now().date_naive(),
+        lint: true,
+    };
+    let work: Vec<_> = changed
+        .skills
+        .into_iter()
+        .map(|skill| {
+            let display = ws.display(&repo.workdir().join(&skill.dir));
+            (skill, display)
+        })
         .collect();
-    let checked = guard::parallel::map_ordered(&work, jobs, |(skill, display)| {
-        let display = display.clone();
-        let lints = lint::lint(
-            &skill.files,
-            &lint::Target {
-                dir_name: &skill.dir_name,
-                display_dir: display.clone(),
-                category: skill.category.as_deref(),
-            },
-        );
-        let scan = guard::scan_skill(&skill.files, &|rel| skill.read(rel), ScanOptions::default());
-        (display, lints, scan)
-    });
+    // Each skill is checked on its own, on all cores: a commit that touches many skills should
+    // not wait for them one after another.
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let checked = check::check_all(&work, &settings, jobs);
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let mut reports = Vec::new();
-    for (skill, (display, lints, scan)) in skills.iter().zip(checked) {
-        diagnostics.extend(lints);
-        if let Some(e) = scan.errors.first() {
-            return Err(CommandError::new(format!("{}: {e}", display.display())));
+    for c in checked {
+        diagnostics.extend(c.diagnostics);
+        for e in &c.report.errors {
+            ui.error(&CommandError::new(format!("{}: {e}", c.report.path)))?;
         }
-        let report = super::scan::staged_report(skill, &display, scan, policy.as_ref(), today);
-        reports.push(report);
+        reports.push(c.report);
     }
     let lint_failed = lint::has_errors(&diagnostics);
     let blocked: Vec<&SkillReport> = reports
@@ -156,6 +157,9 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         .filter(|r| fail_on.fails(r.verdict))
         .collect();
     if !lint_failed && blocked.is_empty() {
+        if ui.had_error {
+            return unchecked(ui);
+        }
         let s = render::summarize(&reports);
         ui.status(&format!(
             "git-skill: {} staged skill{} checked: {} safe, {} caution",
@@ -187,4 +191,15 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         }
     )?;
     Ok(Outcome::Problems)
+}
+
+/// The end of a hook run whose errors (already shown) mean that something was not checked.
+fn unchecked(ui: &mut Ui) -> Result<Outcome, CommandError> {
+    if ui.had_error {
+        writeln!(
+            ui.err,
+            "git-skill: commit blocked: some of what it adds could not be checked (see above). Fix the cause, or skip the check once with git commit --no-verify."
+        )?;
+    }
+    Ok(Outcome::Clean)
 }

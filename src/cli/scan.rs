@@ -2,9 +2,11 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
+use git_skill::check::{self, Settings, Snapshot};
 use git_skill::config::FailOn;
+use git_skill::git::At;
 use git_skill::guard::suppress::{Baseline, BaselineEntry, Policy, POLICY_FILE};
-use git_skill::guard::{self, ScanOptions};
+use git_skill::guard::ScanOptions;
 use git_skill::report::sarif;
 use git_skill::report::scan::{self as render, SkillReport};
 
@@ -94,28 +96,27 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
             .set_flag("failOn", "--fail-on", std::slice::from_ref(fail_on));
     }
     let fail_on = ws.config.fail_on()?;
-    let policy_path = args
-        .policy
-        .clone()
-        .or_else(|| ws.repo.as_ref().map(|r| r.workdir().join(POLICY_FILE)));
-    let policy = match &policy_path {
-        Some(path) => Policy::load(path)
-            .hint("fix the policy file; every entry needs a known rule and a reason")?,
-        None => None,
-    };
-    if let (Some(path), None) = (&args.policy, &policy) {
-        return Err(CommandError::new(format!(
-            "policy file '{}' does not exist",
-            path.display()
-        )));
-    }
     let baseline = match &args.baseline {
         Some(path) => Some(Baseline::load(path).hint("create one with --write-baseline FILE")?),
+        None => None,
+    };
+    let explicit_policy = match &args.policy {
+        Some(path) => Some(
+            check::policy_file(path)
+                .hint("fix the policy file; every entry needs a known rule and a reason")?
+                .ok_or_else(|| {
+                    CommandError::new(format!("policy file '{}' does not exist", path.display()))
+                })?,
+        ),
         None => None,
     };
     let options = ScanOptions {
         inline_allow: !args.no_inline_allow,
     };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
     let env_ref = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let range = match (args.from_ref.clone(), args.to_ref.clone()) {
         (Some(from), Some(to)) => Some((from, to)),
@@ -125,63 +126,63 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         _ => None,
     };
     if let Some((from, to)) = range {
-        return scan_range(ui, &ws, &args, fail_on, options, &from, &to);
-    }
-    let found = ws.skills(ui, &args.paths)?;
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
-    let dirs: Vec<PathBuf> = found.skills.iter().map(|s| s.dir.clone()).collect();
-    let scanned = guard::parallel::scan_dirs(&dirs, options, jobs);
-
-    let today = chrono::Utc::now().date_naive();
-    let mut reports = Vec::new();
-    for (skill, result) in found.skills.iter().zip(scanned) {
-        let (name, mut scan) = match result {
-            Ok(r) => (r.name.unwrap_or_else(|| skill.dir_name.clone()), r.scan),
-            Err(e) => {
-                ui.error(&CommandError::from(e))?;
-                continue;
-            }
+        let range = Range {
+            from: &from,
+            to: &to,
+            options,
+            policy: explicit_policy,
+            baseline,
+            jobs,
         };
-        if let Some(policy) = &policy {
-            for expired in policy.apply(&name, &mut scan.findings, today) {
-                ui.warn(&format!(
-                    "{POLICY_FILE}: the entry for {} ({}) expired on {} and no longer applies",
-                    expired.rule,
-                    expired.skill.as_deref().unwrap_or("any skill"),
-                    expired.expires
-                ))?;
-            }
-        }
-        if let Some(baseline) = &baseline {
-            baseline.apply(&name, &mut scan.findings);
-        }
-        for e in &scan.errors {
-            ui.error(&CommandError::new(format!(
-                "{}: {e}",
-                ws.display(&skill.dir).display()
-            )))?;
-        }
-        let display = ws.display(&skill.dir).display().to_string();
+        return scan_range(ui, &ws, &args, fail_on, range);
+    }
+    // The work tree's own policy, unless one was named.
+    let policy = match explicit_policy {
+        Some(policy) => Some(policy),
+        None => match &ws.repo {
+            Some(repo) => check::policy_file(&repo.workdir().join(POLICY_FILE))
+                .hint("fix the policy file; every entry needs a known rule and a reason")?,
+            None => None,
+        },
+    };
+    let found = ws.skills(ui, &args.paths)?;
+    if let (Some(repo), true) = (&ws.repo, args.paths.is_empty()) {
+        let prefixes: Vec<String> = ws
+            .repo_relative_roots()
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
+        let notes = check::unchecked_out_submodules(repo, &prefixes)?;
+        ws.report_notes(ui, &notes)?;
+    }
+    let mut work = Vec::new();
+    for skill in &found.skills {
         let repo_path = match &ws.repo {
             Some(repo) => skill
                 .dir
                 .strip_prefix(repo.workdir())
                 .map(|p| p.to_string_lossy().replace('\\', "/"))
-                .unwrap_or_else(|_| display.clone()),
-            None => display.clone(),
+                .unwrap_or_else(|_| ws.display(&skill.dir).display().to_string()),
+            None => ws.display(&skill.dir).display().to_string(),
         };
-        reports.push(SkillReport {
-            name,
-            path: display,
+        match Snapshot::from_dir(
+            &skill.dir,
             repo_path,
-            verdict: scan.verdict(),
-            errors: scan.errors.clone(),
-            findings: scan.findings,
-        });
+            skill.root.label.clone(),
+            skill.category.clone(),
+        ) {
+            Ok(snapshot) => work.push((snapshot, ws.display(&skill.dir))),
+            Err(e) => ui.error(&CommandError::from(e))?,
+        }
     }
+    let settings = Settings {
+        scan: options,
+        policy: policy.as_ref(),
+        baseline: baseline.as_ref(),
+        today: chrono::Utc::now().date_naive(),
+        lint: false,
+    };
+    let reports = collect(ui, check::check_all(&work, &settings, jobs))?;
 
     if let Some(path) = &args.write_baseline {
         write_baseline(path, &reports)?;
@@ -199,6 +200,27 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
 
     let empty = found.skills.is_empty() && args.paths.is_empty();
     finish(ui, &args, fail_on, &reports, empty)
+}
+
+/// The reports of checked skills; expired policy entries are warned about, unreadable files
+/// are errors (the run exits 2).
+fn collect(ui: &mut Ui, checked: Vec<check::SkillCheck>) -> Result<Vec<SkillReport>, CommandError> {
+    let mut reports = Vec::new();
+    for c in checked {
+        for expired in &c.expired {
+            ui.warn(&format!(
+                "{POLICY_FILE}: the entry for {} ({}) expired on {} and no longer applies",
+                expired.rule,
+                expired.skill.as_deref().unwrap_or("any skill"),
+                expired.expires
+            ))?;
+        }
+        for e in &c.report.errors {
+            ui.error(&CommandError::new(format!("{}: {e}", c.report.path)))?;
+        }
+        reports.push(c.report);
+    }
+    Ok(reports)
 }
 
 /// Renders the reports and decides the exit status.
@@ -245,44 +267,66 @@ fn finish(
     Ok(outcome)
 }
 
+/// What range mode compares and applies.
+struct Range<'a> {
+    from: &'a str,
+    to: &'a str,
+    options: ScanOptions,
+    /// Named with --policy; otherwise the policy file of `to` applies.
+    policy: Option<Policy>,
+    baseline: Option<Baseline>,
+    jobs: usize,
+}
+
 /// Range mode: the skills changed between two revisions, at their content in the second,
-/// read from git objects.
+/// read from git objects, with the second revision's policy file.
 fn scan_range(
     ui: &mut Ui,
     ws: &Workspace,
     args: &ScanArgs,
     fail_on: FailOn,
-    options: ScanOptions,
-    from: &str,
-    to: &str,
+    range: Range<'_>,
 ) -> Result<Outcome, CommandError> {
     let Some(repo) = &ws.repo else {
         return Err(CommandError::new("range mode needs a git repository")
             .hint("run inside the repository, or drop --from-ref/--to-ref"));
     };
+    let (from, to) = (range.from, range.to);
     let roots = ws.repo_relative_roots();
-    let skills = git_skill::staged::changed_between_revisions(repo, from, to, &roots)
+    let changed = git_skill::staged::changed_between_revisions(repo, from, to, &roots)
         .hint("check that both revisions exist here (CI checkouts may need fetch-depth: 0)")?;
-    let policy = policy_from(repo.file_at(to, POLICY_FILE)?, &format!("at {to}"))?;
-    let today = chrono::Utc::now().date_naive();
-    let mut reports = Vec::new();
-    for skill in &skills {
-        let scan = guard::scan_skill(&skill.files, &|rel| skill.read(rel), options);
-        let display = ws.display(&repo.workdir().join(&skill.dir));
-        let report = staged_report(skill, &display, scan, policy.as_ref(), today);
-        for e in &report.errors {
-            ui.error(&CommandError::new(format!("{}: {e}", report.path)))?;
-        }
-        reports.push(report);
-    }
-    if args.format == ScanFormat::Text && skills.is_empty() {
+    ws.report_notes(ui, &changed.notes)?;
+    let policy = match range.policy {
+        Some(policy) => Some(policy),
+        None => check::policy_at(repo, At::Revision(to)).hint(
+            "fix the policy file in that revision; every entry needs a known rule and a reason",
+        )?,
+    };
+    let settings = Settings {
+        scan: range.options,
+        policy: policy.as_ref(),
+        baseline: range.baseline.as_ref(),
+        today: chrono::Utc::now().date_naive(),
+        lint: false,
+    };
+    let empty = changed.skills.is_empty();
+    let work: Vec<_> = changed
+        .skills
+        .into_iter()
+        .map(|skill| {
+            let display = ws.display(&repo.workdir().join(&skill.dir));
+            (skill, display)
+        })
+        .collect();
+    let reports = collect(ui, check::check_all(&work, &settings, range.jobs))?;
+    if args.format == ScanFormat::Text && empty {
         ui.status(&format!("no skill changed between {from} and {to}"))?;
         return Ok(Outcome::Clean);
     }
     let outcome = finish(ui, args, fail_on, &reports, false)?;
     if args.format == ScanFormat::Text {
         // What a reviewer wants first: what the changed skills can do now.
-        let drifts = super::diff::drift_report(ws, from, Some(to))?;
+        let (drifts, _) = super::diff::drift_report(ws, from, Some(to))?;
         if !drifts.is_empty() {
             writeln!(ui.out, "\ncapability drift ({from}..{to}):")?;
             super::diff::render_text(&mut ui.out, &drifts)?;
@@ -290,46 +334,6 @@ fn scan_range(
         }
     }
     Ok(outcome)
-}
-
-/// The policy file's content at some revision (`place`, for the error: "at HEAD",
-/// "(staged)"), parsed; `None` when there is none.
-pub(super) fn policy_from(
-    bytes: Option<Vec<u8>>,
-    place: &str,
-) -> Result<Option<Policy>, CommandError> {
-    let Some(bytes) = bytes else {
-        return Ok(None);
-    };
-    Policy::parse(&String::from_utf8_lossy(&bytes))
-        .map(Some)
-        .map_err(|m| {
-            CommandError::new(format!(
-                "'{POLICY_FILE}' {place} is not a valid policy: {m}"
-            ))
-        })
-}
-
-/// The report of a skill scanned at a revision (or staged), with the policy applied.
-pub(super) fn staged_report(
-    skill: &git_skill::staged::StagedSkill,
-    display: &Path,
-    mut scan: guard::SkillScan,
-    policy: Option<&Policy>,
-    today: chrono::NaiveDate,
-) -> SkillReport {
-    let name = skill.name();
-    if let Some(policy) = policy {
-        policy.apply(&name, &mut scan.findings, today);
-    }
-    SkillReport {
-        name,
-        path: display.display().to_string(),
-        repo_path: skill.dir.clone(),
-        verdict: scan.verdict(),
-        errors: scan.errors.clone(),
-        findings: scan.findings,
-    }
 }
 
 fn write_baseline(path: &Path, reports: &[SkillReport]) -> Result<(), CommandError> {

@@ -130,7 +130,8 @@ fn by_path(ws: &Workspace, arg: &str, allow: Allow) -> Result<(Skill, bool), Com
     }
     refuse_escaping_link(ws, arg, &dir)?;
     let found = if has_skill_md {
-        discover::at_path(&dir, &ws.roots()).map_err(CommandError::from)?
+        discover::at_path(&dir, &ws.roots(), ws.repo.as_ref().map(|r| r.workdir()))
+            .map_err(CommandError::from)?
     } else {
         Discovery::default()
     };

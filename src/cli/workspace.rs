@@ -6,7 +6,7 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::Context as _;
 use git_skill::config::{Config, Source};
 use git_skill::git::{self, GitError, Repo};
-use git_skill::skill::{discover, Discovery, Root};
+use git_skill::skill::{discover, Discovery, Note, Root};
 
 use super::{CommandError, Ui};
 
@@ -153,7 +153,7 @@ impl Workspace {
             found = discover::discover(&roots, self.repo.as_ref().map(|r| r.workdir()));
         } else {
             for path in paths {
-                match discover::at_path(path, &roots) {
+                match discover::at_path(path, &roots, self.repo.as_ref().map(|r| r.workdir())) {
                     Ok(d) if d.skills.is_empty() && d.notes.is_empty() => {
                         ui.error(&CommandError::new(format!("no SKILL.md found in '{}'", path.display()))
                             .hint("a skill is a directory holding SKILL.md; give that directory, its SKILL.md, or a folder of skills"))?;
@@ -170,7 +170,14 @@ impl Workspace {
                 }
             }
         }
-        for note in &found.notes {
+        self.report_notes(ui, &found.notes)?;
+        Ok(found)
+    }
+
+    /// Shows what a walk or a git check passed over: errors (the run then exits 2) and
+    /// warnings, each with its hint.
+    pub fn report_notes(&self, ui: &mut Ui, notes: &[Note]) -> Result<(), CommandError> {
+        for note in notes {
             let message = note.render(|p| self.display(p));
             if note.is_error() {
                 let mut error = CommandError::new(message);
@@ -183,7 +190,7 @@ impl Workspace {
                 ui.warn(&format!("{message}{hint}"))?;
             }
         }
-        Ok(found)
+        Ok(())
     }
 
     /// `path` as the user should see it: relative to the current directory when possible.

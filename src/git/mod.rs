@@ -10,7 +10,7 @@ mod tree;
 pub use commit::FileChange;
 pub use log::LogEntry;
 pub use revert::{RevertMethod, RevertOutcome};
-pub use tree::{Entry, EntryKind};
+pub use tree::{At, Entry, EntryKind, Listing, PathAt, RegularBlob, Unavailable};
 
 pub use config_parameters::{parse_config_parameters, ConfigParameterError};
 
@@ -80,6 +80,8 @@ pub struct Repo {
     workdir: PathBuf,
     /// The index, read once (see [`Repo::staged_index`]).
     index: std::cell::OnceCell<gix::index::File>,
+    /// Submodules opened to read what their gitlinks record (see [`Repo::staged_under`]).
+    modules: std::cell::RefCell<Vec<tree::Module>>,
 }
 
 impl std::fmt::Debug for Repo {
@@ -127,6 +129,7 @@ impl Repo {
             repo,
             workdir,
             index: std::cell::OnceCell::new(),
+            modules: Default::default(),
         }))
     }
 

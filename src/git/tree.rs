@@ -1,8 +1,13 @@
-//! The staged state (the index) and HEAD's tree, limited to the skill roots: the pre-commit
-//! hook compares the two below each root only, so its cost follows the size of the skills,
-//! not of the repository.
+//! The staged state (the index) and revisions' trees, limited to the skill roots: the
+//! pre-commit hook compares the two below each root only, so its cost follows the size of the
+//! skills, not of the repository.
+//!
+//! Submodules are looked into: a gitlink at, above or below a root is replaced by the tree of
+//! the commit it records, read from the submodule's own object store (its checkout's `.git`,
+//! or `modules/` of the git directory). A gitlink whose objects are not here is listed as such,
+//! so that callers refuse to pass what they could not read.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{GitError, Repo};
 
@@ -13,17 +18,62 @@ pub enum EntryKind {
         executable: bool,
     },
     Symlink,
-    /// A submodule (gitlink) or anything else that is not a blob.
+    /// A submodule. When `available`, the entries of its commit follow in the listing under
+    /// its path; when not, [`Listing::unavailable`] says why.
+    Gitlink {
+        available: bool,
+    },
+    /// Anything else that is not a blob.
     Other,
 }
 
 /// One path of the index or of a tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
-    /// Relative to the top of the work tree, `/`-separated.
+    /// Relative to the top of the work tree, `/`-separated; for a file inside a submodule,
+    /// the submodule's path and then the path inside it.
     pub path: String,
     pub id: gix::ObjectId,
     pub kind: EntryKind,
+    /// Whose object store holds `id`: 0 the repository itself, n the n-th submodule opened.
+    pub store: usize,
+}
+
+/// A submodule whose content could not be listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unavailable {
+    /// The gitlink's path, relative to the top.
+    pub path: String,
+    /// The commit it records.
+    pub commit: gix::ObjectId,
+    pub reason: String,
+}
+
+/// The entries below some prefixes, sorted by path.
+#[derive(Debug, Clone, Default)]
+pub struct Listing {
+    pub entries: Vec<Entry>,
+    pub unavailable: Vec<Unavailable>,
+}
+
+impl Listing {
+    fn finish(mut self) -> Listing {
+        self.entries.sort_by(|a, b| a.path.cmp(&b.path));
+        self.entries.dedup_by(|a, b| a.path == b.path);
+        self.unavailable.sort_by(|a, b| a.path.cmp(&b.path));
+        self.unavailable.dedup_by(|a, b| a.path == b.path);
+        self
+    }
+}
+
+/// How deep submodules inside submodules are followed.
+const MAX_MODULE_DEPTH: usize = 8;
+
+/// An opened submodule repository.
+pub(super) struct Module {
+    repo: gix::Repository,
+    /// Its git directory, canonical: two gitlinks naming the same one share it.
+    git_dir: PathBuf,
 }
 
 fn lossy(path: &[u8]) -> String {
@@ -37,13 +87,98 @@ fn err(path: &Path, message: impl std::fmt::Display) -> GitError {
     }
 }
 
+fn kind_of_index_mode(mode: gix::index::entry::Mode) -> EntryKind {
+    use gix::index::entry::Mode;
+    if mode == Mode::FILE {
+        EntryKind::File { executable: false }
+    } else if mode == Mode::FILE_EXECUTABLE {
+        EntryKind::File { executable: true }
+    } else if mode == Mode::SYMLINK {
+        EntryKind::Symlink
+    } else if mode == Mode::COMMIT {
+        EntryKind::Gitlink { available: false }
+    } else {
+        EntryKind::Other
+    }
+}
+
+fn kind_of_tree_mode(mode: gix::objs::tree::EntryMode) -> Option<EntryKind> {
+    Some(if mode.is_tree() {
+        return None;
+    } else if mode.is_link() {
+        EntryKind::Symlink
+    } else if mode.is_commit() {
+        EntryKind::Gitlink { available: false }
+    } else if mode.is_executable() {
+        EntryKind::File { executable: true }
+    } else if mode.is_blob() {
+        EntryKind::File { executable: false }
+    } else {
+        EntryKind::Other
+    })
+}
+
 impl Repo {
+    fn with_store<R>(&self, store: usize, f: impl FnOnce(&gix::Repository) -> R) -> R {
+        if store == 0 {
+            f(&self.repo)
+        } else {
+            let modules = self.modules.borrow();
+            f(&modules[store - 1].repo)
+        }
+    }
+
     /// Index entries below each of `prefixes` (directories relative to the top, no trailing
-    /// `/`), at stage 0. A path in conflict is an error: it has no one staged state to check.
-    pub fn staged_under(&self, prefixes: &[String]) -> Result<Vec<Entry>, GitError> {
+    /// `/`), at stage 0, with submodules looked into. A path in conflict is an error: it has
+    /// no one staged state to check. A prefix that is, or lies below, a symbolic link is
+    /// listed as that link's entry.
+    pub fn staged_under(&self, prefixes: &[String]) -> Result<Listing, GitError> {
         let index = self.staged_index()?;
-        let mut out = Vec::new();
-        for prefix in prefixes {
+        let mut out = Listing::default();
+        // Submodules' names, for their git directories under `modules/`.
+        let gitmodules = match index.entry_by_path(".gitmodules".into()) {
+            Some(e) => self.blob(e.id, ".gitmodules").ok(),
+            None => None,
+        };
+        'prefixes: for prefix in prefixes {
+            // A link or a submodule at the prefix or above it decides what lies below.
+            let parts: Vec<&str> = prefix.split('/').collect();
+            for i in 0..parts.len() {
+                let at = parts[..=i].join("/");
+                let Some(entry) = index.entry_by_path(at.as_str().into()) else {
+                    continue;
+                };
+                if entry.stage_raw() != 0 {
+                    return Err(err(
+                        Path::new(&at),
+                        "is in conflict; resolve it before committing",
+                    ));
+                }
+                let kind = kind_of_index_mode(entry.mode);
+                match kind {
+                    EntryKind::Symlink => out.entries.push(Entry {
+                        path: at,
+                        id: entry.id,
+                        kind,
+                        store: 0,
+                    }),
+                    EntryKind::Gitlink { .. } => {
+                        let rest = parts[i + 1..].join("/");
+                        self.expand_gitlink(
+                            0,
+                            &at,
+                            &at,
+                            entry.id,
+                            gitmodules.as_deref(),
+                            &rest,
+                            0,
+                            &mut out,
+                        )?;
+                    }
+                    _ => {}
+                }
+                continue 'prefixes;
+            }
             let with_slash = format!("{prefix}/");
             let Some(entries) = index.prefixed_entries(with_slash.as_bytes().into()) else {
                 continue;
@@ -56,30 +191,33 @@ impl Repo {
                         "is in conflict; resolve it before committing",
                     ));
                 }
-                use gix::index::entry::Mode;
-                let kind = if entry.mode == Mode::FILE {
-                    EntryKind::File { executable: false }
-                } else if entry.mode == Mode::FILE_EXECUTABLE {
-                    EntryKind::File { executable: true }
-                } else if entry.mode == Mode::SYMLINK {
-                    EntryKind::Symlink
-                } else {
-                    EntryKind::Other
-                };
-                out.push(Entry {
+                let kind = kind_of_index_mode(entry.mode);
+                if let EntryKind::Gitlink { .. } = kind {
+                    self.expand_gitlink(
+                        0,
+                        &path,
+                        &path,
+                        entry.id,
+                        gitmodules.as_deref(),
+                        "",
+                        0,
+                        &mut out,
+                    )?;
+                    continue;
+                }
+                out.entries.push(Entry {
                     path,
                     id: entry.id,
                     kind,
+                    store: 0,
                 });
             }
         }
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        out.dedup_by(|a, b| a.path == b.path);
-        Ok(out)
+        Ok(out.finish())
     }
 
     /// HEAD's tree entries below each of `prefixes`; none on an unborn branch.
-    pub fn head_under(&self, prefixes: &[String]) -> Result<Vec<Entry>, GitError> {
+    pub fn head_under(&self, prefixes: &[String]) -> Result<Listing, GitError> {
         let tree = match self.repo.head_tree_id_or_empty() {
             Ok(id) => id,
             Err(e) => {
@@ -92,55 +230,298 @@ impl Repo {
         self.tree_under(tree.detach(), prefixes)
     }
 
-    /// A tree's entries below each of `prefixes`.
+    /// A tree's entries below each of `prefixes`, with submodules looked into; a prefix that
+    /// is, or lies below, a symbolic link is listed as that link's entry.
     pub fn tree_under(
         &self,
         tree: gix::ObjectId,
         prefixes: &[String],
-    ) -> Result<Vec<Entry>, GitError> {
-        let tree = self.repo.find_tree(tree).map_err(|e| {
-            err(
-                self.repo.git_dir(),
-                format!("could not read tree {tree}: {e}"),
-            )
-        })?;
-        let mut out = Vec::new();
+    ) -> Result<Listing, GitError> {
+        let mut out = Listing::default();
+        let gitmodules = self.tree_file(0, tree, ".gitmodules");
         for prefix in prefixes {
-            let sub = match tree.lookup_entry_by_path(prefix) {
-                Ok(Some(entry)) if entry.mode().is_tree() => entry.object_id(),
-                Ok(_) => continue,
-                Err(e) => return Err(err(Path::new(prefix), e)),
-            };
-            let sub = self
-                .repo
-                .find_tree(sub)
-                .map_err(|e| err(Path::new(prefix), e))?;
-            let mut recorder = gix::traverse::tree::Recorder::default();
-            sub.traverse()
-                .breadthfirst(&mut recorder)
-                .map_err(|e| err(Path::new(prefix), e))?;
-            for record in recorder.records {
-                let kind = if record.mode.is_tree() {
-                    continue;
-                } else if record.mode.is_link() {
-                    EntryKind::Symlink
-                } else if record.mode.is_executable() {
-                    EntryKind::File { executable: true }
-                } else if record.mode.is_blob() {
-                    EntryKind::File { executable: false }
-                } else {
-                    EntryKind::Other
-                };
-                out.push(Entry {
-                    path: format!("{prefix}/{}", lossy(&record.filepath)),
-                    id: record.oid,
-                    kind,
-                });
-            }
+            self.descend(0, tree, "", prefix, gitmodules.as_deref(), 0, &mut out)?;
         }
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        out.dedup_by(|a, b| a.path == b.path);
-        Ok(out)
+        Ok(out.finish())
+    }
+
+    /// Walks `rest` (a `/`-separated path) down from `tree` of `store` (whose top is `base`
+    /// relative to the top), then lists everything below it.
+    #[allow(clippy::too_many_arguments)]
+    fn descend(
+        &self,
+        store: usize,
+        tree: gix::ObjectId,
+        base: &str,
+        rest: &str,
+        gitmodules: Option<&[u8]>,
+        depth: usize,
+        out: &mut Listing,
+    ) -> Result<(), GitError> {
+        let join = |a: &str, b: &str| {
+            if a.is_empty() {
+                b.to_owned()
+            } else if b.is_empty() {
+                a.to_owned()
+            } else {
+                format!("{a}/{b}")
+            }
+        };
+        let mut current = tree;
+        let mut at = base.to_owned();
+        let mut in_store = String::new();
+        let parts: Vec<&str> = rest.split('/').filter(|p| !p.is_empty()).collect();
+        for (i, part) in parts.iter().enumerate() {
+            at = join(&at, part);
+            in_store = join(&in_store, part);
+            let found = self.with_store(store, |repo| -> Result<_, GitError> {
+                let tree = repo.find_tree(current).map_err(|e| {
+                    err(
+                        Path::new(&at),
+                        format!("could not read tree {current}: {e}"),
+                    )
+                })?;
+                Ok(tree.find_entry(*part).map(|e| (e.mode(), e.object_id())))
+            })?;
+            let Some((mode, id)) = found else {
+                return Ok(());
+            };
+            if mode.is_tree() {
+                current = id;
+                continue;
+            }
+            match kind_of_tree_mode(mode) {
+                Some(EntryKind::Symlink) => out.entries.push(Entry {
+                    path: at,
+                    id,
+                    kind: EntryKind::Symlink,
+                    store,
+                }),
+                Some(EntryKind::Gitlink { .. }) => {
+                    let below = parts[i + 1..].join("/");
+                    self.expand_gitlink(store, &at, &in_store, id, gitmodules, &below, depth, out)?;
+                }
+                _ => {}
+            }
+            return Ok(());
+        }
+        self.traverse(store, current, &at, &in_store, gitmodules, depth, out)
+    }
+
+    /// Every entry of `tree` of `store`, with `base/` in front (`store_base/` for the path
+    /// inside the store), submodules looked into.
+    #[allow(clippy::too_many_arguments)]
+    fn traverse(
+        &self,
+        store: usize,
+        tree: gix::ObjectId,
+        base: &str,
+        store_base: &str,
+        gitmodules: Option<&[u8]>,
+        depth: usize,
+        out: &mut Listing,
+    ) -> Result<(), GitError> {
+        let records = self.with_store(store, |repo| -> Result<_, GitError> {
+            let tree = repo
+                .find_tree(tree)
+                .map_err(|e| err(Path::new(base), format!("could not read tree {tree}: {e}")))?;
+            let mut recorder = gix::traverse::tree::Recorder::default();
+            tree.traverse()
+                .breadthfirst(&mut recorder)
+                .map_err(|e| err(Path::new(base), e))?;
+            Ok(recorder.records)
+        })?;
+        for record in records {
+            let Some(kind) = kind_of_tree_mode(record.mode) else {
+                continue;
+            };
+            let rel = lossy(&record.filepath);
+            let path = if base.is_empty() {
+                rel.clone()
+            } else {
+                format!("{base}/{rel}")
+            };
+            if let EntryKind::Gitlink { .. } = kind {
+                let in_store = if store_base.is_empty() {
+                    rel.clone()
+                } else {
+                    format!("{store_base}/{rel}")
+                };
+                self.expand_gitlink(
+                    store, &path, &in_store, record.oid, gitmodules, "", depth, out,
+                )?;
+                continue;
+            }
+            out.entries.push(Entry {
+                path,
+                id: record.oid,
+                kind,
+                store,
+            });
+        }
+        Ok(())
+    }
+
+    /// Lists the submodule at `path` (relative to the top; `in_store`: relative to the top
+    /// of `store`, for its name in `.gitmodules`) at `commit`, below `rest` inside it.
+    #[allow(clippy::too_many_arguments)]
+    fn expand_gitlink(
+        &self,
+        store: usize,
+        path: &str,
+        in_store: &str,
+        commit: gix::ObjectId,
+        gitmodules: Option<&[u8]>,
+        rest: &str,
+        depth: usize,
+        out: &mut Listing,
+    ) -> Result<(), GitError> {
+        let mut unavailable = |reason: String| {
+            out.unavailable.push(Unavailable {
+                path: path.to_owned(),
+                commit,
+                reason,
+            });
+        };
+        if depth >= MAX_MODULE_DEPTH {
+            unavailable(format!(
+                "submodules are nested more than {MAX_MODULE_DEPTH} levels deep"
+            ));
+            out.entries.push(Entry {
+                path: path.to_owned(),
+                id: commit,
+                kind: EntryKind::Gitlink { available: false },
+                store,
+            });
+            return Ok(());
+        }
+        let opened = self.open_module(store, path, in_store, commit, gitmodules);
+        let (module, tree) = match opened {
+            Ok(found) => found,
+            Err(reason) => {
+                unavailable(reason);
+                out.entries.push(Entry {
+                    path: path.to_owned(),
+                    id: commit,
+                    kind: EntryKind::Gitlink { available: false },
+                    store,
+                });
+                return Ok(());
+            }
+        };
+        out.entries.push(Entry {
+            path: path.to_owned(),
+            id: commit,
+            kind: EntryKind::Gitlink { available: true },
+            store,
+        });
+        let inner_modules = self.tree_file(module, tree, ".gitmodules");
+        self.descend(
+            module,
+            tree,
+            path,
+            rest,
+            inner_modules.as_deref(),
+            depth + 1,
+            out,
+        )
+    }
+
+    /// Opens the repository of the submodule at `path` and finds the tree of `commit` in it.
+    /// Looks in the checkout's `.git` first, then in `modules/<name>` of the git directory
+    /// that holds the gitlink. The reason, when it fails, says what was looked for.
+    fn open_module(
+        &self,
+        store: usize,
+        path: &str,
+        in_store: &str,
+        commit: gix::ObjectId,
+        gitmodules: Option<&[u8]>,
+    ) -> Result<(usize, gix::ObjectId), String> {
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        let checkout = self.workdir.join(path);
+        if checkout.join(".git").exists() {
+            candidates.push(checkout);
+        }
+        let common = self.with_store(store, |repo| repo.common_dir().to_owned());
+        for name in module_names(gitmodules, in_store) {
+            candidates.push(common.join("modules").join(name));
+        }
+        let mut tried = Vec::new();
+        for candidate in candidates {
+            let repo = match gix::open_opts(&candidate, gix::open::Options::isolated()) {
+                Ok(repo) => repo,
+                Err(_) => continue,
+            };
+            let git_dir = repo
+                .git_dir()
+                .canonicalize()
+                .unwrap_or_else(|_| repo.git_dir().to_owned());
+            tried.push(git_dir.display().to_string());
+            let tree = match repo.find_commit(commit) {
+                Ok(c) => match c.tree_id() {
+                    Ok(t) => t.detach(),
+                    Err(_) => continue,
+                },
+                Err(_) => continue,
+            };
+            let mut modules = self.modules.borrow_mut();
+            let index = match modules.iter().position(|m| m.git_dir == git_dir) {
+                Some(i) => i,
+                None => {
+                    modules.push(Module { repo, git_dir });
+                    modules.len() - 1
+                }
+            };
+            return Ok((index + 1, tree));
+        }
+        Err(if tried.is_empty() {
+            "its repository is not here (not checked out, and not in the git directory's modules/)"
+                .to_owned()
+        } else {
+            format!(
+                "commit {commit} is not in its repository ({})",
+                tried.join(", ")
+            )
+        })
+    }
+
+    /// A small file's bytes in a tree (`.gitmodules`), if it is there.
+    fn tree_file(&self, store: usize, tree: gix::ObjectId, path: &str) -> Option<Vec<u8>> {
+        self.with_store(store, |repo| {
+            let tree = repo.find_tree(tree).ok()?;
+            let entry = tree.lookup_entry_by_path(path).ok()??;
+            if !entry.mode().is_blob() {
+                return None;
+            }
+            let object = repo.find_object(entry.object_id()).ok()?;
+            (object.data.len() <= 1 << 20).then(|| object.detach().data)
+        })
+    }
+
+    /// An entry's bytes, from the object store that holds it.
+    pub fn entry_blob(&self, entry: &Entry) -> Result<Vec<u8>, GitError> {
+        self.with_store(entry.store, |repo| {
+            let object = repo.find_object(entry.id).map_err(|e| {
+                err(
+                    Path::new(&entry.path),
+                    format!("could not read blob {}: {e}", entry.id),
+                )
+            })?;
+            Ok(object.detach().data)
+        })
+    }
+
+    /// An entry's size from its object's header, without loading it.
+    pub fn entry_size(&self, entry: &Entry) -> Result<u64, GitError> {
+        self.with_store(entry.store, |repo| {
+            repo.find_header(entry.id).map(|h| h.size()).map_err(|e| {
+                err(
+                    Path::new(&entry.path),
+                    format!("could not read object {}: {e}", entry.id),
+                )
+            })
+        })
     }
 
     /// A blob's bytes.
@@ -150,5 +531,337 @@ impl Repo {
             .find_object(id)
             .map_err(|e| err(Path::new(path), format!("could not read blob {id}: {e}")))?;
         Ok(object.detach().data)
+    }
+}
+
+/// A state git holds: the index, HEAD (empty on an unborn branch), or a revision's tree.
+#[derive(Debug, Clone, Copy)]
+pub enum At<'a> {
+    Index,
+    Head,
+    Revision(&'a str),
+}
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            At::Index => f.write_str("(staged)"),
+            At::Head => f.write_str("at HEAD"),
+            At::Revision(rev) => write!(f, "at {rev}"),
+        }
+    }
+}
+
+/// What a path is at some state (see [`Repo::path_at`]).
+#[derive(Debug, Clone)]
+pub enum PathAt {
+    /// A directory (a tree, or a directory of the index).
+    Tree,
+    Entry(Entry),
+    Missing,
+}
+
+/// A file git holds at some place, when it is a regular file small enough to read.
+#[derive(Debug)]
+pub enum RegularBlob {
+    Missing,
+    Regular(Vec<u8>),
+    /// A link, a submodule, a directory, or over the size cap: not read. The reason never
+    /// quotes content.
+    Refused(String),
+}
+
+impl Repo {
+    /// The file at `path` (relative to the top) in the index or a revision, read only when it
+    /// is a regular file (mode 100644 or 100755) of at most `cap` bytes: the size is looked up
+    /// in the object's header before the object is loaded.
+    pub fn regular_blob(&self, at: At<'_>, path: &str, cap: u64) -> Result<RegularBlob, GitError> {
+        let (id, kind) = match at {
+            At::Index => {
+                let index = self.staged_index()?;
+                match index.entry_by_path(path.as_bytes().into()) {
+                    Some(entry) => {
+                        use gix::index::entry::Mode;
+                        let kind =
+                            if entry.mode == Mode::FILE || entry.mode == Mode::FILE_EXECUTABLE {
+                                None
+                            } else if entry.mode == Mode::SYMLINK {
+                                Some("is a symbolic link in the index; it is not followed")
+                            } else if entry.mode == Mode::COMMIT {
+                                Some("is a submodule in the index, not a file")
+                            } else {
+                                Some("is not a regular file in the index")
+                            };
+                        (entry.id, kind)
+                    }
+                    None => {
+                        let below = format!("{path}/");
+                        if index
+                            .prefixed_entries(below.as_bytes().into())
+                            .is_some_and(|e| !e.is_empty())
+                        {
+                            return Ok(RegularBlob::Refused(
+                                "is a directory in the index, not a file".into(),
+                            ));
+                        }
+                        return Ok(RegularBlob::Missing);
+                    }
+                }
+            }
+            At::Head | At::Revision(_) => {
+                let rev = match at {
+                    At::Revision(rev) => rev,
+                    _ => "HEAD",
+                };
+                let Some(tree) = self.tree_at(at)? else {
+                    return Ok(RegularBlob::Missing);
+                };
+                let tree = self
+                    .repo
+                    .find_tree(tree)
+                    .map_err(|e| err(Path::new(rev), e))?;
+                match tree.lookup_entry_by_path(path) {
+                    Ok(Some(entry)) => {
+                        let mode = entry.mode();
+                        let kind = if mode.is_blob() {
+                            None
+                        } else if mode.is_link() {
+                            Some("is a symbolic link; it is not followed")
+                        } else if mode.is_commit() {
+                            Some("is a submodule, not a file")
+                        } else {
+                            Some("is a directory, not a file")
+                        };
+                        (entry.object_id(), kind)
+                    }
+                    Ok(None) => return Ok(RegularBlob::Missing),
+                    Err(e) => return Err(err(Path::new(path), e)),
+                }
+            }
+        };
+        if let Some(reason) = kind {
+            return Ok(RegularBlob::Refused(reason.to_owned()));
+        }
+        let size = self.blob_size(id, path)?;
+        if size > cap {
+            return Ok(RegularBlob::Refused(format!(
+                "is {size} bytes, over the limit of {cap} bytes"
+            )));
+        }
+        Ok(RegularBlob::Regular(self.blob(id, path)?))
+    }
+
+    /// The tree of a state that has one (`None`: the index, or HEAD on an unborn branch).
+    pub fn tree_at(&self, at: At<'_>) -> Result<Option<gix::ObjectId>, GitError> {
+        match at {
+            At::Index => Ok(None),
+            At::Head => match self.repo.head_tree_id_or_empty() {
+                Ok(id) if id.detach() == gix::ObjectId::empty_tree(self.repo.object_hash()) => {
+                    Ok(None)
+                }
+                Ok(id) => Ok(Some(id.detach())),
+                Err(e) => Err(err(
+                    self.repo.git_dir(),
+                    format!("could not read HEAD: {e}"),
+                )),
+            },
+            At::Revision(rev) => self.tree_of(rev).map(Some),
+        }
+    }
+
+    /// The entries below `prefixes` at `at` (see [`Repo::staged_under`], [`Repo::tree_under`]).
+    pub fn list_under(&self, at: At<'_>, prefixes: &[String]) -> Result<Listing, GitError> {
+        match at {
+            At::Index => self.staged_under(prefixes),
+            At::Head => self.head_under(prefixes),
+            At::Revision(rev) => self.tree_under(self.tree_of(rev)?, prefixes),
+        }
+    }
+
+    /// What `path` (relative to the top, no links followed) is at `at`, looking into
+    /// submodules on the way.
+    pub fn path_at(&self, at: At<'_>, path: &str) -> Result<PathAt, GitError> {
+        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        if parts.is_empty() {
+            return Ok(PathAt::Tree);
+        }
+        let (mut store, mut tree, start) = match at {
+            At::Index => {
+                let index = self.staged_index()?;
+                if let Some(entry) = index.entry_by_path(path.into()) {
+                    let kind = kind_of_index_mode(entry.mode);
+                    return Ok(PathAt::Entry(Entry {
+                        path: path.to_owned(),
+                        id: entry.id,
+                        kind,
+                        store: 0,
+                    }));
+                }
+                // A submodule above the path: continue inside its commit's tree.
+                let mut found = None;
+                for i in 0..parts.len() - 1 {
+                    let at_path = parts[..=i].join("/");
+                    if let Some(entry) = index.entry_by_path(at_path.as_str().into()) {
+                        if kind_of_index_mode(entry.mode)
+                            == (EntryKind::Gitlink { available: false })
+                        {
+                            let gitmodules = index
+                                .entry_by_path(".gitmodules".into())
+                                .and_then(|e| self.blob(e.id, ".gitmodules").ok());
+                            match self.open_module(
+                                0,
+                                &at_path,
+                                &at_path,
+                                entry.id,
+                                gitmodules.as_deref(),
+                            ) {
+                                Ok((module, tree)) => found = Some((module, tree, i + 1)),
+                                Err(_) => return Ok(PathAt::Missing),
+                            }
+                        } else {
+                            return Ok(PathAt::Missing);
+                        }
+                        break;
+                    }
+                }
+                match found {
+                    Some(f) => f,
+                    None => {
+                        let below = format!("{path}/");
+                        let has = index
+                            .prefixed_entries(below.as_bytes().into())
+                            .is_some_and(|e| !e.is_empty());
+                        return Ok(if has { PathAt::Tree } else { PathAt::Missing });
+                    }
+                }
+            }
+            _ => match self.tree_at(at)? {
+                Some(tree) => (0, tree, 0),
+                None => return Ok(PathAt::Missing),
+            },
+        };
+        let mut gitmodules = self.tree_file(store, tree, ".gitmodules");
+        let mut in_store = String::new();
+        for (i, part) in parts.iter().enumerate().skip(start) {
+            if !in_store.is_empty() {
+                in_store.push('/');
+            }
+            in_store.push_str(part);
+            let found = self.with_store(store, |repo| {
+                repo.find_tree(tree)
+                    .ok()
+                    .and_then(|t| t.find_entry(*part).map(|e| (e.mode(), e.object_id())))
+            });
+            let Some((mode, id)) = found else {
+                return Ok(PathAt::Missing);
+            };
+            let last = i + 1 == parts.len();
+            if mode.is_tree() {
+                if last {
+                    return Ok(PathAt::Tree);
+                }
+                tree = id;
+                continue;
+            }
+            let kind = kind_of_tree_mode(mode).unwrap_or(EntryKind::Other);
+            if last {
+                return Ok(PathAt::Entry(Entry {
+                    path: path.to_owned(),
+                    id,
+                    kind,
+                    store,
+                }));
+            }
+            if let EntryKind::Gitlink { .. } = kind {
+                let full = parts[..=i].join("/");
+                match self.open_module(store, &full, &in_store, id, gitmodules.as_deref()) {
+                    Ok((module, sub_tree)) => {
+                        store = module;
+                        tree = sub_tree;
+                        gitmodules = self.tree_file(store, tree, ".gitmodules");
+                        in_store.clear();
+                        continue;
+                    }
+                    Err(_) => return Ok(PathAt::Missing),
+                }
+            }
+            return Ok(PathAt::Missing);
+        }
+        Ok(PathAt::Missing)
+    }
+
+    /// An object's size from its header, without loading it.
+    pub fn blob_size(&self, id: gix::ObjectId, path: &str) -> Result<u64, GitError> {
+        self.repo
+            .find_header(id)
+            .map(|h| h.size())
+            .map_err(|e| err(Path::new(path), format!("could not read object {id}: {e}")))
+    }
+}
+
+/// The names `.gitmodules` gives the submodule at `path` (relative to the top of the
+/// repository that holds it), then the path itself, git's default name.
+fn module_names(gitmodules: Option<&[u8]>, path: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    if let Some(bytes) = gitmodules {
+        if let Ok(file) = gix::config::File::from_bytes_no_includes(
+            bytes,
+            gix::config::file::Metadata::from(gix::config::Source::Local),
+            Default::default(),
+        ) {
+            if let Some(sections) = file.sections_by_name("submodule") {
+                for section in sections {
+                    let Some(name) = section.header().subsection_name() else {
+                        continue;
+                    };
+                    let matches = section
+                        .value("path")
+                        .is_some_and(|p| AsRef::<[u8]>::as_ref(&*p) == path.as_bytes());
+                    if matches {
+                        names.push(name.to_string());
+                    }
+                }
+            }
+        }
+    }
+    let safe =
+        |n: &str| !n.is_empty() && !n.split('/').any(|c| c.is_empty() || c == "." || c == "..");
+    names.retain(|n| safe(n));
+    if safe(path) && !names.iter().any(|n| n == path) {
+        names.push(path.to_owned());
+    }
+    names
+}
+
+impl Repo {
+    /// Gitlinks of the index at, above or below `prefixes`: `(path, commit)`.
+    pub fn gitlinks_under(
+        &self,
+        prefixes: &[String],
+    ) -> Result<Vec<(String, gix::ObjectId)>, GitError> {
+        let index = self.staged_index()?;
+        let mut out = Vec::new();
+        for prefix in prefixes {
+            let parts: Vec<&str> = prefix.split('/').collect();
+            for i in 0..parts.len() {
+                let at = parts[..=i].join("/");
+                if let Some(e) = index.entry_by_path(at.as_str().into()) {
+                    if e.mode == gix::index::entry::Mode::COMMIT {
+                        out.push((at, e.id));
+                    }
+                }
+            }
+            let below = format!("{prefix}/");
+            if let Some(entries) = index.prefixed_entries(below.as_bytes().into()) {
+                for e in entries {
+                    if e.mode == gix::index::entry::Mode::COMMIT {
+                        out.push((lossy(e.path(index)), e.id));
+                    }
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
     }
 }

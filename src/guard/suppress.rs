@@ -3,7 +3,7 @@
 //! baseline of accepted findings keyed by content fingerprints.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use chrono::NaiveDate;
@@ -99,16 +99,40 @@ pub struct PolicyEntry {
     pub expires: Option<String>,
 }
 
+/// The largest policy or baseline file read (1 MiB).
+pub const MAX_POLICY_BYTES: u64 = 1 << 20;
+
 #[derive(Debug, thiserror::Error)]
 pub enum PolicyError {
-    #[error("could not read '{}'", path.display())]
+    /// `file` names the file as the user knows it: a path, or `.skillguard.yaml` with the
+    /// revision or `(staged)` it was read from.
+    #[error("could not read '{file}'")]
     Read {
-        path: PathBuf,
+        file: String,
         #[source]
         source: std::io::Error,
     },
-    #[error("'{}' is not a valid policy: {message}", path.display())]
-    Invalid { path: PathBuf, message: String },
+    /// The file is not something to read: a link, a FIFO, a device, too large. `reason` never
+    /// quotes the file's content.
+    #[error("'{file}' {reason}")]
+    Refused { file: String, reason: String },
+    #[error("'{file}' is not valid: {message}")]
+    Invalid { file: String, message: String },
+}
+
+impl PolicyError {
+    pub fn from_regular(path: &Path, e: crate::fsutil::RegularFileError) -> PolicyError {
+        match e {
+            crate::fsutil::RegularFileError::Io(source) => PolicyError::Read {
+                file: path.display().to_string(),
+                source,
+            },
+            other => PolicyError::Refused {
+                file: path.display().to_string(),
+                reason: other.to_string(),
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -129,40 +153,58 @@ impl Policy {
     /// Reads the policy file; `Ok(None)` when there is none. Anything malformed is an error:
     /// a policy that cannot be read must not silently allow or forbid.
     pub fn load(path: &Path) -> Result<Option<Policy>, PolicyError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => {
-                return Err(PolicyError::Read {
-                    path: path.to_owned(),
-                    source,
-                })
-            }
+        let bytes = match crate::fsutil::read_regular(path, MAX_POLICY_BYTES) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(None),
+            Err(e) => return Err(PolicyError::from_regular(path, e)),
         };
-        Policy::parse(&text)
+        Policy::parse_bytes(&bytes)
             .map(Some)
             .map_err(|message| PolicyError::Invalid {
-                path: path.to_owned(),
+                file: path.display().to_string(),
                 message,
             })
     }
 
+    /// Parses a policy file's bytes (from a file or a git object). Errors name the entry, the
+    /// key and the place, never the text that is wrong: the file may be anything.
+    pub fn parse_bytes(bytes: &[u8]) -> Result<Policy, String> {
+        if bytes.len() as u64 > MAX_POLICY_BYTES {
+            return Err(format!("larger than {MAX_POLICY_BYTES} bytes"));
+        }
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| format!("not valid UTF-8 (at byte {})", e.valid_up_to()))?;
+        Policy::parse(text)
+    }
+
     pub fn parse(text: &str) -> Result<Policy, String> {
-        if text.len() > 1 << 20 {
-            return Err("larger than 1 MiB".to_owned());
+        if text.len() as u64 > MAX_POLICY_BYTES {
+            return Err(format!("larger than {MAX_POLICY_BYTES} bytes"));
         }
         let doc: PolicyDoc = if text.trim().is_empty() {
             PolicyDoc { allow: Vec::new() }
         } else {
-            serde_yaml::from_str(text).map_err(|e| e.to_string())?
+            serde_yaml::from_str(text).map_err(|e| {
+                let place = e
+                    .location()
+                    .map(|l| format!(" (line {}, column {})", l.line(), l.column()))
+                    .unwrap_or_default();
+                format!("{}{place}", without_values(&e.to_string()))
+            })?
         };
         let mut entries = Vec::new();
         for (i, entry) in doc.allow.into_iter().enumerate() {
             let n = i + 1;
             if super::rules::find(&entry.rule).is_none() {
+                // The value is shown only when it has a rule id's shape: the file may be
+                // anything, and its content is not ours to echo.
+                let shown = if looks_like_rule_id(&entry.rule) {
+                    format!(" '{}'", entry.rule)
+                } else {
+                    String::new()
+                };
                 return Err(format!(
-                    "entry {n}: unknown rule '{}' (see git skill rules)",
-                    entry.rule
+                    "entry {n}: `rule`{shown} is not a known rule id (see git skill rules)"
                 ));
             }
             if entry.reason.trim().is_empty() {
@@ -171,7 +213,7 @@ impl Policy {
             let expires = match &entry.expires {
                 Some(d) => Some(NaiveDate::parse_from_str(d, "%Y-%m-%d").map_err(|_| {
                     format!(
-                        "entry {n} ({}): expires '{d}' is not a YYYY-MM-DD date",
+                        "entry {n} ({}): `expires` is not a YYYY-MM-DD date",
                         entry.rule
                     )
                 })?),
@@ -226,10 +268,15 @@ impl Policy {
 }
 
 /// A glob as a regex: `*` within a path segment, `**` across segments (`**/` also matches
-/// nothing), `?` one character. The regex engine keeps matching linear.
+/// nothing), `?` one character, `[abc]`, `[a-z]` and `[!abc]` one character of a class,
+/// `{a,b}` one of the alternatives (not nested). Anything unbalanced is an error, so that a
+/// pattern never means something other than what it looks like. The regex engine keeps
+/// matching linear.
 pub fn glob_regex(pattern: &str) -> Result<Regex, String> {
+    let bad = |why: &str| format!("invalid glob '{pattern}': {why}");
     let mut re = String::from("^");
     let mut chars = pattern.chars().peekable();
+    let mut in_braces = false;
     while let Some(c) = chars.next() {
         match c {
             '*' if chars.peek() == Some(&'*') => {
@@ -243,11 +290,121 @@ pub fn glob_regex(pattern: &str) -> Result<Regex, String> {
             }
             '*' => re.push_str("[^/]*"),
             '?' => re.push_str("[^/]"),
+            '[' => {
+                let mut class = String::new();
+                let negated = matches!(chars.peek(), Some('!') | Some('^'));
+                if negated {
+                    chars.next();
+                }
+                let mut closed = false;
+                let mut first = true;
+                while let Some(c) = chars.next() {
+                    match c {
+                        ']' if !first => {
+                            closed = true;
+                            break;
+                        }
+                        '/' => return Err(bad("a '[...]' class cannot hold '/'")),
+                        '-' if !first && chars.peek().is_some_and(|n| *n != ']') => class.push('-'),
+                        c => class.push_str(&regex::escape(&c.to_string())),
+                    }
+                    first = false;
+                }
+                if !closed {
+                    return Err(bad("'[' is never closed"));
+                }
+                if class.is_empty() {
+                    return Err(bad("an empty '[]' class matches nothing"));
+                }
+                re.push('[');
+                if negated {
+                    re.push('^');
+                    re.push('/');
+                }
+                re.push_str(&class);
+                re.push(']');
+            }
+            ']' => return Err(bad("']' without a '['")),
+            '{' if in_braces => return Err(bad("'{' inside '{...}' is not supported")),
+            '{' => {
+                in_braces = true;
+                re.push_str("(?:");
+            }
+            ',' if in_braces => re.push('|'),
+            '}' if in_braces => {
+                in_braces = false;
+                re.push(')');
+            }
+            '}' => return Err(bad("'}' without a '{'")),
+            '\\' => match chars.next() {
+                Some(c) => re.push_str(&regex::escape(&c.to_string())),
+                None => return Err(bad("it ends with a lone '\\'")),
+            },
             c => re.push_str(&regex::escape(&c.to_string())),
         }
     }
+    if in_braces {
+        return Err(bad("'{' is never closed"));
+    }
     re.push('$');
-    Regex::new(&re).map_err(|e| format!("invalid glob '{pattern}': {e}"))
+    Regex::new(&re).map_err(|e| bad(&e.to_string()))
+}
+
+/// Whether a policy's `rule` value has the shape of a rule id (`ABC123`), so that echoing it in
+/// an error quotes nothing else.
+fn looks_like_rule_id(value: &str) -> bool {
+    let b = value.as_bytes();
+    (4..=10).contains(&b.len())
+        && b.iter().all(|c| c.is_ascii_alphanumeric())
+        && b.iter().take_while(|c| c.is_ascii_alphabetic()).count() >= 2
+}
+
+/// A parser's message with the quoted values taken out (serde quotes the offending value:
+/// `invalid type: string "root:$6$...", expected ...`); key names, which serde puts in
+/// backticks, stay. Also drops serde_yaml's own ` at line N column M`, given separately.
+fn without_values(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut chars = message.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                // Skip to the closing quote, honouring backslash escapes.
+                let mut escaped = false;
+                for c in chars.by_ref() {
+                    match c {
+                        '\\' if !escaped => escaped = true,
+                        '"' if !escaped => break,
+                        _ => escaped = false,
+                    }
+                }
+                out.push_str("(value)");
+            }
+            '`' => {
+                // A key name: shown when it looks like one (`allow`, `rule`), since the
+                // "key" of a file that is not a policy at all can be a whole line of it.
+                let key: String = chars.by_ref().take_while(|c| *c != '`').collect();
+                let plain = (1..=40).contains(&key.len())
+                    && key
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                if plain {
+                    out.push('`');
+                    out.push_str(&key);
+                    out.push('`');
+                } else {
+                    out.push_str("(a key)");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    let out = match out.find(" at line ") {
+        Some(i) => out[..i].to_owned(),
+        None => out,
+    };
+    // Anything else a parser may echo (an unquoted scalar) is cut at a reasonable length.
+    let short: String = out.chars().take(200).collect();
+    short
 }
 
 // ---------------------------------------------------------------- baseline
@@ -267,20 +424,32 @@ pub struct BaselineEntry {
 }
 
 impl Baseline {
+    /// Reads a baseline file: a regular file of at most 1 MiB, not a link.
     pub fn load(path: &Path) -> Result<Baseline, PolicyError> {
-        let text = std::fs::read_to_string(path).map_err(|source| PolicyError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-        let baseline: Baseline = serde_json::from_str(&text).map_err(|e| PolicyError::Invalid {
-            path: path.to_owned(),
-            message: e.to_string(),
+        let bytes = match crate::fsutil::read_regular(path, MAX_POLICY_BYTES) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => {
+                return Err(PolicyError::Read {
+                    file: path.display().to_string(),
+                    source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+                })
+            }
+            Err(e) => return Err(PolicyError::from_regular(path, e)),
+        };
+        let invalid = |message: String| PolicyError::Invalid {
+            file: path.display().to_string(),
+            message,
+        };
+        let baseline: Baseline = serde_json::from_slice(&bytes).map_err(|e| {
+            invalid(format!(
+                "{} (line {}, column {})",
+                without_values(&e.to_string()),
+                e.line(),
+                e.column()
+            ))
         })?;
         if baseline.version != 1 {
-            return Err(PolicyError::Invalid {
-                path: path.to_owned(),
-                message: format!("unsupported version {}", baseline.version),
-            });
+            return Err(invalid(format!("unsupported version {}", baseline.version)));
         }
         Ok(baseline)
     }
@@ -320,6 +489,16 @@ mod tests {
         assert!(glob_match("**/*.md", "references/a/b.md"));
         assert!(glob_match("?KILL.md", "SKILL.md"));
         assert!(!glob_match("*.md", "references/a.md"));
+        assert!(glob_match("scripts/[ab].sh", "scripts/a.sh"));
+        assert!(!glob_match("scripts/[!ab].sh", "scripts/a.sh"));
+        assert!(glob_match("scripts/[a-c]x", "scripts/bx"));
+        assert!(glob_match("**/*.{sh,py}", "scripts/x.py"));
+        assert!(!glob_match("**/*.{sh,py}", "scripts/x.rb"));
+        assert!(glob_match("a\\*b", "a*b"));
+        assert!(!glob_match("a\\*b", "axb"));
+        for bad in ["[[[[", "a]", "[]", "{a,b", "a}", "{a,{b}}", "x\\", "[a/b]"] {
+            assert!(glob_regex(bad).is_err(), "{bad:?} must be refused");
+        }
         // No exponential blow-up on hostile patterns.
         let p = "*a".repeat(50) + "b";
         assert!(!glob_match(&p, &"a".repeat(5000)));
@@ -355,7 +534,33 @@ mod tests {
             Policy::parse("allow:\n  - rule: HID001\n    reason: x\n    colour: red\n").is_err()
         );
         assert!(Policy::parse("allow: [").is_err());
+        assert!(
+            Policy::parse("allow:\n  - rule: HID001\n    reason: x\n    path: '[[[['\n").is_err()
+        );
         assert!(Policy::parse("").unwrap().entries.is_empty());
+    }
+
+    #[test]
+    fn policy_errors_never_quote_the_file() {
+        let shadow = "root:$6$Zs8Yq1$secrethash0123456789:19000:0:99999:7:::\n";
+        let e = Policy::parse(shadow).unwrap_err();
+        assert!(!e.contains("secrethash") && !e.contains("root"), "{e}");
+        let e = Policy::parse("allow:\n  - rule: 'hunter2-password-value'\n    reason: x\n")
+            .unwrap_err();
+        assert!(!e.contains("hunter2"), "{e}");
+        assert!(e.contains("entry 1") && e.contains("`rule`"), "{e}");
+        let e =
+            Policy::parse("allow:\n  - rule: HID001\n    reason: x\n    expires: 'top secret'\n")
+                .unwrap_err();
+        assert!(!e.contains("top secret"), "{e}");
+        let e = Policy::parse("allow: \"sk-live-abcdef\"\n").unwrap_err();
+        assert!(!e.contains("sk-live"), "{e}");
+        let e = Policy::parse_bytes(b"\xff\xfe").unwrap_err();
+        assert!(e.contains("UTF-8"), "{e}");
+        assert_eq!(
+            without_values(r#"invalid type: string "a\"b", expected x"#),
+            "invalid type: string (value), expected x"
+        );
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub struct SkillReport {
     pub findings: Vec<Finding>,
     /// Files that could not be read; the scan of this skill is incomplete.
     pub errors: Vec<String>,
+    /// Submodules its files come from (read from their own object stores).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub submodules: Vec<crate::check::SubmoduleAt>,
 }
 
 #[derive(Debug, Clone, Default, serde::Serialize)]

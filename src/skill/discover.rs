@@ -7,6 +7,8 @@
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
+use super::links;
+
 /// Directories a walk never enters.
 pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", ".skillopt"];
 /// How deep below a root a `SKILL.md` is looked for (`<root>/<category>/<name>` is depth 2).
@@ -56,6 +58,19 @@ pub enum Note {
         path: PathBuf,
         target: PathBuf,
     },
+    /// A symbolic link in a skill root (outside any skill) that leads out of the repository:
+    /// agents would load whatever it points to on each machine.
+    LinkLeavesRepository {
+        path: PathBuf,
+        /// The link text.
+        target: String,
+    },
+    /// A submodule at or below a skill root whose content cannot be read here.
+    SubmoduleUnavailable {
+        path: PathBuf,
+        commit: String,
+        reason: String,
+    },
     MissingRoot {
         path: PathBuf,
     },
@@ -101,9 +116,18 @@ impl Note {
                 s(target)
             ),
             Note::RootOutside { path, target } => format!(
-                "skipped root '{}': it resolves to '{}', outside the repository",
+                "skill root '{}' resolves to '{}', outside the repository; its skills were not checked",
                 s(path),
                 s(target)
+            ),
+            Note::LinkLeavesRepository { path, target } => format!(
+                "'{}' is a symlink to '{target}', outside the repository; what agents load through it was not checked",
+                s(path)
+            ),
+            Note::SubmoduleUnavailable { path, commit, reason } => format!(
+                "submodule '{}' (commit {}) could not be checked: {reason}",
+                s(path),
+                &commit[..commit.len().min(12)]
             ),
             Note::MissingRoot { path } => {
                 format!("configured skill root '{}' does not exist", s(path))
@@ -126,6 +150,9 @@ impl Note {
             Note::Unreadable { .. }
                 | Note::LimitReached { .. }
                 | Note::SymlinkLeavesRoot { skill: true, .. }
+                | Note::RootOutside { .. }
+                | Note::LinkLeavesRepository { .. }
+                | Note::SubmoduleUnavailable { .. }
         )
     }
 
@@ -135,7 +162,9 @@ impl Note {
             Note::SymlinkLeavesRoot { skill: true, .. } => Some(
                 "add the target's folder to the roots (git config --add skill.roots <dir>), or move the skill into a root",
             ),
-            Note::RootOutside { .. } => Some("name it on the command line (--root) to check it anyway"),
+            Note::RootOutside { .. } => Some("name its target with --root to check it, or remove the link"),
+            Note::LinkLeavesRepository { .. } => Some("copy the skill into the repository (a link out of it is not reviewable), or remove the link"),
+            Note::SubmoduleUnavailable { .. } => Some("make its objects available: git submodule update --init --recursive (in CI, check out with submodules, e.g. actions/checkout's `submodules: recursive`); or remove it from the skill root"),
             Note::MissingRoot { .. } => Some("fix or remove it: git config --unset-all skill.roots, or check GIT_SKILL_ROOTS and --root"),
             Note::Unreadable { .. } => Some("fix the permissions, or move the directory out of the skill roots"),
             Note::LimitReached { .. } => Some("point --root at a smaller directory"),
@@ -263,14 +292,83 @@ pub fn discover(roots: &[Root], boundary: Option<&Path>) -> Discovery {
         walks.push((root, canonical));
     }
     let canonical_roots: Vec<PathBuf> = walks.iter().map(|(_, c)| c.clone()).collect();
+    // Inside a repository, links in the roots are judged by their text, as the hook and the
+    // range scan judge them from git objects.
+    let tree = boundary.map(|top| RepoTree::new(top, roots));
     for (root, canonical) in &walks {
-        out.merge(walk(root, canonical, &canonical_roots));
+        out.merge(walk(root, canonical, &canonical_roots, tree.as_ref()));
     }
     out
 }
 
+/// The work tree seen from its top, for [`links::judge_root_link`].
+struct RepoTree {
+    top: PathBuf,
+    /// The skill roots inside it, relative to it, resolved through links.
+    roots: Vec<String>,
+}
+
+impl RepoTree {
+    fn new(top: &Path, roots: &[Root]) -> RepoTree {
+        let mut tree = RepoTree {
+            top: top.to_owned(),
+            roots: Vec::new(),
+        };
+        let resolved: Vec<String> = roots
+            .iter()
+            .filter_map(|r| r.path.strip_prefix(top).ok())
+            .filter_map(|rel| {
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                links::resolve_path(&rel, &|p| tree.lookup(p))
+            })
+            .collect();
+        tree.roots = resolved;
+        tree
+    }
+
+    fn lookup(&self, rel: &str) -> links::Node {
+        let path = self.top.join(rel);
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(&path) {
+                Ok(t) => links::Node::Link(t.to_string_lossy().into_owned()),
+                Err(_) => links::Node::Missing,
+            },
+            Ok(m) if m.is_dir() => links::Node::Dir,
+            Ok(_) => links::Node::File,
+            Err(_) => links::Node::Missing,
+        }
+    }
+
+    /// The note for the link at `path`, if it deserves one.
+    fn judge(&self, path: &Path) -> Option<Note> {
+        let rel = path.strip_prefix(&self.top).ok()?;
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        let target = std::fs::read_link(path)
+            .ok()?
+            .to_string_lossy()
+            .into_owned();
+        match links::judge_root_link(&rel, &target, &self.roots, &|p| self.lookup(p)) {
+            links::RootLink::Harmless => None,
+            links::RootLink::LeavesRepository => Some(Note::LinkLeavesRepository {
+                path: path.to_owned(),
+                target,
+            }),
+            links::RootLink::OutsideRoots { resolved, skill } => Some(Note::SymlinkLeavesRoot {
+                path: path.to_owned(),
+                target: self.top.join(resolved),
+                skill,
+            }),
+        }
+    }
+}
+
 /// Walks one root. A directory holding `SKILL.md` is a skill and is not descended into.
-fn walk(root: &Root, canonical_root: &Path, all_roots: &[PathBuf]) -> Discovery {
+fn walk(
+    root: &Root,
+    canonical_root: &Path,
+    all_roots: &[PathBuf],
+    tree: Option<&RepoTree>,
+) -> Discovery {
     let mut out = Discovery::default();
     // (path as seen below the root, depth)
     let mut stack = vec![(root.path.clone(), 0usize)];
@@ -326,7 +424,9 @@ fn walk(root: &Root, canonical_root: &Path, all_roots: &[PathBuf]) -> Discovery 
             } else if file_type.is_symlink() {
                 // Symlinked directories are never followed: a target inside a skill root is
                 // walked through that root anyway, and one outside is not ours to read.
-                if let Ok(target) = path.canonicalize() {
+                if let Some(tree) = tree.filter(|t| path.starts_with(&t.top)) {
+                    out.notes.extend(tree.judge(&path));
+                } else if let Ok(target) = path.canonicalize() {
                     let reached = target.starts_with(canonical_root)
                         || all_roots.iter().any(|r| target.starts_with(r));
                     if target.is_dir() && !reached {
@@ -398,7 +498,12 @@ pub enum PathError {
 /// Skills for a path given on the command line: a `SKILL.md`, a skill directory, or any
 /// directory to walk. When the path lies under one of `known_roots`, that root (and so the
 /// category) is used; a folder holding roots (the repository top) is checked through them.
-pub fn at_path(path: &Path, known_roots: &[Root]) -> Result<Discovery, PathError> {
+/// `top`: the top of the work tree the path is in, if any (links are judged against it).
+pub fn at_path(
+    path: &Path,
+    known_roots: &[Root],
+    top: Option<&Path>,
+) -> Result<Discovery, PathError> {
     let io = |source| PathError::Io {
         path: path.to_owned(),
         source,
@@ -446,8 +551,9 @@ pub fn at_path(path: &Path, known_roots: &[Root]) -> Result<Discovery, PathError
         .filter(|r| r.path.starts_with(&dir))
         .cloned()
         .collect();
+    let top = top.filter(|t| dir.starts_with(t));
     if owner.is_none() && !inner.is_empty() {
-        return Ok(discover(&inner, Some(&dir)));
+        return Ok(discover(&inner, Some(top.unwrap_or(&dir))));
     }
     let root = match owner {
         Some(root) => root.clone(),
@@ -469,6 +575,7 @@ pub fn at_path(path: &Path, known_roots: &[Root]) -> Result<Discovery, PathError
         },
         &dir,
         &canonical_roots,
+        top.map(|t| RepoTree::new(t, known_roots)).as_ref(),
     );
     // Re-anchor categories on the owning root.
     for skill in found.skills.iter_mut().chain(&mut found.deleted) {
@@ -607,11 +714,11 @@ mod tests {
             label: "skills".into(),
             explicit: true,
         }];
-        let found = at_path(&t.path().join("skills/ops/deploy/SKILL.md"), &roots).unwrap();
+        let found = at_path(&t.path().join("skills/ops/deploy/SKILL.md"), &roots, None).unwrap();
         assert_eq!(found.skills[0].category.as_deref(), Some("ops"));
-        let found = at_path(&t.path().join("skills/ops"), &roots).unwrap();
+        let found = at_path(&t.path().join("skills/ops"), &roots, None).unwrap();
         assert_eq!(found.skills[0].category.as_deref(), Some("ops"));
-        let found = at_path(&t.path().join("skills/ops/deploy"), &[]).unwrap();
+        let found = at_path(&t.path().join("skills/ops/deploy"), &[], None).unwrap();
         assert_eq!(found.skills[0].category, None);
     }
 }

@@ -34,7 +34,7 @@ pub struct FileEntry {
 
 #[derive(Debug, Clone, Default)]
 pub struct SkillFiles {
-    /// Every entry except directories, `.skillopt/` and `.git/`, sorted by path.
+    /// Every entry except directories, `.skillopt/` and any `.git`, sorted by path.
     pub entries: Vec<FileEntry>,
     /// The first [`SKILL_MD_READ_CAP`] bytes of SKILL.md, when it is a regular file.
     pub skill_md: Option<Vec<u8>>,
@@ -82,6 +82,11 @@ impl SkillFiles {
                 } else {
                     format!("{rel}/{name}")
                 };
+                // A `.git` anywhere (a submodule's checkout holds one) is git's, never content:
+                // git itself refuses to track such a path, so the index never shows it either.
+                if name == ".git" {
+                    continue;
+                }
                 let meta = entry.metadata().map_err(|source| ReadError {
                     path: entry.path(),
                     source,
@@ -90,7 +95,7 @@ impl SkillFiles {
                     // Listed, not descended: lint reports it as not a regular file.
                     FileKind::Special
                 } else if meta.is_dir() {
-                    if depth == 0 && (name == ".skillopt" || name == ".git") {
+                    if depth == 0 && name == ".skillopt" {
                         continue;
                     }
                     if depth + 1 >= MAX_DEPTH {

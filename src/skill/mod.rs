@@ -5,6 +5,7 @@ pub mod codes;
 pub mod discover;
 pub mod files;
 pub mod frontmatter;
+pub mod links;
 pub mod lint;
 pub mod meta;
 #[cfg(test)]

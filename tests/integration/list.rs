@@ -425,7 +425,7 @@ fn a_symlink_out_of_the_repository_is_not_followed() {
     assert!(
         errors
             .iter()
-            .any(|w| w.contains("stolen") && w.contains("outside the skill roots")),
+            .any(|w| w.contains("stolen") && w.contains("outside the repository")),
         "{}",
         run.stderr
     );
@@ -436,7 +436,7 @@ fn a_symlink_out_of_the_repository_is_not_followed() {
     );
     assert!(
         run.stderr
-            .contains("hint: add the target's folder to the roots"),
+            .contains("hint: copy the skill into the repository"),
         "{}",
         run.stderr
     );
@@ -448,20 +448,30 @@ fn a_symlink_out_of_the_repository_is_not_followed() {
 
 #[cfg(unix)]
 #[test]
-fn a_root_that_is_a_symlink_out_of_the_repository_is_skipped() {
+fn a_root_that_is_a_symlink_out_of_the_repository_fails_the_run() {
     let sb = Sandbox::with_repo();
     let outside = sb.tmp.path().join("elsewhere/skills");
     std::fs::create_dir_all(outside.join("far")).unwrap();
     std::fs::write(outside.join("far/SKILL.md"), skill_md("far", "Far away.")).unwrap();
     sb.symlink(&outside, ".agents/skills");
+    // Agents load what the root leads to; git-skill does not read outside the repository, so
+    // the run cannot pass.
     let run = sb.run(&["list", "--format", "json"]);
-    run.assert_ok();
+    run.assert_status(2);
     assert_eq!(run.json()["skills"], json!([]));
     assert!(
-        run.stderr.contains("warning: skipped") && run.stderr.contains(".agents/skills"),
+        run.stderr
+            .contains("error: skill root '.agents/skills' resolves to")
+            && run
+                .stderr
+                .contains("outside the repository; its skills were not checked")
+            && run.stderr.contains("hint: name its target with --root"),
         "{}",
         run.stderr
     );
+    // Named on purpose, it is checked.
+    let far = outside.display().to_string();
+    sb.run(&["list", "--root", &far]).assert_ok();
 }
 
 #[cfg(unix)]

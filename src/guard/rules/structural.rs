@@ -30,12 +30,13 @@ rights. Instead, ship source code and build it reproducibly.",
     Rule {
         id: "STR003",
         category: Category::Structural,
-        severity: Severity::High,
+        severity: Severity::Critical,
         message: "a file is an archive that cannot be scanned",
         explanation:
             "Zip, gzip, bzip2, xz, zstd, 7z, rar and tar archives hide their contents from \
-review and from this scanner; an agent can be told to unpack and run them. Instead, commit the \
-files themselves so they are reviewed and scanned.",
+review and from this scanner; an agent can be told to unpack and run them. What cannot be looked \
+into cannot pass, so the skill is dangerous. Instead, commit the files themselves so they are \
+reviewed and scanned.",
         matcher: Matcher::Structural,
         fires: &[],
         passes: &[],
@@ -43,11 +44,13 @@ files themselves so they are reviewed and scanned.",
     Rule {
         id: "STR004",
         category: Category::Structural,
-        severity: Severity::High,
+        severity: Severity::Critical,
         message: "a file is too large to scan",
-        explanation: "Files over 8 MiB are not read, so nothing in them is checked; a payload can \
-hide in the bulk. Skill files should be at most 1 MiB anyway. Instead, shrink the file or keep \
-large data outside the skill.",
+        explanation:
+            "Files over 32 MiB are not read, so nothing in them is checked; a payload can \
+hide in the bulk, and what cannot be looked at cannot pass, so the skill is dangerous. Anything \
+smaller is scanned whole. Skill files should be at most 1 MiB anyway. Instead, shrink the file or \
+keep large data outside the skill.",
         matcher: Matcher::Structural,
         fires: &[],
         passes: &[],
@@ -92,11 +95,12 @@ impractical and is where payloads hide. Instead, keep the skill to what the agen
     Rule {
         id: "STR008",
         category: Category::Structural,
-        severity: Severity::High,
+        severity: Severity::Critical,
         message: "a FIFO, socket or device file",
         explanation:
             "Special files are never part of a legitimate skill: reading a FIFO can block \
-and a device can be anything. Instead, remove it.",
+and a device can be anything, so it cannot be scanned and the skill is dangerous. Instead, \
+remove it.",
         matcher: Matcher::Structural,
         fires: &[],
         passes: &[],
@@ -117,11 +121,24 @@ fonts), or generate them at build time.",
     Rule {
         id: "STR010",
         category: Category::Structural,
-        severity: Severity::High,
+        severity: Severity::Critical,
         message: "a file could not be read",
         explanation: "The scanner could not read this file, so nothing in it was checked. A check \
-never passes by not looking: the scan exits with an error. Instead, fix the permissions or remove \
-the file.",
+never passes by not looking: the skill is dangerous and the scan exits with an error. Instead, \
+fix the permissions or remove the file.",
+        matcher: Matcher::Structural,
+        fires: &[],
+        passes: &[],
+    },
+    Rule {
+        id: "STR011",
+        category: Category::Structural,
+        severity: Severity::Critical,
+        message: "the skill could not be listed whole",
+        explanation: "The skill holds more than 10,000 entries or directories nested more than 16 \
+levels deep, so the listing stopped and some files were never looked at. What is not looked at \
+cannot pass, so the skill is dangerous. Instead, keep the skill small and shallow: an agent needs \
+a SKILL.md and a few support files.",
         matcher: Matcher::Structural,
         fires: &[],
         passes: &[],

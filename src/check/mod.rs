@@ -1,0 +1,109 @@
+//! Checking skills, wherever their content comes from: the work tree, the index, a revision
+//! range, or a skill with files replaced in memory. The pre-commit hook, `scan` and optimize's
+//! gate all build their reports here, with the policy and the baseline applied, so one content
+//! gets one verdict wherever it is checked.
+
+mod policy;
+#[cfg(test)]
+mod proptests;
+mod snapshot;
+
+use std::path::{Path, PathBuf};
+
+pub use policy::{policy_at, policy_file};
+pub use snapshot::{Snapshot, SubmoduleAt};
+
+use crate::git::{GitError, Repo};
+use crate::guard::suppress::{Baseline, Expired, Policy};
+use crate::guard::{self, ScanOptions};
+use crate::report::scan::SkillReport;
+use crate::report::Diagnostic;
+use crate::skill::discover::Note;
+use crate::skill::lint;
+
+/// What a check applies besides the rules.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings<'a> {
+    pub scan: ScanOptions,
+    pub policy: Option<&'a Policy>,
+    pub baseline: Option<&'a Baseline>,
+    pub today: chrono::NaiveDate,
+    /// Lint the skill too (the hook does; `scan` does not).
+    pub lint: bool,
+}
+
+/// One checked skill.
+#[derive(Debug, Clone)]
+pub struct SkillCheck {
+    pub report: SkillReport,
+    /// Lint diagnostics, when asked for.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Policy entries that would have applied but have expired.
+    pub expired: Vec<Expired>,
+}
+
+/// Checks one skill; `display` is its directory as the user should see it.
+pub fn check_skill(snapshot: &Snapshot, display: &Path, settings: &Settings<'_>) -> SkillCheck {
+    let mut scan = guard::scan_skill(&snapshot.files, &|rel| snapshot.read(rel), settings.scan);
+    let name = snapshot.name();
+    let expired = match settings.policy {
+        Some(policy) => policy.apply(&name, &mut scan.findings, settings.today),
+        None => Vec::new(),
+    };
+    if let Some(baseline) = settings.baseline {
+        baseline.apply(&name, &mut scan.findings);
+    }
+    let diagnostics = if settings.lint {
+        lint::lint(
+            &snapshot.files,
+            &lint::Target {
+                dir_name: &snapshot.dir_name,
+                display_dir: display.to_owned(),
+                category: snapshot.category.as_deref(),
+            },
+        )
+    } else {
+        Vec::new()
+    };
+    SkillCheck {
+        report: SkillReport {
+            name,
+            path: display.display().to_string(),
+            repo_path: snapshot.dir.clone(),
+            verdict: scan.verdict(),
+            errors: scan.errors.clone(),
+            findings: scan.findings,
+            submodules: snapshot.submodules.clone(),
+        },
+        diagnostics,
+        expired,
+    }
+}
+
+/// Checks each skill on up to `jobs` threads; results come back in order.
+pub fn check_all(
+    skills: &[(Snapshot, PathBuf)],
+    settings: &Settings<'_>,
+    jobs: usize,
+) -> Vec<SkillCheck> {
+    crate::guard::parallel::map_ordered(skills, jobs, |(snapshot, display)| {
+        check_skill(snapshot, display, settings)
+    })
+}
+
+/// Submodules at or below the roots (relative to the top) that the index records but the work
+/// tree has not checked out: a work-tree check cannot see what they hold.
+pub fn unchecked_out_submodules(repo: &Repo, prefixes: &[String]) -> Result<Vec<Note>, GitError> {
+    let mut notes = Vec::new();
+    for (path, commit) in repo.gitlinks_under(prefixes)? {
+        let checkout = repo.workdir().join(&path);
+        if !checkout.join(".git").exists() {
+            notes.push(Note::SubmoduleUnavailable {
+                path: checkout,
+                commit: commit.to_string(),
+                reason: "it is not checked out in the work tree".to_owned(),
+            });
+        }
+    }
+    Ok(notes)
+}

@@ -1,0 +1,40 @@
+//! The policy file (`.skillguard.yaml`) as each check reads it: from the work tree for `scan`,
+//! from the index for the hook, from the target revision in range mode. It is read only as a
+//! regular file of at most 1 MiB, never through a symbolic link, and an error never quotes it.
+
+use std::path::Path;
+
+use crate::git::{At, GitError, RegularBlob, Repo};
+use crate::guard::suppress::{Policy, PolicyError, MAX_POLICY_BYTES, POLICY_FILE};
+
+/// The policy file given on the command line or at the top of the work tree; `Ok(None)` when
+/// there is none.
+pub fn policy_file(path: &Path) -> Result<Option<Policy>, PolicyError> {
+    Policy::load(path)
+}
+
+/// The policy file as git holds it at `at`; `Ok(None)` when there is none.
+pub fn policy_at(repo: &Repo, at: At<'_>) -> Result<Option<Policy>, PolicyError> {
+    let file = || format!("{POLICY_FILE} {at}");
+    let blob = repo
+        .regular_blob(at, POLICY_FILE, MAX_POLICY_BYTES)
+        .map_err(|e: GitError| PolicyError::Read {
+            file: file(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+    match blob {
+        RegularBlob::Missing => Ok(None),
+        RegularBlob::Refused(reason) => Err(PolicyError::Refused {
+            file: file(),
+            reason,
+        }),
+        RegularBlob::Regular(bytes) => {
+            Policy::parse_bytes(&bytes)
+                .map(Some)
+                .map_err(|message| PolicyError::Invalid {
+                    file: file(),
+                    message,
+                })
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! One skill's content, from wherever it comes: a directory of the work tree, git objects (the
+//! index or a revision), or either with some files replaced in memory (an optimize candidate).
+//! Every check reads a skill through this type, so the same content gets the same verdict
+//! wherever it is checked.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::guard::MAX_SCAN_BYTES;
+use crate::skill::files::{ReadError, SKILL_MD_READ_CAP};
+use crate::skill::{meta, FileEntry, FileKind, SkillFiles};
+
+/// A submodule that holds some of a skill's files (or the whole skill).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SubmoduleAt {
+    /// The gitlink's path, relative to the top of the work tree.
+    pub path: String,
+    /// The commit it records.
+    pub commit: String,
+}
+
+#[derive(Debug, Clone)]
+enum Content {
+    /// Bytes read from git objects, by path relative to the skill (files over the scan limit
+    /// are not loaded).
+    Blobs(HashMap<String, Vec<u8>>),
+    /// Read from this directory when asked.
+    Dir(PathBuf),
+}
+
+/// A skill at some state.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// The skill directory relative to the top of the work tree, `/`-separated (or the path
+    /// as given, for a skill outside any repository).
+    pub dir: String,
+    pub dir_name: String,
+    /// The root it was found under, as configured.
+    pub root: String,
+    pub category: Option<String>,
+    pub files: SkillFiles,
+    /// Submodules its files come from.
+    pub submodules: Vec<SubmoduleAt>,
+    content: Content,
+    /// Files replaced in memory (optimize's candidate SKILL.md).
+    overlay: HashMap<String, Vec<u8>>,
+}
+
+impl Snapshot {
+    /// A skill read from git objects: `files` lists it, `blobs` holds the bytes of its regular
+    /// files (all but those over the scan limit).
+    pub fn from_blobs(
+        dir: String,
+        dir_name: String,
+        root: String,
+        category: Option<String>,
+        files: SkillFiles,
+        blobs: HashMap<String, Vec<u8>>,
+    ) -> Snapshot {
+        Snapshot {
+            dir,
+            dir_name,
+            root,
+            category,
+            files,
+            submodules: Vec::new(),
+            content: Content::Blobs(blobs),
+            overlay: HashMap::new(),
+        }
+    }
+
+    /// A skill directory of the work tree (`dir`: as the repository knows it, `path`: where it
+    /// is), listed now and read file by file when checked.
+    pub fn from_dir(
+        path: &Path,
+        dir: String,
+        root: String,
+        category: Option<String>,
+    ) -> Result<Snapshot, ReadError> {
+        let files = SkillFiles::read(path)?;
+        let dir_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(Snapshot {
+            dir,
+            dir_name,
+            root,
+            category,
+            files,
+            submodules: Vec::new(),
+            content: Content::Dir(path.to_owned()),
+            overlay: HashMap::new(),
+        })
+    }
+
+    /// The same skill with the regular file `rel` set to `bytes` (added when new); its mode
+    /// stays, a new file is not executable.
+    pub fn with_file(mut self, rel: &str, bytes: Vec<u8>) -> Snapshot {
+        let size = bytes.len() as u64;
+        match self
+            .files
+            .entries
+            .binary_search_by(|e| e.path.as_str().cmp(rel))
+        {
+            Ok(i) => {
+                let executable = matches!(
+                    self.files.entries[i].kind,
+                    FileKind::File {
+                        executable: true,
+                        ..
+                    }
+                );
+                self.files.entries[i].kind = FileKind::File { size, executable };
+            }
+            Err(i) => self.files.entries.insert(
+                i,
+                FileEntry {
+                    path: rel.to_owned(),
+                    kind: FileKind::File {
+                        size,
+                        executable: false,
+                    },
+                },
+            ),
+        }
+        if rel == "SKILL.md" {
+            self.files.skill_md_size = size;
+            self.files.skill_md =
+                Some(bytes[..bytes.len().min(SKILL_MD_READ_CAP as usize)].to_vec());
+        }
+        self.overlay.insert(rel.to_owned(), bytes);
+        self
+    }
+
+    /// The SKILL.md frontmatter, when it parses.
+    pub fn meta(&self) -> Option<meta::SkillMeta> {
+        let bytes = self.files.skill_md.as_deref()?;
+        meta::parse(bytes).ok().map(|(m, _)| m)
+    }
+
+    /// The frontmatter's `name`, or the directory's.
+    pub fn name(&self) -> String {
+        self.meta()
+            .and_then(|m| m.name)
+            .unwrap_or_else(|| self.dir_name.clone())
+    }
+
+    /// A file's bytes, by path relative to the skill. A work-tree file is read only when it
+    /// is still a regular file of at most the scan limit (no link is followed, no FIFO
+    /// opened), whatever happened to it since it was listed.
+    pub fn read(&self, rel: &str) -> std::io::Result<Vec<u8>> {
+        if let Some(bytes) = self.overlay.get(rel) {
+            return Ok(bytes.clone());
+        }
+        match &self.content {
+            Content::Blobs(blobs) => blobs.get(rel).cloned().ok_or_else(|| {
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!("'{rel}' is not among the files read from git"),
+                )
+            }),
+            Content::Dir(dir) => {
+                match crate::fsutil::read_regular(&dir.join(rel), MAX_SCAN_BYTES) {
+                    Ok(Some(bytes)) => Ok(bytes),
+                    Ok(None) => Err(std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        "it disappeared while the skill was checked",
+                    )),
+                    Err(crate::fsutil::RegularFileError::Io(e)) => Err(e),
+                    Err(e) => Err(std::io::Error::other(e.to_string())),
+                }
+            }
+        }
+    }
+
+    /// Bytes of all regular files.
+    pub fn total_bytes(&self) -> u64 {
+        self.files.total_bytes()
+    }
+}
