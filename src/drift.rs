@@ -15,7 +15,7 @@ use crate::staged::SkillChange;
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Capability {
     /// `allowed-tools`, `host`, `script`, `executable`, `binary`, `file`, `description`,
-    /// `auto-skill`.
+    /// `auto-skill`, `submodule`.
     pub kind: &'static str,
     pub detail: String,
 }
@@ -101,6 +101,10 @@ fn auto_skill(skill: &StagedSkill) -> bool {
     skill.meta().is_some_and(|m| m.auto_skill)
 }
 
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(12)]
+}
+
 /// What `change.after` can do that `change.before` could not.
 pub fn capabilities(change: &SkillChange) -> Vec<Capability> {
     let after = &change.after;
@@ -162,6 +166,31 @@ pub fn capabilities(change: &SkillChange) -> Vec<Capability> {
                 format!("{} (symlink to {})", entry.path, target.display()),
             ),
             _ => {}
+        }
+    }
+
+    // Content read from another repository: what lands is whatever that commit holds.
+    let old_modules = change
+        .before
+        .as_ref()
+        .map(|b| b.submodules.clone())
+        .unwrap_or_default();
+    for module in &after.submodules {
+        match old_modules.iter().find(|m| m.path == module.path) {
+            Some(old) if old.commit == module.commit => {}
+            Some(old) => push(
+                "submodule",
+                format!(
+                    "{} moved from {} to {}",
+                    module.path,
+                    short(&old.commit),
+                    short(&module.commit)
+                ),
+            ),
+            None => push(
+                "submodule",
+                format!("{} at {} (new)", module.path, short(&module.commit)),
+            ),
         }
     }
 

@@ -214,6 +214,7 @@ fn changed(
             || (old_map.contains_key(skill_md.as_str()) && remains)
     };
     let new_roots = new.effective_roots();
+    let old_roots = old.effective_roots();
     let root_dirs: Vec<String> = new_roots.iter().map(|(r, _)| (*r).to_owned()).collect();
     let unavailable: HashMap<&str, &crate::git::Unavailable> = new
         .listing
@@ -233,7 +234,7 @@ fn changed(
         }
         let Some((root, label)) = new_roots
             .iter()
-            .chain(old.effective_roots().iter())
+            .chain(old_roots.iter())
             .find(|(r, _)| path.starts_with(&format!("{r}/")))
             .copied()
         else {
@@ -250,28 +251,23 @@ fn changed(
                 let Some(entry) = new_map.get(path) else {
                     continue;
                 };
-                match entry.kind {
-                    EntryKind::Symlink => {
-                        let target = String::from_utf8_lossy(&repo.entry_blob(entry)?).into_owned();
-                        let lookup = |p: &str| new.node(p);
-                        match links::judge_root_link(path, &target, &root_dirs, &lookup) {
-                            RootLink::Harmless => {}
-                            RootLink::LeavesRepository => {
-                                out.notes.push(Note::LinkLeavesRepository {
-                                    path: abs(path),
-                                    target,
-                                })
-                            }
-                            RootLink::OutsideRoots { resolved, skill } => {
-                                out.notes.push(Note::SymlinkLeavesRoot {
-                                    path: abs(path),
-                                    target: abs(&resolved),
-                                    skill,
-                                })
-                            }
+                if entry.kind == EntryKind::Symlink {
+                    let target = String::from_utf8_lossy(&repo.entry_blob(entry)?).into_owned();
+                    let lookup = |p: &str| new.node(p);
+                    match links::judge_root_link(path, &target, &root_dirs, &lookup) {
+                        RootLink::Harmless => {}
+                        RootLink::LeavesRepository => out.notes.push(Note::LinkLeavesRepository {
+                            path: abs(path),
+                            target,
+                        }),
+                        RootLink::OutsideRoots { resolved, skill } => {
+                            out.notes.push(Note::SymlinkLeavesRoot {
+                                path: abs(path),
+                                target: abs(&resolved),
+                                skill,
+                            })
                         }
                     }
-                    _ => {}
                 }
             }
         }

@@ -117,12 +117,12 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
     let changed = staged::changed_skills(repo, &roots)?;
     // Links and submodules the commit brings that no skill check covers block it (exit 2).
     ws.report_notes(ui, &changed.notes)?;
+    // The policy as staged (an unstaged edit to it must not change the verdict either), read
+    // even when no skill changed: a commit must not land a policy that CI cannot read.
+    let policy = check::policy_at(repo, At::Index).map_err(super::scan::policy_error)?;
     if changed.skills.is_empty() {
         return unchecked(ui);
     }
-    // The policy as staged: an unstaged edit to it must not change the verdict either.
-    let policy = check::policy_at(repo, At::Index)
-        .hint("fix the staged policy file; every entry needs a known rule and a reason")?;
     let settings = Settings {
         scan: ScanOptions::default(),
         policy: policy.as_ref(),

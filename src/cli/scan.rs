@@ -5,7 +5,7 @@ use anyhow::Context as _;
 use git_skill::check::{self, Settings, Snapshot};
 use git_skill::config::FailOn;
 use git_skill::git::At;
-use git_skill::guard::suppress::{Baseline, BaselineEntry, Policy, POLICY_FILE};
+use git_skill::guard::suppress::{Baseline, BaselineEntry, Policy, PolicyError, POLICY_FILE};
 use git_skill::guard::ScanOptions;
 use git_skill::report::sarif;
 use git_skill::report::scan::{self as render, SkillReport};
@@ -97,19 +97,21 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
     }
     let fail_on = ws.config.fail_on()?;
     let baseline = match &args.baseline {
-        Some(path) => Some(Baseline::load(path).hint("create one with --write-baseline FILE")?),
+        Some(path) => Some(Baseline::load(path).map_err(|e| match e {
+            e @ PolicyError::Read { .. } => {
+                CommandError::from(e).hint("create one with --write-baseline FILE")
+            }
+            e => policy_error(e),
+        })?),
         None => None,
     };
-    let explicit_policy = match &args.policy {
-        Some(path) => Some(
-            check::policy_file(path)
-                .hint("fix the policy file; every entry needs a known rule and a reason")?
-                .ok_or_else(|| {
-                    CommandError::new(format!("policy file '{}' does not exist", path.display()))
-                })?,
-        ),
-        None => None,
-    };
+    let explicit_policy =
+        match &args.policy {
+            Some(path) => Some(check::policy_file(path).map_err(policy_error)?.ok_or_else(
+                || CommandError::new(format!("policy file '{}' does not exist", path.display())),
+            )?),
+            None => None,
+        };
     let options = ScanOptions {
         inline_allow: !args.no_inline_allow,
     };
@@ -140,8 +142,8 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
     let policy = match explicit_policy {
         Some(policy) => Some(policy),
         None => match &ws.repo {
-            Some(repo) => check::policy_file(&repo.workdir().join(POLICY_FILE))
-                .hint("fix the policy file; every entry needs a known rule and a reason")?,
+            Some(repo) => check::policy_file(&ws.display(&repo.workdir().join(POLICY_FILE)))
+                .map_err(policy_error)?,
             None => None,
         },
     };
@@ -334,6 +336,16 @@ fn scan_range(
         }
     }
     Ok(outcome)
+}
+
+/// A policy or baseline file that could not be used, with what to do about it.
+pub(super) fn policy_error(e: PolicyError) -> CommandError {
+    let hint = match &e {
+        PolicyError::Refused { .. } => "it must be a regular file of at most 1 MiB, committed at the top of the repository; replace it with one",
+        PolicyError::Invalid { .. } => "fix it: every entry needs a known rule (git skill rules) and a reason; see git skill scan --help",
+        PolicyError::Read { .. } => "check that it exists and can be read",
+    };
+    CommandError::from(e).hint(hint)
 }
 
 fn write_baseline(path: &Path, reports: &[SkillReport]) -> Result<(), CommandError> {

@@ -14,5 +14,6 @@ mod llm_server;
 mod man_completions;
 mod optimize;
 mod prompt;
+mod refuses;
 mod scan;
 mod signals;
