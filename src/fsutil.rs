@@ -162,6 +162,51 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// Holds back SIGINT, SIGTERM, SIGHUP and SIGQUIT on this thread while it lives: a write that
+/// must complete or be undone (an append to the signal store) is not cut short by Ctrl-C; the
+/// signal arrives when the guard drops. SIGKILL cannot be held back, which is why writers also
+/// undo what a failed write left.
+pub struct DeferSignals {
+    #[cfg(unix)]
+    old: libc::sigset_t,
+}
+
+impl DeferSignals {
+    pub fn new() -> DeferSignals {
+        #[cfg(unix)]
+        // SAFETY: sigset_t is plain data, initialised by sigemptyset before use; the masks
+        // change only this thread's signal mask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+                libc::sigaddset(&mut set, signal);
+            }
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+            DeferSignals { old }
+        }
+        #[cfg(not(unix))]
+        DeferSignals {}
+    }
+}
+
+impl Default for DeferSignals {
+    fn default() -> Self {
+        DeferSignals::new()
+    }
+}
+
+impl Drop for DeferSignals {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        // SAFETY: restores the mask saved in `new`.
+        unsafe {
+            libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

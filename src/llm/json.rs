@@ -191,7 +191,7 @@ pub fn complete_json<T: DeserializeOwned>(
 fn keep_raw(dir: Option<&Path>, answers: &[&str]) -> std::io::Result<PathBuf> {
     let dir = match dir {
         Some(d) => {
-            std::fs::create_dir_all(d)?;
+            crate::fsutil::private_dir(d)?;
             d.to_owned()
         }
         None => private_temp_dir()?,
@@ -203,11 +203,15 @@ fn keep_raw(dir: Option<&Path>, answers: &[&str]) -> std::io::Result<PathBuf> {
     }
     for n in 0..1000 {
         let path = dir.join(format!("llm-answer-{stamp}-{n}.txt"));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
         {
+            // Created private, whatever the umask: answers quote skills and transcripts.
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        match options.open(&path) {
             Ok(mut f) => {
                 use std::io::Write;
                 f.write_all(crate::guard::redact::redact(&text).as_bytes())?;

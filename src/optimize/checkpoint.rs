@@ -184,9 +184,10 @@ pub fn save(path: &Path, checkpoint: &Checkpoint) -> Result<(), CheckpointError>
         path: path.to_owned(),
         source,
     };
+    // The checkpoint holds the signals and the model's answers: the user's alone.
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(err)?;
+        crate::fsutil::private_dir(dir).map_err(err)?;
     }
     let json = serde_json::to_vec_pretty(checkpoint).expect("a checkpoint serialises");
-    crate::fsutil::write_atomic(path, &json).map_err(err)
+    crate::fsutil::write_private(path, &json).map_err(err)
 }

@@ -679,7 +679,7 @@ fn lock(work: &Path, skill: &str) -> Result<WorkLock, OptimizeError> {
         path: path.clone(),
         source,
     };
-    std::fs::create_dir_all(work).map_err(err)?;
+    crate::fsutil::private_dir(work).map_err(err)?;
     // `work/` must stay out of git even in a skill whose signals git-skill did not record.
     if let Some(skillopt) = work.parent() {
         let _ = std::fs::OpenOptions::new()

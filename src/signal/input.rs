@@ -193,6 +193,16 @@ pub fn complete(
     signal
         .validate()
         .map_err(|e| field(crate::guard::redact::redact(&e.to_string())))?;
+    // A signal from the future would sort first and never age out of the selection window.
+    if let Some(time) = signal.time() {
+        if time > stamp.now + chrono::Duration::days(1) {
+            return Err(field(format!(
+                "timestamp {} is more than a day after now ({}); leave it out and git-skill fills in the time",
+                signal.timestamp,
+                stamp.now.to_rfc3339_opts(SecondsFormat::Secs, true)
+            )));
+        }
+    }
     let size = serde_json::to_vec(&signal).map_or(usize::MAX, |v| v.len());
     if size >= MAX_LINE_BYTES {
         return Err(field(format!(
@@ -373,6 +383,20 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().starts_with("signal 3: timestamp"), "{e}");
+        let e = complete(
+            given(r#"{"type":"friction","scenario":"s","friction_detail":"f","timestamp":"9999-12-31T23:59:59Z"}"#),
+            4,
+            &stamp(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("more than a day after now"), "{e}");
+        // Within a day ahead (a clock a little fast) is kept.
+        complete(
+            given(r#"{"type":"friction","scenario":"s","friction_detail":"f","timestamp":"2026-11-30T20:00:00Z"}"#),
+            5,
+            &stamp(),
+        )
+        .unwrap();
         let e = complete(
             given(r#"{"type":"friction","scenario":"s","friction_detail":"f","skill_version_hash":"xyz"}"#),
             1,

@@ -1,7 +1,8 @@
 //! The JSON-lines store of a skill's signals: `<skill>/.skillopt/pending/signal.json`.
 //!
-//! Appends take an exclusive lock and write each line with one `write` call, then fsync;
-//! readers take a shared lock, so that none sees a line half written. A line that does not
+//! Appends take an exclusive lock, write their lines and fsync, and on any failure cut the file
+//! back to the length it had, so a full disk leaves the store byte for byte as it was; readers
+//! take a shared lock, so that none sees a line half written. A line that does not
 //! parse is reported with its number and skipped, and git-skill never removes it: the file
 //! is only ever appended to here.
 
@@ -35,6 +36,13 @@ pub enum StoreError {
     Link { path: PathBuf },
     #[error("signal {id} is not valid: {source}")]
     Invalid { id: String, source: Invalid },
+    #[error("cannot write '{path}': {source}; cutting it back to {length} bytes failed too ({undo}): its last line may be torn")]
+    Torn {
+        path: PathBuf,
+        source: std::io::Error,
+        undo: std::io::Error,
+        length: u64,
+    },
 }
 
 /// A line of the store that is not a valid signal.
@@ -71,34 +79,77 @@ pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreErro
     // Checked before creating anything (a link would have us create directories elsewhere)
     // and after (a link made in between).
     refuse_links(skill_dir, &path)?;
-    std::fs::create_dir_all(dir).map_err(write_err(dir))?;
+    // What this call creates, so that a failure takes it away again.
+    let skillopt = skill_dir.join(".skillopt");
+    let created_dirs: Vec<PathBuf> = [skillopt.clone(), dir.to_owned()]
+        .into_iter()
+        .filter(|d| !d.exists())
+        .collect();
+    let undo_dirs = || {
+        for d in created_dirs.iter().rev() {
+            let _ = std::fs::remove_dir(d);
+        }
+    };
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        undo_dirs();
+        return Err(write_err(dir)(e));
+    }
     refuse_links(skill_dir, &path)?;
     // Created once, never rewritten (a user may have added to it); `create_new` makes
     // concurrent first appends agree on who writes it.
-    let ignore = skill_dir.join(".skillopt/.gitignore");
+    let ignore = skillopt.join(".gitignore");
     match OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(&ignore)
     {
-        Ok(mut file) => file.write_all(b"work/\n").map_err(write_err(&ignore))?,
+        Ok(mut file) => {
+            if let Err(e) = file.write_all(b"work/\n").and_then(|()| file.sync_data()) {
+                drop(file);
+                let _ = std::fs::remove_file(&ignore);
+                undo_dirs();
+                return Err(write_err(&ignore)(e));
+            }
+        }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(write_err(&ignore)(e)),
+        Err(e) => {
+            undo_dirs();
+            return Err(write_err(&ignore)(e));
+        }
     }
     let _writers = lock_writers(dir).map_err(write_err(dir))?;
+    let existed = path.exists();
     let mut file = open_locked(&path).map_err(write_err(&path))?;
+    let mut bytes = Vec::new();
     // A last line cut short (a crash mid-write elsewhere) is ended first, so that it stays
     // one bad line instead of swallowing the next signal.
     if !ends_with_newline(&mut file).map_err(write_err(&path))? {
-        file.write_all(b"\n").map_err(write_err(&path))?;
+        bytes.push(b'\n');
     }
     for signal in signals {
-        let mut line = serde_json::to_vec(signal).expect("a signal serialises");
-        line.push(b'\n');
-        // One call per line: with O_APPEND, lines of concurrent writers never interleave.
-        file.write_all(&line).map_err(write_err(&path))?;
+        bytes.extend_from_slice(&serde_json::to_vec(signal).expect("a signal serialises"));
+        bytes.push(b'\n');
     }
-    file.sync_data().map_err(write_err(&path))?;
+    // All or nothing: on any failure (a full disk, an I/O error) the file is cut back to
+    // the length it had, under the lock, so no reader ever sees a torn line. Ctrl-C waits.
+    let _defer = crate::fsutil::DeferSignals::new();
+    let before = file.metadata().map_err(write_err(&path))?.len();
+    if let Err(e) = file.write_all(&bytes).and_then(|()| file.sync_data()) {
+        let undone = file.set_len(before).and_then(|()| file.sync_data());
+        if !existed && before == 0 {
+            drop(file);
+            let _ = std::fs::remove_file(&path);
+        }
+        return Err(match undone {
+            Ok(()) => write_err(&path)(e),
+            Err(undo) => StoreError::Torn {
+                path: path.clone(),
+                source: e,
+                undo,
+                length: before,
+            },
+        });
+    }
     Ok(path)
 }
 

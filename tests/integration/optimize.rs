@@ -543,6 +543,28 @@ fn malformed_model_output_is_repaired_or_kept_for_inspection() {
         run.stderr
     );
     assert!(run.stderr.contains("--resume"), "{}", run.stderr);
+    // The raw answers and the checkpoint are the user's alone, whatever the umask (022 here).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let work = sb.repo().join(SKILL).join(".skillopt/work");
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&work), 0o700);
+        let files: Vec<PathBuf> = std::fs::read_dir(&work)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap() != "lock")
+            .collect();
+        assert!(files
+            .iter()
+            .any(|p| p.to_string_lossy().contains("llm-answer-")));
+        assert!(files
+            .iter()
+            .any(|p| p.to_string_lossy().contains("optimization_")));
+        for file in files {
+            assert_eq!(mode(&file), 0o600, "{}", file.display());
+        }
+    }
 }
 
 #[test]

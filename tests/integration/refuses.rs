@@ -412,3 +412,88 @@ fn range_mode_applies_the_target_revisions_policy_not_the_work_trees() {
         run.stderr
     );
 }
+
+/// Runs `script` with `sh` in a mount namespace of its own (as root, or as a user namespace's
+/// root), where it may mount a tmpfs; `None` when this machine allows neither.
+#[cfg(target_os = "linux")]
+fn in_mount_namespace(sb: &Sandbox, script: &str) -> Option<Run> {
+    let root = unsafe { libc::geteuid() } == 0;
+    let flags: &[&str] = if root { &["-m"] } else { &["-r", "-m"] };
+    let mut args: Vec<&str> = flags.to_vec();
+    args.extend(["sh", "-c", script]);
+    let run = sb.command("unshare", sb.tmp.path(), &args);
+    if run.status != 0 && run.stderr.contains("unshare failed") && !root {
+        return None;
+    }
+    Some(run)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_record_on_a_full_disk_leaves_the_store_byte_for_byte_as_it_was() {
+    let sb = Sandbox::new();
+    let disk = sb.tmp.path().join("disk");
+    std::fs::create_dir_all(&disk).unwrap();
+    // A signal bigger than what is left in the store file's last page, so the append is cut
+    // short by ENOSPC partway through its line.
+    let detail = "guessed the merge step; ".repeat(400);
+    let script = format!(
+        r#"set -e
+mount -t tmpfs -o size=2m tmpfs '{disk}'
+cd '{disk}'
+git init -q -b main
+mkdir -p .claude/skills/pdf
+printf -- '---\nname: pdf\ndescription: Fill PDFs.\n---\nSteps.\n' > .claude/skills/pdf/SKILL.md
+git-skill record pdf --type friction --scenario 'merge two PDFs' --friction-detail 'first' >/dev/null
+store=.claude/skills/pdf/.skillopt/pending/signal.json
+before=$(sha256sum "$store")
+dd if=/dev/zero of=filler bs=4096 2>/dev/null || true
+set +e
+git-skill record pdf --type friction --scenario 'merge again' --friction-detail '{detail}' 2>'{out}/err.txt'
+echo "status=$?"
+set -e
+after=$(sha256sum "$store")
+[ "$before" = "$after" ] && echo "store=unchanged" || echo "store=changed"
+cat '{out}/err.txt' | head -3 | sed 's/^/stderr: /'
+git-skill signals pdf --format json 2>'{out}/warn.txt' | tr -d '\n' | sed 's/^/signals: /'; echo
+[ -s '{out}/warn.txt' ] && sed 's/^/warning: /' '{out}/warn.txt'
+rm filler
+git-skill record pdf --type friction --scenario 'merge again' --friction-detail 'room again' >/dev/null && echo "retry=ok"
+"#,
+        disk = disk.display(),
+        out = sb.tmp.path().display(),
+    );
+    let Some(run) = in_mount_namespace(&sb, &script) else {
+        eprintln!("skipped: no mount namespace on this machine (not root, no user namespaces)");
+        return;
+    };
+    assert!(
+        run.stdout.contains("status=2"),
+        "the failed record exits 2\n{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("store=unchanged"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("stderr: error: cannot write")
+            && run.stdout.contains("No space left on device"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("warning: "),
+        "no torn line for later reads to warn about\n{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("retry=ok"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+}
