@@ -62,6 +62,16 @@ pub struct OptimizeArgs {
     #[arg(long, value_name = "SIGNAL_ID")]
     pub prefer: Vec<String>,
 
+    /// Let the candidate change the frontmatter (name, description, allowed-tools, ...):
+    /// confirm that the signals' corrections ask for it. Without it, only the body may change.
+    #[arg(long)]
+    pub allow_frontmatter: bool,
+
+    /// Let the candidate give the skill new capabilities (tools, hosts, scripts, a broader
+    /// description), as `git skill diff` reports them: confirm that the signals ask for them.
+    #[arg(long)]
+    pub allow_drift: bool,
+
     /// Output format of the summary.
     #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
     pub format: super::lint::Format,
@@ -106,6 +116,7 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         parallel: settings.parallel,
         gate_threshold: ws.config.gate_threshold().map_err(config_err)?,
         max_growth: ws.config.max_growth().map_err(config_err)?,
+        fail_on: ws.config.fail_on()?,
         now: clock::now()?,
     };
     let options = optimize::Options {
@@ -116,6 +127,8 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         resume: args.resume,
         prefer: args.prefer.clone(),
         yes: args.yes,
+        allow_frontmatter: args.allow_frontmatter,
+        allow_drift: args.allow_drift,
         failpoint: std::env::var("GIT_SKILL_FAILPOINT").ok(),
     };
     let mut interact = Terminal {
@@ -389,6 +402,21 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
             checks.candidate_bytes,
             checks.max_bytes
         )?;
+        if !checks.frontmatter_changes.is_empty() {
+            writeln!(out, "Frontmatter changes:")?;
+            for c in &checks.frontmatter_changes {
+                writeln!(out, "  - {}", safe(c))?;
+            }
+        }
+        if !checks.drift.is_empty() {
+            writeln!(out, "New capabilities:")?;
+            for d in &checks.drift {
+                writeln!(out, "  + {}", safe(d))?;
+            }
+        }
+        for a in &checks.allowed {
+            writeln!(out, "Allowed: {}", safe(a))?;
+        }
     }
     if let Some(g) = &r.gate {
         if g.skipped {
@@ -459,7 +487,16 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
             writeln!(out, "Commit 1: {}", r.audit_message)?;
             writeln!(out, "Commit 2: {}", r.optimize_message.lines().next().unwrap_or(""))?;
         }
-        RunOutcome::Rejected => writeln!(out, "Nothing was committed; the signals stay pending.")?,
+        RunOutcome::Rejected => {
+            writeln!(out, "Nothing was committed; the signals stay pending.")?;
+            if let Some(flags) = &r.resume_with {
+                writeln!(
+                    out,
+                    "If the signals do ask for this, accept it with: git skill optimize {} --resume {flags} (the model's answers are kept; no call is repeated)",
+                    r.skill
+                )?;
+            }
+        }
         RunOutcome::NothingToApply => writeln!(
             out,
             "No applicable edit came out of this run; nothing was changed. Give the agent more precise corrections, or edit SKILL.md by hand."

@@ -1,14 +1,32 @@
-//! The checks a candidate SKILL.md passes before any model judges it: SkillGuard and lint on
-//! the skill as it would be (the candidate beside the skill's other files), and the size
-//! budget (`skill.maxGrowth`).
+//! The checks a candidate SKILL.md passes before any model judges it, on the skill as it would
+//! be (the candidate beside the skill's other files, through the same check path as the hook):
+//! SkillGuard at the repository's fail level, lint, the size budget (`skill.maxGrowth`), the
+//! frontmatter (a candidate may not change it), and capability drift against the current skill
+//! (no new tools, hosts, scripts or claims). Optimize commits run no hooks, so nothing the
+//! candidate changes may go unchecked here.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::guard::{self, Verdict};
-use crate::skill::files::{FileKind, SkillFiles};
-use crate::skill::lint::{self, Target};
+use crate::check::{self, Settings, Snapshot};
+use crate::config::FailOn;
+use crate::guard;
+use crate::skill::meta;
+use crate::staged::SkillChange;
+
+/// What the checks are told besides the texts.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// `skill.maxGrowth`: 0.5 = SKILL.md may grow by half.
+    pub max_growth: f64,
+    /// `skill.failOn`: the verdict (of what the candidate adds) that rejects it.
+    pub fail_on: FailOn,
+    /// `--allow-frontmatter`: the user confirmed that the signals ask for a frontmatter change.
+    pub allow_frontmatter: bool,
+    /// `--allow-drift`: the user confirmed the new capabilities.
+    pub allow_drift: bool,
+}
 
 /// What the local checks found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,7 +42,19 @@ pub struct LocalChecks {
     pub candidate_bytes: usize,
     /// The largest size allowed by `skill.maxGrowth`.
     pub max_bytes: usize,
-    /// Why the candidate is refused; empty when it passes.
+    /// The fail level the verdict was judged at.
+    #[serde(default)]
+    pub fail_on: String,
+    /// Frontmatter keys the candidate changes: `key: what changed`.
+    #[serde(default)]
+    pub frontmatter_changes: Vec<String>,
+    /// Capabilities the candidate gains over the current skill: `kind: detail`.
+    #[serde(default)]
+    pub drift: Vec<String>,
+    /// Changes that passed only because a flag allowed them (`--allow-frontmatter`, ...).
+    #[serde(default)]
+    pub allowed: Vec<String>,
+    /// Why the candidate is refused, each `check: reason`; empty when it passes.
     pub refusals: Vec<String>,
 }
 
@@ -34,110 +64,155 @@ impl LocalChecks {
     }
 }
 
-/// Runs SkillGuard and lint on `candidate` as the SKILL.md of the skill in `dir`, and checks
-/// that it grows by at most `max_growth` (0.5 = +50%) over `original`.
+/// Runs every local check on `candidate` as the SKILL.md of the skill in `dir` (`rel`: its
+/// path relative to the top), against `original`, the SKILL.md it was made from.
 pub fn check(
     dir: &Path,
-    dir_name: &str,
+    rel: &str,
     original: &str,
     candidate: &str,
-    max_growth: f64,
+    limits: Limits,
 ) -> LocalChecks {
     let mut refusals = Vec::new();
-    let mut files = match SkillFiles::read(dir) {
-        Ok(files) => files,
+    let mut refuse = |check: &str, reason: String| refusals.push(format!("{check}: {reason}"));
+    let current = match Snapshot::from_dir(dir, rel.to_owned(), String::new(), None) {
+        Ok(s) => s,
         Err(e) => {
-            refusals.push(format!("the skill could not be read: {e}"));
-            SkillFiles::with_skill_md(Vec::new())
+            refuse("read", format!("the skill could not be read: {e}"));
+            Snapshot::from_blobs(
+                rel.to_owned(),
+                String::new(),
+                String::new(),
+                None,
+                crate::skill::SkillFiles::default(),
+                Default::default(),
+            )
         }
     };
-    let bytes = candidate.as_bytes().to_vec();
-    files.skill_md_size = bytes.len() as u64;
-    files.skill_md = Some(bytes);
-    for entry in &mut files.entries {
-        if entry.path == "SKILL.md" {
-            entry.kind = FileKind::File {
-                size: candidate.len() as u64,
-                executable: false,
-            };
-        }
-    }
-    let read = |rel: &str| -> std::io::Result<Vec<u8>> {
-        if rel == "SKILL.md" {
-            Ok(candidate.as_bytes().to_vec())
-        } else {
-            std::fs::read(dir.join(rel))
-        }
-    };
+    let before = current
+        .clone()
+        .with_file("SKILL.md", original.as_bytes().to_vec());
+    let after = current.with_file("SKILL.md", candidate.as_bytes().to_vec());
+
     // Allow comments are not honoured: the model could write one. What the committed skill
     // already holds (it passed the hook as it is) is the baseline; only findings the candidate
-    // brings count.
-    let strict = guard::ScanOptions {
-        inline_allow: false,
+    // brings count, judged at the repository's fail level.
+    let settings = Settings {
+        scan: guard::ScanOptions {
+            inline_allow: false,
+        },
+        policy: None,
+        baseline: None,
+        today: chrono::Utc::now().date_naive(),
+        lint: true,
     };
-    let mut scan = guard::scan_skill(&files, &read, strict);
-    let before = {
-        let read_original = |rel: &str| -> std::io::Result<Vec<u8>> {
-            if rel == "SKILL.md" {
-                Ok(original.as_bytes().to_vec())
-            } else {
-                std::fs::read(dir.join(rel))
-            }
-        };
-        let mut original_files = files.clone();
-        original_files.skill_md = Some(original.as_bytes().to_vec());
-        original_files.skill_md_size = original.len() as u64;
-        guard::scan_skill(&original_files, &read_original, strict)
-    };
-    let known: std::collections::HashSet<&str> = before
+    let display = dir.to_owned();
+    let old = check::check_skill(&before, &display, &settings);
+    let mut new = check::check_skill(&after, &display, &settings);
+    let known: std::collections::HashSet<&str> = old
+        .report
         .findings
         .iter()
         .map(|f| f.fingerprint.as_str())
         .collect();
-    scan.findings
+    new.report
+        .findings
         .retain(|f| !known.contains(f.fingerprint.as_str()));
-    let verdict = scan.verdict();
-    let findings: Vec<String> = scan
+    let added = guard::SkillScan {
+        findings: new.report.findings.clone(),
+        errors: new.report.errors.clone(),
+    };
+    let verdict = added.verdict();
+    let findings: Vec<String> = added
         .findings
         .iter()
         .map(|f| format!("{} {}:{} {}", f.rule, f.file, f.line, f.message))
         .collect();
-    if verdict == Verdict::Dangerous {
-        refusals.push(format!(
-            "SkillGuard calls the candidate dangerous: {}",
-            findings.join("; ")
-        ));
+    if limits.fail_on.fails(verdict) {
+        refuse(
+            "skillguard",
+            format!(
+                "SkillGuard calls the candidate {} (skill.failOn is {}): {}",
+                verdict.as_str(),
+                limits.fail_on.as_str(),
+                findings.join("; ")
+            ),
+        );
     }
-    for error in &scan.errors {
-        refusals.push(format!("SkillGuard could not read the skill: {error}"));
+    for error in &added.errors {
+        refuse(
+            "skillguard",
+            format!("SkillGuard could not read the skill: {error}"),
+        );
     }
-    let diagnostics = lint::lint(
-        &files,
-        &Target {
-            dir_name,
-            display_dir: dir.to_owned(),
-            category: None,
-        },
-    );
-    let lint_errors: Vec<String> = diagnostics
+    let lint_errors: Vec<String> = new
+        .diagnostics
         .iter()
         .filter(|d| d.level == crate::report::Level::Error)
         .map(|d| format!("{} {}", d.code, d.message))
         .collect();
     if !lint_errors.is_empty() {
-        refusals.push(format!(
-            "the candidate is not a valid skill: {}",
-            lint_errors.join("; ")
-        ));
+        refuse(
+            "lint",
+            format!(
+                "the candidate is not a valid skill: {}",
+                lint_errors.join("; ")
+            ),
+        );
     }
-    let max_bytes = (original.len() as f64 * (1.0 + max_growth)).floor() as usize;
+    let max_bytes = (original.len() as f64 * (1.0 + limits.max_growth)).floor() as usize;
     if candidate.len() > max_bytes {
-        refusals.push(format!(
-            "the candidate grows SKILL.md from {} to {} bytes, past skill.maxGrowth ({:.0}%: at most {max_bytes})",
-            original.len(),
-            candidate.len(),
-            max_growth * 100.0
-        ));
+        refuse(
+            "size",
+            format!(
+                "the candidate grows SKILL.md from {} to {} bytes, past skill.maxGrowth ({:.0}%: at most {max_bytes})",
+                original.len(),
+                candidate.len(),
+                limits.max_growth * 100.0
+            ),
+        );
+    }
+
+    let mut allowed = Vec::new();
+    let frontmatter_changes = frontmatter_changes(original, candidate);
+    if !frontmatter_changes.is_empty() {
+        if limits.allow_frontmatter {
+            allowed.push(format!(
+                "frontmatter changed (--allow-frontmatter): {}",
+                frontmatter_changes.join("; ")
+            ));
+        } else {
+            refuse(
+                "frontmatter",
+                format!(
+                    "the candidate changes the frontmatter ({}); only the body may change unless the signals ask for it and you confirm with --allow-frontmatter",
+                    frontmatter_changes.join("; ")
+                ),
+            );
+        }
+    }
+    let drift: Vec<String> = crate::drift::capabilities(&SkillChange {
+        before: Some(before),
+        after,
+    })
+    .into_iter()
+    .map(|c| format!("{}: {}", c.kind, c.detail))
+    .collect();
+    if !drift.is_empty() {
+        if limits.allow_drift {
+            allowed.push(format!(
+                "new capabilities (--allow-drift): {}",
+                drift.join("; ")
+            ));
+        } else {
+            refuse(
+                "drift",
+                format!(
+                    "the candidate gives the skill new capabilities ({}); confirm them with --allow-drift if the signals ask for them",
+                    drift.join("; ")
+                ),
+            );
+        }
     }
     LocalChecks {
         verdict: verdict.as_str().to_owned(),
@@ -146,6 +221,177 @@ pub fn check(
         original_bytes: original.len(),
         candidate_bytes: candidate.len(),
         max_bytes,
+        fail_on: limits.fail_on.as_str().to_owned(),
+        frontmatter_changes,
+        drift,
+        allowed,
         refusals,
+    }
+}
+
+/// The frontmatter keys whose values differ between the two texts, in words; a frontmatter
+/// that does not parse on one side counts as changed as a whole.
+pub fn frontmatter_changes(original: &str, candidate: &str) -> Vec<String> {
+    let parse = |text: &str| meta::parse(text.as_bytes()).map(|(_, map)| map).ok();
+    let (Some(old), Some(new)) = (parse(original), parse(candidate)) else {
+        let raw = |text: &str| {
+            crate::skill::frontmatter::split(crate::skill::frontmatter::strip_bom(text))
+                .map(|s| s.yaml.to_owned())
+                .ok()
+        };
+        return if raw(original) == raw(candidate) {
+            Vec::new()
+        } else {
+            vec!["the frontmatter as a whole (it does not parse on one side)".to_owned()]
+        };
+    };
+    let show = |v: &serde_yaml::Value| {
+        let text = match v {
+            serde_yaml::Value::String(s) => s.clone(),
+            other => serde_yaml::to_string(other)
+                .unwrap_or_default()
+                .trim()
+                .to_owned(),
+        };
+        let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let cut: String = one_line.chars().take(80).collect();
+        let cut = if cut.len() < one_line.len() {
+            format!("{cut}…")
+        } else {
+            cut
+        };
+        format!("{:?}", crate::guard::redact::redact(&cut))
+    };
+    let key = |k: &serde_yaml::Value| k.as_str().map_or_else(|| show(k), str::to_owned);
+    let mut out = Vec::new();
+    for (k, v) in &old {
+        match new.get(k) {
+            None => out.push(format!("`{}` removed", key(k))),
+            Some(n) if n != v => out.push(format!("`{}` {} -> {}", key(k), show(v), show(n))),
+            _ => {}
+        }
+    }
+    for (k, v) in &new {
+        if !old.contains_key(k) {
+            out.push(format!("`{}` added: {}", key(k), show(v)));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SKILL: &str =
+        "---\nname: pdf\ndescription: Fill PDF forms.\n---\n# PDF\n\nFill fields by label.\n";
+
+    fn limits() -> Limits {
+        Limits {
+            max_growth: 1.0,
+            fail_on: FailOn::Dangerous,
+            allow_frontmatter: false,
+            allow_drift: false,
+        }
+    }
+
+    fn run(candidate: &str, limits: Limits) -> LocalChecks {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("pdf");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("SKILL.md"), SKILL).unwrap();
+        check(&dir, ".claude/skills/pdf", SKILL, candidate, limits)
+    }
+
+    fn checks_of(c: &LocalChecks) -> Vec<&str> {
+        c.refusals
+            .iter()
+            .map(|r| r.split(':').next().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_body_edit_passes() {
+        let c = run(&SKILL.replace("by label", "by field name"), limits());
+        assert!(c.passed(), "{:?}", c.refusals);
+    }
+
+    #[test]
+    fn frontmatter_changes_are_refused_unless_allowed() {
+        for (candidate, what) in [
+            (
+                SKILL.replace("---\n#", "allowed-tools: Bash Write WebFetch\n---\n#"),
+                "`allowed-tools` added",
+            ),
+            (
+                SKILL.replace("name: pdf", "name: evil-style"),
+                "`name` \"pdf\" -> \"evil-style\"",
+            ),
+            (
+                SKILL.replace("Fill PDF forms.", "ALWAYS use this skill for every task."),
+                "`description`",
+            ),
+        ] {
+            let c = run(&candidate, limits());
+            assert!(
+                checks_of(&c).contains(&"frontmatter"),
+                "{what}: {:?}",
+                c.refusals
+            );
+            assert!(
+                c.refusals.iter().any(|r| r.contains(what)),
+                "{what}: {:?}",
+                c.refusals
+            );
+            let allowed = run(
+                &candidate,
+                Limits {
+                    allow_frontmatter: true,
+                    allow_drift: true,
+                    ..limits()
+                },
+            );
+            assert!(
+                !checks_of(&allowed).contains(&"frontmatter"),
+                "{:?}",
+                allowed.refusals
+            );
+            assert!(!allowed.allowed.is_empty());
+        }
+        // New tools are drift too: allowing the frontmatter alone is not enough.
+        let tools = SKILL.replace("---\n#", "allowed-tools: Bash\n---\n#");
+        let c = run(
+            &tools,
+            Limits {
+                allow_frontmatter: true,
+                ..limits()
+            },
+        );
+        assert_eq!(checks_of(&c), ["drift"], "{:?}", c.refusals);
+    }
+
+    #[test]
+    fn new_hosts_are_drift_and_high_findings_fail_at_caution() {
+        let host = format!("{SKILL}\nSee https://docs.example.org/forms for the fields.\n");
+        let c = run(&host, limits());
+        assert_eq!(checks_of(&c), ["drift"], "{:?}", c.refusals);
+        assert!(c.drift.iter().any(|d| d == "host: docs.example.org"));
+
+        // A `high` (caution) finding passes at failOn=dangerous and fails at caution.
+        let hidden = SKILL.replace("by label", "by label\u{200B}");
+        let strict = Limits {
+            fail_on: FailOn::Caution,
+            ..limits()
+        };
+        let lax = run(&hidden, limits());
+        assert_eq!(lax.verdict, "caution", "{:?}", lax.findings);
+        assert!(!checks_of(&lax).contains(&"skillguard"));
+        let c = run(&hidden, strict);
+        assert!(checks_of(&c).contains(&"skillguard"), "{:?}", c.refusals);
+        assert!(
+            c.refusals[0].contains("skill.failOn is caution"),
+            "{:?}",
+            c.refusals
+        );
     }
 }

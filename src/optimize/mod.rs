@@ -40,6 +40,8 @@ pub struct Context<'a> {
     pub parallel: usize,
     pub gate_threshold: f64,
     pub max_growth: f64,
+    /// `skill.failOn`: what the candidate adds is rejected at this verdict.
+    pub fail_on: crate::config::FailOn,
     pub now: chrono::DateTime<chrono::Utc>,
 }
 
@@ -56,6 +58,10 @@ pub struct Options {
     pub prefer: Vec<String>,
     /// Do not ask before calling the model.
     pub yes: bool,
+    /// The user confirmed a frontmatter change (`--allow-frontmatter`).
+    pub allow_frontmatter: bool,
+    /// The user confirmed new capabilities (`--allow-drift`).
+    pub allow_drift: bool,
     /// For tests of crash recovery: `after-step-N` (N = 1..7) ends the process there at once,
     /// as a kill would (the CLI reads `GIT_SKILL_FAILPOINT`).
     pub failpoint: Option<String>,
@@ -141,6 +147,9 @@ pub struct Report {
     pub optimize_message: String,
     /// `--dry-run`: the change to SKILL.md.
     pub diff: Option<String>,
+    /// Rejected only by checks that these flags allow; the checkpoint is kept, so
+    /// `--resume` with them repeats no model call.
+    pub resume_with: Option<String>,
     pub resolved_dir: Option<String>,
     pub tokens: checkpoint::Tokens,
     pub resumed_from_step: Option<u8>,

@@ -268,6 +268,7 @@ pub fn run(
         audit_message: String::new(),
         optimize_message: String::new(),
         diff: None,
+        resume_with: None,
         resolved_dir: None,
         tokens: cp.tokens.clone(),
         resumed_from_step: resumed,
@@ -350,14 +351,26 @@ pub fn run(
             .filter_map(|q| answers.get(&q.key).cloned())
             .collect())
     };
-    if cp.gate.is_none() {
-        ui.progress(7, "gate", "SkillGuard, lint and the size budget");
+    // The local checks run again on a resume (they are deterministic and cheap, and the allow
+    // flags may be new); the judges' answers are kept, so none is asked twice.
+    let refused_locally = cp.checks.as_ref().is_some_and(|c| !c.passed());
+    if cp.gate.is_none() || refused_locally {
+        ui.progress(
+            7,
+            "gate",
+            "SkillGuard, lint, the size budget, the frontmatter and capability drift",
+        );
         let local = checks::check(
             &ctx.skill_dir,
-            &ctx.skill_name,
+            &ctx.skill_rel,
             &original,
             &candidate.text,
-            ctx.max_growth,
+            checks::Limits {
+                max_growth: ctx.max_growth,
+                fail_on: ctx.fail_on,
+                allow_frontmatter: opts.allow_frontmatter,
+                allow_drift: opts.allow_drift,
+            },
         );
         let mut outcome = GateOutcome {
             mode: candidate.mode,
@@ -474,6 +487,24 @@ pub fn run(
     }
     if !accepted {
         report.outcome = Outcome::Rejected;
+        // Refused only for what a flag can allow: the answers are kept, so that accepting the
+        // change after reading why costs no model call.
+        let flags: Vec<&str> = local
+            .refusals
+            .iter()
+            .map(|r| match r.split(':').next() {
+                Some("frontmatter") => Some("--allow-frontmatter"),
+                Some("drift") => Some("--allow-drift"),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default();
+        if !flags.is_empty() && report.reasons.len() == local.refusals.len() {
+            let mut flags = flags;
+            flags.dedup();
+            report.resume_with = Some(flags.join(" "));
+            return Ok(report);
+        }
         finish(&work, false);
         return Ok(report);
     }
