@@ -14,10 +14,8 @@
 use std::collections::HashSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use gix::bstr::{BStr, ByteSlice};
-use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
 use super::{GitError, Repo};
 
@@ -49,8 +47,60 @@ impl FileChange {
     }
 }
 
-/// How long to wait for a lock on HEAD's branch (git's default `core.filesRefLockTimeout`).
-const REF_LOCK_TIMEOUT: Duration = Duration::from_millis(100);
+/// A commit (or a chain of commits) made ready: every object is written, nothing else has
+/// changed. Kept by the caller (optimize keeps it in its checkpoint before applying it), so that
+/// after a crash at any point of [`Repo::apply_plan`], [`Repo::recover_plan`] can tell whether
+/// the commits landed, finish what was left, or put the work tree back.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Plan {
+    /// Names this operation's temporary files and locks (`[A-Za-z0-9_-]`): a lock is provably
+    /// ours when it is the same file as our temporary file of that name.
+    pub token: String,
+    /// HEAD's commit before.
+    pub head: String,
+    /// The reference that moves: `HEAD` when it is detached, else the branch it points to.
+    pub reference: String,
+    /// The commits in order; HEAD ends at the last.
+    pub commits: Vec<String>,
+    /// The reflog entry: `<operation>: <subject>`.
+    pub reflog: String,
+    pub files: Vec<PlannedFile>,
+}
+
+/// One path of a [`Plan`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PlannedFile {
+    /// Relative to the top of the work tree.
+    pub path: String,
+    /// The blob it gets; `None`: it is deleted.
+    pub new: Option<String>,
+    pub executable: bool,
+    /// What the work tree held there before, as a blob (`None`: nothing).
+    pub old: Option<String>,
+    /// The old content's permissions (unix mode bits).
+    pub old_mode: Option<u32>,
+}
+
+/// What [`Repo::recover_plan`] found and did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recovery {
+    /// The commits are on HEAD; what was left (the index, the reflog, temporary files and
+    /// locks) is finished.
+    Landed,
+    /// HEAD is where it was; git-skill's locks are gone and every file this plan wrote is back
+    /// as it was, except `changed`: files that hold neither the old nor the new content
+    /// (someone wrote them since), left as they are for the caller.
+    NotLanded { changed: Vec<String> },
+}
+
+/// What the steps of [`Repo::apply_plan`] are called, in order, for crash tests: the callback
+/// hears each name just before the step runs.
+pub type Points<'a> = &'a mut dyn FnMut(&str);
+
+/// A temporary-file tag that no other process uses.
+fn process_token() -> String {
+    format!("{}", std::process::id())
+}
 
 impl Repo {
     /// Commits exactly `changes` on top of HEAD, like `git commit --only <paths>` after writing
@@ -102,7 +152,8 @@ impl Repo {
         &self,
         commits: &[(&str, &[FileChange])],
     ) -> Result<Vec<gix::ObjectId>, GitError> {
-        self.commit_chain_as("commit", commits)
+        let plan = self.prepare_plan(&process_token(), "commit", commits)?;
+        self.apply_plan(&plan, &mut |_| {})
     }
 
     /// [`Repo::commit_files`] with the reflog's operation name (`commit`, `revert`).
@@ -112,15 +163,21 @@ impl Repo {
         message: &str,
         changes: &[FileChange],
     ) -> Result<gix::ObjectId, GitError> {
-        let ids = self.commit_chain_as(operation, &[(message, changes)])?;
+        let plan = self.prepare_plan(&process_token(), operation, &[(message, changes)])?;
+        let ids = self.apply_plan(&plan, &mut |_| {})?;
         Ok(ids[ids.len() - 1])
     }
 
-    fn commit_chain_as(
+    /// The first half of [`Repo::commit_chain`]: checks everything that can be checked without
+    /// changing anything, and writes the objects (the blobs, trees and commits, and the work
+    /// tree's current content of each path, so that it can be put back). Nothing else changes:
+    /// unused, these objects are what `git gc` removes.
+    pub fn prepare_plan(
         &self,
+        token: &str,
         operation: &str,
         commits: &[(&str, &[FileChange])],
-    ) -> Result<Vec<gix::ObjectId>, GitError> {
+    ) -> Result<Plan, GitError> {
         let all: Vec<FileChange> = commits
             .iter()
             .flat_map(|(_, changes)| changes.iter().cloned())
@@ -131,8 +188,13 @@ impl Repo {
             paths: paths.clone(),
             message,
         };
-
-        // 1. Everything that can be checked without changing anything.
+        if token.is_empty()
+            || !token
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            return Err(fail(format!("'{token}' cannot name temporary files")));
+        }
         let mut messages = Vec::with_capacity(commits.len());
         for (message, _) in commits {
             messages
@@ -152,13 +214,17 @@ impl Repo {
         let head = self.head_commit_id()?.ok_or_else(|| GitError::UnbornHead {
             path: self.workdir.clone(),
         })?;
+        let reference = match self.repo.head_name() {
+            Ok(Some(name)) => name.as_bstr().to_str_lossy().into_owned(),
+            Ok(None) => "HEAD".to_owned(),
+            Err(e) => return Err(fail(format!("could not read HEAD: {e}"))),
+        };
         let author = identity("author", self.repo.author())?;
         let committer = identity("committer", self.repo.committer())?;
         for change in changes {
             check_worktree_path(&self.workdir, &change.path, change.content.is_some())?;
         }
 
-        // 2. Objects: blobs, trees, the commits. Unreferenced until HEAD moves.
         let head_commit = self
             .repo
             .find_commit(head)
@@ -168,8 +234,7 @@ impl Repo {
             .tree_id()
             .map_err(|e| fail(format!("could not read HEAD's tree: {e}")))?
             .detach();
-        // (path, blob id, executable) of each written file, for the index.
-        let mut written: Vec<(String, gix::ObjectId, bool)> = Vec::new();
+        let mut files = Vec::new();
         let mut ids = Vec::with_capacity(commits.len());
         for ((_, changes), message) in commits.iter().zip(&messages) {
             let parent_tree_obj = self
@@ -184,6 +249,13 @@ impl Repo {
                 let old = parent_tree_obj
                     .lookup_entry_by_path(&change.path)
                     .map_err(|e| fail(format!("could not read '{}' in HEAD: {e}", change.path)))?;
+                let mut planned = PlannedFile {
+                    path: change.path.clone(),
+                    new: None,
+                    executable: false,
+                    old: None,
+                    old_mode: None,
+                };
                 match &change.content {
                     Some(content) => {
                         if let Some(old) = &old {
@@ -205,7 +277,8 @@ impl Repo {
                         editor
                             .upsert(change.path.as_str(), kind, blob)
                             .map_err(|e| fail(format!("could not set '{}': {e}", change.path)))?;
-                        written.push((change.path.clone(), blob, executable));
+                        planned.new = Some(blob.to_string());
+                        planned.executable = executable;
                     }
                     None => {
                         if old.as_ref().is_some_and(|e| e.mode().is_tree()) {
@@ -216,6 +289,29 @@ impl Repo {
                         })?;
                     }
                 }
+                // The work tree's content now, kept as an object to put it back after a crash.
+                let abs = self.workdir.join(&change.path);
+                match std::fs::symlink_metadata(&abs) {
+                    Ok(meta) if meta.file_type().is_symlink() => {
+                        return Err(invalid(
+                            &change.path,
+                            "it is a symbolic link; git-skill does not replace links",
+                        ))
+                    }
+                    Ok(meta) => {
+                        let bytes = std::fs::read(&abs)
+                            .map_err(|e| fail(format!("could not read '{}': {e}", change.path)))?;
+                        let id = self
+                            .repo
+                            .write_blob(&bytes)
+                            .map_err(|e| fail(format!("could not store '{}': {e}", change.path)))?;
+                        planned.old = Some(id.to_string());
+                        planned.old_mode = Some(mode_bits(&meta));
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(fail(format!("could not inspect '{}': {e}", change.path))),
+                }
+                files.push(planned);
             }
             let tree = editor
                 .write()
@@ -247,103 +343,518 @@ impl Repo {
                 .map_err(|e| fail(format!("could not write the commit: {e}")))?
                 .detach();
             parent_tree = tree;
-            ids.push(parent);
+            ids.push(parent.to_string());
         }
-        let commit_id = parent;
-        let message = messages.last().expect("one message at least").clone();
-        // 3. Locks: HEAD's branch (checking it still points at `head`), then the index.
-        let edit = RefEdit {
-            change: Change::Update {
-                log: LogChange {
-                    mode: RefLog::AndReference,
-                    force_create_reflog: false,
-                    message: gix::reference::log::message(
-                        operation,
-                        message.as_bytes().as_bstr(),
-                        1,
-                    ),
-                },
-                expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(head)),
-                new: gix::refs::Target::Object(commit_id),
-            },
-            name: "HEAD"
-                .try_into()
-                .map_err(|e| fail(format!("HEAD is not a valid name: {e}")))?,
-            deref: true,
+        let subject = messages
+            .last()
+            .and_then(|m| m.lines().next())
+            .unwrap_or_default()
+            .to_owned();
+        Ok(Plan {
+            token: token.to_owned(),
+            head: head.to_string(),
+            reference,
+            commits: ids,
+            reflog: format!("{operation}: {subject}"),
+            files,
+        })
+    }
+
+    /// The second half of [`Repo::commit_chain`]: takes the locks on the reference and the
+    /// index, writes the work tree, the index and the reference, and moves HEAD. `points` hears
+    /// the name of each step just before it runs (crash tests stop the process there).
+    ///
+    /// The locks are git's own (`<ref>.lock`, `index.lock`), each made as a hard link of a
+    /// temporary file named after the plan's token: a lock left by a crash is provably this
+    /// plan's, so that [`Repo::recover_plan`] removes it and no other. HEAD's move (a rename)
+    /// is the one step after which the commits exist. A failure before it leaves the
+    /// repository, the index and the work tree as they were.
+    pub fn apply_plan(&self, plan: &Plan, points: Points<'_>) -> Result<Vec<gix::ObjectId>, GitError> {
+        let paths = plan
+            .files
+            .iter()
+            .map(|f| format!("'{}'", f.path))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let fail = |message: String| GitError::Commit {
+            paths: paths.clone(),
+            message,
         };
-        let transaction = self
-            .repo
-            .refs
-            .transaction()
-            .prepare(
-                [edit],
-                gix::lock::acquire::Fail::AfterDurationWithBackoff(REF_LOCK_TIMEOUT),
-                gix::lock::acquire::Fail::AfterDurationWithBackoff(REF_LOCK_TIMEOUT),
-            )
-            .map_err(|e| {
-                fail(format!(
-                    "could not lock HEAD (another git command running?): {e}"
-                ))
-            })?;
-        let index_path = self.repo.index_path();
-        let mut index_lock = gix::lock::File::acquire_to_update_resource(
-            &index_path,
-            gix::lock::acquire::Fail::Immediately,
-            None,
-            0,
-        )
-        .map_err(|e| {
+        let ids: Vec<gix::ObjectId> = plan
+            .commits
+            .iter()
+            .map(|id| gix::ObjectId::from_hex(id.as_bytes()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| fail(format!("the plan names no valid commit: {e}")))?;
+        let new_head = *ids.last().ok_or_else(|| fail("no commit to make".into()))?;
+        let head = gix::ObjectId::from_hex(plan.head.as_bytes())
+            .map_err(|e| fail(format!("the plan names no valid HEAD: {e}")))?;
+        let locks = self.locks(plan);
+
+        // 1. The locks: the reference's (checking it still points at `head`), then the index's.
+        points("lock-ref");
+        let ref_lock = Lock::acquire(&locks.ref_tmp, &locks.ref_lock).map_err(|e| {
             fail(format!(
-                "could not lock the index (another git command running? if not, remove '{}.lock'): {e}",
-                index_path.display()
+                "could not lock HEAD (another git command running? if not, remove '{}'): {e}",
+                locks.ref_lock.display()
             ))
         })?;
-        let mut index = gix::index::File::at_or_default(
+        let current = self.reference_target(&plan.reference);
+        if current.as_ref().ok() != Some(&head) {
+            ref_lock.release();
+            return Err(fail(match current {
+                Ok(id) => format!("HEAD moved to {id} meanwhile"),
+                Err(e) => e,
+            }));
+        }
+        points("lock-index");
+        let index_lock = match Lock::acquire(&locks.index_tmp, &locks.index_lock) {
+            Ok(lock) => lock,
+            Err(e) => {
+                ref_lock.release();
+                return Err(fail(format!(
+                    "could not lock the index (another git command running? if not, remove '{}'): {e}",
+                    locks.index_lock.display()
+                )));
+            }
+        };
+        let release = |message: String| {
+            index_lock.release();
+            ref_lock.release();
+            fail(message)
+        };
+        let index_path = self.repo.index_path();
+        let mut index = match gix::index::File::at_or_default(
             &index_path,
             self.repo.object_hash(),
             true,
             gix::index::decode::Options::default(),
-        )
-        .map_err(|e| fail(format!("could not read the index: {e}")))?;
-        check_index(&index, changes)?;
+        ) {
+            Ok(index) => index,
+            Err(e) => return Err(release(format!("could not read the index: {e}"))),
+        };
+        let changes: Vec<FileChange> = plan
+            .files
+            .iter()
+            .map(|f| FileChange {
+                path: f.path.clone(),
+                content: f.new.as_ref().map(|_| Vec::new()),
+            })
+            .collect();
+        if let Err(e) = check_index(&index, &changes) {
+            index_lock.release();
+            ref_lock.release();
+            return Err(e);
+        }
 
-        // 4. The work tree, undone on any failure until HEAD has moved.
+        // 2. The work tree, undone on any failure until HEAD has moved.
         let mut journal = Journal::default();
         let staged = (|| -> Result<(), String> {
-            for change in changes {
-                journal.apply(&self.workdir, change)?;
+            let mut written = Vec::new();
+            for file in &plan.files {
+                let content = match &file.new {
+                    Some(id) => Some(self.planned_blob(id)?),
+                    None => None,
+                };
+                journal.apply(&self.workdir, &file.path, content.as_deref(), &plan.token, points)?;
+                if let Some(id) = &file.new {
+                    let id = gix::ObjectId::from_hex(id.as_bytes()).map_err(|e| e.to_string())?;
+                    written.push((file.path.clone(), id, file.executable));
+                }
             }
-            update_index(&mut index, &self.workdir, changes, &written)?;
-            let mut out = std::io::BufWriter::with_capacity(64 * 1024, &mut index_lock);
+            update_index(&mut index, &self.workdir, &changes, &written)?;
+            points("write-index");
+            let mut bytes = Vec::new();
             index
-                .write_to(&mut out, gix::index::write::Options::default())
+                .write_to(&mut bytes, gix::index::write::Options::default())
                 .map_err(|e| format!("could not write the index: {e}"))?;
-            out.flush()
+            index_lock
+                .write(&bytes)
                 .map_err(|e| format!("could not write the index: {e}"))?;
+            points("write-ref");
+            ref_lock
+                .write(format!("{new_head}\n").as_bytes())
+                .map_err(|e| format!("could not write '{}': {e}", plan.reference))?;
             Ok(())
         })();
         if let Err(message) = staged {
+            index_lock.release();
+            ref_lock.release();
             return Err(journal.undo(paths, message));
         }
 
-        // 5. HEAD moves: from here on the commit exists.
-        if let Err(e) = transaction.commit(Some(committer)) {
+        // 3. HEAD moves: from here on the commits exist.
+        points("move-head");
+        if let Err(e) = std::fs::rename(&locks.ref_lock, &locks.ref_file) {
+            index_lock.release();
+            ref_lock.release();
             return Err(journal.undo(paths, format!("could not move HEAD: {e}")));
         }
+        ref_lock.forget_lock();
+        // 4. What follows the move: none of it decides whether the commits exist.
+        points("reflog");
+        let reflog = self.append_reflogs(plan, head, new_head);
+        points("commit-index");
+        let indexed = std::fs::rename(&locks.index_lock, &index_path);
+        index_lock.forget_lock();
+        points("cleanup");
+        ref_lock.release();
+        index_lock.release();
         journal.cleanup_empty_dirs(&self.workdir);
-        if let Err(e) = index_lock.commit() {
+        if let Err(e) = indexed {
             return Err(GitError::IndexAfterCommit {
-                commit: commit_id,
-                paths: changes
+                commit: new_head,
+                paths: plan
+                    .files
                     .iter()
                     .map(|c| shell_quote(&c.path))
                     .collect::<Vec<_>>()
                     .join(" "),
-                message: e.error.to_string(),
+                message: e.to_string(),
+            });
+        }
+        if let Err(e) = reflog {
+            // The commits stand; only the reflog entry is missing.
+            return Err(GitError::GitCommand {
+                command: "reflog".into(),
+                message: format!(
+                    "commit {new_head} was made, but its reflog entry could not be written: {e}"
+                ),
             });
         }
         Ok(ids)
     }
+
+    /// After a crash while `plan` was applied (or before it was): finishes a plan whose
+    /// commits landed (the index, the reflog, temporary files), or takes back what one that did
+    /// not land changed. Only git-skill's own locks are removed: a lock that is not provably
+    /// this plan's stays, and the error names it.
+    pub fn recover_plan(&self, plan: &Plan) -> Result<Recovery, GitError> {
+        let paths = plan
+            .files
+            .iter()
+            .map(|f| format!("'{}'", f.path))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let fail = |message: String| GitError::Commit {
+            paths: paths.clone(),
+            message,
+        };
+        let locks = self.locks(plan);
+        let last = plan
+            .commits
+            .last()
+            .and_then(|id| gix::ObjectId::from_hex(id.as_bytes()).ok())
+            .ok_or_else(|| fail("the plan names no commit".into()))?;
+        let head = gix::ObjectId::from_hex(plan.head.as_bytes())
+            .map_err(|e| fail(format!("the plan names no valid HEAD: {e}")))?;
+        let ours = |lock: &Path, tmp: &Path| same_file(lock, tmp);
+        let current = self.reference_target(&plan.reference).map_err(fail)?;
+        if current == last {
+            // Landed. The index lock, if still ours, holds the finished index.
+            if ours(&locks.index_lock, &locks.index_tmp) {
+                std::fs::rename(&locks.index_lock, self.repo.index_path()).map_err(|e| {
+                    fail(format!("could not put the finished index in place: {e}"))
+                })?;
+            }
+            if !self.reflog_has(&plan.reference, last) {
+                self.append_reflogs(plan, head, last)
+                    .map_err(|e| fail(format!("could not write the reflog: {e}")))?;
+            }
+            let _ = std::fs::remove_file(&locks.index_tmp);
+            let _ = std::fs::remove_file(&locks.ref_tmp);
+            Journal::remove_temporaries(&self.workdir, plan);
+            return Ok(Recovery::Landed);
+        }
+        // Not landed: our locks go, the work tree goes back.
+        for (lock, tmp) in [
+            (&locks.ref_lock, &locks.ref_tmp),
+            (&locks.index_lock, &locks.index_tmp),
+        ] {
+            if ours(lock, tmp) {
+                std::fs::remove_file(lock)
+                    .map_err(|e| fail(format!("could not remove '{}': {e}", lock.display())))?;
+            }
+            let _ = std::fs::remove_file(tmp);
+        }
+        Journal::remove_temporaries(&self.workdir, plan);
+        let mut changed = Vec::new();
+        for file in plan.files.iter().rev() {
+            let abs = self.workdir.join(&file.path);
+            let now = match std::fs::symlink_metadata(&abs) {
+                Ok(m) if m.is_file() => Some(
+                    std::fs::read(&abs)
+                        .map_err(|e| fail(format!("could not read '{}': {e}", file.path)))?,
+                ),
+                Ok(_) => {
+                    changed.push(file.path.clone());
+                    continue;
+                }
+                Err(_) => None,
+            };
+            let now_id = now.as_deref().map(|b| blob_id(self, b)).transpose()?;
+            if now_id == file.old {
+                continue;
+            }
+            if now_id != file.new {
+                changed.push(file.path.clone());
+                continue;
+            }
+            match &file.old {
+                Some(old) => {
+                    let bytes = self.planned_blob(old).map_err(fail)?;
+                    let permissions = file.old_mode.map(permissions_from);
+                    write_file_atomic(&abs, &bytes, permissions, &plan.token)
+                        .map_err(|e| fail(format!("could not restore '{}': {e}", file.path)))?;
+                }
+                None => {
+                    std::fs::remove_file(&abs)
+                        .map_err(|e| fail(format!("could not remove '{}': {e}", file.path)))?;
+                    // Directories the plan created and left empty go too.
+                    let mut dir = abs.parent();
+                    while let Some(d) = dir {
+                        if d == self.workdir || std::fs::remove_dir(d).is_err() {
+                            break;
+                        }
+                        dir = d.parent();
+                    }
+                }
+            }
+        }
+        // A lock that is not ours stays: the next attempt names it, with how to remove it.
+        Ok(Recovery::NotLanded { changed })
+    }
+
+    /// Where a plan's locks and their temporary twins are.
+    fn locks(&self, plan: &Plan) -> PlanLocks {
+        let ref_file = if plan.reference == "HEAD" {
+            self.repo.git_dir().join("HEAD")
+        } else {
+            self.repo.common_dir().join(&plan.reference)
+        };
+        let index_path = self.repo.index_path();
+        let with = |p: &Path, suffix: &str| {
+            let mut s = p.as_os_str().to_owned();
+            s.push(suffix);
+            PathBuf::from(s)
+        };
+        PlanLocks {
+            ref_lock: with(&ref_file, ".lock"),
+            ref_tmp: self
+                .repo
+                .common_dir()
+                .join(format!("git-skill-{}.ref", plan.token)),
+            ref_file,
+            index_lock: with(&index_path, ".lock"),
+            index_tmp: with(&index_path, &format!(".git-skill-{}", plan.token)),
+        }
+    }
+
+    /// What `reference` points at now (through packed refs too).
+    fn reference_target(&self, reference: &str) -> Result<gix::ObjectId, String> {
+        let mut r = self
+            .repo
+            .find_reference(reference)
+            .map_err(|e| format!("could not read {reference}: {e}"))?;
+        r.peel_to_id()
+            .map(|id| id.detach())
+            .map_err(|e| format!("could not read {reference}: {e}"))
+    }
+
+    fn planned_blob(&self, id: &str) -> Result<Vec<u8>, String> {
+        let id = gix::ObjectId::from_hex(id.as_bytes()).map_err(|e| e.to_string())?;
+        self.repo
+            .find_object(id)
+            .map(|o| o.detach().data)
+            .map_err(|e| format!("could not read blob {id}: {e}"))
+    }
+
+    /// The reflog files a move of `reference` writes to: its own, and HEAD's when HEAD
+    /// points at it. A log that does not exist is created for branches and HEAD unless
+    /// `core.logAllRefUpdates` is false.
+    fn reflog_paths(&self, reference: &str) -> Vec<PathBuf> {
+        let all = self
+            .repo
+            .config_snapshot()
+            .string("core.logAllRefUpdates")
+            .map(|v| v.to_string().to_ascii_lowercase());
+        let create = !matches!(all.as_deref(), Some("false" | "no" | "off" | "0"));
+        let mut out = Vec::new();
+        let head_log = self.repo.git_dir().join("logs/HEAD");
+        if reference == "HEAD" {
+            if create || head_log.exists() {
+                out.push(head_log);
+            }
+            return out;
+        }
+        let own = self.repo.common_dir().join("logs").join(reference);
+        if (create && reference.starts_with("refs/heads/")) || own.exists() {
+            out.push(own);
+        }
+        if create || head_log.exists() {
+            out.push(head_log);
+        }
+        out
+    }
+
+    fn append_reflogs(
+        &self,
+        plan: &Plan,
+        old: gix::ObjectId,
+        new: gix::ObjectId,
+    ) -> std::io::Result<()> {
+        let committer = match self.repo.committer() {
+            Some(Ok(sig)) => sig,
+            _ => return Err(std::io::Error::other("no committer identity")),
+        };
+        let message: String = plan
+            .reflog
+            .chars()
+            .map(|c| if c == '\n' || c == '\t' { ' ' } else { c })
+            .collect();
+        let line = format!(
+            "{old} {new} {} <{}> {}\t{message}\n",
+            committer.name.to_str_lossy().trim(),
+            committer.email.to_str_lossy().trim(),
+            committer.time.trim()
+        );
+        for path in self.reflog_paths(&plan.reference) {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)?;
+            // One write: a crash leaves the line whole or absent.
+            file.write_all(line.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Whether the reference's reflog already records the move to `new`.
+    fn reflog_has(&self, reference: &str, new: gix::ObjectId) -> bool {
+        let Some(path) = self.reflog_paths(reference).into_iter().next() else {
+            return true;
+        };
+        let needle = format!(" {new} ");
+        std::fs::read_to_string(path)
+            .map(|text| text.lines().last().is_some_and(|l| l.contains(&needle)))
+            .unwrap_or(false)
+    }
+}
+
+/// A plan's lock files and the temporary files they are links of.
+struct PlanLocks {
+    ref_file: PathBuf,
+    ref_lock: PathBuf,
+    ref_tmp: PathBuf,
+    index_lock: PathBuf,
+    index_tmp: PathBuf,
+}
+
+/// A git lock file (`<path>.lock`) made as a hard link of a temporary file of ours: it exists
+/// whole from its first instant, and proving it ours after a crash is comparing two inodes.
+struct Lock {
+    tmp: PathBuf,
+    lock: PathBuf,
+    /// Cleared once the lock was renamed into place (it then no longer exists as a lock).
+    held: std::cell::Cell<bool>,
+}
+
+impl Lock {
+    fn acquire(tmp: &Path, lock: &Path) -> std::io::Result<Lock> {
+        let _ = std::fs::remove_file(tmp);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(tmp)?;
+        if let Err(e) = std::fs::hard_link(tmp, lock) {
+            let _ = std::fs::remove_file(tmp);
+            return Err(e);
+        }
+        Ok(Lock {
+            tmp: tmp.to_owned(),
+            lock: lock.to_owned(),
+            held: std::cell::Cell::new(true),
+        })
+    }
+
+    /// Writes the lock's content (through the temporary name: the same file), synced.
+    fn write(&self, bytes: &[u8]) -> std::io::Result<()> {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&self.tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()
+    }
+
+    fn forget_lock(&self) {
+        self.held.set(false);
+    }
+
+    /// Removes the lock (when still held) and the temporary name.
+    fn release(&self) {
+        if self.held.get() {
+            let _ = std::fs::remove_file(&self.lock);
+            self.held.set(false);
+        }
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+/// Whether two paths name the same file (a hard link of it).
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::symlink_metadata(a), std::fs::symlink_metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
+    }
+}
+
+fn mode_bits(meta: &std::fs::Metadata) -> u32 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.permissions().mode() & 0o7777
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        0o644
+    }
+}
+
+fn permissions_from(mode: u32) -> std::fs::Permissions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::Permissions::from_mode(mode)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = mode;
+        std::fs::metadata(".").map(|m| m.permissions()).expect("the current directory")
+    }
+}
+
+/// The id git gives `bytes` as a blob, without writing it.
+fn blob_id(repo: &Repo, bytes: &[u8]) -> Result<String, GitError> {
+    gix::objs::compute_hash(repo.repo.object_hash(), gix::objs::Kind::Blob, bytes)
+        .map(|id| id.to_string())
+        .map_err(|e| GitError::Read {
+            path: PathBuf::from("(blob)"),
+            message: e.to_string(),
+        })
 }
 
 fn invalid(path: &str, reason: impl Into<String>) -> GitError {
@@ -621,10 +1132,17 @@ struct Journal {
 }
 
 impl Journal {
-    /// Writes or deletes one file, remembering how to undo it.
-    fn apply(&mut self, workdir: &Path, change: &FileChange) -> Result<(), String> {
-        let abs = workdir.join(&change.path);
-        let rel = &change.path;
+    /// Writes (`Some`) or deletes (`None`) one file, remembering how to undo it; `points` hears
+    /// each step (`mkdir`, `write`, `rename`, `delete` and the path) before it runs.
+    fn apply(
+        &mut self,
+        workdir: &Path,
+        rel: &str,
+        content: Option<&[u8]>,
+        token: &str,
+        points: Points<'_>,
+    ) -> Result<(), String> {
+        let abs = workdir.join(rel);
         let before = match std::fs::symlink_metadata(&abs) {
             Ok(meta) if meta.file_type().is_symlink() => Before::Link(
                 std::fs::read_link(&abs).map_err(|e| format!("could not read '{rel}': {e}"))?,
@@ -645,10 +1163,11 @@ impl Journal {
             path: abs.clone(),
             before,
             created_dirs: Vec::new(),
-            deleted: change.content.is_none(),
+            deleted: content.is_none(),
         });
-        let Some(content) = &change.content else {
+        let Some(content) = content else {
             if existed {
+                points(&format!("delete {rel}"));
                 std::fs::remove_file(&abs).map_err(|e| format!("could not delete '{rel}': {e}"))?;
             }
             return Ok(());
@@ -663,14 +1182,24 @@ impl Journal {
             dir = d.parent();
         }
         for d in missing.into_iter().rev() {
+            points(&format!("mkdir {}", d.strip_prefix(workdir).unwrap_or(&d).display()));
             std::fs::create_dir(&d)
                 .map_err(|e| format!("could not create '{}': {e}", d.display()))?;
             if let Some(undo) = self.undo.last_mut() {
                 undo.created_dirs.push(d);
             }
         }
-        write_file_atomic(&abs, content, permissions, "tmp")
-            .map_err(|e| format!("could not write '{rel}': {e}"))
+        points(&format!("write {rel}"));
+        let tmp = temp_path(&abs, token);
+        write_temp(&tmp, content, permissions).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            format!("could not write '{rel}': {e}")
+        })?;
+        points(&format!("rename {rel}"));
+        std::fs::rename(&tmp, &abs).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            format!("could not write '{rel}': {e}")
+        })
     }
 
     /// Puts every touched path back as it was and builds the error for `message`.
@@ -717,6 +1246,14 @@ impl Journal {
             }
         }
     }
+
+    /// Temporary files a crash may have left beside the plan's paths.
+    fn remove_temporaries(workdir: &Path, plan: &Plan) {
+        for file in &plan.files {
+            let abs = workdir.join(&file.path);
+            let _ = std::fs::remove_file(temp_path(&abs, &plan.token));
+        }
+    }
 }
 
 #[cfg(unix)]
@@ -735,33 +1272,44 @@ fn restore_link(_target: &Path, link: &Path) -> std::io::Result<()> {
     )))
 }
 
-/// Like [`crate::fsutil::write_atomic`], but the file gets `permissions` (an existing file's)
-/// before it replaces the old one. The temporary file is `.<name>.git-skill-<pid>.<tag>`.
-fn write_file_atomic(
-    path: &Path,
-    bytes: &[u8],
-    permissions: Option<std::fs::Permissions>,
-    tag: &str,
-) -> std::io::Result<()> {
+/// The temporary file beside `path` for an operation: `.<name>.git-skill-<token>.tmp`.
+fn temp_path(path: &Path, token: &str) -> PathBuf {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.git-skill-{}.{tag}", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)?;
-        file.write_all(bytes)?;
-        if let Some(permissions) = permissions {
-            file.set_permissions(permissions)?;
-        }
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
+    dir.join(format!(".{name}.git-skill-{token}.tmp"))
+}
+
+/// Creates `tmp` with `bytes`, gives it `permissions` (an existing file's), and syncs it.
+fn write_temp(
+    tmp: &Path,
+    bytes: &[u8],
+    permissions: Option<std::fs::Permissions>,
+) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(tmp)?;
+    file.write_all(bytes)?;
+    if let Some(permissions) = permissions {
+        file.set_permissions(permissions)?;
+    }
+    file.sync_all()
+}
+
+/// Like [`crate::fsutil::write_atomic`], but the file gets `permissions` (an existing file's)
+/// before it replaces the old one. The temporary file is `.<name>.git-skill-<token>.tmp`.
+fn write_file_atomic(
+    path: &Path,
+    bytes: &[u8],
+    permissions: Option<std::fs::Permissions>,
+    token: &str,
+) -> std::io::Result<()> {
+    let tmp = temp_path(path, token);
+    let result = write_temp(&tmp, bytes, permissions).and_then(|()| std::fs::rename(&tmp, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }

@@ -7,7 +7,7 @@ mod revert;
 mod status;
 mod tree;
 
-pub use commit::FileChange;
+pub use commit::{FileChange, Plan, PlannedFile, Recovery};
 pub use log::LogEntry;
 pub use revert::{RevertMethod, RevertOutcome};
 pub use tree::{At, Entry, EntryKind, Listing, PathAt, RegularBlob, Unavailable};
