@@ -208,6 +208,15 @@ fn run_error(e: OptimizeError, skill: &str, dry_run: bool) -> CommandError {
         OptimizeError::ChangedDuringRun(_) => Some(format!(
             "look at the change (git status, git log); then git skill optimize {skill} --restart"
         )),
+        OptimizeError::InterruptedCommit { .. } => Some(format!(
+            "finish or undo it first: git skill optimize {skill} --resume (a dry run changes nothing, so it cannot)"
+        )),
+        OptimizeError::NothingToArchive { .. } => Some(format!(
+            "see what is pending: git skill signals {skill}; start again with git skill optimize {skill} --restart"
+        )),
+        OptimizeError::Git(g) if g.to_string().contains("if not, remove") => Some(
+            "a lock that git-skill cannot prove is its own is left alone; remove it as the message says once no git command is running, then --resume".into(),
+        ),
 
         OptimizeError::Prompt(_) => Some("check the template overrides: git skill prompt list".into()),
         _ => None,

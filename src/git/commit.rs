@@ -309,7 +309,9 @@ impl Repo {
                         planned.old_mode = Some(mode_bits(&meta));
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(fail(format!("could not inspect '{}': {e}", change.path))),
+                    Err(e) => {
+                        return Err(fail(format!("could not inspect '{}': {e}", change.path)))
+                    }
                 }
                 files.push(planned);
             }
@@ -369,7 +371,11 @@ impl Repo {
     /// plan's, so that [`Repo::recover_plan`] removes it and no other. HEAD's move (a rename)
     /// is the one step after which the commits exist. A failure before it leaves the
     /// repository, the index and the work tree as they were.
-    pub fn apply_plan(&self, plan: &Plan, points: Points<'_>) -> Result<Vec<gix::ObjectId>, GitError> {
+    pub fn apply_plan(
+        &self,
+        plan: &Plan,
+        points: Points<'_>,
+    ) -> Result<Vec<gix::ObjectId>, GitError> {
         let paths = plan
             .files
             .iter()
@@ -456,7 +462,13 @@ impl Repo {
                     Some(id) => Some(self.planned_blob(id)?),
                     None => None,
                 };
-                journal.apply(&self.workdir, &file.path, content.as_deref(), &plan.token, points)?;
+                journal.apply(
+                    &self.workdir,
+                    &file.path,
+                    content.as_deref(),
+                    &plan.token,
+                    points,
+                )?;
                 if let Some(id) = &file.new {
                     let id = gix::ObjectId::from_hex(id.as_bytes()).map_err(|e| e.to_string())?;
                     written.push((file.path.clone(), id, file.executable));
@@ -553,9 +565,8 @@ impl Repo {
         if current == last {
             // Landed. The index lock, if still ours, holds the finished index.
             if ours(&locks.index_lock, &locks.index_tmp) {
-                std::fs::rename(&locks.index_lock, self.repo.index_path()).map_err(|e| {
-                    fail(format!("could not put the finished index in place: {e}"))
-                })?;
+                std::fs::rename(&locks.index_lock, self.repo.index_path())
+                    .map_err(|e| fail(format!("could not put the finished index in place: {e}")))?;
             }
             if !self.reflog_has(&plan.reference, last) {
                 self.append_reflogs(plan, head, last)
@@ -843,7 +854,9 @@ fn permissions_from(mode: u32) -> std::fs::Permissions {
     #[cfg(not(unix))]
     {
         let _ = mode;
-        std::fs::metadata(".").map(|m| m.permissions()).expect("the current directory")
+        std::fs::metadata(".")
+            .map(|m| m.permissions())
+            .expect("the current directory")
     }
 }
 
@@ -1182,7 +1195,10 @@ impl Journal {
             dir = d.parent();
         }
         for d in missing.into_iter().rev() {
-            points(&format!("mkdir {}", d.strip_prefix(workdir).unwrap_or(&d).display()));
+            points(&format!(
+                "mkdir {}",
+                d.strip_prefix(workdir).unwrap_or(&d).display()
+            ));
             std::fs::create_dir(&d)
                 .map_err(|e| format!("could not create '{}': {e}", d.display()))?;
             if let Some(undo) = self.undo.last_mut() {

@@ -790,6 +790,15 @@ impl Repo {
         Ok(PathAt::Missing)
     }
 
+    /// A blob's bytes, by its id in hex.
+    pub fn blob_hex(&self, id: &str) -> Result<Vec<u8>, GitError> {
+        let oid = gix::ObjectId::from_hex(id.as_bytes()).map_err(|e| GitError::Read {
+            path: PathBuf::from(id),
+            message: format!("not an object id: {e}"),
+        })?;
+        self.blob(oid, id)
+    }
+
     /// An object's size from its header, without loading it.
     pub fn blob_size(&self, id: gix::ObjectId, path: &str) -> Result<u64, GitError> {
         self.repo

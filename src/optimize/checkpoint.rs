@@ -112,6 +112,25 @@ pub struct Checkpoint {
     pub max_signals: usize,
     /// HEAD when the run started.
     pub head: String,
+    /// Step 8 under way: its commits prepared (their objects written) and what they archive,
+    /// saved before the work tree, the index or HEAD change, so that a resume after a crash at
+    /// any point knows whether they landed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<CommitIntent>,
+}
+
+/// What step 8 is about to land (see [`Checkpoint::commit`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommitIntent {
+    pub plan: crate::git::Plan,
+    /// The signals the audit commit archives.
+    pub signal_ids: Vec<String>,
+    pub audit_message: String,
+    pub optimize_message: String,
+    /// The archive directory, relative to the top.
+    pub resolved_dir: String,
+    /// The pending store, relative to the top.
+    pub pending: String,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-pub use checkpoint::{Candidate, Checkpoint, GateOutcome, GateRecord, Mode};
+pub use checkpoint::{Candidate, Checkpoint, CommitIntent, GateOutcome, GateRecord, Mode};
 pub use pipeline::run;
 
 use crate::llm::{LlmError, Provider};
@@ -173,6 +173,10 @@ pub enum OptimizeError {
     },
     #[error("{0} changed while the run was going on; nothing was committed")]
     ChangedDuringRun(String),
+    #[error("none of the run's signals for {skill} are pending any more; nothing was committed")]
+    NothingToArchive { skill: String },
+    #[error("an earlier run of {skill} was cut short while committing")]
+    InterruptedCommit { skill: String },
     #[error("stopped at failpoint {0} (GIT_SKILL_FAILPOINT)")]
     Failpoint(String),
     #[error("--resume: there is no checkpoint for {skill}")]

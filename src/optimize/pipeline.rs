@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use super::checkpoint::{self, Candidate, Checkpoint, GateOutcome, Mode, Tokens};
+use super::checkpoint::{self, Candidate, Checkpoint, CommitIntent, GateOutcome, Mode, Tokens};
 use super::gate::{self, Question};
 use super::{checks, diff, edits, history, record};
 use super::{Confirm, Context, Estimate, Interact, OptimizeError, Options, Outcome, Report};
@@ -27,6 +27,18 @@ pub fn run(
 ) -> Result<Report, OptimizeError> {
     // ---- Step 1: confirm the target ----
     ui.progress(1, "confirm", &format!("checking {}", ctx.skill_rel));
+    let work = checkpoint::work_dir(&ctx.skill_dir);
+    // The lock is held for the whole run (a dry run writes nothing, not even the lock).
+    let _lock = if opts.dry_run {
+        None
+    } else {
+        Some(lock(&work, &ctx.skill_name)?)
+    };
+    // A step 8 cut short comes first: its commits landed or not, and the work tree must be
+    // put right before anything looks at it.
+    if let Some(report) = recover_commit(ctx, opts, &work, ui)? {
+        return Ok(report);
+    }
     let skill_md_path = ctx.skill_dir.join("SKILL.md");
     let original =
         std::fs::read_to_string(&skill_md_path).map_err(|source| OptimizeError::Read {
@@ -42,13 +54,6 @@ pub fn run(
             paths: dirty,
         });
     }
-    let work = checkpoint::work_dir(&ctx.skill_dir);
-    // The lock is held for the whole run (a dry run writes nothing, not even the lock).
-    let _lock = if opts.dry_run {
-        None
-    } else {
-        Some(lock(&work, &ctx.skill_name)?)
-    };
     let existing = checkpoint::find(&ctx.skill_dir)?;
     let (path, mut cp, resumed) = match existing {
         Some((path, _)) if opts.restart => {
@@ -573,9 +578,17 @@ pub fn run(
         let gitignore = ctx.skill_dir.join(".skillopt/.gitignore");
         let skill_rel = &ctx.skill_rel;
         let repo = ctx.repo;
+        let pending_rel = format!("{skill_rel}/.skillopt/pending/signal.json");
+        let mut points = Failpoints::new(opts);
         // What is archived is what the store still holds of the run's signals: one removed
-        // by hand meanwhile is neither archived nor counted.
-        let audit = store::rewrite_without(&ctx.skill_dir, &ids, |kept, removed| {
+        // by hand meanwhile is neither archived nor counted. The store's writers wait until
+        // the commits are in place, so a signal recorded meanwhile lands in the new file.
+        let landed = store::rewrite_without(&ctx.skill_dir, &ids, |kept, removed| {
+            if removed.is_empty() {
+                return Err(OptimizeError::NothingToArchive {
+                    skill: ctx.skill_name.clone(),
+                });
+            }
             optimization.signal_ids = removed.iter().map(|s| s.signal_id.clone()).collect();
             let message = format!(
                 "audit(skill): archive {} signals for {}",
@@ -584,7 +597,7 @@ pub fn run(
             );
             let mut changes = vec![
                 FileChange {
-                    path: format!("{skill_rel}/.skillopt/pending/signal.json"),
+                    path: pending_rel.clone(),
                     content: Some(kept.to_vec()),
                 },
                 FileChange {
@@ -610,13 +623,30 @@ pub fn run(
                 path: format!("{skill_rel}/SKILL.md"),
                 content: Some(candidate.text.clone().into_bytes()),
             }];
-            repo.commit_chain(&[
-                (message.as_str(), changes.as_slice()),
-                (report.optimize_message.as_str(), &skill_change),
-            ])
-            .map(|ids| (ids, message, removed.len()))
+            let plan = repo.prepare_plan(
+                &cp.optimization_id,
+                "commit",
+                &[
+                    (message.as_str(), changes.as_slice()),
+                    (report.optimize_message.as_str(), &skill_change),
+                ],
+            )?;
+            // The intent first: from here on a crash at any point is recovered by --resume.
+            cp.commit = Some(CommitIntent {
+                plan: plan.clone(),
+                signal_ids: optimization.signal_ids.clone(),
+                audit_message: message.clone(),
+                optimize_message: report.optimize_message.clone(),
+                resolved_dir: dir_rel.clone(),
+                pending: pending_rel.clone(),
+            });
+            points.hit("save-intent");
+            checkpoint::save(&path, &cp)?;
+            let ids = repo.apply_plan(&plan, &mut |name| points.hit(name))?;
+            Ok((ids, message))
         })??;
-        let (ids, audit_message, _) = audit;
+        let (ids, audit_message) = landed;
+        points.hit("finish");
         report.audit_message = audit_message;
         report.audit_commit = Some(ids[0].to_string());
         report.optimize_commit = Some(ids[1].to_string());
@@ -625,6 +655,162 @@ pub fn run(
     report.outcome = Outcome::Accepted;
     finish(&work, false);
     Ok(report)
+}
+
+/// Crash tests of step 8: `GIT_SKILL_FAILPOINT=step8:N` kills the process (SIGKILL, as a real
+/// kill) just before the Nth of step 8's writes, renames and reference updates.
+struct Failpoints {
+    stop_at: Option<usize>,
+    seen: usize,
+}
+
+impl Failpoints {
+    fn new(opts: &Options) -> Failpoints {
+        let stop_at = opts
+            .failpoint
+            .as_deref()
+            .and_then(|f| f.strip_prefix("step8:"))
+            .and_then(|n| n.parse().ok());
+        Failpoints { stop_at, seen: 0 }
+    }
+
+    fn hit(&mut self, _name: &str) {
+        self.seen += 1;
+        if self.stop_at == Some(self.seen) {
+            kill_self();
+        }
+    }
+}
+
+/// Ends the process as `kill -9` would: no destructor, no lock released by hand.
+fn kill_self() -> ! {
+    #[cfg(unix)]
+    // SAFETY: sends SIGKILL to this process; nothing runs after it.
+    unsafe {
+        libc::kill(libc::getpid(), libc::SIGKILL);
+    }
+    std::process::exit(137)
+}
+
+/// A checkpoint whose step 8 was cut short: the commits either landed (then only the cleanup
+/// is left, and the run is reported as done) or did not (then the work tree is put back as it
+/// was, the pending store included, and the run goes on to make them again).
+fn recover_commit(
+    ctx: &Context<'_>,
+    opts: &Options,
+    work: &Path,
+    ui: &mut dyn Interact,
+) -> Result<Option<Report>, OptimizeError> {
+    let Some((path, mut cp)) = checkpoint::find(&ctx.skill_dir)? else {
+        return Ok(None);
+    };
+    let Some(intent) = cp.commit.clone() else {
+        return Ok(None);
+    };
+    if opts.dry_run {
+        return Err(OptimizeError::InterruptedCommit {
+            skill: ctx.skill_name.clone(),
+        });
+    }
+    ui.progress(
+        8,
+        "update",
+        "an earlier run was cut short while committing; recovering",
+    );
+    // The store's writers wait while the work tree is put right.
+    let recovery = store::with_writers_lock(&ctx.skill_dir, || recover_plan(ctx, &intent))??;
+    if recovery {
+        let report = Report {
+            skill: ctx.skill_name.clone(),
+            optimization_id: cp.optimization_id.clone(),
+            outcome: Outcome::Accepted,
+            corrected: 0,
+            friction: 0,
+            clusters: cp.triage.as_ref().map_or(0, |t| t.clusters.len()),
+            mode: cp.candidate.as_ref().map(|c| c.mode),
+            diagnosis: cp
+                .reflection
+                .as_ref()
+                .map(|r| r.diagnosis().to_owned())
+                .unwrap_or_default(),
+            candidate: cp.candidate.clone(),
+            checks: cp.checks.clone(),
+            gate: cp.gate.clone(),
+            stale: cp.stale.clone(),
+            set_aside: cp.set_aside.clone(),
+            left_out: cp.left_out,
+            too_old: cp.too_old,
+            reasons: Vec::new(),
+            audit_commit: intent.plan.commits.first().cloned(),
+            optimize_commit: intent.plan.commits.last().cloned(),
+            audit_message: intent.audit_message.clone(),
+            optimize_message: intent.optimize_message.clone(),
+            diff: None,
+            resume_with: None,
+            resolved_dir: Some(intent.resolved_dir.clone()),
+            tokens: cp.tokens.clone(),
+            resumed_from_step: Some(8),
+        };
+        ui.warn("the commits of the interrupted run had landed; its cleanup is finished now");
+        finish(work, false);
+        return Ok(Some(report));
+    }
+    ui.warn("the commits of the interrupted run had not landed; the work tree is back as it was, and the run makes them again");
+    cp.commit = None;
+    checkpoint::save(&path, &cp)?;
+    Ok(None)
+}
+
+/// Recovers the plan; `true` when its commits landed. A pending store that gained signals
+/// since the crash keeps them: the old content comes back with the new lines after it.
+fn recover_plan(ctx: &Context<'_>, intent: &CommitIntent) -> Result<bool, OptimizeError> {
+    match ctx.repo.recover_plan(&intent.plan)? {
+        crate::git::Recovery::Landed => Ok(true),
+        crate::git::Recovery::NotLanded { changed } => {
+            for rel in changed {
+                let planned = intent.plan.files.iter().find(|f| f.path == rel);
+                let merged = match planned {
+                    Some(file) if rel == intent.pending => merge_pending(ctx, file)?,
+                    _ => false,
+                };
+                if !merged {
+                    return Err(OptimizeError::ChangedDuringRun(rel));
+                }
+            }
+            Ok(false)
+        }
+    }
+}
+
+/// The pending store after a crash that rewrote it, with signals appended since: puts the old
+/// content back, followed by what was appended. `false` when it holds something else.
+fn merge_pending(ctx: &Context<'_>, file: &crate::git::PlannedFile) -> Result<bool, OptimizeError> {
+    let abs = ctx.repo.workdir().join(&file.path);
+    let read = |path: &Path| {
+        std::fs::read(path).map_err(|source| OptimizeError::Read {
+            path: path.to_owned(),
+            source,
+        })
+    };
+    let now = read(&abs)?;
+    let blob = |id: &Option<String>| -> Result<Vec<u8>, OptimizeError> {
+        match id {
+            Some(id) => Ok(ctx.repo.blob_hex(id)?),
+            None => Ok(Vec::new()),
+        }
+    };
+    let kept = blob(&file.new)?;
+    let old = blob(&file.old)?;
+    if now.starts_with(&kept) {
+        let mut restored = old;
+        restored.extend_from_slice(&now[kept.len()..]);
+        crate::fsutil::write_atomic(&abs, &restored).map_err(|source| OptimizeError::Read {
+            path: abs.clone(),
+            source,
+        })?;
+        return Ok(true);
+    }
+    Ok(now.starts_with(&old))
 }
 
 /// The model calls a run makes in all: the estimate before triage, the count after.
@@ -638,7 +824,7 @@ fn planned(cp: &Checkpoint, regression: usize) -> usize {
 /// Ends the process at once when `name` is the failpoint asked for: what a kill does.
 fn failpoint(opts: &Options, name: &str) {
     if opts.failpoint.as_deref() == Some(name) {
-        std::process::exit(137);
+        kill_self();
     }
 }
 
@@ -680,6 +866,7 @@ fn fresh(
         days: opts.days,
         max_signals: opts.max_signals,
         head,
+        commit: None,
     };
     Ok((work.join(format!("optimization_{stamp}.json")), cp, None))
 }

@@ -249,6 +249,25 @@ pub fn rewrite_without<T>(
     Ok(out)
 }
 
+/// Runs `f` holding the store's writers' lock (appends and rewrites wait meanwhile): for
+/// putting the store back after an interrupted rewrite.
+pub fn with_writers_lock<T>(skill_dir: &Path, f: impl FnOnce() -> T) -> Result<T, StoreError> {
+    let path = pending_path(skill_dir);
+    refuse_links(skill_dir, &path)?;
+    let dir = path.parent().unwrap_or(skill_dir);
+    std::fs::create_dir_all(dir).map_err(|source| StoreError::Write {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let writers = lock_writers(dir).map_err(|source| StoreError::Write {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let out = f();
+    drop(writers);
+    Ok(out)
+}
+
 /// The lines of `signals` as the store writes them.
 pub fn to_lines(signals: &[Signal]) -> Vec<u8> {
     let mut out = Vec::new();

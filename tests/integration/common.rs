@@ -20,8 +20,17 @@ pub struct Run {
 
 impl Run {
     fn from(output: Output) -> Run {
+        // A death by signal reads as the shell shows it: 128 + the signal (137 for SIGKILL).
+        #[cfg(unix)]
+        let signal = std::os::unix::process::ExitStatusExt::signal(&output.status);
+        #[cfg(not(unix))]
+        let signal: Option<i32> = None;
         Run {
-            status: output.status.code().unwrap_or(-1),
+            status: output
+                .status
+                .code()
+                .or(signal.map(|s| 128 + s))
+                .unwrap_or(-1),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         }

@@ -1281,3 +1281,210 @@ fn new_hosts_are_drift_and_a_high_finding_is_rejected_at_fail_on_caution() {
     );
     assert_eq!(sb.git(&["rev-parse", "HEAD"]).stdout, head);
 }
+
+/// The ids of the signals in the pending store, in order.
+fn pending_ids(sb: &Sandbox) -> Vec<String> {
+    std::fs::read_to_string(sb.repo().join(SKILL).join(".skillopt/pending/signal.json"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["signal_id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+/// Lock files and git-skill's temporary files anywhere in the repository.
+fn leftovers(sb: &Sandbox) -> Vec<String> {
+    snapshot(&sb.repo())
+        .into_iter()
+        .map(|(p, _)| p.display().to_string())
+        .filter(|p| {
+            p.ends_with(".lock") || p.contains(".git-skill-") || p.contains("git-skill-opt_")
+        })
+        .collect()
+}
+
+/// A kill at every write, rename and reference update of step 8, then `--resume`: each time
+/// the run ends with exactly the two commits, the archive holds exactly the run's signals, git
+/// finds nothing wrong, the work tree is clean and no lock is left.
+#[test]
+fn a_kill_at_every_point_of_step_8_resumes_to_the_same_two_commits() {
+    let mut point = 1;
+    loop {
+        let sb = repo_with_signals();
+        let ids = pending_ids(&sb);
+        assert_eq!(ids.len(), 3);
+        let first = Model::new().serve();
+        let failpoint = format!("step8:{point}");
+        let run = optimize_env(
+            &sb,
+            &first,
+            &["--yes"],
+            &[("GIT_SKILL_FAILPOINT", &failpoint)],
+        );
+        if run.status == 0 {
+            assert!(
+                point > 20,
+                "step 8 has writes, renames and ref updates: {point} points"
+            );
+            break;
+        }
+        assert_eq!(run.status, 137, "{failpoint}: {}", run.stderr);
+        let second = Model::new().serve();
+        let run = optimize(&sb, &second, &["--resume", "--yes"]);
+        run.assert_ok();
+        assert_eq!(
+            server_calls(&second),
+            0,
+            "{failpoint}: step 8 asks no model"
+        );
+        assert_eq!(
+            subjects(&sb, 3),
+            [
+                "optimize(skill): pdf-forms: The skill says to fill fields by their printed labels",
+                "audit(skill): archive 3 signals for pdf-forms",
+                "add the pdf-forms skill"
+            ],
+            "{failpoint}"
+        );
+        let archive = sb
+            .git(&["show", "--name-only", "--format=", "HEAD~1"])
+            .stdout;
+        let archived = archive
+            .lines()
+            .find(|l| l.ends_with("/signal.json") && l.contains("/resolved/"))
+            .unwrap_or_else(|| panic!("{failpoint}: no archive in {archive}"));
+        let archived_ids: Vec<String> = sb
+            .git(&["show", &format!("HEAD~1:{archived}")])
+            .stdout
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["signal_id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(
+            archived_ids, ids,
+            "{failpoint}: the archive holds the run's signals"
+        );
+        sb.git(&["fsck", "--no-progress", "--strict"]).assert_ok();
+        assert_eq!(sb.git(&["status", "--porcelain"]).stdout, "", "{failpoint}");
+        assert_eq!(
+            leftovers(&sb),
+            Vec::<String>::new(),
+            "{failpoint}: nothing left behind"
+        );
+        assert_eq!(pending_lines(&sb), 0, "{failpoint}");
+        let reflog = sb.git(&["reflog", "--format=%gs"]).stdout;
+        assert_eq!(
+            reflog.lines().count(),
+            2,
+            "{failpoint}: one reflog entry for the move\n{reflog}"
+        );
+        assert!(
+            !sb.repo().join(SKILL).join(".skillopt/work").exists(),
+            "{failpoint}: the checkpoint is gone"
+        );
+        point += 1;
+    }
+}
+
+fn server_calls(server: &Server) -> usize {
+    server.requests().len()
+}
+
+/// Signals recorded between the crash and the resume stay pending; a lock git-skill cannot
+/// prove is its own is not removed, and the error says how to.
+#[test]
+fn a_resume_keeps_signals_recorded_after_the_crash_and_leaves_foreign_locks() {
+    // Find the point just before HEAD moves: after the pending store was rewritten.
+    let sb = repo_with_signals();
+    let server = Model::new().serve();
+    let mut point = 1;
+    let before_move = loop {
+        let probe = repo_with_signals();
+        let failpoint = format!("step8:{point}");
+        let run = optimize_env(
+            &probe,
+            &server,
+            &["--yes"],
+            &[("GIT_SKILL_FAILPOINT", &failpoint)],
+        );
+        assert_eq!(
+            run.status, 137,
+            "{failpoint} never reached the move of HEAD"
+        );
+        if pending_lines(&probe) == 0 {
+            // The store holds the rewritten (empty) content: the next points move HEAD.
+            break failpoint;
+        }
+        point += 1;
+    };
+    let run = optimize_env(
+        &sb,
+        &server,
+        &["--yes"],
+        &[("GIT_SKILL_FAILPOINT", &before_move)],
+    );
+    assert_eq!(run.status, 137);
+    assert_eq!(
+        pending_lines(&sb),
+        0,
+        "the store was rewritten before the kill"
+    );
+    let run = sb.run_with_stdin(
+        &["record", "pdf-forms", "--stdin"],
+        &[("GIT_SKILL_NOW", "2026-11-30T11:00:00Z")],
+        r#"{"type":"friction","scenario":"merge two forms","friction_detail":"recorded after the crash"}"#,
+    );
+    run.assert_ok();
+    let late = run.stdout.trim().to_owned();
+    // A foreign index lock (not a link of git-skill's temporary file: the crash's own lock
+    // was removed and another process took it) stays where it is.
+    let lock = sb.repo().join(".git/index.lock");
+    assert!(lock.exists(), "the kill left git-skill's own lock");
+    std::fs::remove_file(&lock).unwrap();
+    std::fs::write(&lock, "").unwrap();
+    let run = optimize(&sb, &server, &["--resume", "--yes"]);
+    run.assert_status(2);
+    assert!(
+        run.stderr.contains("could not lock the index")
+            && run.stderr.contains("if not, remove '")
+            && run.stderr.contains("index.lock'"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        sb.repo().join(".git/index.lock").exists(),
+        "not ours: left alone"
+    );
+    std::fs::remove_file(sb.repo().join(".git/index.lock")).unwrap();
+    let run = optimize(&sb, &server, &["--resume", "--yes"]);
+    run.assert_ok();
+    assert_eq!(
+        pending_ids(&sb),
+        std::slice::from_ref(&late),
+        "the late signal stays pending"
+    );
+    assert_eq!(
+        subjects(&sb, 2)[1],
+        "audit(skill): archive 3 signals for pdf-forms"
+    );
+    let committed = sb
+        .git(&[
+            "show",
+            &format!("HEAD:{SKILL}/.skillopt/pending/signal.json"),
+        ])
+        .stdout;
+    assert!(
+        committed.contains(&late),
+        "the audit commit keeps it pending: {committed}"
+    );
+    assert_eq!(sb.git(&["status", "--porcelain"]).stdout, "");
+    sb.git(&["fsck", "--no-progress", "--strict"]).assert_ok();
+}
