@@ -130,14 +130,7 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         today: chrono::Utc::now().date_naive(),
         lint: true,
     };
-    let work: Vec<_> = changed
-        .skills
-        .into_iter()
-        .map(|skill| {
-            let display = ws.display(&repo.workdir().join(&skill.dir));
-            (skill, display)
-        })
-        .collect();
+    let work = ws.displayed(repo, changed.skills);
     // Each skill is checked on its own, on all cores: a commit that touches many skills should
     // not wait for them one after another.
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());

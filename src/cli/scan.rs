@@ -312,14 +312,7 @@ fn scan_range(
         lint: false,
     };
     let empty = changed.skills.is_empty();
-    let work: Vec<_> = changed
-        .skills
-        .into_iter()
-        .map(|skill| {
-            let display = ws.display(&repo.workdir().join(&skill.dir));
-            (skill, display)
-        })
-        .collect();
+    let work = ws.displayed(repo, changed.skills);
     let reports = collect(ui, check::check_all(&work, &settings, range.jobs))?;
     if args.format == ScanFormat::Text && empty {
         ui.status(&format!("no skill changed between {from} and {to}"))?;

@@ -193,6 +193,21 @@ impl Workspace {
         Ok(())
     }
 
+    /// Skills read from git, each with its directory as the user should see it.
+    pub fn displayed(
+        &self,
+        repo: &Repo,
+        skills: Vec<git_skill::check::Snapshot>,
+    ) -> Vec<(git_skill::check::Snapshot, PathBuf)> {
+        skills
+            .into_iter()
+            .map(|skill| {
+                let display = self.display(&repo.workdir().join(&skill.dir));
+                (skill, display)
+            })
+            .collect()
+    }
+
     /// `path` as the user should see it: relative to the current directory when possible.
     pub fn display(&self, path: &Path) -> PathBuf {
         relative(path, &self.cwd)

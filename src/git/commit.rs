@@ -67,6 +67,17 @@ pub struct Plan {
     pub files: Vec<PlannedFile>,
 }
 
+impl Plan {
+    /// The paths, quoted, for messages.
+    fn quoted_paths(&self) -> String {
+        self.files
+            .iter()
+            .map(|f| format!("'{}'", f.path))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 /// One path of a [`Plan`].
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PlannedFile {
@@ -376,12 +387,7 @@ impl Repo {
         plan: &Plan,
         points: Points<'_>,
     ) -> Result<Vec<gix::ObjectId>, GitError> {
-        let paths = plan
-            .files
-            .iter()
-            .map(|f| format!("'{}'", f.path))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let paths = plan.quoted_paths();
         let fail = |message: String| GitError::Commit {
             paths: paths.clone(),
             message,
@@ -542,12 +548,7 @@ impl Repo {
     /// not land changed. Only git-skill's own locks are removed: a lock that is not provably
     /// this plan's stays, and the error names it.
     pub fn recover_plan(&self, plan: &Plan) -> Result<Recovery, GitError> {
-        let paths = plan
-            .files
-            .iter()
-            .map(|f| format!("'{}'", f.path))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let paths = plan.quoted_paths();
         let fail = |message: String| GitError::Commit {
             paths: paths.clone(),
             message,

@@ -376,30 +376,21 @@ impl Repo {
         depth: usize,
         out: &mut Listing,
     ) -> Result<(), GitError> {
-        let mut unavailable = |reason: String| {
-            out.unavailable.push(Unavailable {
-                path: path.to_owned(),
-                commit,
-                reason,
-            });
-        };
-        if depth >= MAX_MODULE_DEPTH {
-            unavailable(format!(
+        let opened = if depth >= MAX_MODULE_DEPTH {
+            Err(format!(
                 "submodules are nested more than {MAX_MODULE_DEPTH} levels deep"
-            ));
-            out.entries.push(Entry {
-                path: path.to_owned(),
-                id: commit,
-                kind: EntryKind::Gitlink { available: false },
-                store,
-            });
-            return Ok(());
-        }
-        let opened = self.open_module(store, path, in_store, commit, gitmodules);
+            ))
+        } else {
+            self.open_module(store, path, in_store, commit, gitmodules)
+        };
         let (module, tree) = match opened {
             Ok(found) => found,
             Err(reason) => {
-                unavailable(reason);
+                out.unavailable.push(Unavailable {
+                    path: path.to_owned(),
+                    commit,
+                    reason,
+                });
                 out.entries.push(Entry {
                     path: path.to_owned(),
                     id: commit,

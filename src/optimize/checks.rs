@@ -174,23 +174,26 @@ pub fn check(
     }
 
     let mut allowed = Vec::new();
+    // What only the user can allow: each passes with its flag, and is refused without it.
+    let mut gated =
+        |found: &[String], flag: bool, check: &str, allowed_as: &str, refused_as: &str| {
+            if found.is_empty() {
+                return;
+            }
+            if flag {
+                allowed.push(format!("{allowed_as}: {}", found.join("; ")));
+            } else {
+                refuse(check, refused_as.replace("{}", &found.join("; ")));
+            }
+        };
     let frontmatter_changes = frontmatter_changes(original, candidate);
-    if !frontmatter_changes.is_empty() {
-        if limits.allow_frontmatter {
-            allowed.push(format!(
-                "frontmatter changed (--allow-frontmatter): {}",
-                frontmatter_changes.join("; ")
-            ));
-        } else {
-            refuse(
-                "frontmatter",
-                format!(
-                    "the candidate changes the frontmatter ({}); only the body may change unless the signals ask for it and you confirm with --allow-frontmatter",
-                    frontmatter_changes.join("; ")
-                ),
-            );
-        }
-    }
+    gated(
+        &frontmatter_changes,
+        limits.allow_frontmatter,
+        "frontmatter",
+        "frontmatter changed (--allow-frontmatter)",
+        "the candidate changes the frontmatter ({}); only the body may change unless the signals ask for it and you confirm with --allow-frontmatter",
+    );
     let drift: Vec<String> = crate::drift::capabilities(&SkillChange {
         before: Some(before),
         after,
@@ -198,22 +201,13 @@ pub fn check(
     .into_iter()
     .map(|c| format!("{}: {}", c.kind, c.detail))
     .collect();
-    if !drift.is_empty() {
-        if limits.allow_drift {
-            allowed.push(format!(
-                "new capabilities (--allow-drift): {}",
-                drift.join("; ")
-            ));
-        } else {
-            refuse(
-                "drift",
-                format!(
-                    "the candidate gives the skill new capabilities ({}); confirm them with --allow-drift if the signals ask for them",
-                    drift.join("; ")
-                ),
-            );
-        }
-    }
+    gated(
+        &drift,
+        limits.allow_drift,
+        "drift",
+        "new capabilities (--allow-drift)",
+        "the candidate gives the skill new capabilities ({}); confirm them with --allow-drift if the signals ask for them",
+    );
     LocalChecks {
         verdict: verdict.as_str().to_owned(),
         findings,

@@ -180,38 +180,15 @@ impl SkillFiles {
         else {
             return false;
         };
-        let mut stack: Vec<String> = link.split('/').map(str::to_owned).collect();
-        stack.pop();
-        let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
-        if push_target(target, &mut pending) {
-            return true;
-        }
-        let mut hops = 0;
-        while let Some(part) = pending.pop_front() {
-            match part.as_str() {
-                "" | "." => {}
-                ".." => {
-                    if stack.pop().is_none() {
-                        return true;
-                    }
-                }
-                name => {
-                    stack.push(name.to_owned());
-                    if let Some(FileEntry {
-                        kind: FileKind::Symlink { target },
-                        ..
-                    }) = self.entry(&stack.join("/"))
-                    {
-                        hops += 1;
-                        stack.pop();
-                        if hops > 40 || push_target(target, &mut pending) {
-                            return true;
-                        }
-                    }
-                }
-            }
-        }
-        false
+        let lookup = |path: &str| match self.entry(path) {
+            Some(FileEntry {
+                kind: FileKind::Symlink { target },
+                ..
+            }) => super::links::Node::Link(target.to_string_lossy().into_owned()),
+            Some(_) => super::links::Node::File,
+            None => super::links::Node::Missing,
+        };
+        super::links::resolve(link, &target.to_string_lossy(), &lookup).is_none()
     }
 
     pub fn entry(&self, path: &str) -> Option<&FileEntry> {
@@ -233,23 +210,6 @@ pub fn path_escapes(path: &Path) -> bool {
                 None => return true,
             },
             Component::Normal(_) => depth += 1,
-            Component::CurDir => {}
-            Component::RootDir | Component::Prefix(_) => return true,
-        }
-    }
-    false
-}
-
-/// Puts a link target's components in front of what is left to resolve; true when the
-/// target is absolute (outside the skill by definition).
-fn push_target(target: &Path, pending: &mut std::collections::VecDeque<String>) -> bool {
-    if target.has_root() || target.is_absolute() {
-        return true;
-    }
-    for component in target.components().rev() {
-        match component {
-            Component::Normal(n) => pending.push_front(n.to_string_lossy().into_owned()),
-            Component::ParentDir => pending.push_front("..".to_owned()),
             Component::CurDir => {}
             Component::RootDir | Component::Prefix(_) => return true,
         }
