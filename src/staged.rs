@@ -103,15 +103,41 @@ struct Side<'a> {
 
 impl<'a> Side<'a> {
     fn new(repo: &'a Repo, at: At<'a>, roots: &[(String, String)]) -> Result<Side<'a>, GitError> {
+        let prefixes: Vec<String> = roots.iter().map(|(p, _)| p.clone()).collect();
+        let mut listing = repo.list_under(at, &prefixes)?;
+        // A root that is, or lies below, a link is listed as that link: only those roots are
+        // resolved (the common case costs no lookup) and listed where they lead.
+        let on_the_way =
+            |link: &str, prefix: &str| link == prefix || prefix.starts_with(&format!("{link}/"));
+        let links: Vec<String> = listing
+            .entries
+            .iter()
+            .filter(|e| e.kind == EntryKind::Symlink)
+            .filter(|e| prefixes.iter().any(|p| on_the_way(&e.path, p)))
+            .map(|e| e.path.clone())
+            .collect();
         let mut resolved = Vec::new();
+        let mut elsewhere = Vec::new();
         for (prefix, label) in roots {
-            let effective = links::resolve_path(prefix, &|p: &str| node_at(repo, at, p));
+            let effective = if links.iter().any(|l| on_the_way(l, prefix)) {
+                let target = links::resolve_path(prefix, &|p: &str| node_at(repo, at, p));
+                elsewhere.extend(target.clone());
+                target
+            } else {
+                Some(prefix.clone())
+            };
             resolved.push((prefix.clone(), effective, label.clone()));
         }
-        let mut prefixes: Vec<String> = resolved.iter().filter_map(|(_, e, _)| e.clone()).collect();
-        prefixes.sort();
-        prefixes.dedup();
-        let listing = repo.list_under(at, &prefixes)?;
+        if !links.is_empty() {
+            listing.entries.retain(|e| !links.contains(&e.path));
+            elsewhere.sort();
+            elsewhere.dedup();
+            let more = repo.list_under(at, &elsewhere)?;
+            listing.entries.extend(more.entries);
+            listing.unavailable.extend(more.unavailable);
+            listing.entries.sort_by(|a, b| a.path.cmp(&b.path));
+            listing.entries.dedup_by(|a, b| a.path == b.path);
+        }
         Ok(Side {
             repo,
             at,

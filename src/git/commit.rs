@@ -2,9 +2,17 @@
 //!
 //! The new tree is HEAD's tree with the given paths set or removed; the work tree and the index
 //! entries of exactly those paths follow, every other index entry is left alone. The steps are
-//! ordered like git's own: objects first (harmless when unused), then the locks on HEAD's branch
-//! and the index, then the work tree, then HEAD moves, and last the index. A failure before HEAD
-//! moves restores the files already written and leaves the repository as it was.
+//! ordered like git's own: objects first (harmless when unused: [`Repo::prepare_plan`]), then
+//! the locks on HEAD's branch and the index, then the work tree, then HEAD moves, and last the
+//! index ([`Repo::apply_plan`]). A failure before HEAD moves restores the files already written
+//! and leaves the repository as it was.
+//!
+//! The locks are git's lock files, but made by hard-linking a temporary file named after the
+//! operation instead of by `O_EXCL`, and the reference is written the way git's files backend
+//! does (loose ref, then reflog) instead of through gix's transaction: after a kill, a lock that
+//! is the same file as our temporary one is provably ours, which an `O_EXCL` lock never is. That
+//! is what lets [`Repo::recover_plan`] finish or undo an interrupted commit without touching a
+//! lock another git command holds.
 //!
 //! git's hooks are not run: the only caller, `git skill optimize`, has already put the content
 //! through SkillGuard and the lint (the checks of git-skill's own pre-commit hook), and other
@@ -221,6 +229,19 @@ impl Repo {
                 operation: in_progress_name(&state).to_owned(),
                 path: self.workdir.clone(),
             });
+        }
+        // References are written as git's files backend keeps them; a reftable repository is
+        // not something to write loose files into.
+        let storage = self
+            .repo
+            .config_snapshot()
+            .string("extensions.refStorage")
+            .map(|v| v.to_string().to_ascii_lowercase());
+        if storage.as_deref().is_some_and(|s| s != "files") {
+            return Err(fail(format!(
+                "the repository keeps its references as '{}'; git-skill commits only to the files backend",
+                storage.unwrap_or_default()
+            )));
         }
         let head = self.head_commit_id()?.ok_or_else(|| GitError::UnbornHead {
             path: self.workdir.clone(),
@@ -776,6 +797,10 @@ struct Lock {
 
 impl Lock {
     fn acquire(tmp: &Path, lock: &Path) -> std::io::Result<Lock> {
+        // A branch kept only in packed-refs may have no directory for its loose file yet.
+        if let Some(dir) = lock.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
         let _ = std::fs::remove_file(tmp);
         std::fs::OpenOptions::new()
             .write(true)

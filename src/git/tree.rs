@@ -731,7 +731,8 @@ impl Repo {
                 None => return Ok(PathAt::Missing),
             },
         };
-        let mut gitmodules = self.tree_file(store, tree, ".gitmodules");
+        // Read only when a submodule is met on the way.
+        let mut top_tree = tree;
         let mut in_store = String::new();
         for (i, part) in parts.iter().enumerate().skip(start) {
             if !in_store.is_empty() {
@@ -765,11 +766,12 @@ impl Repo {
             }
             if let EntryKind::Gitlink { .. } = kind {
                 let full = parts[..=i].join("/");
+                let gitmodules = self.tree_file(store, top_tree, ".gitmodules");
                 match self.open_module(store, &full, &in_store, id, gitmodules.as_deref()) {
                     Ok((module, sub_tree)) => {
                         store = module;
                         tree = sub_tree;
-                        gitmodules = self.tree_file(store, tree, ".gitmodules");
+                        top_tree = sub_tree;
                         in_store.clear();
                         continue;
                     }

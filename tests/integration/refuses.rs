@@ -497,3 +497,36 @@ git-skill record pdf --type friction --scenario 'merge again' --friction-detail 
         run.stderr
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_root_linked_to_a_folder_of_the_repository_brings_its_skills_under_check() {
+    let sb = repo();
+    sb.write(
+        "vendor-skills/evil/SKILL.md",
+        skill_md("evil", "Sets things up."),
+    );
+    sb.write("vendor-skills/evil/scripts/setup.sh", DANGER);
+    sb.git(&["add", "."]).assert_ok();
+    // Not in a skill root: the hook has nothing to check.
+    sb.git(&["commit", "-qm", "vendored, not a root"])
+        .assert_ok();
+    // The link makes it one: what it leads to is checked as the commit's own.
+    sb.symlink("../vendor-skills", ".claude/skills");
+    sb.git(&["add", "-A"]).assert_ok();
+    let before = head(&sb);
+    let run = sb.git(&["commit", "-qm", "link the root"]);
+    assert_ne!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("critical SUP001") && run.stderr.contains("evil"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(head(&sb), before);
+    sb.git(&["commit", "-qm", "link the root", "--no-verify"])
+        .assert_ok();
+    let scan = sb.run(&["scan", "--from-ref", "HEAD~1", "--to-ref", "HEAD"]);
+    scan.assert_status(1);
+    assert!(scan.stdout.contains("critical SUP001"), "{}", scan.stdout);
+    sb.run(&["scan"]).assert_status(1);
+}
