@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::check::{Snapshot, SubmoduleAt};
 use crate::git::{At, Entry, EntryKind, GitError, Listing, PathAt, Repo};
-use crate::guard::MAX_SCAN_BYTES;
+use crate::guard::{within_skill_budget, MAX_SCAN_BYTES};
 use crate::skill::discover::{Note, SKIPPED_DIRS};
 use crate::skill::files::{MAX_ENTRIES, SKILL_MD_READ_CAP};
 use crate::skill::links::{self, RootLink};
@@ -229,19 +229,27 @@ fn changed(
         changed.dedup();
     }
 
+    // A SKILL.md in any case marks a skill, as on the case-insensitive file systems where
+    // agents load `skill.md` as SKILL.md (the work tree's walk counts it too; lint then says).
+    let marked = |map: &BTreeMap<&str, &Entry>| -> BTreeSet<String> {
+        map.keys()
+            .filter_map(|p| {
+                let (dir, name) = p.rsplit_once('/')?;
+                name.eq_ignore_ascii_case("SKILL.md").then(|| dir.to_owned())
+            })
+            .collect()
+    };
+    let (new_marked, old_marked) = (marked(&new_map), marked(&old_map));
     let is_skill = |dir: &str| {
-        let skill_md = format!("{dir}/SKILL.md");
         let inside = format!("{dir}/");
         let remains = new_map
             .range(inside.as_str()..)
             .next()
             .is_some_and(|(p, _)| p.starts_with(&inside));
-        new_map.contains_key(skill_md.as_str())
-            || (old_map.contains_key(skill_md.as_str()) && remains)
+        new_marked.contains(dir) || (old_marked.contains(dir) && remains)
     };
     let new_roots = new.effective_roots();
     let old_roots = old.effective_roots();
-    let root_dirs: Vec<String> = new_roots.iter().map(|(r, _)| (*r).to_owned()).collect();
     let unavailable: HashMap<&str, &crate::git::Unavailable> = new
         .listing
         .unavailable
@@ -272,31 +280,63 @@ fn changed(
                     .entry(dir)
                     .or_insert_with(|| (root.to_owned(), label.to_owned()));
             }
-            Owner::Skipped => {}
-            Owner::None => {
-                let Some(entry) = new_map.get(path) else {
-                    continue;
-                };
-                if entry.kind == EntryKind::Symlink {
-                    let target = String::from_utf8_lossy(&repo.entry_blob(entry)?).into_owned();
-                    let lookup = |p: &str| new.node(p);
-                    match links::judge_root_link(path, &target, &root_dirs, &lookup) {
-                        RootLink::Harmless => {}
-                        RootLink::LeavesRepository => out.notes.push(Note::LinkLeavesRepository {
-                            path: abs(path),
-                            target,
-                        }),
-                        RootLink::OutsideRoots { resolved, skill } => {
-                            out.notes.push(Note::SymlinkLeavesRoot {
-                                path: abs(path),
-                                target: abs(&resolved),
-                                skill,
-                            })
-                        }
-                    }
-                }
-            }
+            Owner::Skipped | Owner::None => {}
         }
+    }
+
+    // Links in the roots outside any skill, judged as the work tree judges them: reported when
+    // the commit brings the link or changes what it leads to.
+    for (path, entry) in &new_map {
+        if entry.kind != EntryKind::Symlink {
+            continue;
+        }
+        let Some((root, _)) = new_roots
+            .iter()
+            .find(|(r, _)| path.starts_with(&format!("{r}/")))
+            .copied()
+        else {
+            continue;
+        };
+        if !matches!(owner(path, root, &is_skill), Owner::None) {
+            continue;
+        }
+        let judge = |side: &Side<'_>, entry: &Entry| -> Result<(String, RootLink), GitError> {
+            let Some(target) = repo.link_text(entry)? else {
+                return Ok((String::new(), RootLink::LeavesRepository));
+            };
+            let roots: Vec<String> = side
+                .effective_roots()
+                .iter()
+                .map(|(r, _)| (*r).to_owned())
+                .collect();
+            let verdict = links::judge_root_link(path, &target, &roots, &|p: &str| side.node(p));
+            Ok((target, verdict))
+        };
+        let (target, verdict) = judge(new, entry)?;
+        if verdict == RootLink::Harmless {
+            continue;
+        }
+        let before = match old_map.get(path) {
+            Some(old_entry) if old_entry.kind == EntryKind::Symlink => {
+                Some(judge(old, old_entry)?.1)
+            }
+            _ => None,
+        };
+        if before.as_ref() == Some(&verdict) {
+            continue;
+        }
+        out.notes.push(match verdict {
+            RootLink::LeavesRepository => Note::LinkLeavesRepository {
+                path: abs(path),
+                target,
+            },
+            RootLink::OutsideRoots { resolved, skill } => Note::SymlinkLeavesRoot {
+                path: abs(path),
+                target: abs(&resolved),
+                skill,
+            },
+            RootLink::Harmless => continue,
+        });
     }
 
     let mut dirs = Vec::new();
@@ -326,8 +366,9 @@ fn owner(path: &str, root: &str, is_skill: &dyn Fn(&str) -> bool) -> Owner {
             return Owner::None;
         }
         if is_skill(&dir) {
-            // git-skill's own records inside the skill are not skill content.
-            return if *part == ".skillopt" {
+            // git-skill's own records inside the skill are not skill content (a file of that
+            // name is: the work tree lists it too).
+            return if *part == ".skillopt" && depth + 1 < parts.len() {
                 Owner::Skipped
             } else {
                 Owner::Skill(dir)
@@ -356,6 +397,7 @@ fn load(
     let mut files = SkillFiles::default();
     let mut blobs = HashMap::new();
     let mut submodules = Vec::new();
+    let mut read_total = 0;
     let start = listing
         .entries
         .partition_point(|e| e.path.as_str() < prefix.as_str());
@@ -364,7 +406,7 @@ fn load(
         .take_while(|e| e.path.starts_with(&prefix))
     {
         let rel = entry.path[prefix.len()..].to_owned();
-        if rel.split('/').next() == Some(".skillopt") {
+        if rel.starts_with(".skillopt/") {
             continue;
         }
         if rel.split('/').count() > MAX_FILE_COMPONENTS {
@@ -378,8 +420,9 @@ fn load(
         let kind = match entry.kind {
             EntryKind::File { executable } => {
                 let size = repo.entry_size(entry)?;
-                // Over the scan limit: listed with its size, never loaded; the scan refuses it.
-                if size <= MAX_SCAN_BYTES {
+                // Over the scan limits (the file's, or what is left of the skill's): listed with
+                // its size, never loaded; the scan refuses it by the same rules.
+                if size <= MAX_SCAN_BYTES && within_skill_budget(&mut read_total, size) {
                     let bytes = repo.entry_blob(entry)?;
                     if rel == "SKILL.md" {
                         files.skill_md =
@@ -392,12 +435,12 @@ fn load(
                 }
                 FileKind::File { size, executable }
             }
-            EntryKind::Symlink => {
-                let target = repo.entry_blob(entry)?;
-                FileKind::Symlink {
-                    target: String::from_utf8_lossy(&target).into_owned().into(),
-                }
-            }
+            EntryKind::Symlink => match repo.link_text(entry)? {
+                Some(target) => FileKind::Symlink {
+                    target: target.into(),
+                },
+                None => FileKind::Special,
+            },
             // Its files follow in the listing; the gitlink itself is not a file.
             EntryKind::Gitlink { .. } => {
                 submodules.push(SubmoduleAt {
@@ -446,9 +489,10 @@ fn node_at(repo: &Repo, at: At<'_>, path: &str) -> links::Node {
     match repo.path_at(at, path) {
         Ok(PathAt::Tree) => links::Node::Dir,
         Ok(PathAt::Entry(entry)) => match entry.kind {
-            EntryKind::Symlink => match repo.entry_blob(&entry) {
-                Ok(text) => links::Node::Link(String::from_utf8_lossy(&text).into_owned()),
-                Err(_) => links::Node::Missing,
+            EntryKind::Symlink => match repo.link_text(&entry) {
+                Ok(Some(text)) => links::Node::Link(text),
+                // A link no checkout can make leads nowhere.
+                _ => links::Node::Missing,
             },
             EntryKind::Gitlink { .. } => links::Node::Dir,
             _ => links::Node::File,

@@ -211,6 +211,16 @@ fn run_error(e: OptimizeError, skill: &str, dry_run: bool) -> CommandError {
         OptimizeError::InterruptedCommit { .. } => Some(format!(
             "finish or undo it first: git skill optimize {skill} --resume (a dry run changes nothing, so it cannot)"
         )),
+        OptimizeError::Diverged { .. } => Some(
+            "look at git log and git status: the run's files may still be in the work tree; put them right by hand, then start again with --restart".into(),
+        ),
+        OptimizeError::CommittedCheckpoint { path } => Some(format!(
+            "remove it from git and from disk: git rm -r --cached {path} && rm -r {path}; then start again"
+        )),
+        OptimizeError::NotADirectory { path } => Some(format!(
+            "remove it ({}); git-skill creates the directory itself",
+            path.display()
+        )),
         OptimizeError::NothingToArchive { .. } => Some(format!(
             "see what is pending: git skill signals {skill}; start again with git skill optimize {skill} --restart"
         )),

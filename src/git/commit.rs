@@ -110,6 +110,9 @@ pub enum Recovery {
     /// as it was, except `changed`: files that hold neither the old nor the new content
     /// (someone wrote them since), left as they are for the caller.
     NotLanded { changed: Vec<String> },
+    /// HEAD moved elsewhere since (`head`), without the plan's commits: git-skill's locks are
+    /// gone, and nothing else was touched.
+    Diverged { head: String },
 }
 
 /// What the steps of [`Repo::apply_plan`] are called, in order, for crash tests: the callback
@@ -535,7 +538,9 @@ impl Repo {
         let reflog = self.append_reflogs(plan, head, new_head);
         points("commit-index");
         let indexed = std::fs::rename(&locks.index_lock, &index_path);
-        index_lock.forget_lock();
+        if indexed.is_ok() {
+            index_lock.forget_lock();
+        }
         points("cleanup");
         ref_lock.release();
         index_lock.release();
@@ -568,12 +573,45 @@ impl Repo {
     /// commits landed (the index, the reflog, temporary files), or takes back what one that did
     /// not land changed. Only git-skill's own locks are removed: a lock that is not provably
     /// this plan's stays, and the error names it.
-    pub fn recover_plan(&self, plan: &Plan) -> Result<Recovery, GitError> {
+    pub fn recover_plan(&self, plan: &Plan, within: &str) -> Result<Recovery, GitError> {
         let paths = plan.quoted_paths();
         let fail = |message: String| GitError::Commit {
             paths: paths.clone(),
             message,
         };
+        // The plan comes from a file on disk: nothing in it is trusted. Every path must be one
+        // the caller owns, reached without links; the token must name only our files; the
+        // reference must be the one HEAD follows now.
+        if plan.token.is_empty()
+            || !plan
+                .token
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            return Err(fail("the plan's token is not git-skill's".into()));
+        }
+        let prefix = format!("{within}/");
+        for file in &plan.files {
+            validate_path(&file.path).map_err(|reason| invalid(&file.path, reason))?;
+            if within.is_empty() || !file.path.starts_with(&prefix) {
+                return Err(invalid(
+                    &file.path,
+                    format!("the plan may only touch files below '{within}'"),
+                ));
+            }
+            check_worktree_path(&self.workdir, &file.path, true)?;
+        }
+        let reference = match self.repo.head_name() {
+            Ok(Some(name)) => name.as_bstr().to_str_lossy().into_owned(),
+            Ok(None) => "HEAD".to_owned(),
+            Err(e) => return Err(fail(format!("could not read HEAD: {e}"))),
+        };
+        if reference != plan.reference {
+            return Err(fail(format!(
+                "the interrupted commit was for {}, and HEAD now follows {reference}; switch back to finish it",
+                plan.reference
+            )));
+        }
         let locks = self.locks(plan);
         let last = plan
             .commits
@@ -584,33 +622,45 @@ impl Repo {
             .map_err(|e| fail(format!("the plan names no valid HEAD: {e}")))?;
         let ours = |lock: &Path, tmp: &Path| same_file(lock, tmp);
         let current = self.reference_target(&plan.reference).map_err(fail)?;
+        let remove_ours = || -> Result<(), GitError> {
+            for (lock, tmp) in [
+                (&locks.ref_lock, &locks.ref_tmp),
+                (&locks.index_lock, &locks.index_tmp),
+            ] {
+                if ours(lock, tmp) {
+                    std::fs::remove_file(lock).map_err(|e| {
+                        fail(format!("could not remove '{}': {e}", lock.display()))
+                    })?;
+                }
+                let _ = std::fs::remove_file(tmp);
+            }
+            Journal::remove_temporaries(&self.workdir, plan);
+            Ok(())
+        };
         if current == last {
             // Landed. The index lock, if still ours, holds the finished index.
             if ours(&locks.index_lock, &locks.index_tmp) {
                 std::fs::rename(&locks.index_lock, self.repo.index_path())
                     .map_err(|e| fail(format!("could not put the finished index in place: {e}")))?;
             }
-            if !self.reflog_has(&plan.reference, last) {
-                self.append_reflogs(plan, head, last)
-                    .map_err(|e| fail(format!("could not write the reflog: {e}")))?;
-            }
-            let _ = std::fs::remove_file(&locks.index_tmp);
-            let _ = std::fs::remove_file(&locks.ref_tmp);
-            Journal::remove_temporaries(&self.workdir, plan);
+            self.append_missing_reflogs(plan, head, last)
+                .map_err(|e| fail(format!("could not write the reflog: {e}")))?;
+            remove_ours()?;
             return Ok(Recovery::Landed);
         }
-        // Not landed: our locks go, the work tree goes back.
-        for (lock, tmp) in [
-            (&locks.ref_lock, &locks.ref_tmp),
-            (&locks.index_lock, &locks.index_tmp),
-        ] {
-            if ours(lock, tmp) {
-                std::fs::remove_file(lock)
-                    .map_err(|e| fail(format!("could not remove '{}': {e}", lock.display())))?;
+        if current != head {
+            // Commits were made since. The plan's commits are in history: landed, and what is
+            // left of it (an index it wrote long ago) is not put back over newer work.
+            remove_ours()?;
+            if self.is_ancestor(last, current) {
+                return Ok(Recovery::Landed);
             }
-            let _ = std::fs::remove_file(tmp);
+            return Ok(Recovery::Diverged {
+                head: current.to_string(),
+            });
         }
-        Journal::remove_temporaries(&self.workdir, plan);
+        // Not landed: our locks go, the work tree goes back.
+        remove_ours()?;
         let mut changed = Vec::new();
         for file in plan.files.iter().rev() {
             let abs = self.workdir.join(&file.path);
@@ -736,6 +786,16 @@ impl Repo {
         old: gix::ObjectId,
         new: gix::ObjectId,
     ) -> std::io::Result<()> {
+        self.write_reflog_lines(plan, old, new, &self.reflog_paths(&plan.reference))
+    }
+
+    fn write_reflog_lines(
+        &self,
+        plan: &Plan,
+        old: gix::ObjectId,
+        new: gix::ObjectId,
+        paths: &[PathBuf],
+    ) -> std::io::Result<()> {
         let committer = match self.repo.committer() {
             Some(Ok(sig)) => sig,
             _ => return Err(std::io::Error::other("no committer identity")),
@@ -751,29 +811,50 @@ impl Repo {
             committer.email.to_str_lossy().trim(),
             committer.time.trim()
         );
-        for path in self.reflog_paths(&plan.reference) {
+        for path in paths {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir)?;
             }
             let mut file = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
-                .open(&path)?;
+                .open(path)?;
             // One write: a crash leaves the line whole or absent.
             file.write_all(line.as_bytes())?;
         }
         Ok(())
     }
 
-    /// Whether the reference's reflog already records the move to `new`.
-    fn reflog_has(&self, reference: &str, new: gix::ObjectId) -> bool {
-        let Some(path) = self.reflog_paths(reference).into_iter().next() else {
-            return true;
-        };
+    /// Appends the reflog entry of the move to `new` to each log that does not end with it
+    /// (a crash may have come between two of them).
+    fn append_missing_reflogs(
+        &self,
+        plan: &Plan,
+        old: gix::ObjectId,
+        new: gix::ObjectId,
+    ) -> std::io::Result<()> {
         let needle = format!(" {new} ");
-        std::fs::read_to_string(path)
-            .map(|text| text.lines().last().is_some_and(|l| l.contains(&needle)))
-            .unwrap_or(false)
+        let missing: Vec<PathBuf> = self
+            .reflog_paths(&plan.reference)
+            .into_iter()
+            .filter(|path| {
+                !std::fs::read_to_string(path)
+                    .map(|text| text.lines().last().is_some_and(|l| l.contains(&needle)))
+                    .unwrap_or(false)
+            })
+            .collect();
+        self.write_reflog_lines(plan, old, new, &missing)
+    }
+
+    /// Whether `ancestor` is `commit` or one of its ancestors (looked for among the newest
+    /// 100,000 commits).
+    fn is_ancestor(&self, ancestor: gix::ObjectId, commit: gix::ObjectId) -> bool {
+        let Ok(walk) = self.repo.rev_walk([commit]).all() else {
+            return false;
+        };
+        walk.take(100_000)
+            .filter_map(Result::ok)
+            .any(|info| info.id == ancestor)
     }
 }
 
@@ -1294,6 +1375,7 @@ impl Journal {
         for file in &plan.files {
             let abs = workdir.join(&file.path);
             let _ = std::fs::remove_file(temp_path(&abs, &plan.token));
+            let _ = std::fs::remove_file(temp_path(&abs, "restore"));
         }
     }
 }

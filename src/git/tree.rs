@@ -68,6 +68,13 @@ impl Listing {
 
 /// How deep submodules inside submodules are followed.
 const MAX_MODULE_DEPTH: usize = 8;
+/// The most entries one listing holds (submodules included): past it the listing is an error,
+/// not a partial answer.
+const MAX_LISTED: usize = 1_000_000;
+/// A link text longer than this (Linux's PATH_MAX) is not a link any checkout can make.
+const MAX_LINK_BYTES: u64 = 4096;
+/// `.gitmodules` larger than this is not read.
+const MAX_SMALL_FILE: u64 = 1 << 20;
 
 /// An opened submodule repository.
 pub(super) struct Module {
@@ -136,10 +143,7 @@ impl Repo {
         let index = self.staged_index()?;
         let mut out = Listing::default();
         // Submodules' names, for their git directories under `modules/`.
-        let gitmodules = match index.entry_by_path(".gitmodules".into()) {
-            Some(e) => self.blob(e.id, ".gitmodules").ok(),
-            None => None,
-        };
+        let gitmodules = self.index_gitmodules(index);
         'prefixes: for prefix in prefixes {
             // A link or a submodule at the prefix or above it decides what lies below.
             let parts: Vec<&str> = prefix.split('/').collect();
@@ -358,6 +362,12 @@ impl Repo {
                 kind,
                 store,
             });
+            if out.entries.len() > MAX_LISTED {
+                return Err(err(
+                    Path::new(base),
+                    format!("more than {MAX_LISTED} entries below the skill roots (submodules included); not checked"),
+                ));
+            }
         }
         Ok(())
     }
@@ -430,8 +440,15 @@ impl Repo {
         gitmodules: Option<&[u8]>,
     ) -> Result<(usize, gix::ObjectId), String> {
         let mut candidates: Vec<PathBuf> = Vec::new();
+        // The checkout counts only when no link is on the way to it: a committed link in its
+        // place must not make git-skill open a repository elsewhere.
         let checkout = self.workdir.join(path);
-        if checkout.join(".git").exists() {
+        let mut at = self.workdir.clone();
+        let linked = path.split('/').chain([".git"]).any(|part| {
+            at.push(part);
+            std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink())
+        });
+        if !linked && std::fs::symlink_metadata(checkout.join(".git")).is_ok() {
             candidates.push(checkout);
         }
         let common = self.with_store(store, |repo| repo.common_dir().to_owned());
@@ -485,9 +502,22 @@ impl Repo {
             if !entry.mode().is_blob() {
                 return None;
             }
-            let object = repo.find_object(entry.object_id()).ok()?;
-            (object.data.len() <= 1 << 20).then(|| object.detach().data)
+            // The size from the header first: a huge blob is not loaded to be refused.
+            let size = repo.find_header(entry.object_id()).ok()?.size();
+            if size > MAX_SMALL_FILE {
+                return None;
+            }
+            Some(repo.find_object(entry.object_id()).ok()?.detach().data)
         })
+    }
+
+    /// The index's `.gitmodules`, when it is a small regular file.
+    fn index_gitmodules(&self, index: &gix::index::File) -> Option<Vec<u8>> {
+        let entry = index.entry_by_path(".gitmodules".into())?;
+        let small = self
+            .blob_size(entry.id, ".gitmodules")
+            .is_ok_and(|size| size <= MAX_SMALL_FILE);
+        small.then(|| self.blob(entry.id, ".gitmodules").ok()).flatten()
     }
 
     /// An entry's bytes, from the object store that holds it.
@@ -501,6 +531,17 @@ impl Repo {
             })?;
             Ok(object.detach().data)
         })
+    }
+
+    /// A symbolic link's text, when it is of a size a file system allows (`None` otherwise:
+    /// no checkout could make such a link).
+    pub fn link_text(&self, entry: &Entry) -> Result<Option<String>, GitError> {
+        if self.entry_size(entry)? > MAX_LINK_BYTES {
+            return Ok(None);
+        }
+        Ok(Some(
+            String::from_utf8_lossy(&self.entry_blob(entry)?).into_owned(),
+        ))
     }
 
     /// An entry's size from its object's header, without loading it.
@@ -696,9 +737,7 @@ impl Repo {
                         if kind_of_index_mode(entry.mode)
                             == (EntryKind::Gitlink { available: false })
                         {
-                            let gitmodules = index
-                                .entry_by_path(".gitmodules".into())
-                                .and_then(|e| self.blob(e.id, ".gitmodules").ok());
+                            let gitmodules = self.index_gitmodules(index);
                             match self.open_module(
                                 0,
                                 &at_path,
@@ -865,5 +904,28 @@ impl Repo {
         out.sort();
         out.dedup();
         Ok(out)
+    }
+}
+
+impl Repo {
+    /// Whether the index or HEAD holds anything at or below `path` (relative to the top).
+    pub fn tracks_anything_under(&self, path: &str) -> Result<bool, GitError> {
+        // The index is read fresh: a caller that commits may have changed it since.
+        let index = gix::index::File::at_or_default(
+            self.repo.index_path(),
+            self.repo.object_hash(),
+            false,
+            gix::index::decode::Options::default(),
+        )
+        .map_err(|e| err(&self.repo.index_path(), e))?;
+        let below = format!("{path}/");
+        if index.entry_by_path(path.into()).is_some()
+            || index
+                .prefixed_entries(below.as_bytes().into())
+                .is_some_and(|e| !e.is_empty())
+        {
+            return Ok(true);
+        }
+        Ok(!matches!(self.path_at(At::Head, path)?, PathAt::Missing))
     }
 }

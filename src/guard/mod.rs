@@ -22,5 +22,8 @@ mod scan;
 pub mod suppress;
 
 pub use rule::{Category, Matcher, Rule, Severity};
-pub use scan::{scan_skill, Context, Finding, ScanOptions, SkillScan, Verdict, MAX_SCAN_BYTES};
+pub use scan::{
+    scan_skill, within_skill_budget, Context, Finding, ScanOptions, SkillScan, Verdict,
+    MAX_SCAN_BYTES, MAX_SKILL_SCAN_BYTES,
+};
 pub use suppress::Suppression;

@@ -16,6 +16,10 @@ use crate::skill::{FileKind, SkillFiles};
 /// Files larger than this are not read; the size is a critical finding of its own (STR004).
 /// Anything smaller is scanned whole, in linear time (about 16 MB/s on one core).
 pub const MAX_SCAN_BYTES: u64 = 32 << 20;
+/// The most bytes of one skill read in all, files taken in path order: past it a file is not
+/// read and is a critical finding (STR004), which bounds the memory a skill can make a check
+/// use whatever it holds.
+pub const MAX_SKILL_SCAN_BYTES: u64 = 64 << 20;
 const BLOCKED_EXTENSIONS: &[&str] = &[
     "exe", "dll", "so", "dylib", "bin", "dat", "com", "msi", "dmg", "app", "deb", "rpm",
 ];
@@ -122,6 +126,7 @@ pub fn scan_skill(
     let all = rules::all();
     let rule = |id: &str| rules::find(id).expect("structural rule is registered");
     let mut total: u64 = 0;
+    let mut read_total: u64 = 0;
     for entry in &files.entries {
         let structural = |scan: &mut SkillScan, id: &str, message: String| {
             scan.findings
@@ -161,6 +166,10 @@ pub fn scan_skill(
                 }
                 if *size > MAX_SCAN_BYTES {
                     structural(&mut scan, "STR004", format!("'{}' is {size} bytes; files over {MAX_SCAN_BYTES} bytes are not scanned", entry.path));
+                    continue;
+                }
+                if !within_skill_budget(&mut read_total, *size) {
+                    structural(&mut scan, "STR004", format!("'{}' was not scanned: the skill's files add up to more than {MAX_SKILL_SCAN_BYTES} bytes", entry.path));
                     continue;
                 }
                 let bytes = match read(&entry.path) {
@@ -254,6 +263,16 @@ pub fn scan_skill(
         (&a.file, a.line, a.column, a.rule).cmp(&(&b.file, b.line, b.column, b.rule))
     });
     scan
+}
+
+/// Whether a file of `size` bytes fits in what is left of the skill's read budget; counts it
+/// when it does. The git listing applies the same rule, so both read the same files.
+pub fn within_skill_budget(read_total: &mut u64, size: u64) -> bool {
+    if read_total.saturating_add(size) > MAX_SKILL_SCAN_BYTES {
+        return false;
+    }
+    *read_total += size;
+    true
 }
 
 fn whole_file(rule: &Rule, path: &str, message: String) -> Finding {

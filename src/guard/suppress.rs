@@ -273,7 +273,8 @@ impl Policy {
 /// pattern never means something other than what it looks like. The regex engine keeps
 /// matching linear.
 pub fn glob_regex(pattern: &str) -> Result<Regex, String> {
-    let bad = |why: &str| format!("invalid glob '{pattern}': {why}");
+    let shown: String = pattern.chars().take(100).collect();
+    let bad = |why: &str| format!("invalid glob '{shown}': {why}");
     let mut re = String::from("^");
     let mut chars = pattern.chars().peekable();
     let mut in_braces = false;
@@ -291,38 +292,52 @@ pub fn glob_regex(pattern: &str) -> Result<Regex, String> {
             '*' => re.push_str("[^/]*"),
             '?' => re.push_str("[^/]"),
             '[' => {
-                let mut class = String::new();
                 let negated = matches!(chars.peek(), Some('!') | Some('^'));
                 if negated {
                     chars.next();
                 }
+                // Items one by one: each character escaped, a range only as `a-b`, so that the
+                // regex syntax of classes (`--`, `&&`, nested `[`) can never come through.
+                let mut items: Vec<(char, Option<char>)> = Vec::new();
                 let mut closed = false;
-                let mut first = true;
                 while let Some(c) = chars.next() {
-                    match c {
-                        ']' if !first => {
-                            closed = true;
-                            break;
-                        }
-                        '/' => return Err(bad("a '[...]' class cannot hold '/'")),
-                        '-' if !first && chars.peek().is_some_and(|n| *n != ']') => class.push('-'),
-                        c => class.push_str(&regex::escape(&c.to_string())),
+                    if c == ']' && !items.is_empty() {
+                        closed = true;
+                        break;
                     }
-                    first = false;
+                    if c == '/' {
+                        return Err(bad("a '[...]' class cannot hold '/'"));
+                    }
+                    let mut ahead = chars.clone();
+                    match (ahead.next(), ahead.next()) {
+                        (Some('-'), Some(end)) if end != ']' => {
+                            if end == '/' || end < c {
+                                return Err(bad("a range in '[...]' runs backwards or over '/'"));
+                            }
+                            chars.next();
+                            chars.next();
+                            items.push((c, Some(end)));
+                        }
+                        _ => items.push((c, None)),
+                    }
                 }
                 if !closed {
                     return Err(bad("'[' is never closed"));
                 }
-                if class.is_empty() {
-                    return Err(bad("an empty '[]' class matches nothing"));
+                let mut class = String::new();
+                for (start, end) in items {
+                    class.push_str(&regex::escape(&start.to_string()));
+                    if let Some(end) = end {
+                        class.push('-');
+                        class.push_str(&regex::escape(&end.to_string()));
+                    }
                 }
-                re.push('[');
+                // Never '/': a class matches within one path segment, like `*`.
                 if negated {
-                    re.push('^');
-                    re.push('/');
+                    re.push_str(&format!("[^/{class}]"));
+                } else {
+                    re.push_str(&format!("[{class}&&[^/]]"));
                 }
-                re.push_str(&class);
-                re.push(']');
             }
             ']' => return Err(bad("']' without a '['")),
             '{' if in_braces => return Err(bad("'{' inside '{...}' is not supported")),
@@ -347,7 +362,7 @@ pub fn glob_regex(pattern: &str) -> Result<Regex, String> {
         return Err(bad("'{' is never closed"));
     }
     re.push('$');
-    Regex::new(&re).map_err(|e| bad(&e.to_string()))
+    Regex::new(&re).map_err(|_| bad("not a pattern this tool can read"))
 }
 
 /// Whether a policy's `rule` value has the shape of a rule id (`ABC123`), so that echoing it in
@@ -383,7 +398,10 @@ fn without_values(message: &str) -> String {
                 // A key name: shown when it looks like one (`allow`, `rule`), since the
                 // "key" of a file that is not a policy at all can be a whole line of it.
                 let key: String = chars.by_ref().take_while(|c| *c != '`').collect();
+                // Serde writes numbers in backticks too (`invalid type: integer `4111...``):
+                // a key starts with a letter.
                 let plain = (1..=40).contains(&key.len())
+                    && key.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
                     && key
                         .chars()
                         .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
@@ -496,7 +514,13 @@ mod tests {
         assert!(!glob_match("**/*.{sh,py}", "scripts/x.rb"));
         assert!(glob_match("a\\*b", "a*b"));
         assert!(!glob_match("a\\*b", "axb"));
-        for bad in ["[[[[", "a]", "[]", "{a,b", "a}", "{a,{b}}", "x\\", "[a/b]"] {
+        // A range never spans '/', and class syntax of the regex engine does not leak through.
+        assert!(!glob_match("a[+-0]b", "a/b"));
+        assert!(glob_match("a[+-0]b", "a.b"));
+        assert!(glob_match("a[-x]b", "a-b"));
+        assert!(glob_match("a[a\\-]b", "a-b"));
+        assert!(!glob_match("[!a]", "/"));
+        for bad in ["[[[[", "a]", "[]", "{a,b", "a}", "{a,{b}}", "x\\", "[a/b]", "[z-a]", "[a-/]"] {
             assert!(glob_regex(bad).is_err(), "{bad:?} must be refused");
         }
         // No exponential blow-up on hostile patterns.
@@ -555,6 +579,8 @@ mod tests {
         assert!(!e.contains("top secret"), "{e}");
         let e = Policy::parse("allow: \"sk-live-abcdef\"\n").unwrap_err();
         assert!(!e.contains("sk-live"), "{e}");
+        let e = Policy::parse("allow: 4111111111111111\n").unwrap_err();
+        assert!(!e.contains("4111"), "{e}");
         let e = Policy::parse_bytes(b"\xff\xfe").unwrap_err();
         assert!(e.contains("UTF-8"), "{e}");
         assert_eq!(

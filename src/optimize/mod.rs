@@ -177,6 +177,12 @@ pub enum OptimizeError {
     NothingToArchive { skill: String },
     #[error("an earlier run of {skill} was cut short while committing")]
     InterruptedCommit { skill: String },
+    #[error("an earlier run of {skill} was cut short while committing, and HEAD has moved since to {head} without its commits; nothing was touched")]
+    Diverged { skill: String, head: String },
+    #[error("'{path}' is tracked by git: a checkpoint is never committed, so this one is not git-skill's to trust")]
+    CommittedCheckpoint { path: String },
+    #[error("'{}' is not a directory (a symbolic link or a file); git-skill keeps its checkpoints only in the skill's own .skillopt/work/", .path.display())]
+    NotADirectory { path: PathBuf },
     #[error("stopped at failpoint {0} (GIT_SKILL_FAILPOINT)")]
     Failpoint(String),
     #[error("--resume: there is no checkpoint for {skill}")]

@@ -55,6 +55,9 @@ pub fn run(
         });
     }
     let existing = checkpoint::find(&ctx.skill_dir)?;
+    if existing.is_some() {
+        refuse_committed_work(ctx)?;
+    }
     let (path, mut cp, resumed) = match existing {
         Some((path, _)) if opts.restart => {
             if !opts.dry_run {
@@ -356,10 +359,10 @@ pub fn run(
             .filter_map(|q| answers.get(&q.key).cloned())
             .collect())
     };
-    // The local checks run again on a resume (they are deterministic and cheap, and the allow
-    // flags may be new); the judges' answers are kept, so none is asked twice.
-    let refused_locally = cp.checks.as_ref().is_some_and(|c| !c.passed());
-    if cp.gate.is_none() || refused_locally {
+    // The local checks run every time, resumes included: they are deterministic and cheap,
+    // the allow flags may be new, and a gate result is never taken on trust from a file. The
+    // judges' answers are kept, so none is asked twice.
+    {
         ui.progress(
             7,
             "gate",
@@ -704,6 +707,7 @@ fn recover_commit(
     let Some((path, mut cp)) = checkpoint::find(&ctx.skill_dir)? else {
         return Ok(None);
     };
+    refuse_committed_work(ctx)?;
     let Some(intent) = cp.commit.clone() else {
         return Ok(None);
     };
@@ -761,11 +765,26 @@ fn recover_commit(
     Ok(None)
 }
 
+/// A checkpoint is never committed (`.skillopt/.gitignore` says `work/`): one that git tracks
+/// came with the repository, and its answers, gate results and commit plan are not git-skill's
+/// to trust.
+fn refuse_committed_work(ctx: &Context<'_>) -> Result<(), OptimizeError> {
+    let work = format!("{}/.skillopt/work", ctx.skill_rel);
+    if ctx.repo.tracks_anything_under(&work)? {
+        return Err(OptimizeError::CommittedCheckpoint { path: work });
+    }
+    Ok(())
+}
+
 /// Recovers the plan; `true` when its commits landed. A pending store that gained signals
 /// since the crash keeps them: the old content comes back with the new lines after it.
 fn recover_plan(ctx: &Context<'_>, intent: &CommitIntent) -> Result<bool, OptimizeError> {
-    match ctx.repo.recover_plan(&intent.plan)? {
+    match ctx.repo.recover_plan(&intent.plan, &ctx.skill_rel)? {
         crate::git::Recovery::Landed => Ok(true),
+        crate::git::Recovery::Diverged { head } => Err(OptimizeError::Diverged {
+            skill: ctx.skill_name.clone(),
+            head,
+        }),
         crate::git::Recovery::NotLanded { changed } => {
             for rel in changed {
                 let planned = intent.plan.files.iter().find(|f| f.path == rel);
@@ -801,6 +820,11 @@ fn merge_pending(ctx: &Context<'_>, file: &crate::git::PlannedFile) -> Result<bo
     };
     let kept = blob(&file.new)?;
     let old = blob(&file.old)?;
+    // Old content and more: the rewrite never happened, the appends stand. (Tested first:
+    // the rewritten content is often a prefix of the old one.)
+    if now.starts_with(&old) {
+        return Ok(true);
+    }
     if now.starts_with(&kept) {
         let mut restored = old;
         restored.extend_from_slice(&now[kept.len()..]);
@@ -810,7 +834,7 @@ fn merge_pending(ctx: &Context<'_>, file: &crate::git::PlannedFile) -> Result<bo
         })?;
         return Ok(true);
     }
-    Ok(now.starts_with(&old))
+    Ok(false)
 }
 
 /// The model calls a run makes in all: the estimate before triage, the count after.
@@ -892,6 +916,15 @@ impl Drop for WorkLock {
 }
 
 fn lock(work: &Path, skill: &str) -> Result<WorkLock, OptimizeError> {
+    // `.skillopt` and `work/` must be real directories of the skill: a committed link would have
+    // checkpoints written, and permissions changed, wherever it points.
+    for dir in [work.parent(), Some(work)].into_iter().flatten() {
+        if std::fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir()) {
+            return Err(OptimizeError::NotADirectory {
+                path: dir.to_owned(),
+            });
+        }
+    }
     let path = work.join("lock");
     let err = |source| checkpoint::CheckpointError::Write {
         path: path.clone(),

@@ -98,12 +98,14 @@ pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreErro
     // Created once, never rewritten (a user may have added to it); `create_new` makes
     // concurrent first appends agree on who writes it.
     let ignore = skillopt.join(".gitignore");
+    let mut created_ignore = false;
     match OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(&ignore)
     {
         Ok(mut file) => {
+            created_ignore = true;
             if let Err(e) = file.write_all(b"work/\n").and_then(|()| file.sync_data()) {
                 drop(file);
                 let _ = std::fs::remove_file(&ignore);
@@ -137,8 +139,13 @@ pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreErro
     if let Err(e) = file.write_all(&bytes).and_then(|()| file.sync_data()) {
         let undone = file.set_len(before).and_then(|()| file.sync_data());
         if !existed && before == 0 {
+            // Nothing was there before this call: what it created goes too.
             drop(file);
             let _ = std::fs::remove_file(&path);
+            if created_ignore {
+                let _ = std::fs::remove_file(&ignore);
+            }
+            undo_dirs();
         }
         return Err(match undone {
             Ok(()) => write_err(&path)(e),

@@ -456,7 +456,16 @@ fn walk(
 
 fn is_skill_dir(dir: &Path) -> bool {
     // symlink_metadata: a SKILL.md that is a symlink still marks a skill; lint judges the link.
-    std::fs::symlink_metadata(dir.join("SKILL.md")).is_ok()
+    if std::fs::symlink_metadata(dir.join("SKILL.md")).is_ok() {
+        return true;
+    }
+    // `skill.md` in any case marks one too: on case-insensitive file systems agents load it as
+    // SKILL.md, so it must not escape the checks (lint then asks for the right name).
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .any(|e| e.file_name().to_string_lossy().eq_ignore_ascii_case("SKILL.md"))
+    })
 }
 
 fn skill_at(root: &Root, dir: &Path) -> Skill {

@@ -105,10 +105,25 @@ pub fn judge_root_link(
     let Some(resolved) = resolve(link, target, lookup) else {
         return RootLink::LeavesRepository;
     };
-    let inside = |root: &str| {
-        root.is_empty() || resolved == root || resolved.starts_with(&format!("{root}/"))
+    // Inside a root counts only where a walk goes: not into `node_modules`, `.skillopt` or
+    // `.git`, not deeper than discovery looks.
+    let reached = |root: &str| {
+        let rest = if root.is_empty() {
+            resolved.as_str()
+        } else if resolved == root {
+            ""
+        } else if let Some(rest) = resolved.strip_prefix(&format!("{root}/")) {
+            rest
+        } else {
+            return false;
+        };
+        let parts: Vec<&str> = rest.split('/').filter(|p| !p.is_empty()).collect();
+        parts.len() <= super::discover::MAX_DEPTH
+            && !parts
+                .iter()
+                .any(|p| super::discover::SKIPPED_DIRS.contains(p))
     };
-    if roots.iter().any(|r| inside(r)) {
+    if roots.iter().any(|r| reached(r)) {
         return RootLink::Harmless;
     }
     match lookup(&resolved) {
@@ -182,6 +197,21 @@ mod tests {
         assert_eq!(judge("../../.agents/skills/real"), RootLink::Harmless);
         assert_eq!(judge("../../docs/readme.md"), RootLink::Harmless);
         assert_eq!(judge("../../nothing"), RootLink::Harmless);
+        // Into a root, but where no walk goes: as good as outside.
+        let hidden = tree(&[
+            (".claude/skills/node_modules/evil/SKILL.md", Node::File),
+            (".claude/skills/a/.skillopt/x/SKILL.md", Node::File),
+        ]);
+        for target in ["node_modules/evil", "a/.skillopt/x"] {
+            assert_eq!(
+                judge_root_link(".claude/skills/linked", target, &roots, &hidden),
+                RootLink::OutsideRoots {
+                    resolved: format!(".claude/skills/{target}"),
+                    skill: true
+                },
+                "{target}"
+            );
+        }
         assert_eq!(
             judge("../../docs"),
             RootLink::OutsideRoots {

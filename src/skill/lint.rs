@@ -309,12 +309,24 @@ fn suggest_dir(path: &str) -> &'static str {
 fn check_skill_md(l: &mut Lint<'_>, files: &SkillFiles) {
     match files.entry("SKILL.md").map(|e| &e.kind) {
         None => {
-            l.at_md(
-                MISSING_FRONTMATTER,
-                None,
-                "the skill has no SKILL.md".to_owned(),
-                "create SKILL.md with a `---` frontmatter holding name and description",
-            );
+            let variant = files
+                .entries
+                .iter()
+                .find(|e| !e.path.contains('/') && e.path.eq_ignore_ascii_case("SKILL.md"));
+            match variant {
+                Some(e) => l.at_md(
+                    MISSING_FRONTMATTER,
+                    None,
+                    format!("the skill has no SKILL.md, but '{}': loaders on case-sensitive file systems miss it, the others load it", e.path),
+                    "rename it to SKILL.md (git mv)",
+                ),
+                None => l.at_md(
+                    MISSING_FRONTMATTER,
+                    None,
+                    "the skill has no SKILL.md".to_owned(),
+                    "create SKILL.md with a `---` frontmatter holding name and description",
+                ),
+            }
             return;
         }
         Some(FileKind::File { .. }) => {}
