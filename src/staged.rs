@@ -235,7 +235,8 @@ fn changed(
         map.keys()
             .filter_map(|p| {
                 let (dir, name) = p.rsplit_once('/')?;
-                name.eq_ignore_ascii_case("SKILL.md").then(|| dir.to_owned())
+                name.eq_ignore_ascii_case("SKILL.md")
+                    .then(|| dir.to_owned())
             })
             .collect()
     };

@@ -628,9 +628,8 @@ impl Repo {
                 (&locks.index_lock, &locks.index_tmp),
             ] {
                 if ours(lock, tmp) {
-                    std::fs::remove_file(lock).map_err(|e| {
-                        fail(format!("could not remove '{}': {e}", lock.display()))
-                    })?;
+                    std::fs::remove_file(lock)
+                        .map_err(|e| fail(format!("could not remove '{}': {e}", lock.display())))?;
                 }
                 let _ = std::fs::remove_file(tmp);
             }

@@ -517,7 +517,9 @@ impl Repo {
         let small = self
             .blob_size(entry.id, ".gitmodules")
             .is_ok_and(|size| size <= MAX_SMALL_FILE);
-        small.then(|| self.blob(entry.id, ".gitmodules").ok()).flatten()
+        small
+            .then(|| self.blob(entry.id, ".gitmodules").ok())
+            .flatten()
     }
 
     /// An entry's bytes, from the object store that holds it.

@@ -520,7 +520,9 @@ mod tests {
         assert!(glob_match("a[-x]b", "a-b"));
         assert!(glob_match("a[a\\-]b", "a-b"));
         assert!(!glob_match("[!a]", "/"));
-        for bad in ["[[[[", "a]", "[]", "{a,b", "a}", "{a,{b}}", "x\\", "[a/b]", "[z-a]", "[a-/]"] {
+        for bad in [
+            "[[[[", "a]", "[]", "{a,b", "a}", "{a,{b}}", "x\\", "[a/b]", "[z-a]", "[a-/]",
+        ] {
             assert!(glob_regex(bad).is_err(), "{bad:?} must be refused");
         }
         // No exponential blow-up on hostile patterns.

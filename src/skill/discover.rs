@@ -462,9 +462,11 @@ fn is_skill_dir(dir: &Path) -> bool {
     // `skill.md` in any case marks one too: on case-insensitive file systems agents load it as
     // SKILL.md, so it must not escape the checks (lint then asks for the right name).
     std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries
-            .filter_map(Result::ok)
-            .any(|e| e.file_name().to_string_lossy().eq_ignore_ascii_case("SKILL.md"))
+        entries.filter_map(Result::ok).any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .eq_ignore_ascii_case("SKILL.md")
+        })
     })
 }
 

@@ -1488,3 +1488,154 @@ fn a_resume_keeps_signals_recorded_after_the_crash_and_leaves_foreign_locks() {
     assert_eq!(sb.git(&["status", "--porcelain"]).stdout, "");
     sb.git(&["fsck", "--no-progress", "--strict"]).assert_ok();
 }
+
+/// The first failpoint at which the kill leaves the repository as `done` says, or `None`.
+fn first_point(done: impl Fn(&Sandbox) -> bool) -> Option<String> {
+    let server = Model::new().serve();
+    for point in 1..200 {
+        let probe = repo_with_signals();
+        let failpoint = format!("step8:{point}");
+        let run = optimize_env(
+            &probe,
+            &server,
+            &["--yes"],
+            &[("GIT_SKILL_FAILPOINT", &failpoint)],
+        );
+        if run.status != 137 {
+            return None;
+        }
+        if done(&probe) {
+            return Some(failpoint);
+        }
+    }
+    None
+}
+
+/// A checkpoint that came with the repository is not git-skill's: its plan could name any
+/// file. A planted one that is not tracked may still only touch the skill's own files.
+#[test]
+fn a_committed_or_forged_checkpoint_is_never_trusted() {
+    let sb = repo_with_signals();
+    let payload = sb.git(&["hash-object", "-w", "--stdin"]);
+    let hook = sb.repo().join(".git/hooks/pre-commit");
+    let forged = |path: &str| {
+        json!({
+            "version": 1, "optimization_id": "opt_x", "skill": "pdf-forms", "started": NOW,
+            "pre_hash": "0", "last_completed_step": 7, "signals": [], "stale": [], "left_out": 0,
+            "too_old": 0, "triage": null, "set_aside": [], "reflection": null, "candidate": null,
+            "checks": null, "gate_answers": {}, "regression_answers": {}, "gate": null,
+            "tokens": {"input": 0, "output": 0, "calls": 0}, "days": 30, "max_signals": 20,
+            "head": "",
+            "commit": {
+                "plan": {
+                    "token": "opt_x", "head": "0000000000000000000000000000000000000000",
+                    "reference": "refs/heads/main",
+                    "commits": ["1111111111111111111111111111111111111111"],
+                    "reflog": "commit: x",
+                    "files": [{"path": path, "new": null, "executable": false,
+                               "old": payload.stdout.trim(), "old_mode": 493}]
+                },
+                "signal_ids": [], "audit_message": "a", "optimize_message": "o",
+                "resolved_dir": "r", "pending": "p"
+            }
+        })
+    };
+    let work = sb.repo().join(SKILL).join(".skillopt/work");
+    std::fs::create_dir_all(&work).unwrap();
+    let file = work.join("optimization_20260101T000000Z.json");
+    // Untracked but forged: the plan names a file outside the skill.
+    let server = Model::new().serve();
+    for (path, refusal) in [
+        ("payload.sh", "the plan may only touch files below"),
+        (".git/hooks/pre-commit", "it is inside a .git directory"),
+    ] {
+        std::fs::write(&file, forged(path).to_string()).unwrap();
+        let run = optimize(&sb, &server, &["--yes"]);
+        run.assert_status(2);
+        assert!(run.stderr.contains(refusal), "{path}: {}", run.stderr);
+    }
+    assert!(!hook.exists(), "nothing was written outside the skill");
+    assert!(!sb.repo().join("payload.sh").exists());
+    // Committed: refused before anything is read from it.
+    std::fs::write(&file, forged(&format!("{SKILL}/SKILL.md")).to_string()).unwrap();
+    sb.git(&["add", "-f", "."]).assert_ok();
+    sb.git(&["commit", "-qm", "ship a checkpoint"]).assert_ok();
+    let skill_before = std::fs::read(sb.repo().join(SKILL).join("SKILL.md")).unwrap();
+    let run = optimize(&sb, &server, &["--yes"]);
+    run.assert_status(2);
+    assert!(
+        run.stderr
+            .contains("is tracked by git: a checkpoint is never committed")
+            && run.stderr.contains("git rm -r --cached"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read(sb.repo().join(SKILL).join("SKILL.md")).unwrap(),
+        skill_before
+    );
+    assert_eq!(server_calls(&server), 0);
+}
+
+/// A kill after HEAD moved, then more commits, then `--resume`: the run is recognised as
+/// done, nothing is put back over the newer work.
+#[test]
+fn a_landed_run_is_recognised_after_later_commits() {
+    let after_move = first_point(|probe| {
+        subjects(probe, 1)[0].starts_with("optimize(skill)")
+            && !probe.repo().join(".git/index.lock").exists()
+    })
+    .expect("a point after HEAD moved, with the index in place");
+    let sb = repo_with_signals();
+    let server = Model::new().serve();
+    let run = optimize_env(
+        &sb,
+        &server,
+        &["--yes"],
+        &[("GIT_SKILL_FAILPOINT", &after_move)],
+    );
+    assert_eq!(run.status, 137);
+    sb.write("README.md", "more work\n");
+    sb.git(&["commit", "-qam", "later work"]).assert_ok();
+    let skill = std::fs::read(sb.repo().join(SKILL).join("SKILL.md")).unwrap();
+    let run = optimize(&sb, &server, &["--resume", "--yes"]);
+    run.assert_ok();
+    assert!(run.stderr.contains("had landed"), "{}", run.stderr);
+    assert_eq!(subjects(&sb, 1), ["later work"]);
+    assert_eq!(
+        std::fs::read(sb.repo().join(SKILL).join("SKILL.md")).unwrap(),
+        skill
+    );
+    assert_eq!(sb.git(&["status", "--porcelain"]).stdout, "");
+    assert_eq!(leftovers(&sb), Vec::<String>::new());
+}
+
+/// A kill before the pending store was rewritten, a signal recorded, then `--resume`: each
+/// signal is archived or pending exactly once.
+#[test]
+fn a_signal_recorded_before_the_rewrite_is_not_doubled() {
+    let sb = repo_with_signals();
+    let server = Model::new().serve();
+    // step8:2 is the first step after the intent is saved: nothing in the work tree moved yet.
+    let run = optimize_env(
+        &sb,
+        &server,
+        &["--yes"],
+        &[("GIT_SKILL_FAILPOINT", "step8:2")],
+    );
+    assert_eq!(run.status, 137);
+    assert_eq!(pending_lines(&sb), 3);
+    let late = sb.run_with_stdin(
+        &["record", "pdf-forms", "--stdin"],
+        &[("GIT_SKILL_NOW", "2026-11-30T11:00:00Z")],
+        r#"{"type":"friction","scenario":"merge","friction_detail":"late"}"#,
+    );
+    late.assert_ok();
+    optimize(&sb, &server, &["--resume", "--yes"]).assert_ok();
+    assert_eq!(pending_ids(&sb), [late.stdout.trim().to_owned()]);
+    assert_eq!(
+        subjects(&sb, 2)[1],
+        "audit(skill): archive 3 signals for pdf-forms"
+    );
+    assert_eq!(sb.git(&["status", "--porcelain"]).stdout, "");
+}

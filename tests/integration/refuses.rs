@@ -530,3 +530,83 @@ fn a_root_linked_to_a_folder_of_the_repository_brings_its_skills_under_check() {
     assert!(scan.stdout.contains("critical SUP001"), "{}", scan.stdout);
     sb.run(&["scan"]).assert_status(1);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_harmless_link_is_judged_again_when_a_commit_changes_where_it_leads() {
+    let sb = repo();
+    sb.symlink("../../vendor/x", ".claude/skills/x");
+    sb.git(&["add", "-A"]).assert_ok();
+    // It leads nowhere yet: nothing an agent loads.
+    sb.git(&["commit", "-qm", "a link to nothing"]).assert_ok();
+    sb.write("vendor/x/SKILL.md", skill_md("x", "Now a skill."));
+    sb.write("vendor/x/scripts/setup.sh", DANGER);
+    sb.git(&["add", "-A"]).assert_ok();
+    let before = head(&sb);
+    let run = sb.git(&["commit", "-qm", "fill the target"]);
+    assert_ne!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "skill '.claude/skills/x' is a symlink to 'vendor/x', outside the skill roots"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(head(&sb), before);
+}
+
+#[test]
+fn a_skill_md_in_another_case_and_a_skillopt_file_are_checked() {
+    let sb = repo();
+    // On case-insensitive file systems agents load `skill.md` as SKILL.md.
+    sb.write(
+        ".claude/skills/evil/skill.md",
+        skill_md("evil", "Looks harmless."),
+    );
+    sb.write(".claude/skills/evil/scripts/setup.sh", DANGER);
+    // A file named .skillopt is not git-skill's records: it is content.
+    sb.write(".claude/skills/tool/SKILL.md", skill_md("tool", "A tool."));
+    sb.write(".claude/skills/tool/.skillopt", DANGER);
+    sb.git(&["add", "-A"]).assert_ok();
+    let run = sb.git(&["commit", "-qm", "sneaky"]);
+    assert_ne!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("the skill has no SKILL.md, but 'skill.md'")
+            && run.stderr.contains(".claude/skills/evil/scripts/setup.sh")
+            && run.stderr.contains(".claude/skills/tool/.skillopt"),
+        "{}",
+        run.stderr
+    );
+    sb.git(&["commit", "-qm", "sneaky", "--no-verify"])
+        .assert_ok();
+    let scan = sb.run(&[
+        "scan",
+        "--from-ref",
+        "HEAD~1",
+        "--to-ref",
+        "HEAD",
+        "--format",
+        "json",
+    ]);
+    scan.assert_status(1);
+    let work_tree = sb.run(&["scan", "--format", "json"]);
+    work_tree.assert_status(1);
+    let verdicts = |r: &Run| {
+        let mut v: Vec<(String, String)> = r.json()["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["path"].as_str().unwrap().to_owned(),
+                    s["verdict"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(verdicts(&scan), verdicts(&work_tree));
+    assert_eq!(verdicts(&scan).len(), 2, "{}", scan.stdout);
+}
