@@ -1062,13 +1062,7 @@ fn a_signal_recorded_during_the_run_stays_pending() {
 fn resuming_with_other_options_is_refused_and_early_stops_leave_no_work_dir() {
     let sb = repo_with_signals();
     let server = Model::new().serve();
-    let run = optimize_env(
-        &sb,
-        &server,
-        &["--yes"],
-        &[("GIT_SKILL_FAILPOINT", "after-step-3")],
-    );
-    assert_eq!(run.status, 137);
+    kill_at(&sb, &server, "after-step-3");
     let run = optimize(&sb, &server, &["--yes", "--days", "1"]);
     run.assert_status(2);
     assert!(
@@ -1282,6 +1276,13 @@ fn new_hosts_are_drift_and_a_high_finding_is_rejected_at_fail_on_caution() {
     assert_eq!(sb.git(&["rev-parse", "HEAD"]).stdout, head);
 }
 
+/// Runs optimize with `--yes` until the failpoint kills it.
+#[track_caller]
+fn kill_at(sb: &Sandbox, server: &Server, point: &str) {
+    let run = optimize_env(sb, server, &["--yes"], &[("GIT_SKILL_FAILPOINT", point)]);
+    assert_eq!(run.status, 137, "{point}: {}", run.stderr);
+}
+
 /// The ids of the signals in the pending store, in order.
 fn pending_ids(sb: &Sandbox) -> Vec<String> {
     std::fs::read_to_string(sb.repo().join(SKILL).join(".skillopt/pending/signal.json"))
@@ -1425,13 +1426,7 @@ fn a_resume_keeps_signals_recorded_after_the_crash_and_leaves_foreign_locks() {
         }
         point += 1;
     };
-    let run = optimize_env(
-        &sb,
-        &server,
-        &["--yes"],
-        &[("GIT_SKILL_FAILPOINT", &before_move)],
-    );
-    assert_eq!(run.status, 137);
+    kill_at(&sb, &server, &before_move);
     assert_eq!(
         pending_lines(&sb),
         0,
@@ -1588,13 +1583,7 @@ fn a_landed_run_is_recognised_after_later_commits() {
     .expect("a point after HEAD moved, with the index in place");
     let sb = repo_with_signals();
     let server = Model::new().serve();
-    let run = optimize_env(
-        &sb,
-        &server,
-        &["--yes"],
-        &[("GIT_SKILL_FAILPOINT", &after_move)],
-    );
-    assert_eq!(run.status, 137);
+    kill_at(&sb, &server, &after_move);
     sb.write("README.md", "more work\n");
     sb.git(&["commit", "-qam", "later work"]).assert_ok();
     let skill = std::fs::read(sb.repo().join(SKILL).join("SKILL.md")).unwrap();
@@ -1617,13 +1606,7 @@ fn a_signal_recorded_before_the_rewrite_is_not_doubled() {
     let sb = repo_with_signals();
     let server = Model::new().serve();
     // step8:2 is the first step after the intent is saved: nothing in the work tree moved yet.
-    let run = optimize_env(
-        &sb,
-        &server,
-        &["--yes"],
-        &[("GIT_SKILL_FAILPOINT", "step8:2")],
-    );
-    assert_eq!(run.status, 137);
+    kill_at(&sb, &server, "step8:2");
     assert_eq!(pending_lines(&sb), 3);
     let late = sb.run_with_stdin(
         &["record", "pdf-forms", "--stdin"],

@@ -50,6 +50,13 @@ fn skills_repo(sb: &Sandbox, name: &str, top_skill: bool) -> std::path::PathBuf 
     dir
 }
 
+/// `git skill scan --from-ref HEAD~1 --to-ref HEAD` with `extra` flags: what CI runs.
+fn range_scan(sb: &Sandbox, extra: &[&str]) -> Run {
+    let mut args = vec!["scan", "--from-ref", "HEAD~1", "--to-ref", "HEAD"];
+    args.extend_from_slice(extra);
+    sb.run(&args)
+}
+
 fn staged_paths(sb: &Sandbox) -> String {
     sb.git(&["diff", "--cached", "--name-status"]).stdout
 }
@@ -83,15 +90,7 @@ fn a_submodule_of_skills_is_checked_by_the_hook_the_range_scan_and_diff() {
     // Past the hook on purpose: CI's range scan and drift see it.
     sb.git(&["commit", "-qm", "vendor skills", "--no-verify"])
         .assert_ok();
-    let scan = sb.run(&[
-        "scan",
-        "--from-ref",
-        "HEAD~1",
-        "--to-ref",
-        "HEAD",
-        "--format",
-        "json",
-    ]);
+    let scan = range_scan(&sb, &["--format", "json"]);
     scan.assert_status(1);
     let report = scan.json();
     let skill = &report["skills"][0];
@@ -112,7 +111,7 @@ fn a_submodule_of_skills_is_checked_by_the_hook_the_range_scan_and_diff() {
     std::fs::remove_dir_all(sb.repo().join(".git/modules")).unwrap();
     std::fs::remove_dir_all(sb.repo().join(".claude/skills/vendor")).unwrap();
     std::fs::create_dir_all(sb.repo().join(".claude/skills/vendor")).unwrap();
-    let scan = sb.run(&["scan", "--from-ref", "HEAD~1", "--to-ref", "HEAD"]);
+    let scan = range_scan(&sb, &[]);
     scan.assert_status(2);
     assert!(
         scan.stderr
@@ -208,7 +207,7 @@ fn a_symlinked_skill_directory_is_blocked_in_the_hook_and_in_ci() {
         );
         assert_eq!(head(&sb), before, "{name}: HEAD must not move");
         sb.git(&["commit", "-qm", name, "--no-verify"]).assert_ok();
-        let scan = sb.run(&["scan", "--from-ref", "HEAD~1", "--to-ref", "HEAD"]);
+        let scan = range_scan(&sb, &[]);
         scan.assert_status(2);
         assert!(
             scan.stderr.contains(&format!(".claude/skills/{name}'")),
@@ -242,7 +241,7 @@ fn a_file_too_big_to_scan_makes_the_skill_dangerous_and_real_scripts_are_scanned
     assert_ne!(run.status, 0);
     assert!(run.stderr.contains("critical SUP001"), "{}", run.stderr);
     sb.git(&["commit", "-qm", "big", "--no-verify"]).assert_ok();
-    let scan = sb.run(&["scan", "--from-ref", "HEAD~1", "--to-ref", "HEAD"]);
+    let scan = range_scan(&sb, &[]);
     scan.assert_status(1);
     assert!(scan.stdout.contains("critical SUP001"), "{}", scan.stdout);
 
@@ -376,7 +375,7 @@ fn range_mode_applies_the_target_revisions_policy_not_the_work_trees() {
         ".skillguard.yaml",
         "allow:\n  - rule: SUP001\n    reason: local experiment\n",
     );
-    let run = sb.run(&["scan", "--from-ref", "HEAD~1", "--to-ref", "HEAD"]);
+    let run = range_scan(&sb, &[]);
     run.assert_status(1);
     // ...but does to the work tree.
     sb.run(&["scan"]).assert_ok();
@@ -525,7 +524,7 @@ fn a_root_linked_to_a_folder_of_the_repository_brings_its_skills_under_check() {
     assert_eq!(head(&sb), before);
     sb.git(&["commit", "-qm", "link the root", "--no-verify"])
         .assert_ok();
-    let scan = sb.run(&["scan", "--from-ref", "HEAD~1", "--to-ref", "HEAD"]);
+    let scan = range_scan(&sb, &[]);
     scan.assert_status(1);
     assert!(scan.stdout.contains("critical SUP001"), "{}", scan.stdout);
     sb.run(&["scan"]).assert_status(1);
@@ -580,15 +579,7 @@ fn a_skill_md_in_another_case_and_a_skillopt_file_are_checked() {
     );
     sb.git(&["commit", "-qm", "sneaky", "--no-verify"])
         .assert_ok();
-    let scan = sb.run(&[
-        "scan",
-        "--from-ref",
-        "HEAD~1",
-        "--to-ref",
-        "HEAD",
-        "--format",
-        "json",
-    ]);
+    let scan = range_scan(&sb, &["--format", "json"]);
     scan.assert_status(1);
     let work_tree = sb.run(&["scan", "--format", "json"]);
     work_tree.assert_status(1);
