@@ -10,7 +10,7 @@ mod snapshot;
 
 use std::path::{Path, PathBuf};
 
-pub use policy::{policy_at, policy_file};
+pub use policy::{baseline_at, policy_at, policy_file};
 pub use snapshot::{Snapshot, SubmoduleAt};
 
 use crate::git::{GitError, Repo};

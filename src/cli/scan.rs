@@ -96,14 +96,13 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
             .set_flag("failOn", "--fail-on", std::slice::from_ref(fail_on));
     }
     let fail_on = ws.config.fail_on()?;
-    let baseline = match &args.baseline {
-        Some(path) => Some(Baseline::load(path).map_err(|e| match e {
+    let baseline_file = |path: &Path| {
+        Baseline::load(path).map_err(|e| match e {
             e @ PolicyError::Read { .. } => {
                 CommandError::from(e).hint("create one with --write-baseline FILE")
             }
             e => policy_error(e),
-        })?),
-        None => None,
+        })
     };
     let explicit_policy =
         match &args.policy {
@@ -128,6 +127,17 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         _ => None,
     };
     if let Some((from, to)) = range {
+        // A baseline inside the repository is the target revision's, like the policy file.
+        let baseline = match (&args.baseline, &ws.repo) {
+            (Some(path), Some(repo)) => Some(match in_repo(repo, path) {
+                Some(rel) => {
+                    check::baseline_at(repo, At::Revision(&to), &rel).map_err(policy_error)?
+                }
+                None => baseline_file(path)?,
+            }),
+            (Some(path), None) => Some(baseline_file(path)?),
+            (None, _) => None,
+        };
         let range = Range {
             from: &from,
             to: &to,
@@ -146,6 +156,10 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
                 .map_err(policy_error)?,
             None => None,
         },
+    };
+    let baseline = match &args.baseline {
+        Some(path) => Some(baseline_file(path)?),
+        None => None,
     };
     let found = ws.skills(ui, &args.paths)?;
     if let (Some(repo), true) = (&ws.repo, args.paths.is_empty()) {
@@ -329,6 +343,16 @@ fn scan_range(
         }
     }
     Ok(outcome)
+}
+
+/// `path` relative to the top of the repository, when it lies inside it (the file itself need
+/// not exist in the work tree).
+fn in_repo(repo: &git_skill::git::Repo, path: &Path) -> Option<String> {
+    let abs = std::env::current_dir().ok()?.join(path);
+    let parent = abs.parent()?.canonicalize().ok()?;
+    let rel = parent.join(abs.file_name()?);
+    let rel = rel.strip_prefix(repo.workdir()).ok()?;
+    Some(rel.to_string_lossy().replace('\\', "/"))
 }
 
 /// A policy or baseline file that could not be used, with what to do about it.

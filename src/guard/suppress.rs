@@ -454,20 +454,27 @@ impl Baseline {
             }
             Err(e) => return Err(PolicyError::from_regular(path, e)),
         };
-        let invalid = |message: String| PolicyError::Invalid {
+        Baseline::parse_bytes(&bytes).map_err(|message| PolicyError::Invalid {
             file: path.display().to_string(),
             message,
-        };
-        let baseline: Baseline = serde_json::from_slice(&bytes).map_err(|e| {
-            invalid(format!(
+        })
+    }
+
+    /// Parses a baseline's bytes (from a file or a git object); errors quote nothing of it.
+    pub fn parse_bytes(bytes: &[u8]) -> Result<Baseline, String> {
+        if bytes.len() as u64 > MAX_POLICY_BYTES {
+            return Err(format!("larger than {MAX_POLICY_BYTES} bytes"));
+        }
+        let baseline: Baseline = serde_json::from_slice(bytes).map_err(|e| {
+            format!(
                 "{} (line {}, column {})",
                 without_values(&e.to_string()),
                 e.line(),
                 e.column()
-            ))
+            )
         })?;
         if baseline.version != 1 {
-            return Err(invalid(format!("unsupported version {}", baseline.version)));
+            return Err(format!("unsupported version {}", baseline.version));
         }
         Ok(baseline)
     }

@@ -601,3 +601,38 @@ fn a_skill_md_in_another_case_and_a_skillopt_file_are_checked() {
     assert_eq!(verdicts(&scan), verdicts(&work_tree));
     assert_eq!(verdicts(&scan).len(), 2, "{}", scan.stdout);
 }
+
+#[test]
+fn range_mode_reads_a_baseline_in_the_repository_from_the_target_revision() {
+    let sb = repo();
+    sb.write(".claude/skills/a/SKILL.md", skill_md("a", "A."));
+    sb.write(".claude/skills/a/scripts/x.sh", DANGER);
+    sb.git(&["add", "."]).assert_ok();
+    sb.git(&["commit", "-qm", "a", "--no-verify"]).assert_ok();
+    sb.run(&["scan", "--write-baseline", "baseline.json"])
+        .assert_ok();
+    // Only in the work tree: not what the revision holds.
+    let run = range_scan(&sb, &["--baseline", "baseline.json"]);
+    run.assert_status(2);
+    assert!(
+        run.stderr
+            .contains("could not read 'baseline.json at HEAD'"),
+        "{}",
+        run.stderr
+    );
+    sb.git(&["add", "baseline.json"]).assert_ok();
+    sb.git(&["commit", "-qm", "baseline"]).assert_ok();
+    // The work tree's copy may say anything now: the committed one applies.
+    sb.write("baseline.json", "not json");
+    let run = sb.run(&[
+        "scan",
+        "--from-ref",
+        "HEAD~2",
+        "--to-ref",
+        "HEAD",
+        "--baseline",
+        "baseline.json",
+    ]);
+    run.assert_ok();
+    assert!(run.stdout.contains("suppressed"), "{}", run.stdout);
+}
