@@ -73,6 +73,7 @@ pub fn changes(
     let new = Side::new(repo, to.map_or(At::Index, At::Revision), roots)?;
     let (changed, owners) = changed(repo, &old, &new)?;
     let mut out = Vec::new();
+    let mut budget = MAX_CHANGE_BYTES;
     for (after, (dir, root)) in changed.skills.into_iter().zip(owners) {
         let inside = format!("{dir}/");
         let before = if old
@@ -81,7 +82,14 @@ pub fn changes(
             .iter()
             .any(|e| e.path.starts_with(&inside))
         {
-            Some(load(repo, &dir, &root, &after.root, &old.listing)?)
+            Some(load(
+                repo,
+                &dir,
+                &root,
+                &after.root,
+                &old.listing,
+                &mut budget,
+            )?)
         } else {
             None
         };
@@ -341,9 +349,10 @@ fn changed(
     }
 
     let mut dirs = Vec::new();
+    let mut budget = MAX_CHANGE_BYTES;
     for (dir, (root, label)) in owners {
         out.skills
-            .push(load(repo, &dir, &root, &label, &new.listing)?);
+            .push(load(repo, &dir, &root, &label, &new.listing, &mut budget)?);
         dirs.push((dir, root));
     }
     Ok((out, dirs))
@@ -387,12 +396,18 @@ fn owner(path: &str, root: &str, is_skill: &dyn Fn(&str) -> bool) -> Owner {
 }
 
 /// The skill at `dir` as `listing` holds it.
+/// The most bytes read from git for the skills of one check, all together: a commit touching
+/// many large skills makes the check refuse (the files left unread are findings), not exhaust
+/// memory.
+const MAX_CHANGE_BYTES: u64 = 256 << 20;
+
 fn load(
     repo: &Repo,
     dir: &str,
     root: &str,
     label: &str,
     listing: &Listing,
+    budget: &mut u64,
 ) -> Result<Snapshot, GitError> {
     let prefix = format!("{dir}/");
     let mut files = SkillFiles::default();
@@ -423,7 +438,11 @@ fn load(
                 let size = repo.entry_size(entry)?;
                 // Over the scan limits (the file's, or what is left of the skill's): listed with
                 // its size, never loaded; the scan refuses it by the same rules.
-                if size <= MAX_SCAN_BYTES && within_skill_budget(&mut read_total, size) {
+                if size <= MAX_SCAN_BYTES
+                    && within_skill_budget(&mut read_total, size)
+                    && *budget >= size
+                {
+                    *budget -= size;
                     let bytes = repo.entry_blob(entry)?;
                     if rel == "SKILL.md" {
                         files.skill_md =

@@ -157,7 +157,7 @@ impl Snapshot {
             Content::Blobs(blobs) => blobs.get(rel).cloned().ok_or_else(|| {
                 std::io::Error::new(
                     std::io::ErrorKind::NotFound,
-                    format!("'{rel}' is not among the files read from git"),
+                    format!("'{rel}' was not read from git: the skills of this check hold more than the bytes one check reads"),
                 )
             }),
             Content::Dir(dir) => {
