@@ -1327,6 +1327,7 @@ fn a_kill_at_every_point_of_step_8_resumes_to_the_same_two_commits() {
             &[("GIT_SKILL_FAILPOINT", &failpoint)],
         );
         if run.status == 0 {
+            eprintln!("step 8: {} failpoints, each killed and resumed", point - 1);
             assert!(
                 point > 20,
                 "step 8 has writes, renames and ref updates: {point} points"
