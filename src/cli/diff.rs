@@ -51,11 +51,7 @@ pub fn drift_report(
     from: &str,
     to: Option<&str>,
 ) -> Result<(Vec<SkillDrift>, Vec<git_skill::skill::Note>), CommandError> {
-    let Some(repo) = &ws.repo else {
-        return Err(
-            CommandError::new("not inside a git work tree").hint("run this inside the repository")
-        );
-    };
+    let repo = ws.require_repo("diff")?;
     let roots = ws.repo_relative_roots();
     let (changes, notes) = git_skill::staged::changes(repo, from, to, &roots)
         .hint("check that the revisions exist here (CI checkouts may need fetch-depth: 0)")?;

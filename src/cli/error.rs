@@ -1,4 +1,8 @@
 //! The one error type at the edge: `error:` / `caused by:` / `hint:` lines and an exit code.
+//!
+//! Every library error reaches it through its own `From` impl (in `hints.rs`), which classifies
+//! it and attaches what to do about it, so command bodies are straight-line `?`. There is no
+//! blanket conversion: an error type without an impl does not compile.
 
 use std::io::{self, Write};
 
@@ -6,16 +10,42 @@ use std::io::{self, Write};
 pub const EXIT_FAILURE: u8 = 1;
 pub const EXIT_ERROR: u8 = 2;
 
+/// What went wrong, broadly: it decides nothing of the message, only how the run ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Something the user asked for or has in the repository: a path, a state, an argument.
+    User,
+    /// The configuration (git config, environment, a policy file) is wrong.
+    Config,
+    /// git-skill or the system failed: an I/O error, a bug.
+    Internal,
+    /// The reader of the output went away (`git skill list | head -1`): not a failure.
+    BrokenPipe,
+}
+
 #[derive(Debug)]
 pub struct CommandError {
+    pub kind: ErrorKind,
     pub error: anyhow::Error,
     pub hints: Vec<String>,
 }
 
 impl CommandError {
+    /// A user error with this message.
     pub fn new(message: impl std::fmt::Display) -> Self {
+        CommandError::with(ErrorKind::User, anyhow::anyhow!("{message}"))
+    }
+
+    /// A configuration error with this message.
+    pub fn config(message: impl std::fmt::Display) -> Self {
+        CommandError::with(ErrorKind::Config, anyhow::anyhow!("{message}"))
+    }
+
+    /// An error of `kind` wrapping a library error (its sources become `caused by:` lines).
+    pub fn with(kind: ErrorKind, error: impl Into<anyhow::Error>) -> Self {
         CommandError {
-            error: anyhow::anyhow!("{message}"),
+            kind,
+            error: error.into(),
             hints: Vec::new(),
         }
     }
@@ -25,16 +55,9 @@ impl CommandError {
         self
     }
 
-    /// A closed pipe (`git skill list | head -1`) is the reader's choice, not a failure.
+    /// A closed pipe is the reader's choice, not a failure.
     pub fn is_broken_pipe(&self) -> bool {
-        self.error.chain().any(|e| {
-            let io_kind = e.downcast_ref::<io::Error>().map(io::Error::kind);
-            // serde_json keeps the io::Error inside without exposing it as a source.
-            let json_kind = e
-                .downcast_ref::<serde_json::Error>()
-                .and_then(serde_json::Error::io_error_kind);
-            io_kind.or(json_kind) == Some(io::ErrorKind::BrokenPipe)
-        })
+        self.kind == ErrorKind::BrokenPipe
     }
 
     pub fn render(
@@ -64,13 +87,16 @@ impl CommandError {
     }
 }
 
-impl<E: Into<anyhow::Error>> From<E> for CommandError {
-    fn from(error: E) -> Self {
-        CommandError {
-            error: error.into(),
-            hints: Vec::new(),
-        }
-    }
+/// Whether an error chain ends in a closed pipe.
+pub(super) fn broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|e| {
+        let io_kind = e.downcast_ref::<io::Error>().map(io::Error::kind);
+        // serde_json keeps the io::Error inside without exposing it as a source.
+        let json_kind = e
+            .downcast_ref::<serde_json::Error>()
+            .and_then(serde_json::Error::io_error_kind);
+        io_kind.or(json_kind) == Some(io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Adds a hint to any error on its way out.

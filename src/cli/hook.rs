@@ -10,7 +10,7 @@ use git_skill::report::{self, Diagnostic};
 use git_skill::skill::lint;
 use git_skill::staged;
 
-use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
+use super::{CommandError, Outcome, Ui, Workspace};
 
 /// Install, remove or run the git pre-commit hook.
 ///
@@ -58,17 +58,12 @@ pub fn cmd_hook(ui: &mut Ui, args: HookArgs) -> Result<Outcome, CommandError> {
 
 fn hooks_dir(ui: &mut Ui) -> Result<PathBuf, CommandError> {
     let ws = Workspace::load(ui)?;
-    let Some(repo) = &ws.repo else {
-        return Err(CommandError::new("not inside a git work tree")
-            .hint("run this inside the repository whose commits should be checked"));
-    };
-    Ok(repo.hooks_dir(ws.home.as_deref()))
+    Ok(ws.require_repo("hook")?.hooks_dir(ws.home.as_deref()))
 }
 
 fn install(ui: &mut Ui, force: bool) -> Result<Outcome, CommandError> {
     let dir = hooks_dir(ui)?;
-    let outcome = hook::install(&dir, force)
-        .hint("remove or rename the saved hook first, or run git skill hook uninstall")?;
+    let outcome = hook::install(&dir, force)?;
     let hook = dir.join("pre-commit");
     let message = match outcome {
         Installed::Fresh => format!("installed the pre-commit hook at '{}'", hook.display()),
@@ -91,7 +86,7 @@ fn install(ui: &mut Ui, force: bool) -> Result<Outcome, CommandError> {
 
 fn uninstall(ui: &mut Ui) -> Result<Outcome, CommandError> {
     let dir = hooks_dir(ui)?;
-    let message = match hook::uninstall(&dir).hint("remove it by hand if it should go")? {
+    let message = match hook::uninstall(&dir)? {
         Uninstalled::Removed => "removed the pre-commit hook".to_owned(),
         Uninstalled::Restored(path) => format!(
             "removed the pre-commit hook and restored the previous one at '{}'",
@@ -109,9 +104,7 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         return Ok(Outcome::Clean);
     }
     let ws = Workspace::load(ui)?;
-    let Some(repo) = &ws.repo else {
-        return Err(CommandError::new("not inside a git work tree"));
-    };
+    let repo = ws.require_repo("hook pre-commit")?;
     let fail_on = ws.config.fail_on()?;
     let roots = ws.repo_relative_roots();
     let changed = staged::changed_skills(repo, &roots)?;
@@ -119,7 +112,7 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
     ws.report_notes(ui, &changed.notes)?;
     // The policy as staged (an unstaged edit to it must not change the verdict either), read
     // even when no skill changed: a commit must not land a policy that CI cannot read.
-    let policy = check::policy_at(repo, At::Index).map_err(super::scan::policy_error)?;
+    let policy = check::policy_at(repo, At::Index)?;
     if changed.skills.is_empty() {
         return unchecked(ui);
     }

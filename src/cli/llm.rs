@@ -1,7 +1,7 @@
 use std::io::Write as _;
 use std::time::Instant;
 
-use git_skill::llm::{self, LlmError, Request, Settings};
+use git_skill::llm::{self, Request, Settings};
 
 use super::{CommandError, Outcome, Ui, Workspace};
 
@@ -42,19 +42,10 @@ pub fn cmd_llm(ui: &mut Ui, args: LlmArgs) -> Result<Outcome, CommandError> {
 }
 
 /// An LLM error at the edge, with its hint.
-pub fn llm_error(e: LlmError) -> CommandError {
-    let hint = e.hint();
-    let mut error = CommandError::from(e);
-    if let Some(hint) = hint {
-        error = error.hint(hint);
-    }
-    error
-}
-
 /// The settings of the workspace's configuration and the process environment.
 pub fn settings(ws: &Workspace) -> Result<Settings, CommandError> {
     Settings::resolve(&ws.config, |name| std::env::var(name).ok()).map_err(|e| {
-        llm_error(e).hint(
+        CommandError::from(e).hint(
             "see the provider keys with git skill config; examples: git skill llm ping --help",
         )
     })
@@ -71,7 +62,7 @@ fn cmd_ping(ui: &mut Ui, args: PingArgs) -> Result<Outcome, CommandError> {
     request.max_tokens = 16;
     request.temperature = Some(0.0);
     let start = Instant::now();
-    let completion = provider.complete(&request).map_err(llm_error)?;
+    let completion = provider.complete(&request)?;
     let latency = start.elapsed();
     let answer = super::table::shorten(&completion.text, 80);
     match args.format {

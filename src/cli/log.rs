@@ -38,11 +38,7 @@ struct Row {
 
 pub fn cmd_log(ui: &mut Ui, args: LogArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
-    let Some(repo) = ws.repo.as_ref() else {
-        return Err(CommandError::new(
-            "git skill log works inside a git repository",
-        ));
-    };
+    let repo = ws.require_repo("log")?;
     let (skill, _) = skill_arg::resolve(&ws, ui, &args.skill, Allow::Deleted)?;
     let rel = super::optimize::repo_relative(repo.workdir(), &skill.dir).ok_or_else(|| {
         CommandError::new(format!(

@@ -5,6 +5,7 @@ mod completions;
 mod config;
 mod diff;
 mod error;
+mod hints;
 mod hook;
 mod lint;
 mod list;

@@ -1,9 +1,7 @@
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::time::Instant;
 
-use git_skill::optimize::{
-    self, Confirm, Estimate, Interact, OptimizeError, Outcome as RunOutcome, Report,
-};
+use git_skill::optimize::{self, Confirm, Estimate, Interact, Outcome as RunOutcome, Report};
 use git_skill::prompt::contracts::{Conflict, EditKind};
 use git_skill::prompt::{self, Prompts};
 use git_skill::signal::{select, Signal};
@@ -79,13 +77,7 @@ pub struct OptimizeArgs {
 
 pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
-    let Some(repo) = ws.repo.as_ref() else {
-        return Err(
-            CommandError::new("git skill optimize works inside a git repository").hint(
-                "the optimization lands as commits: run it in the repository that holds the skill",
-            ),
-        );
-    };
+    let repo = ws.require_repo("optimize")?;
     let (skill, _) = skill_arg::resolve(&ws, ui, &args.skill, Allow::Live)?;
     let skill_rel = repo_relative(repo.workdir(), &skill.dir).ok_or_else(|| {
         CommandError::new(format!(
@@ -103,9 +95,7 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         &ws.cwd,
         ws.home.as_deref(),
     );
-    let prompts = Prompts::load(&dirs).map_err(CommandError::from)?;
-    let config_err =
-        |e: git_skill::config::ConfigError| CommandError::from(e).hint("see git skill config");
+    let prompts = Prompts::load(&dirs)?;
     let ctx = optimize::Context {
         repo,
         skill_dir: skill.dir.clone(),
@@ -114,8 +104,8 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         provider: provider.as_ref(),
         prompts: &prompts,
         parallel: settings.parallel,
-        gate_threshold: ws.config.gate_threshold().map_err(config_err)?,
-        max_growth: ws.config.max_growth().map_err(config_err)?,
+        gate_threshold: ws.config.gate_threshold()?,
+        max_growth: ws.config.max_growth()?,
         fail_on: ws.config.fail_on()?,
         now: clock::now()?,
     };
@@ -138,8 +128,7 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         started: Instant::now(),
         calls: None,
     };
-    let report = optimize::run(&ctx, &options, &mut interact)
-        .map_err(|e| run_error(e, &args.skill, args.dry_run))?;
+    let report = optimize::run(&ctx, &options, &mut interact)?;
     match args.format {
         super::lint::Format::Json => {
             let mut value = serde_json::to_value(&report)?;
@@ -164,78 +153,6 @@ pub fn repo_relative(top: &std::path::Path, dir: &std::path::Path) -> Option<Str
     let rel = dir.strip_prefix(&top).ok()?;
     let rel = rel.to_string_lossy().replace('\\', "/");
     (!rel.is_empty()).then_some(rel)
-}
-
-fn run_error(e: OptimizeError, skill: &str, dry_run: bool) -> CommandError {
-    // A dry run writes no checkpoint: nothing to resume from.
-    let resume = if dry_run {
-        "a dry run keeps no checkpoint; run it again".to_owned()
-    } else {
-        format!("the checkpoint is kept: git skill optimize {skill} --resume continues without repeating the calls that answered")
-    };
-    let hint: Option<String> = match &e {
-        OptimizeError::Dirty { paths, .. } => Some(format!(
-            "commit or stash them first: git add -- {} && git commit, or git stash",
-            paths.join(" ")
-        )),
-        OptimizeError::NoSignals { .. } => Some(format!(
-            "record feedback first: git skill record {skill} --type corrected --scenario ... --correction ..."
-        )),
-        OptimizeError::Busy { .. } => Some("wait for it to finish".into()),
-        OptimizeError::StaleCheckpoint { .. } => Some(format!(
-            "SKILL.md changed since that run; start again: git skill optimize {skill} --restart"
-        )),
-        OptimizeError::NothingToResume { .. } => Some(format!("start a run: git skill optimize {skill}")),
-        OptimizeError::NeedsConfirmation(_) if dry_run => Some(format!(
-            "add --yes to go on without asking: git skill optimize {skill} --dry-run --yes"
-        )),
-        OptimizeError::NeedsConfirmation(_) => Some(format!(
-            "add --yes to go on without asking, or --dry-run to see the change first: git skill optimize {skill} --yes"
-        )),
-        OptimizeError::Conflicts(_) if dry_run => Some(format!(
-            "choose the direction, once per pair: git skill optimize {skill} --dry-run --prefer SIGNAL_ID (the other stays pending)"
-        )),
-        OptimizeError::Conflicts(_) => Some(format!(
-            "choose the direction, once per pair: git skill optimize {skill} --prefer SIGNAL_ID (the other stays pending); the triage answer is kept, so this repeats no model call"
-        )),
-        OptimizeError::Llm(l) => Some(format!(
-            "{}{resume}",
-            l.hint().map(|h| format!("{h}; ")).unwrap_or_default()
-        )),
-        OptimizeError::OptionsChanged { .. } => Some(format!(
-            "resume with the same options, or start again with the new ones: git skill optimize {skill} --restart"
-        )),
-        OptimizeError::ChangedDuringRun(_) => Some(format!(
-            "look at the change (git status, git log); then git skill optimize {skill} --restart"
-        )),
-        OptimizeError::InterruptedCommit { .. } => Some(format!(
-            "finish or undo it first: git skill optimize {skill} --resume (a dry run changes nothing, so it cannot)"
-        )),
-        OptimizeError::Diverged { .. } => Some(
-            "look at git log and git status: the run's files may still be in the work tree; put them right by hand, then start again with --restart".into(),
-        ),
-        OptimizeError::CommittedCheckpoint { path } => Some(format!(
-            "remove it from git and from disk: git rm -r --cached {path} && rm -r {path}; then start again"
-        )),
-        OptimizeError::NotADirectory { path } => Some(format!(
-            "remove it ({}); git-skill creates the directory itself",
-            path.display()
-        )),
-        OptimizeError::NothingToArchive { .. } => Some(format!(
-            "see what is pending: git skill signals {skill}; start again with git skill optimize {skill} --restart"
-        )),
-        OptimizeError::Git(g) if g.to_string().contains("if not, remove") => Some(
-            "a lock that git-skill cannot prove is its own is left alone; remove it as the message says once no git command is running, then --resume".into(),
-        ),
-
-        OptimizeError::Prompt(_) => Some("check the template overrides: git skill prompt list".into()),
-        _ => None,
-    };
-    let mut error = CommandError::from(e);
-    if let Some(hint) = hint {
-        error = error.hint(hint);
-    }
-    error
 }
 
 /// Progress and questions on the terminal.

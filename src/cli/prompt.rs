@@ -1,10 +1,12 @@
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 
+use anyhow::Context as _;
+
 use git_skill::prompt::{self, PromptError, PromptName, Prompts, TemplateSource};
 
 use super::table::Table;
-use super::{CommandError, Outcome, Ui, Workspace};
+use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
 
 /// The largest `--vars` input read.
 const MAX_VARS_BYTES: u64 = 16 << 20;
@@ -66,7 +68,7 @@ pub fn cmd_prompt(ui: &mut Ui, args: PromptArgs) -> Result<Outcome, CommandError
         &ws.cwd,
         ws.home.as_deref(),
     );
-    let prompts = Prompts::load(&dirs).map_err(load_error)?;
+    let prompts = Prompts::load(&dirs)?;
     for path in prompts.ignored() {
         ui.warn(&format!(
             "'{}' is not the name of a prompt template and is ignored (templates: {})",
@@ -131,9 +133,9 @@ fn render(
     name: &str,
     vars: Option<&Path>,
 ) -> Result<Outcome, CommandError> {
-    let name: PromptName = name.parse().map_err(|e| {
-        CommandError::from(e).hint("list the templates with: git skill prompt list")
-    })?;
+    let name: PromptName = name
+        .parse()
+        .map_err(|e| CommandError::from(PromptError::from(e)))?;
     let vars = match vars {
         Some(path) => read_vars(path)?,
         None => serde_json::Value::Object(Default::default()),
@@ -194,10 +196,8 @@ fn read_vars(path: &Path) -> Result<serde_json::Value, CommandError> {
         }
         std::fs::File::open(path).and_then(|f| f.take(MAX_VARS_BYTES + 1).read_to_end(&mut bytes))
     };
-    read.map_err(|e| {
-        CommandError::from(anyhow::Error::new(e).context(format!("could not read {shown}")))
-            .hint("give a JSON file of the template's variables, or - for stdin")
-    })?;
+    read.with_context(|| format!("could not read {shown}"))
+        .hint("give a JSON file of the template's variables, or - for stdin")?;
     if bytes.len() as u64 > MAX_VARS_BYTES {
         return Err(too_large());
     }
@@ -219,20 +219,4 @@ fn read_vars(path: &Path) -> Result<serde_json::Value, CommandError> {
         .hint("wrap them in an object: {\"name\": value, ...}"));
     }
     Ok(vars)
-}
-
-fn load_error(e: PromptError) -> CommandError {
-    let hint = match &e {
-        PromptError::MissingDirectory { .. } | PromptError::NotADirectory { .. } => {
-            "create the directory, or unset skill.templateDir (git config --unset skill.templateDir)"
-        }
-        PromptError::Parse { .. } => {
-            "fix the template (minijinja syntax), or remove it to use the embedded one"
-        }
-        PromptError::Escapes { .. } | PromptError::DanglingSymlink { .. } => {
-            "put the template file itself in the directory instead of a symlink"
-        }
-        _ => "check the template override, or remove it to use the embedded one",
-    };
-    CommandError::from(e).hint(hint)
 }

@@ -1,5 +1,6 @@
 use std::io::{Read as _, Write as _};
-use std::path::Path;
+
+use anyhow::Context as _;
 
 use git_skill::signal::input::{self, Stamp};
 use git_skill::signal::{store, SignalType};
@@ -101,7 +102,7 @@ pub fn cmd_record(ui: &mut Ui, args: RecordArgs) -> Result<Outcome, CommandError
     let given: Vec<(usize, Map<String, Value>)> = if args.stdin {
         let text = read_stdin()?;
         input::parse(&text)
-            .map_err(|e| CommandError::from(anyhow::Error::new(e).context("could not read the signals on stdin")))
+            .context("could not read the signals on stdin")
             .hint("give one JSON object, JSON lines, or an array of objects; see git skill record --help")?
             .into_iter()
             .map(|g| (g.line, g.fields))
@@ -110,7 +111,7 @@ pub fn cmd_record(ui: &mut Ui, args: RecordArgs) -> Result<Outcome, CommandError
         check_flags(&args)?;
         vec![(1, from_flags(&args))]
     };
-    let hash = skill_md_sha256(&skill.dir)?;
+    let hash = git_skill::signal::skill_md_sha256(&skill.dir)?;
     let stamp = Stamp {
         skill: &skill.dir_name,
         skill_hash: &hash,
@@ -121,7 +122,9 @@ pub fn cmd_record(ui: &mut Ui, args: RecordArgs) -> Result<Outcome, CommandError
     let mut redacted = Vec::new();
     for (i, (line, fields)) in given.into_iter().enumerate() {
         let done = input::complete(fields, i + 1, &stamp).map_err(|e| {
-            let mut error = CommandError::from(e);
+            // The field's error is precise; where it came from and what happened are what
+            // this command adds.
+            let mut error = CommandError::with(super::error::ErrorKind::User, e);
             if args.stdin {
                 error = error.hint(format!("the signal starts on line {line} of stdin"));
             }
@@ -132,7 +135,7 @@ pub fn cmd_record(ui: &mut Ui, args: RecordArgs) -> Result<Outcome, CommandError
         }
         signals.push(done.signal);
     }
-    let path = store::append(&skill.dir, &signals).map_err(CommandError::from)?;
+    let path = store::append(&skill.dir, &signals)?;
     for (id, n) in redacted {
         let what = if n == 1 { "field" } else { "fields" };
         ui.warn(&format!(
@@ -215,7 +218,7 @@ fn read_stdin() -> Result<String, CommandError> {
         .lock()
         .take(MAX_STDIN_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| CommandError::from(anyhow::Error::new(e).context("could not read stdin")))?;
+        .context("could not read stdin")?;
     if bytes.len() as u64 > MAX_STDIN_BYTES {
         return Err(CommandError::new(format!(
             "stdin holds more than {} MiB of signals",
@@ -229,40 +232,6 @@ fn read_stdin() -> Result<String, CommandError> {
             e.utf8_error().valid_up_to()
         ))
     })
-}
-
-/// The sha256 (hex) of the skill's SKILL.md, which must be a file inside the skill.
-pub fn skill_md_sha256(dir: &Path) -> Result<String, CommandError> {
-    use sha2::Digest;
-    let path = dir.join("SKILL.md");
-    let meta = std::fs::symlink_metadata(&path).map_err(|e| {
-        CommandError::from(
-            anyhow::Error::new(e).context(format!("could not read '{}'", path.display())),
-        )
-    })?;
-    if !meta.is_file() {
-        return Err(CommandError::new(format!(
-            "'{}' is not a regular file; git-skill does not follow links out of a skill",
-            path.display()
-        ))
-        .hint("replace the link with the file itself"));
-    }
-    let mut file = std::fs::File::open(&path).map_err(|e| {
-        CommandError::from(
-            anyhow::Error::new(e).context(format!("could not read '{}'", path.display())),
-        )
-    })?;
-    let mut hasher = sha2::Sha256::new();
-    std::io::copy(&mut file, &mut hasher).map_err(|e| {
-        CommandError::from(
-            anyhow::Error::new(e).context(format!("could not read '{}'", path.display())),
-        )
-    })?;
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
 }
 
 fn nonce() -> u64 {

@@ -3,7 +3,7 @@ use std::io::Write as _;
 use git_skill::optimize::history;
 
 use super::skill_arg::{self, Allow};
-use super::{CommandError, Outcome, Ui, Workspace};
+use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
 
 /// Undo the newest optimization of a skill: revert its `optimize(skill):` commit.
 ///
@@ -27,11 +27,7 @@ pub struct RollbackArgs {
 
 pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
-    let Some(repo) = ws.repo.as_ref() else {
-        return Err(CommandError::new(
-            "git skill rollback works inside a git repository",
-        ));
-    };
+    let repo = ws.require_repo("rollback")?;
     let (skill, _) = skill_arg::resolve(&ws, ui, &args.skill, Allow::Live)?;
     let rel = super::optimize::repo_relative(repo.workdir(), &skill.dir).ok_or_else(|| {
         CommandError::new(format!(
@@ -65,10 +61,7 @@ pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandE
     let commit = gix_id(&target.commit)?;
     let outcome = repo
         .revert_path_commit(commit, &format!("{rel}/SKILL.md"))
-        .map_err(|e| {
-            CommandError::from(e)
-                .hint("nothing was changed; resolve by hand with git revert, then commit")
-        })?;
+        .hint("nothing was changed; resolve by hand with git revert, then commit")?;
     let new = outcome.commit.to_string();
     let via = match outcome.method {
         git_skill::git::RevertMethod::TreeEdit => "tree-edit",

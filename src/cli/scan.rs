@@ -101,16 +101,15 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
             e @ PolicyError::Read { .. } => {
                 CommandError::from(e).hint("create one with --write-baseline FILE")
             }
-            e => policy_error(e),
+            e => CommandError::from(e),
         })
     };
-    let explicit_policy =
-        match &args.policy {
-            Some(path) => Some(check::policy_file(path).map_err(policy_error)?.ok_or_else(
-                || CommandError::new(format!("policy file '{}' does not exist", path.display())),
-            )?),
-            None => None,
-        };
+    let explicit_policy = match &args.policy {
+        Some(path) => Some(check::policy_file(path)?.ok_or_else(|| {
+            CommandError::new(format!("policy file '{}' does not exist", path.display()))
+        })?),
+        None => None,
+    };
     let options = ScanOptions {
         inline_allow: !args.no_inline_allow,
     };
@@ -130,9 +129,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         // A baseline inside the repository is the target revision's, like the policy file.
         let baseline = match (&args.baseline, &ws.repo) {
             (Some(path), Some(repo)) => Some(match in_repo(repo, path) {
-                Some(rel) => {
-                    check::baseline_at(repo, At::Revision(&to), &rel).map_err(policy_error)?
-                }
+                Some(rel) => check::baseline_at(repo, At::Revision(&to), &rel)?,
                 None => baseline_file(path)?,
             }),
             (Some(path), None) => Some(baseline_file(path)?),
@@ -152,8 +149,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
     let policy = match explicit_policy {
         Some(policy) => Some(policy),
         None => match &ws.repo {
-            Some(repo) => check::policy_file(&ws.display(&repo.workdir().join(POLICY_FILE)))
-                .map_err(policy_error)?,
+            Some(repo) => check::policy_file(&ws.display(&repo.workdir().join(POLICY_FILE)))?,
             None => None,
         },
     };
@@ -303,10 +299,7 @@ fn scan_range(
     fail_on: FailOn,
     range: Range<'_>,
 ) -> Result<Outcome, CommandError> {
-    let Some(repo) = &ws.repo else {
-        return Err(CommandError::new("range mode needs a git repository")
-            .hint("run inside the repository, or drop --from-ref/--to-ref"));
-    };
+    let repo = ws.require_repo("scan --from-ref/--to-ref")?;
     let (from, to) = (range.from, range.to);
     let roots = ws.repo_relative_roots();
     let changed = git_skill::staged::changed_between_revisions(repo, from, to, &roots)
@@ -353,16 +346,6 @@ fn in_repo(repo: &git_skill::git::Repo, path: &Path) -> Option<String> {
     let rel = parent.join(abs.file_name()?);
     let rel = rel.strip_prefix(repo.workdir()).ok()?;
     Some(rel.to_string_lossy().replace('\\', "/"))
-}
-
-/// A policy or baseline file that could not be used, with what to do about it.
-pub(super) fn policy_error(e: PolicyError) -> CommandError {
-    let hint = match &e {
-        PolicyError::Refused { .. } => "it must be a regular file of at most 1 MiB, committed at the top of the repository; replace it with one",
-        PolicyError::Invalid { .. } => "fix it: every entry needs a known rule (git skill rules) and a reason; see git skill scan --help",
-        PolicyError::Read { .. } => "check that it exists and can be read",
-    };
-    CommandError::from(e).hint(hint)
 }
 
 fn write_baseline(path: &Path, reports: &[SkillReport]) -> Result<(), CommandError> {

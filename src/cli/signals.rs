@@ -3,7 +3,7 @@ use std::io::Write as _;
 use chrono::{DateTime, Utc};
 use git_skill::signal::dashboard::{self, Row, Tally};
 use git_skill::signal::select::{self, Selector};
-use git_skill::signal::store::{self, BadLine, Entry, StoreError};
+use git_skill::signal::store::{self, BadLine, Entry};
 use git_skill::signal::{input, Signal, SignalType};
 use git_skill::skill::discover::{self, Discovery, Skill};
 use serde_json::{json, Value};
@@ -120,7 +120,7 @@ fn dashboard(
         let tally = match tally {
             Ok(t) => t,
             Err(e) => {
-                ui.error(&store_error(e))?;
+                ui.error(&CommandError::from(e))?;
                 continue;
             }
         };
@@ -235,14 +235,6 @@ fn report_bad(
     Ok(())
 }
 
-fn store_error(e: StoreError) -> CommandError {
-    let hint = match &e {
-        StoreError::Link { .. } => "replace the link with a real directory or file",
-        _ => "check the file's permissions",
-    };
-    CommandError::from(e).hint(hint)
-}
-
 fn list(
     ui: &mut Ui,
     ws: &Workspace,
@@ -252,7 +244,10 @@ fn list(
     now: DateTime<Utc>,
 ) -> Result<Outcome, CommandError> {
     let since = match &args.since {
-        Some(text) => Some(select::parse_since(text, now).map_err(CommandError::from)?),
+        Some(text) => Some(select::parse_since(text, now).map_err(|e| {
+            CommandError::new(e)
+                .hint("give a date (2026-11-01), a time (RFC 3339) or an age: 12h, 7d, 2w")
+        })?),
         None => None,
     };
     let kind = args.kind.map(|k| match k {
@@ -273,8 +268,7 @@ fn list(
             }
         }
         Entry::Bad(b) => dashboard::note_bad(&mut bad, &mut bad_count, b),
-    })
-    .map_err(store_error)?;
+    })?;
     report_bad(ui, ws, &path, &bad, bad_count)?;
     let shown = ws.display(&skill.dir).display().to_string();
     match args.format {
@@ -340,7 +334,7 @@ fn selected(
         ))
         .hint("list its signals without --selected"));
     }
-    let current = super::record::skill_md_sha256(&skill.dir)?;
+    let current = git_skill::signal::skill_md_sha256(&skill.dir)?;
     let path = store::pending_path(&skill.dir);
     let mut selector = Selector::new(now, args.days, args.max_signals);
     let mut bad = Vec::new();
@@ -348,8 +342,7 @@ fn selected(
     store::stream(&path, |entry| match entry {
         Entry::Signal(_, signal) => selector.push(signal),
         Entry::Bad(b) => dashboard::note_bad(&mut bad, &mut bad_count, b),
-    })
-    .map_err(store_error)?;
+    })?;
     report_bad(ui, ws, &path, &bad, bad_count)?;
     let selection = selector.finish(&current);
     match args.format {
@@ -410,7 +403,7 @@ fn current_hash(skill: &Skill, deleted: bool) -> Result<Option<String>, CommandE
     if deleted {
         return Ok(None);
     }
-    super::record::skill_md_sha256(&skill.dir).map(Some)
+    Ok(Some(git_skill::signal::skill_md_sha256(&skill.dir)?))
 }
 
 fn signal_table<'a>(

@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use anyhow::Context as _;
+
 use git_skill::skill::discover::{self, Discovery, Skill};
 
 use super::{CommandError, Ui, Workspace};
@@ -130,17 +132,16 @@ fn by_path(ws: &Workspace, arg: &str, allow: Allow) -> Result<(Skill, bool), Com
     }
     refuse_escaping_link(ws, arg, &dir)?;
     let found = if has_skill_md {
-        discover::at_path(&dir, &ws.roots(), ws.repo.as_ref().map(|r| r.workdir()))
-            .map_err(CommandError::from)?
+        discover::at_path(&dir, &ws.roots(), ws.repo.as_ref().map(|r| r.workdir()))?
     } else {
         Discovery::default()
     };
     let skill = match found.skills.into_iter().next() {
         Some(skill) => skill,
         None => {
-            let dir = dir.canonicalize().map_err(|e| {
-                CommandError::from(anyhow::Error::new(e).context(format!("could not read '{arg}'")))
-            })?;
+            let dir = dir
+                .canonicalize()
+                .with_context(|| format!("could not read '{arg}'"))?;
             Skill {
                 dir_name: dir
                     .file_name()

@@ -33,7 +33,7 @@ impl Workspace {
         let parameters = match std::env::var_os("GIT_CONFIG_PARAMETERS") {
             None => None,
             Some(v) => Some(v.into_string().map_err(|_| {
-                CommandError::new("GIT_CONFIG_PARAMETERS is not valid UTF-8")
+                CommandError::config("GIT_CONFIG_PARAMETERS is not valid UTF-8")
                     .hint("check the values given with `git -c`")
             })?),
         };
@@ -48,18 +48,14 @@ impl Workspace {
                 repo.skill_config(parameters.as_deref())
             }
             None => git::global_skill_config(parameters.as_deref()),
-        }
-        .map_err(|e| match e {
-            GitError::Parameters(_) => CommandError::from(e).hint("check the values given with `git -c key=value`"),
-            e => CommandError::from(e),
-        })?;
+        }?;
         let mut env = Vec::new();
         for (name, value) in std::env::vars_os() {
             let Some(name) = name.to_str().filter(|n| n.starts_with("GIT_SKILL_")) else {
                 continue;
             };
             let value = value.into_string().map_err(|_| {
-                CommandError::new(format!("{name} is not valid UTF-8"))
+                CommandError::config(format!("{name} is not valid UTF-8"))
                     .hint(format!("unset {name} or give it a UTF-8 value"))
             })?;
             env.push((name.to_owned(), value));
@@ -159,19 +155,28 @@ impl Workspace {
                             .hint("a skill is a directory holding SKILL.md; give that directory, its SKILL.md, or a folder of skills"))?;
                     }
                     Ok(d) => found.merge(d),
-                    Err(e @ discover::PathError::NotSkillMd { .. }) => ui.error(
-                        &CommandError::from(e)
-                            .hint("give a skill directory, its SKILL.md, or a folder of skills"),
-                    )?,
-                    Err(e) => ui.error(
-                        &CommandError::from(e)
-                            .hint("check the path; it must exist and be readable"),
-                    )?,
+                    Err(e) => ui.error(&CommandError::from(e))?,
                 }
             }
         }
         self.report_notes(ui, &found.notes)?;
         Ok(found)
+    }
+
+    /// The repository, for a command that needs one (`what`: the command as typed, such as
+    /// `optimize` or `scan --from-ref`).
+    pub fn require_repo(&self, what: &str) -> Result<&Repo, CommandError> {
+        if let Some(repo) = &self.repo {
+            return Ok(repo);
+        }
+        let error = match &self.bare {
+            Some(path) => CommandError::new(format!(
+                "`git skill {what}` needs a work tree, and '{}' is a bare repository",
+                path.display()
+            )),
+            None => CommandError::new(format!("`git skill {what}` needs a git work tree")),
+        };
+        Err(error.hint("run it inside the repository that holds the skills"))
     }
 
     /// Shows what a walk or a git check passed over: errors (the run then exits 2) and

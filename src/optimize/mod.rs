@@ -155,6 +155,28 @@ pub struct Report {
     pub resumed_from_step: Option<u8>,
 }
 
+/// An error of a run, with what the user needs to go on: which skill, and whether it was a dry
+/// run (which keeps no checkpoint to resume from).
+#[derive(Debug)]
+pub struct RunError {
+    pub skill: String,
+    pub dry_run: bool,
+    pub error: OptimizeError,
+}
+
+// The run's error as it is: same message, same causes.
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.error)
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum OptimizeError {
     #[error("{skill} has uncommitted changes: {}", .paths.join(", "))]

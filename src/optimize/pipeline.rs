@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use super::checkpoint::{self, Candidate, Checkpoint, CommitIntent, GateOutcome, Mode, Tokens};
 use super::gate::{self, Question};
 use super::{checks, diff, edits, history, record};
-use super::{Confirm, Context, Estimate, Interact, OptimizeError, Options, Outcome, Report};
+use super::{
+    Confirm, Context, Estimate, Interact, OptimizeError, Options, Outcome, Report, RunError,
+};
 use crate::git::FileChange;
 use crate::llm::{json, Request, Usage};
 use crate::prompt::contracts::{Cluster, Reflection, TriageAnswer};
@@ -20,7 +22,16 @@ use crate::signal::{Signal, SignalType};
 /// How many earlier fixes the regression check asks about at most (the newest).
 const MAX_REGRESSION: usize = 20;
 
-pub fn run(
+/// Runs the 8 steps (or what the checkpoint leaves of them).
+pub fn run(ctx: &Context<'_>, opts: &Options, ui: &mut dyn Interact) -> Result<Report, RunError> {
+    run_steps(ctx, opts, ui).map_err(|error| RunError {
+        skill: ctx.skill_name.clone(),
+        dry_run: opts.dry_run,
+        error,
+    })
+}
+
+fn run_steps(
     ctx: &Context<'_>,
     opts: &Options,
     ui: &mut dyn Interact,

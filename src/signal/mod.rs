@@ -18,3 +18,39 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .map(|b| format!("{b:02x}"))
         .collect()
 }
+
+/// Why the version hash of a skill's SKILL.md could not be taken.
+#[derive(Debug, thiserror::Error)]
+pub enum HashError {
+    #[error("'{}' is not a regular file; git-skill does not follow links out of a skill", .path.display())]
+    NotAFile { path: std::path::PathBuf },
+    #[error("could not read '{}'", .path.display())]
+    Read {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The sha256 (hex) of the SKILL.md of the skill in `dir`, which must be a regular file there
+/// (not a link): what `skill_version_hash` records.
+pub fn skill_md_sha256(dir: &std::path::Path) -> Result<String, HashError> {
+    use sha2::Digest;
+    let path = dir.join("SKILL.md");
+    let read = |source| HashError::Read {
+        path: path.clone(),
+        source,
+    };
+    let meta = std::fs::symlink_metadata(&path).map_err(read)?;
+    if !meta.is_file() {
+        return Err(HashError::NotAFile { path });
+    }
+    let mut file = std::fs::File::open(&path).map_err(read)?;
+    let mut hasher = sha2::Sha256::new();
+    std::io::copy(&mut file, &mut hasher).map_err(read)?;
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}

@@ -1,0 +1,320 @@
+//! How each library error reaches the user: one `From` impl per error type, which classifies it
+//! ([`ErrorKind`]) and says what to do about it. Commands add a hint of their own only where
+//! they know more (which revision, which flag).
+
+use git_skill::config::ConfigError;
+use git_skill::git::GitError;
+use git_skill::guard::suppress::PolicyError;
+use git_skill::hook::HookError;
+use git_skill::llm::LlmError;
+use git_skill::optimize::{checkpoint::CheckpointError, OptimizeError, RunError};
+use git_skill::prompt::PromptError;
+use git_skill::signal::input::InputError;
+use git_skill::signal::store::StoreError;
+use git_skill::skill::discover::PathError;
+use git_skill::skill::files::ReadError;
+
+use super::error::{broken_pipe, CommandError, ErrorKind};
+
+fn hinted(kind: ErrorKind, e: impl Into<anyhow::Error>, hint: Option<String>) -> CommandError {
+    let error = CommandError::with(kind, e);
+    match hint {
+        Some(hint) => error.hint(hint),
+        None => error,
+    }
+}
+
+impl From<std::io::Error> for CommandError {
+    fn from(e: std::io::Error) -> Self {
+        let kind = if e.kind() == std::io::ErrorKind::BrokenPipe {
+            ErrorKind::BrokenPipe
+        } else {
+            ErrorKind::Internal
+        };
+        CommandError::with(kind, e)
+    }
+}
+
+impl From<serde_json::Error> for CommandError {
+    fn from(e: serde_json::Error) -> Self {
+        let kind = if e.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe) {
+            ErrorKind::BrokenPipe
+        } else {
+            ErrorKind::Internal
+        };
+        CommandError::with(kind, e)
+    }
+}
+
+/// For errors the binary builds with context (`anyhow::Context`) itself.
+impl From<anyhow::Error> for CommandError {
+    fn from(e: anyhow::Error) -> Self {
+        let kind = if broken_pipe(&e) {
+            ErrorKind::BrokenPipe
+        } else {
+            ErrorKind::Internal
+        };
+        CommandError::with(kind, e)
+    }
+}
+
+impl From<GitError> for CommandError {
+    fn from(e: GitError) -> Self {
+        use GitError as G;
+        let (kind, hint) = match &e {
+            G::Parameters(_) => (
+                ErrorKind::Config,
+                Some("check the values given with `git -c key=value`"),
+            ),
+            G::Bare { .. } => (
+                ErrorKind::User,
+                Some("run it in a work tree (a clone or `git worktree add`), or name a path"),
+            ),
+            // These say what to do in their message already.
+            G::UnbornHead { .. } | G::Identity { .. } | G::InProgress { .. } => {
+                (ErrorKind::User, None)
+            }
+            G::InvalidPath { .. } | G::NothingToCommit { .. } | G::Revert { .. } => {
+                (ErrorKind::User, None)
+            }
+            G::RevertConflict { .. } => (ErrorKind::User, None),
+            G::Commit { message, .. } if message.contains("if not, remove") => (
+                ErrorKind::User,
+                Some("a lock that git-skill cannot prove is its own is left alone; remove it as the message says once no git command is running"),
+            ),
+            G::Discover { .. } | G::Config { .. } => (
+                ErrorKind::User,
+                Some("check the repository: git status"),
+            ),
+            _ => (ErrorKind::Internal, None),
+        };
+        hinted(kind, e, hint.map(str::to_owned))
+    }
+}
+
+impl From<ConfigError> for CommandError {
+    fn from(e: ConfigError) -> Self {
+        hinted(
+            ErrorKind::Config,
+            e,
+            Some("see git skill config for every value and where it comes from".into()),
+        )
+    }
+}
+
+impl From<PolicyError> for CommandError {
+    fn from(e: PolicyError) -> Self {
+        let (kind, hint) = match &e {
+            PolicyError::Refused { .. } => (
+                ErrorKind::Config,
+                "it must be a regular file of at most 1 MiB, committed at the top of the repository; replace it with one",
+            ),
+            PolicyError::Invalid { .. } => (
+                ErrorKind::Config,
+                "fix it: every entry needs a known rule (git skill rules) and a reason; see git skill scan --help",
+            ),
+            PolicyError::Read { .. } => (ErrorKind::User, "check that it exists and can be read"),
+        };
+        hinted(kind, e, Some(hint.into()))
+    }
+}
+
+impl From<HookError> for CommandError {
+    fn from(e: HookError) -> Self {
+        let hint = match &e {
+            HookError::SavedExists { .. } => {
+                "remove or rename the saved hook first, or run git skill hook uninstall"
+            }
+            HookError::Foreign { .. } => "remove it by hand if it should go",
+            HookError::Io { .. } => "check the hooks directory's permissions",
+        };
+        hinted(ErrorKind::User, e, Some(hint.into()))
+    }
+}
+
+impl From<StoreError> for CommandError {
+    fn from(e: StoreError) -> Self {
+        let (kind, hint) = match &e {
+            StoreError::Link { .. } => (
+                ErrorKind::User,
+                "replace the link with a real directory or file",
+            ),
+            StoreError::Invalid { .. } => (ErrorKind::User, "nothing was recorded"),
+            StoreError::Torn { .. } => (
+                ErrorKind::Internal,
+                "free some space, then look at the last line of the store: git skill signals <skill> names it",
+            ),
+            StoreError::Read { .. } | StoreError::Write { .. } => {
+                (ErrorKind::Internal, "check the file's permissions and the free space")
+            }
+        };
+        hinted(kind, e, Some(hint.into()))
+    }
+}
+
+impl From<git_skill::signal::HashError> for CommandError {
+    fn from(e: git_skill::signal::HashError) -> Self {
+        let hint = match &e {
+            git_skill::signal::HashError::NotAFile { .. } => {
+                "replace the link with the file itself"
+            }
+            git_skill::signal::HashError::Read { .. } => "check the file's permissions",
+        };
+        hinted(ErrorKind::User, e, Some(hint.into()))
+    }
+}
+
+impl From<InputError> for CommandError {
+    fn from(e: InputError) -> Self {
+        hinted(
+            ErrorKind::User,
+            e,
+            Some("give one JSON object, JSON lines, or an array of objects; see git skill record --help".into()),
+        )
+    }
+}
+
+impl From<LlmError> for CommandError {
+    fn from(e: LlmError) -> Self {
+        let hint = e.hint();
+        let kind = match &e {
+            LlmError::Config(_) => ErrorKind::Config,
+            _ => ErrorKind::User,
+        };
+        hinted(kind, e, hint)
+    }
+}
+
+impl From<PromptError> for CommandError {
+    fn from(e: PromptError) -> Self {
+        let hint = match &e {
+            PromptError::Unknown(_) => "list the templates with: git skill prompt list",
+            PromptError::MissingDirectory { .. } | PromptError::NotADirectory { .. } => {
+                "create the directory, or unset skill.templateDir (git config --unset skill.templateDir)"
+            }
+            PromptError::Parse { .. } => {
+                "fix the template (minijinja syntax), or remove it to use the embedded one"
+            }
+            PromptError::Escapes { .. } | PromptError::DanglingSymlink { .. } => {
+                "put the template file itself in the directory instead of a symlink"
+            }
+            _ => "check the template override, or remove it to use the embedded one",
+        };
+        hinted(ErrorKind::Config, e, Some(hint.into()))
+    }
+}
+
+impl From<PathError> for CommandError {
+    fn from(e: PathError) -> Self {
+        let hint = match &e {
+            PathError::NotSkillMd { .. } => {
+                "give a skill directory, its SKILL.md, or a folder of skills"
+            }
+            PathError::Io { .. } => "check the path; it must exist and be readable",
+        };
+        hinted(ErrorKind::User, e, Some(hint.into()))
+    }
+}
+
+impl From<ReadError> for CommandError {
+    fn from(e: ReadError) -> Self {
+        hinted(
+            ErrorKind::User,
+            e,
+            Some("fix the permissions, or move it out of the skill".into()),
+        )
+    }
+}
+
+impl From<CheckpointError> for CommandError {
+    fn from(e: CheckpointError) -> Self {
+        hinted(
+            ErrorKind::User,
+            e,
+            Some("start again without it: git skill optimize <skill> --restart".into()),
+        )
+    }
+}
+
+/// Optimize's errors, with the skill and the kind of run they happened in: the hints name the
+/// command to run next.
+impl From<RunError> for CommandError {
+    fn from(run: RunError) -> Self {
+        let RunError {
+            skill,
+            dry_run,
+            error,
+        } = run;
+        // A dry run writes no checkpoint: nothing to resume from.
+        let resume = if dry_run {
+            "a dry run keeps no checkpoint; run it again".to_owned()
+        } else {
+            format!("the checkpoint is kept: git skill optimize {skill} --resume continues without repeating the calls that answered")
+        };
+        let dry = if dry_run { " --dry-run" } else { "" };
+        use OptimizeError as O;
+        let hint: Option<String> = match &error {
+            O::Dirty { paths, .. } => Some(format!(
+                "commit or stash them first: git add -- {} && git commit, or git stash",
+                paths.join(" ")
+            )),
+            O::NoSignals { .. } => Some(format!(
+                "record feedback first: git skill record {skill} --type corrected --scenario ... --correction ..."
+            )),
+            O::Busy { .. } => Some("wait for it to finish".into()),
+            O::StaleCheckpoint { .. } => Some(format!(
+                "SKILL.md changed since that run; start again: git skill optimize {skill} --restart"
+            )),
+            O::NothingToResume { .. } => {
+                Some(format!("start a run: git skill optimize {skill}"))
+            }
+            O::NeedsConfirmation(_) if dry_run => Some(format!(
+                "add --yes to go on without asking: git skill optimize {skill} --dry-run --yes"
+            )),
+            O::NeedsConfirmation(_) => Some(format!(
+                "add --yes to go on without asking, or --dry-run to see the change first: git skill optimize {skill} --yes"
+            )),
+            O::Conflicts(_) => Some(format!(
+                "choose the direction, once per pair: git skill optimize {skill}{dry} --prefer SIGNAL_ID (the other stays pending){}",
+                if dry_run { "" } else { "; the triage answer is kept, so this repeats no model call" }
+            )),
+            O::Llm(l) => Some(format!(
+                "{}{resume}",
+                l.hint().map(|h| format!("{h}; ")).unwrap_or_default()
+            )),
+            O::OptionsChanged { .. } => Some(format!(
+                "resume with the same options, or start again with the new ones: git skill optimize {skill} --restart"
+            )),
+            O::ChangedDuringRun(_) => Some(format!(
+                "look at the change (git status, git log); then git skill optimize {skill} --restart"
+            )),
+            O::InterruptedCommit { .. } => Some(format!(
+                "finish or undo it first: git skill optimize {skill} --resume (a dry run changes nothing, so it cannot)"
+            )),
+            O::NothingToArchive { .. } => Some(format!(
+                "see what is pending: git skill signals {skill}; start again with git skill optimize {skill} --restart"
+            )),
+            O::Diverged { .. } => Some(
+                "look at git log and git status: the run's files may still be in the work tree; put them right by hand, then start again with --restart".into(),
+            ),
+            O::CommittedCheckpoint { path } => Some(format!(
+                "remove it from git and from disk: git rm -r --cached {path} && rm -r {path}; then start again"
+            )),
+            O::NotADirectory { path } => Some(format!(
+                "remove it ({}); git-skill creates the directory itself",
+                path.display()
+            )),
+            O::Git(g) if g.to_string().contains("if not, remove") => Some(
+                "a lock that git-skill cannot prove is its own is left alone; remove it as the message says once no git command is running, then --resume".into(),
+            ),
+            O::Prompt(_) => Some("check the template overrides: git skill prompt list".into()),
+            _ => None,
+        };
+        let kind = match &error {
+            O::Llm(LlmError::Config(_)) | O::Prompt(_) => ErrorKind::Config,
+            O::Read { .. } | O::Store(_) | O::Checkpoint(_) => ErrorKind::Internal,
+            _ => ErrorKind::User,
+        };
+        hinted(kind, error, hint)
+    }
+}
