@@ -253,6 +253,7 @@ impl From<RunError> for CommandError {
         };
         let dry = if dry_run { " --dry-run" } else { "" };
         use OptimizeError as O;
+        let error = *error;
         let hint: Option<String> = match &error {
             O::Dirty { paths, .. } => Some(format!(
                 "commit or stash them first: git add -- {} && git commit, or git stash",

@@ -161,7 +161,7 @@ pub struct Report {
 pub struct RunError {
     pub skill: String,
     pub dry_run: bool,
-    pub error: OptimizeError,
+    pub error: Box<OptimizeError>,
 }
 
 // The run's error as it is: same message, same causes.
@@ -173,7 +173,7 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        std::error::Error::source(&self.error)
+        std::error::Error::source(&*self.error)
     }
 }
 

@@ -27,7 +27,7 @@ pub fn run(ctx: &Context<'_>, opts: &Options, ui: &mut dyn Interact) -> Result<R
     run_steps(ctx, opts, ui).map_err(|error| RunError {
         skill: ctx.skill_name.clone(),
         dry_run: opts.dry_run,
-        error,
+        error: Box::new(error),
     })
 }
 
