@@ -2,6 +2,7 @@ use std::io::Write as _;
 
 use git_skill::config::{Source, KEYS};
 
+use super::output::Format;
 use super::{CommandError, Outcome, Ui, Workspace};
 
 /// Show the effective configuration: every key, its value and where the value comes from.
@@ -17,8 +18,8 @@ use super::{CommandError, Outcome, Ui, Workspace};
 )]
 pub struct ConfigArgs {
     /// Output format.
-    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
-    pub format: super::lint::Format,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 #[derive(serde::Serialize)]
@@ -50,14 +51,10 @@ pub fn cmd_config(ui: &mut Ui, args: ConfigArgs) -> Result<Outcome, CommandError
         })
         .collect();
     match args.format {
-        super::lint::Format::Json => {
-            serde_json::to_writer(
-                &mut ui.out,
-                &serde_json::json!({ "version": 1, "keys": rows }),
-            )?;
-            writeln!(ui.out)?;
+        Format::Json => {
+            super::output::json(ui, serde_json::json!({ "keys": rows }))?;
         }
-        super::lint::Format::Text => {
+        Format::Text => {
             let width = rows.iter().map(|r| r.key.len()).max().unwrap_or(0);
             for row in &rows {
                 let value = if row.values.is_empty() {

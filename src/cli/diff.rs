@@ -1,8 +1,7 @@
-use std::io::Write as _;
-
 use git_skill::drift::{self, Capability};
 use git_skill::report::escape;
 
+use super::output::Format;
 use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
 
 /// Show capability drift: what each changed skill can do now that it could not before.
@@ -28,8 +27,8 @@ pub struct DiffArgs {
     pub to_ref: Option<String>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
-    pub format: super::lint::Format,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 
     /// Exit 1 when any skill gained a capability.
     #[arg(long)]
@@ -94,14 +93,10 @@ pub fn cmd_diff(ui: &mut Ui, args: DiffArgs) -> Result<Outcome, CommandError> {
     let (drifts, notes) = drift_report(&ws, &args.from_ref, args.to_ref.as_deref())?;
     ws.report_notes(ui, &notes)?;
     match args.format {
-        super::lint::Format::Json => {
-            serde_json::to_writer(
-                &mut ui.out,
-                &serde_json::json!({ "version": 1, "skills": drifts }),
-            )?;
-            writeln!(ui.out)?;
+        Format::Json => {
+            super::output::json(ui, serde_json::json!({ "skills": drifts }))?;
         }
-        super::lint::Format::Text => {
+        Format::Text => {
             render_text(&mut ui.out, &drifts)?;
             if drifts.is_empty() {
                 ui.status("no capability drift")?;

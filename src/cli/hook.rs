@@ -148,9 +148,8 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         }
         let s = render::summarize(&reports);
         ui.status(&format!(
-            "git-skill: {} staged skill{} checked: {} safe, {} caution",
-            s.skills,
-            if s.skills == 1 { "" } else { "s" },
+            "git-skill: {} checked: {} safe, {} caution",
+            git_skill::report::plural(s.skills, "staged skill"),
             s.safe,
             s.caution
         ))?;

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use git_skill::report::{self, Diagnostic, Summary};
 use git_skill::skill::{codes, lint, SkillFiles};
 
+use super::output::Format;
 use super::{CommandError, Outcome, Ui, Workspace};
 
 /// Check SKILL.md files against the skill format and git-skill's limits.
@@ -37,12 +38,6 @@ pub struct LintArgs {
     /// Skill root to search instead of the configured ones (repeatable; like skill.roots).
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
 }
 
 pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
@@ -107,7 +102,7 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
 }
 
 fn summary_line(s: Summary) -> String {
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    use git_skill::report::plural;
     if s.errors == 0 && s.warnings == 0 && s.skills > 0 {
         format!("{} checked, no problems", plural(s.skills, "skill"))
     } else {

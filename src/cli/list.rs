@@ -1,9 +1,11 @@
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use git_skill::skill::{meta, SkillFiles};
 
-use super::table::{shorten, Table};
+use git_skill::report::one_line;
+
+use super::output::Format;
+use super::table::Table;
 use super::{CommandError, Outcome, Ui, Workspace};
 
 /// List the skills of the repository: name, category, root, provenance, size, description.
@@ -24,8 +26,8 @@ pub struct ListArgs {
     pub category: Option<String>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
-    pub format: super::lint::Format,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 
     /// Skill root to search instead of the configured ones (repeatable; like skill.roots).
     #[arg(long = "root", value_name = "DIR")]
@@ -93,14 +95,10 @@ pub fn cmd_list(ui: &mut Ui, args: ListArgs) -> Result<Outcome, CommandError> {
         });
     }
     match args.format {
-        super::lint::Format::Json => {
-            serde_json::to_writer(
-                &mut ui.out,
-                &serde_json::json!({ "version": 1, "skills": rows }),
-            )?;
-            writeln!(ui.out)?;
+        Format::Json => {
+            super::output::json(ui, serde_json::json!({ "skills": rows }))?;
         }
-        super::lint::Format::Text => render_table(ui, &rows)?,
+        Format::Text => render_table(ui, &rows)?,
     }
     if rows.is_empty() && !ui.had_error {
         ui.status("no skills found")?;
@@ -121,7 +119,7 @@ fn render_table(ui: &mut Ui, rows: &[Row]) -> std::io::Result<()> {
     for r in rows {
         let description = match &r.invalid {
             Some(why) => format!("[invalid: {why}; see git skill lint]"),
-            None => shorten(r.description.as_deref().unwrap_or(""), 60),
+            None => one_line(r.description.as_deref().unwrap_or(""), 60),
         };
         table.row(
             vec![

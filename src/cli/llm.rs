@@ -3,6 +3,7 @@ use std::time::Instant;
 
 use git_skill::llm::{self, Request, Settings};
 
+use super::output::Format;
 use super::{CommandError, Outcome, Ui, Workspace};
 
 /// Talk to the configured language model (used by optimize and the background review).
@@ -31,8 +32,8 @@ pub enum LlmCommand {
   git -c skill.provider=command -c skill.command='claude -p' skill llm ping --format json")]
 pub struct PingArgs {
     /// Output format.
-    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
-    pub format: super::lint::Format,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 pub fn cmd_llm(ui: &mut Ui, args: LlmArgs) -> Result<Outcome, CommandError> {
@@ -64,26 +65,22 @@ fn cmd_ping(ui: &mut Ui, args: PingArgs) -> Result<Outcome, CommandError> {
     let start = Instant::now();
     let completion = provider.complete(&request)?;
     let latency = start.elapsed();
-    let answer = super::table::shorten(&completion.text, 80);
+    let answer = git_skill::report::one_line(&completion.text, 80);
     match args.format {
-        super::lint::Format::Json => {
-            serde_json::to_writer(
-                &mut ui.out,
-                &serde_json::json!({
-                    "version": 1,
-                    "provider": describe.provider,
+        Format::Json => {
+            super::output::json(
+                ui,
+                serde_json::json!({ "provider": describe.provider,
                     "model": describe.model,
                     "endpoint": describe.endpoint,
                     "chosen_because": settings.chosen_because,
                     "latency_ms": latency.as_millis() as u64,
                     "attempts": completion.attempts,
                     "usage": completion.usage,
-                    "answer": answer,
-                }),
+                    "answer": answer }),
             )?;
-            writeln!(ui.out)?;
         }
-        super::lint::Format::Text => {
+        Format::Text => {
             let estimated = if completion.usage.estimated {
                 " (estimated)"
             } else {

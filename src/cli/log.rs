@@ -3,6 +3,7 @@ use std::io::Write as _;
 
 use git_skill::optimize::{history, record};
 
+use super::output::Format;
 use super::skill_arg::{self, Allow};
 use super::{CommandError, Outcome, Ui, Workspace};
 
@@ -15,8 +16,8 @@ pub struct LogArgs {
     pub skill: String,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
-    pub format: super::lint::Format,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 #[derive(Debug, serde::Serialize)]
@@ -82,14 +83,13 @@ pub fn cmd_log(ui: &mut Ui, args: LogArgs) -> Result<Outcome, CommandError> {
             .then(b.optimization_id.cmp(&a.optimization_id))
     });
     match args.format {
-        super::lint::Format::Json => {
-            serde_json::to_writer(
-                &mut ui.out,
-                &serde_json::json!({ "version": 1, "skill": skill.dir_name, "optimizations": rows }),
+        Format::Json => {
+            super::output::json(
+                ui,
+                serde_json::json!({ "skill": skill.dir_name, "optimizations": rows }),
             )?;
-            writeln!(ui.out)?;
         }
-        super::lint::Format::Text => {
+        Format::Text => {
             for r in &rows {
                 let gate = if r.gate_skipped {
                     "gate skipped (friction only)".to_owned()

@@ -13,6 +13,7 @@ mod llm;
 mod log;
 mod man;
 mod optimize;
+mod output;
 mod prompt;
 mod record;
 mod rollback;

@@ -4,10 +4,11 @@ use std::time::Instant;
 use git_skill::optimize::{self, Confirm, Estimate, Interact, Outcome as RunOutcome, Report};
 use git_skill::prompt::contracts::{Conflict, EditKind};
 use git_skill::prompt::{self, Prompts};
+use git_skill::report::one_line;
 use git_skill::signal::{select, Signal};
 
+use super::output::Format;
 use super::skill_arg::{self, Allow};
-use super::table::shorten;
 use super::{clock, CommandError, Outcome, Ui, Workspace};
 
 /// Improve a skill from its pending signals: the 8 steps of skill-optimizer (confirm, load
@@ -71,8 +72,8 @@ pub struct OptimizeArgs {
     pub allow_drift: bool,
 
     /// Output format of the summary.
-    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
-    pub format: super::lint::Format,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandError> {
@@ -130,13 +131,8 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
     };
     let report = optimize::run(&ctx, &options, &mut interact)?;
     match args.format {
-        super::lint::Format::Json => {
-            let mut value = serde_json::to_value(&report)?;
-            value["version"] = 1.into();
-            serde_json::to_writer(&mut ui.out, &value)?;
-            writeln!(ui.out)?;
-        }
-        super::lint::Format::Text => render(ui, &report)?,
+        Format::Json => super::output::json(ui, serde_json::to_value(&report)?)?,
+        Format::Text => render(ui, &report)?,
     }
     Ok(match report.outcome {
         RunOutcome::Accepted | RunOutcome::DryRunAccepted => Outcome::Clean,
@@ -292,19 +288,19 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
             writeln!(out, "Changes:")?;
             for e in &c.edits {
                 let line = match e.kind {
-                    EditKind::Delete => format!("DELETE \"{}\"", shorten(&e.target, 60)),
+                    EditKind::Delete => format!("DELETE \"{}\"", one_line(&e.target, 60)),
                     EditKind::Replace => {
                         format!(
                             "REPLACE \"{}\" -> \"{}\"",
-                            shorten(&e.target, 60),
-                            shorten(&e.new, 60)
+                            one_line(&e.target, 60),
+                            one_line(&e.new, 60)
                         )
                     }
                     EditKind::Add => {
                         format!(
                             "ADD after \"{}\": \"{}\"",
-                            shorten(&e.target, 60),
-                            shorten(&e.new, 60)
+                            one_line(&e.target, 60),
+                            one_line(&e.new, 60)
                         )
                     }
                 };
@@ -317,7 +313,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
                 writeln!(
                     out,
                     "  - \"{}\": {}",
-                    safe(&shorten(&d.edit.target, 60)),
+                    safe(&one_line(&d.edit.target, 60)),
                     d.reason
                 )?;
             }

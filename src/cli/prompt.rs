@@ -5,6 +5,7 @@ use anyhow::Context as _;
 
 use git_skill::prompt::{self, PromptError, PromptName, Prompts, TemplateSource};
 
+use super::output::Format;
 use super::table::Table;
 use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
 
@@ -32,8 +33,8 @@ pub enum PromptAction {
     /// List the templates: name, where each comes from (embedded or an override), purpose.
     List {
         /// Output format.
-        #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
-        format: super::lint::Format,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
     },
     /// Print one template rendered with the variables of a JSON file, as it would be sent.
     Render {
@@ -86,7 +87,7 @@ fn list(
     ui: &mut Ui,
     ws: &Workspace,
     prompts: &Prompts,
-    format: super::lint::Format,
+    format: Format,
 ) -> Result<Outcome, CommandError> {
     let rows: Vec<Row> = prompts
         .list()
@@ -108,14 +109,10 @@ fn list(
         })
         .collect();
     match format {
-        super::lint::Format::Json => {
-            serde_json::to_writer(
-                &mut ui.out,
-                &serde_json::json!({ "version": 1, "templates": rows }),
-            )?;
-            writeln!(ui.out)?;
+        Format::Json => {
+            super::output::json(ui, serde_json::json!({ "templates": rows }))?;
         }
-        super::lint::Format::Text => {
+        Format::Text => {
             let mut table = Table::new(&["NAME", "SOURCE", "PURPOSE"]);
             for r in &rows {
                 let source = r.path.clone().unwrap_or_else(|| r.source.to_owned());

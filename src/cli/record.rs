@@ -6,6 +6,7 @@ use git_skill::signal::input::{self, Stamp};
 use git_skill::signal::{store, SignalType};
 use serde_json::{Map, Value};
 
+use super::output::Format;
 use super::skill_arg::{self, Allow};
 use super::{clock, CommandError, Outcome, ResultExt, Ui, Workspace};
 
@@ -76,8 +77,8 @@ pub struct RecordArgs {
     pub print_skill: bool,
 
     /// Output format: the ids one per line, or JSON.
-    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
-    pub format: super::lint::Format,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 
     /// Skill root to look the name up in instead of the configured ones (repeatable).
     #[arg(long = "root", value_name = "DIR")]
@@ -144,29 +145,25 @@ pub fn cmd_record(ui: &mut Ui, args: RecordArgs) -> Result<Outcome, CommandError
     }
     let shown = ws.display(&path);
     match args.format {
-        super::lint::Format::Json => {
+        Format::Json => {
             let ids: Vec<&str> = signals.iter().map(|s| s.signal_id.as_str()).collect();
-            serde_json::to_writer(
-                &mut ui.out,
-                &serde_json::json!({
-                    "version": 1,
-                    "skill": skill.dir_name,
+            super::output::json(
+                ui,
+                serde_json::json!({ "skill": skill.dir_name,
                     "path": shown.display().to_string(),
-                    "signal_ids": ids,
-                }),
+                    "signal_ids": ids }),
             )?;
-            writeln!(ui.out)?;
         }
-        super::lint::Format::Text => {
+        Format::Text => {
             for signal in &signals {
                 writeln!(ui.out, "{}", signal.signal_id)?;
             }
         }
     }
     let count = signals.len();
-    let plural = if count == 1 { "" } else { "s" };
     ui.status(&format!(
-        "recorded {count} signal{plural} for {} in {}",
+        "recorded {} for {} in {}",
+        git_skill::report::plural(count, "signal"),
         skill.dir_name,
         shown.display()
     ))?;

@@ -2,6 +2,7 @@ use std::io::Write as _;
 
 use git_skill::optimize::history;
 
+use super::output::Format;
 use super::skill_arg::{self, Allow};
 use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
 
@@ -21,8 +22,8 @@ pub struct RollbackArgs {
     pub skill: String,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
-    pub format: super::lint::Format,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandError> {
@@ -69,21 +70,17 @@ pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandE
         git_skill::git::RevertMethod::GitRevert => "git-revert",
     };
     match args.format {
-        super::lint::Format::Json => {
-            serde_json::to_writer(
-                &mut ui.out,
-                &serde_json::json!({
-                    "version": 1,
-                    "skill": skill.dir_name,
+        Format::Json => {
+            super::output::json(
+                ui,
+                serde_json::json!({ "skill": skill.dir_name,
                     "reverted": target.commit,
                     "optimization_id": target.optimization_id,
                     "commit": new,
-                    "via": via,
-                }),
+                    "via": via }),
             )?;
-            writeln!(ui.out)?;
         }
-        super::lint::Format::Text => {
+        Format::Text => {
             writeln!(
                 ui.out,
                 "reverted {} {}\n   with {} Revert \"{}\"",

@@ -2,6 +2,7 @@ use std::io::Write as _;
 
 use git_skill::guard::{rules, Matcher};
 
+use super::output::Format;
 use super::{CommandError, Outcome, Ui};
 
 /// List SkillGuard's rules, or explain one.
@@ -18,8 +19,8 @@ pub struct RulesArgs {
     pub action: Option<RulesAction>,
 
     /// Output format of the listing.
-    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
-    pub format: super::lint::Format,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -74,14 +75,10 @@ pub fn cmd_rules(ui: &mut Ui, args: RulesArgs) -> Result<Outcome, CommandError> 
         })
         .collect();
     match args.format {
-        super::lint::Format::Json => {
-            serde_json::to_writer(
-                &mut ui.out,
-                &serde_json::json!({ "version": 1, "rules": rows }),
-            )?;
-            writeln!(ui.out)?;
+        Format::Json => {
+            super::output::json(ui, serde_json::json!({ "rules": rows }))?;
         }
-        super::lint::Format::Text => {
+        Format::Text => {
             for r in &rows {
                 writeln!(
                     ui.out,

@@ -267,7 +267,7 @@ fn finish(
         } else {
             ui.status(&format!(
                 "{} scanned: {} dangerous, {} caution, {} safe ({} findings, {} suppressed)",
-                plural(s.skills, "skill"),
+                git_skill::report::plural(s.skills, "skill"),
                 s.dangerous,
                 s.caution,
                 s.safe,
@@ -378,8 +378,4 @@ fn write_baseline(path: &Path, reports: &[SkillReport]) -> Result<(), CommandErr
     git_skill::fsutil::write_atomic(path, text.as_bytes())
         .with_context(|| format!("could not write '{}'", path.display()))?;
     Ok(())
-}
-
-fn plural(n: usize, word: &str) -> String {
-    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }

@@ -1,5 +1,3 @@
-use std::io::Write as _;
-
 use chrono::{DateTime, Utc};
 use git_skill::signal::dashboard::{self, Row, Tally};
 use git_skill::signal::select::{self, Selector};
@@ -9,7 +7,10 @@ use git_skill::skill::discover::{self, Discovery, Skill};
 use serde_json::{json, Value};
 
 use super::skill_arg::{self, Allow};
-use super::table::{shorten, Table};
+use git_skill::report::one_line;
+
+use super::output::Format;
+use super::table::Table;
 use super::{clock, CommandError, Outcome, Ui, Workspace};
 
 /// Show the feedback signals waiting to improve skills.
@@ -57,8 +58,8 @@ pub struct SignalsArgs {
     pub max_signals: usize,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = super::lint::Format::Text)]
-    pub format: super::lint::Format,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 
     /// Skill root to search instead of the configured ones (repeatable; like skill.roots).
     #[arg(long = "root", value_name = "DIR")]
@@ -136,7 +137,7 @@ fn dashboard(
     }
     dashboard::order(&mut rows);
     match args.format {
-        super::lint::Format::Json => {
+        Format::Json => {
             let skills: Vec<Value> = rows
                 .iter()
                 .map(|r| {
@@ -152,10 +153,9 @@ fn dashboard(
                     })
                 })
                 .collect();
-            serde_json::to_writer(&mut ui.out, &json!({ "version": 1, "skills": skills }))?;
-            writeln!(ui.out)?;
+            super::output::json(ui, serde_json::json!({ "skills": skills }))?;
         }
-        super::lint::Format::Text => {
+        Format::Text => {
             let mut table = Table::new(&["SKILL", "CORRECTED", "FRICTION", "LATEST", "PATH"]);
             for r in &rows {
                 let path = ws.display(&r.dir).display().to_string();
@@ -182,11 +182,11 @@ fn dashboard(
         }
     }
     if rows.is_empty() {
-        let plural = if looked_at == 1 { "" } else { "s" };
         ui.status(&format!(
-            "no pending signals in {looked_at} skill{plural}; agents record them with git skill record <skill> (see git skill record --print-skill)"
+            "no pending signals in {}; agents record them with git skill record <skill> (see git skill record --print-skill)",
+            git_skill::report::plural(looked_at, "skill")
         ))?;
-    } else if args.format == super::lint::Format::Text {
+    } else if args.format == Format::Text {
         let highlighted = rows
             .iter()
             .filter(|r| !r.deleted && r.tally.highlighted())
@@ -272,7 +272,7 @@ fn list(
     report_bad(ui, ws, &path, &bad, bad_count)?;
     let shown = ws.display(&skill.dir).display().to_string();
     match args.format {
-        super::lint::Format::Json => {
+        Format::Json => {
             let items: Vec<Value> = signals
                 .iter()
                 .map(|(line, s)| signal_json(s, Some(*line), current.as_deref()))
@@ -281,21 +281,17 @@ fn list(
                 .iter()
                 .map(|b| json!({ "line": b.line, "reason": redact(&b.reason) }))
                 .collect();
-            serde_json::to_writer(
-                &mut ui.out,
-                &json!({
-                    "version": 1,
-                    "skill": skill.dir_name,
+            super::output::json(
+                ui,
+                serde_json::json!({ "skill": skill.dir_name,
                     "path": shown,
                     "deleted": deleted,
                     "signals": items,
                     "malformed_lines": bad,
-                    "malformed_count": bad_count,
-                }),
+                    "malformed_count": bad_count }),
             )?;
-            writeln!(ui.out)?;
         }
-        super::lint::Format::Text => {
+        Format::Text => {
             let table = signal_table(signals.iter().map(|(_, s)| s), current.as_deref(), now);
             table.write(&mut ui.out, ui.out_style)?;
             let n = signals.len();
@@ -346,17 +342,15 @@ fn selected(
     report_bad(ui, ws, &path, &bad, bad_count)?;
     let selection = selector.finish(&current);
     match args.format {
-        super::lint::Format::Json => {
+        Format::Json => {
             let items: Vec<Value> = selection
                 .selected
                 .iter()
                 .map(|s| signal_json(s, None, Some(&current)))
                 .collect();
-            serde_json::to_writer(
-                &mut ui.out,
-                &json!({
-                    "version": 1,
-                    "skill": skill.dir_name,
+            super::output::json(
+                ui,
+                serde_json::json!({ "skill": skill.dir_name,
                     "path": ws.display(&skill.dir).display().to_string(),
                     "days": args.days,
                     "max_signals": args.max_signals,
@@ -364,12 +358,10 @@ fn selected(
                     "stale": selection.stale.iter().map(|id| redact(id)).collect::<Vec<_>>(),
                     "left_out": selection.left_out,
                     "too_old": selection.too_old,
-                    "malformed_count": bad_count,
-                }),
+                    "malformed_count": bad_count }),
             )?;
-            writeln!(ui.out)?;
         }
-        super::lint::Format::Text => {
+        Format::Text => {
             signal_table(selection.selected.iter(), Some(&current), now)
                 .write(&mut ui.out, ui.out_style)?;
             let n = selection.selected.len();
@@ -426,8 +418,8 @@ fn signal_table<'a>(
                 s.kind.as_str().into(),
                 recorded,
                 version(s, current).into(),
-                shorten(&redact(&s.scenario), 48),
-                shorten(&redact(detail), 60),
+                one_line(&redact(&s.scenario), 48),
+                one_line(&redact(detail), 60),
             ],
             false,
         );

@@ -68,14 +68,3 @@ impl Table {
         Ok(())
     }
 }
-
-/// `s` on one line (whitespace runs become one space), cut to `max` characters with `…`.
-pub fn shorten(s: &str, max: usize) -> String {
-    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if s.chars().count() <= max {
-        s
-    } else {
-        let cut: String = s.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
-    }
-}

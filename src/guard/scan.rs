@@ -473,7 +473,7 @@ fn scan_text(
         let excerpt = if rule.category == Category::CredentialExposure {
             mask(&hit.text)
         } else {
-            redact(&shorten(&hit.text))
+            redact(&crate::report::one_line(&hit.text, EXCERPT_CHARS))
         };
         let message = match context {
             Context::Decoded => format!("{} (in an encoded blob)", rule.message),
@@ -510,22 +510,6 @@ fn demote(s: Severity) -> Severity {
     match s {
         Severity::Critical => Severity::Medium,
         _ => Severity::Low,
-    }
-}
-
-fn shorten(text: &str) -> String {
-    let visible: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    if visible.chars().count() <= EXCERPT_CHARS {
-        visible
-    } else {
-        let cut: String = visible.chars().take(EXCERPT_CHARS - 1).collect();
-        format!("{cut}…")
     }
 }
 

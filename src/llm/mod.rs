@@ -247,12 +247,7 @@ fn stderr_tail(stderr: &str) -> String {
 /// The first `max` characters of `text` on one line, credentials masked: what an error may
 /// quote of a server's or a program's answer.
 pub(crate) fn excerpt(text: &str, max: usize) -> String {
-    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut cut: String = one_line.chars().take(max).collect();
-    if one_line.chars().count() > max {
-        cut.push('…');
-    }
-    crate::guard::redact::redact(&cut)
+    crate::guard::redact::redact(&crate::report::one_line(text, max + 1))
 }
 
 /// `url` without user information or query, so that a key put there never shows.

@@ -247,14 +247,10 @@ pub fn frontmatter_changes(original: &str, candidate: &str) -> Vec<String> {
                 .trim()
                 .to_owned(),
         };
-        let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let cut: String = one_line.chars().take(80).collect();
-        let cut = if cut.len() < one_line.len() {
-            format!("{cut}…")
-        } else {
-            cut
-        };
-        format!("{:?}", crate::guard::redact::redact(&cut))
+        format!(
+            "{:?}",
+            crate::guard::redact::redact(&crate::report::one_line(&text, 81))
+        )
     };
     let key = |k: &serde_yaml::Value| k.as_str().map_or_else(|| show(k), str::to_owned);
     let mut out = Vec::new();

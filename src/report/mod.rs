@@ -5,8 +5,10 @@ mod diagnostics;
 pub mod sarif;
 pub mod scan;
 pub mod style;
+pub mod text;
 
 pub use diagnostics::{render_json, render_text, Summary};
+pub use text::{one_line, plural};
 
 use std::borrow::Cow;
 use std::path::PathBuf;

@@ -143,7 +143,7 @@ pub fn complete(
         Some(other) => {
             return Err(field(format!(
                 "names skill {}, but it is being recorded for '{}'",
-                crate::guard::redact::redact(&shorten(&other.to_string())),
+                crate::guard::redact::redact(&crate::report::one_line(&other.to_string(), 80)),
                 stamp.skill
             )))
         }
@@ -153,7 +153,7 @@ pub fn complete(
         if !ok {
             return Err(field(format!(
                 "signal_id {} is not of the form {{YYYYMMDDTHHMMSSZ}}_{}_{{8 hex digits}}; leave it out and git-skill makes one",
-                crate::guard::redact::redact(&shorten(&id.to_string())),
+                crate::guard::redact::redact(&crate::report::one_line(&id.to_string(), 80)),
                 id_skill(stamp.skill)
             )));
         }
@@ -236,15 +236,6 @@ fn is_signal_id(id: &str, skill: &str) -> bool {
 
 fn id_skill(skill: &str) -> String {
     super::schema::id_safe(skill)
-}
-
-fn shorten(text: &str) -> String {
-    if text.chars().count() <= 80 {
-        return text.to_owned();
-    }
-    let mut cut: String = text.chars().take(79).collect();
-    cut.push('…');
-    cut
 }
 
 /// Masks credentials in every string inside `value`, object keys included; returns how many

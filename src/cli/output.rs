@@ -1,0 +1,24 @@
+//! How commands write their results: one format choice for all of them, and one JSON envelope
+//! (`"version": 1` beside the command's own fields) so that every JSON output is versioned the
+//! same way.
+
+use std::io::Write as _;
+
+use super::{CommandError, Ui};
+
+/// `--format` of every listing and report (`scan` adds SARIF and JUnit, see `ScanFormat`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// Writes `body`, a JSON object, with `"version": 1` added, then a newline, to stdout.
+pub fn json(ui: &mut Ui, mut body: serde_json::Value) -> Result<(), CommandError> {
+    if let serde_json::Value::Object(map) = &mut body {
+        map.insert("version".into(), 1.into());
+    }
+    serde_json::to_writer(&mut ui.out, &body)?;
+    writeln!(ui.out)?;
+    Ok(())
+}
