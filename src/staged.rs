@@ -378,7 +378,7 @@ fn owner(path: &str, root: &str, is_skill: &dyn Fn(&str) -> bool) -> Owner {
         if is_skill(&dir) {
             // git-skill's own records inside the skill are not skill content (a file of that
             // name is: the work tree lists it too).
-            return if *part == ".skillopt" && depth + 1 < parts.len() {
+            return if *part == crate::skill::layout::DIR && depth + 1 < parts.len() {
                 Owner::Skipped
             } else {
                 Owner::Skill(dir)
@@ -422,7 +422,7 @@ fn load(
         .take_while(|e| e.path.starts_with(&prefix))
     {
         let rel = entry.path[prefix.len()..].to_owned();
-        if rel.starts_with(".skillopt/") {
+        if rel.starts_with(&format!("{}/", crate::skill::layout::DIR)) {
             continue;
         }
         if rel.split('/').count() > MAX_FILE_COMPONENTS {

@@ -86,7 +86,7 @@ pub fn check_all(
     settings: &Settings<'_>,
     jobs: usize,
 ) -> Vec<SkillCheck> {
-    crate::guard::parallel::map_ordered(skills, jobs, |(snapshot, display)| {
+    crate::parallel::map_ordered(skills, jobs, |(snapshot, display)| {
         check_skill(snapshot, display, settings)
     })
 }

@@ -126,7 +126,7 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
     let work = ws.displayed(repo, changed.skills);
     // Each skill is checked on its own, on all cores: a commit that touches many skills should
     // not wait for them one after another.
-    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = git_skill::parallel::default_jobs();
     let checked = check::check_all(&work, &settings, jobs);
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let mut reports = Vec::new();

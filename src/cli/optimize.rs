@@ -1,7 +1,9 @@
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::time::Instant;
 
-use git_skill::optimize::{self, Confirm, Estimate, Interact, Outcome as RunOutcome, Report};
+use git_skill::optimize::{
+    self, Confirm, Estimate, Interact, Outcome as RunOutcome, Progress, Report,
+};
 use git_skill::prompt::contracts::{Conflict, EditKind};
 use git_skill::prompt::{self, Prompts};
 use git_skill::report::one_line;
@@ -163,12 +165,12 @@ struct Terminal<'a> {
     calls: Option<(u32, usize)>,
 }
 
-impl Interact for Terminal<'_> {
+impl Progress for Terminal<'_> {
     fn warn(&mut self, message: &str) {
         let _ = writeln!(self.err, "warning: {}", super::ui::safe(message));
     }
 
-    fn progress(&mut self, step: u8, name: &str, what: &str) {
+    fn progress(&mut self, step: u8, total: u8, name: &str, what: &str) {
         if self.show {
             let elapsed = self.started.elapsed().as_secs_f64();
             let calls = match self.calls {
@@ -177,7 +179,7 @@ impl Interact for Terminal<'_> {
             };
             let _ = writeln!(
                 self.err,
-                "[{step}/8] {name}: {} ({calls}{elapsed:.1} s)",
+                "[{step}/{total}] {name}: {} ({calls}{elapsed:.1} s)",
                 super::ui::safe(what)
             );
         }
@@ -186,7 +188,9 @@ impl Interact for Terminal<'_> {
     fn calls(&mut self, done: u32, planned: usize) {
         self.calls = Some((done, planned.max(done as usize)));
     }
+}
 
+impl Interact for Terminal<'_> {
     fn confirm(&mut self, e: &Estimate) -> Confirm {
         if !self.ask {
             return Confirm::CannotAsk;

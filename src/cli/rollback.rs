@@ -3,6 +3,8 @@ use std::io::Write as _;
 use git_skill::optimize::history;
 
 use super::output::Format;
+use git_skill::skill::layout;
+
 use super::skill_arg::{self, Allow};
 use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
 
@@ -36,7 +38,7 @@ pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandE
             skill.dir.display()
         ))
     })?;
-    let ignore = format!("{rel}/.skillopt/");
+    let ignore = format!("{}/", layout::rel(&rel, layout::DIR));
     let dirty = repo.dirty_paths(&rel, &[ignore.as_str()])?;
     if !dirty.is_empty() {
         return Err(CommandError::new(format!(

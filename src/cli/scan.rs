@@ -115,7 +115,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
     };
     let jobs = args
         .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .unwrap_or_else(git_skill::parallel::default_jobs)
         .max(1);
     let env_ref = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let range = match (args.from_ref.clone(), args.to_ref.clone()) {

@@ -111,8 +111,8 @@ fn dashboard(
         .map(|s| (s, false))
         .chain(found.deleted.into_iter().map(|s| (s, true)))
         .collect();
-    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let tallies = git_skill::guard::parallel::map_ordered(&targets, jobs, |(skill, _)| {
+    let jobs = git_skill::parallel::default_jobs();
+    let tallies = git_skill::parallel::map_ordered(&targets, jobs, |(skill, _)| {
         dashboard::tally(&store::pending_path(&skill.dir))
     });
     let mut rows = Vec::new();

@@ -2,7 +2,6 @@
 //! workers only pull the next skill and scan it.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::scan::{scan_skill, ScanOptions, SkillScan};
 use crate::skill::files::ReadError;
@@ -24,42 +23,7 @@ pub fn scan_dirs(
     options: ScanOptions,
     jobs: usize,
 ) -> Vec<Result<Scanned, ReadError>> {
-    map_ordered(dirs, jobs, |dir| scan_dir(dir, options))
-}
-
-/// `f` over `items` on up to `jobs` threads (none spawned for one item or one job); results
-/// come back in the order of `items`. A panic in `f` is re-raised here.
-pub fn map_ordered<T: Sync, R: Send>(
-    items: &[T],
-    jobs: usize,
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
-    let workers = jobs.clamp(1, items.len().max(1));
-    if workers == 1 {
-        return items.iter().map(f).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let mut results: Vec<(usize, R)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        done.push((i, f(item)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    });
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
+    crate::parallel::map_ordered(dirs, jobs, |dir| scan_dir(dir, options))
 }
 
 fn scan_dir(dir: &std::path::Path, options: ScanOptions) -> Result<Scanned, ReadError> {

@@ -23,8 +23,7 @@ pub const MAX_SKILL_SCAN_BYTES: u64 = 64 << 20;
 const BLOCKED_EXTENSIONS: &[&str] = &[
     "exe", "dll", "so", "dylib", "bin", "dat", "com", "msi", "dmg", "app", "deb", "rpm",
 ];
-const MAX_FILES: usize = 50;
-const MAX_SKILL_BYTES: u64 = 1 << 20;
+use crate::skill::limits::{MAX_FILES, MAX_SKILL_BYTES};
 const EXCERPT_CHARS: usize = 120;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]

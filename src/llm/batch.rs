@@ -28,7 +28,7 @@ pub fn run<I: Sync, T: Send>(
     f: impl Fn(&I) -> Result<T, LlmError> + Sync,
 ) -> Batch<T> {
     Batch {
-        results: crate::guard::parallel::map_ordered(items, parallel, f),
+        results: crate::parallel::map_ordered(items, parallel, f),
     }
 }
 

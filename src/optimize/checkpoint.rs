@@ -16,7 +16,7 @@ pub const VERSION: u32 = 1;
 
 /// The directory checkpoints live in (never committed: `.skillopt/.gitignore` says `work/`).
 pub fn work_dir(skill_dir: &Path) -> PathBuf {
-    skill_dir.join(".skillopt/work")
+    crate::skill::layout::path(skill_dir, crate::skill::layout::WORK)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

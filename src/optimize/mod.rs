@@ -22,6 +22,7 @@ pub use checkpoint::{Candidate, Checkpoint, CommitIntent, GateOutcome, GateRecor
 pub use pipeline::run;
 
 use crate::llm::{LlmError, Provider};
+pub use crate::progress::Progress;
 use crate::prompt::contracts::Conflict;
 use crate::prompt::Prompts;
 use crate::signal::Signal;
@@ -86,14 +87,8 @@ pub enum Confirm {
     CannotAsk,
 }
 
-/// What the pipeline tells and asks the person running it.
-pub trait Interact {
-    /// Step `step` of 8 started (or made progress): `what` says what it is doing.
-    fn progress(&mut self, step: u8, name: &str, what: &str);
-    /// Something the user should know that does not stop the run.
-    fn warn(&mut self, message: &str);
-    /// Model calls made so far, of about `planned` in all.
-    fn calls(&mut self, done: u32, planned: usize);
+/// What the pipeline tells (its 8 steps, through [`Progress`]) and asks the person running it.
+pub trait Interact: Progress {
     fn confirm(&mut self, estimate: &Estimate) -> Confirm;
     /// Which of two conflicting signals to follow: the id of the one preferred, or `None`
     /// when nobody can be asked.

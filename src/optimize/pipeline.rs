@@ -1,7 +1,6 @@
 //! The run itself: each step reads what the checkpoint already holds and does only the rest.
 
 use std::collections::HashSet;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::checkpoint::{self, Candidate, Checkpoint, CommitIntent, GateOutcome, Mode, Tokens};
@@ -18,6 +17,8 @@ use crate::prompt::PromptName;
 use crate::signal::select::Selector;
 use crate::signal::store::{self, Entry};
 use crate::signal::{Signal, SignalType};
+use crate::skill::layout;
+use crate::worklock::{LockError, WorkLock};
 
 /// How many earlier fixes the regression check asks about at most (the newest).
 const MAX_REGRESSION: usize = 20;
@@ -37,7 +38,7 @@ fn run_steps(
     ui: &mut dyn Interact,
 ) -> Result<Report, OptimizeError> {
     // ---- Step 1: confirm the target ----
-    ui.progress(1, "confirm", &format!("checking {}", ctx.skill_rel));
+    ui.progress(1, 8, "confirm", &format!("checking {}", ctx.skill_rel));
     let work = checkpoint::work_dir(&ctx.skill_dir);
     // The lock is held for the whole run (a dry run writes nothing, not even the lock).
     let _lock = if opts.dry_run {
@@ -57,7 +58,7 @@ fn run_steps(
             source,
         })?;
     let pre_hash = crate::signal::sha256_hex(original.as_bytes());
-    let ignore = format!("{}/.skillopt/", ctx.skill_rel);
+    let ignore = format!("{}/", layout::rel(&ctx.skill_rel, layout::DIR));
     let dirty = ctx.repo.dirty_paths(&ctx.skill_rel, &[ignore.as_str()])?;
     if !dirty.is_empty() {
         return Err(OptimizeError::Dirty {
@@ -115,7 +116,7 @@ fn run_steps(
 
     // ---- Step 2: load signals ----
     if cp.last_completed_step < 2 {
-        ui.progress(2, "load signals", "reading the pending signals");
+        ui.progress(2, 8, "load signals", "reading the pending signals");
         let mut selector = Selector::new(ctx.now, opts.days, opts.max_signals);
         let pending = store::pending_path(&ctx.skill_dir);
         let mut bad = Vec::new();
@@ -168,7 +169,12 @@ fn run_steps(
 
     // ---- Step 3: triage ----
     if cp.triage.is_none() {
-        ui.progress(3, "triage", &format!("asking {}", ctx.provider.describe()));
+        ui.progress(
+            3,
+            8,
+            "triage",
+            &format!("asking {}", ctx.provider.describe()),
+        );
         let vars = TriageVars {
             skill_name: ctx.skill_name.clone(),
             current_hash: pre_hash.clone(),
@@ -230,6 +236,7 @@ fn run_steps(
     if cp.last_completed_step < 4 {
         ui.progress(
             4,
+            8,
             "deep read",
             &format!("{} signals with their context", signals.len()),
         );
@@ -240,7 +247,12 @@ fn run_steps(
     // ---- Step 5: reflect ----
     let vars = ReflectVars::new(&ctx.skill_name, &original, &signals, clusters.clone());
     if cp.reflection.is_none() {
-        ui.progress(5, "reflect", &format!("asking {}", ctx.provider.describe()));
+        ui.progress(
+            5,
+            8,
+            "reflect",
+            &format!("asking {}", ctx.provider.describe()),
+        );
         let omitted = !vars.omitted_sections.is_empty();
         let prompt = ctx.prompts.render_with(PromptName::Reflect, &vars)?;
         let cluster_ids: Vec<String> = clusters.iter().map(|c| c.cluster_id.clone()).collect();
@@ -295,7 +307,7 @@ fn run_steps(
 
     // ---- Step 6: dry run of the edits ----
     if cp.candidate.is_none() {
-        ui.progress(6, "dry run", "applying the edits to a copy of SKILL.md");
+        ui.progress(6, 8, "dry run", "applying the edits to a copy of SKILL.md");
         let candidate = match &reflection {
             Reflection::Edits { edits: list, .. } => {
                 let applied = edits::apply(&original, list);
@@ -376,6 +388,7 @@ fn run_steps(
     {
         ui.progress(
             7,
+            8,
             "gate",
             "SkillGuard, lint, the size budget, the frontmatter and capability drift",
         );
@@ -420,6 +433,7 @@ fn run_steps(
                     .collect();
                 ui.progress(
                     7,
+                    8,
                     "gate",
                     &format!(
                         "{} judges in parallel ({} at a time)",
@@ -436,6 +450,7 @@ fn run_steps(
             if outcome.accepted && !earlier.is_empty() {
                 ui.progress(
                     7,
+                    8,
                     "gate",
                     &format!("regression check: {} earlier fixes", earlier.len()),
                 );
@@ -527,7 +542,7 @@ fn run_steps(
         finish(&work, false);
         return Ok(report);
     }
-    ui.progress(8, "update", "writing the audit and the optimize commits");
+    ui.progress(8, 8, "update", "writing the audit and the optimize commits");
     {
         // Nothing may have changed the skill since step 1: the candidate was made from that
         // SKILL.md, and the optimize commit would overwrite any other change.
@@ -589,10 +604,10 @@ fn run_steps(
             tokens: cp.tokens.clone(),
         };
         let ids: HashSet<String> = signals.iter().map(|s| s.signal_id.clone()).collect();
-        let gitignore = ctx.skill_dir.join(".skillopt/.gitignore");
+        let gitignore = layout::path(&ctx.skill_dir, layout::GITIGNORE);
         let skill_rel = &ctx.skill_rel;
         let repo = ctx.repo;
-        let pending_rel = format!("{skill_rel}/.skillopt/pending/signal.json");
+        let pending_rel = layout::rel(skill_rel, layout::PENDING);
         let mut points = Failpoints::new(opts);
         // What is archived is what the store still holds of the run's signals: one removed
         // by hand meanwhile is neither archived nor counted. The store's writers wait until
@@ -627,7 +642,7 @@ fn run_steps(
             ];
             if let Ok(text) = std::fs::read(&gitignore) {
                 changes.push(FileChange {
-                    path: format!("{skill_rel}/.skillopt/.gitignore"),
+                    path: layout::rel(skill_rel, layout::GITIGNORE),
                     content: Some(text),
                 });
             }
@@ -729,6 +744,7 @@ fn recover_commit(
     }
     ui.progress(
         8,
+        8,
         "update",
         "an earlier run was cut short while committing; recovering",
     );
@@ -780,7 +796,7 @@ fn recover_commit(
 /// came with the repository, and its answers, gate results and commit plan are not git-skill's
 /// to trust.
 fn refuse_committed_work(ctx: &Context<'_>) -> Result<(), OptimizeError> {
-    let work = format!("{}/.skillopt/work", ctx.skill_rel);
+    let work = layout::rel(&ctx.skill_rel, layout::WORK);
     if ctx.repo.tracks_anything_under(&work)? {
         return Err(OptimizeError::CommittedCheckpoint { path: work });
     }
@@ -906,67 +922,27 @@ fn fresh(
     Ok((work.join(format!("optimization_{stamp}.json")), cp, None))
 }
 
-/// `.skillopt/work/lock`, held for the run. When the run ends and `work/` holds nothing else
-/// (a run that stopped before its first checkpoint mattered), `work/` goes too.
-struct WorkLock {
-    _file: File,
-    work: PathBuf,
-}
-
-impl Drop for WorkLock {
-    fn drop(&mut self) {
-        let only_lock = std::fs::read_dir(&self.work).is_ok_and(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .all(|e| e.file_name() == "lock")
-        });
-        if only_lock {
-            let _ = std::fs::remove_dir_all(&self.work);
-        }
-    }
-}
-
+/// `.skillopt/work/lock`, held for the run; `work/` must stay out of git even in a skill whose
+/// signals git-skill did not record, so `.skillopt/.gitignore` is made when missing.
 fn lock(work: &Path, skill: &str) -> Result<WorkLock, OptimizeError> {
-    // `.skillopt` and `work/` must be real directories of the skill: a committed link would have
-    // checkpoints written, and permissions changed, wherever it points.
-    for dir in [work.parent(), Some(work)].into_iter().flatten() {
-        if std::fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir()) {
-            return Err(OptimizeError::NotADirectory {
-                path: dir.to_owned(),
-            });
+    let lock = WorkLock::acquire(work).map_err(|e| match e {
+        LockError::Busy { lock } => OptimizeError::Busy {
+            skill: skill.to_owned(),
+            lock,
+        },
+        LockError::NotADirectory { path } => OptimizeError::NotADirectory { path },
+        LockError::Io { path, source } => {
+            checkpoint::CheckpointError::Write { path, source }.into()
         }
-    }
-    let path = work.join("lock");
-    let err = |source| checkpoint::CheckpointError::Write {
-        path: path.clone(),
-        source,
-    };
-    crate::fsutil::private_dir(work).map_err(err)?;
-    // `work/` must stay out of git even in a skill whose signals git-skill did not record.
+    })?;
     if let Some(skillopt) = work.parent() {
         let _ = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(skillopt.join(".gitignore"))
-            .and_then(|mut f| std::io::Write::write_all(&mut f, b"work/\n"));
+            .and_then(|mut f| std::io::Write::write_all(&mut f, layout::GITIGNORE_TEXT));
     }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(err)?;
-    match file.try_lock() {
-        Ok(()) => Ok(WorkLock {
-            _file: file,
-            work: work.to_owned(),
-        }),
-        Err(std::fs::TryLockError::WouldBlock) => Err(OptimizeError::Busy {
-            skill: skill.to_owned(),
-            lock: path,
-        }),
-        Err(std::fs::TryLockError::Error(e)) => Err(err(e).into()),
-    }
+    Ok(lock)
 }
 
 /// The run is over: `.skillopt/work/` goes.

@@ -46,7 +46,7 @@ pub struct Optimization {
 /// The resolved folder of an optimization: `YY-MM-DD_<desc>` below `.skillopt/resolved/`,
 /// `<desc>` a slug of the first root cause, with `-2`, `-3`... when taken.
 pub fn resolved_dir(skill_dir: &Path, date: chrono::NaiveDate, desc: &str) -> PathBuf {
-    let base = skill_dir.join(".skillopt/resolved");
+    let base = crate::skill::layout::path(skill_dir, crate::skill::layout::RESOLVED);
     let mut slug = crate::skill::lint::slug(desc);
     slug.truncate(40);
     let slug = slug.trim_end_matches('-').to_owned();
@@ -74,7 +74,7 @@ pub fn resolved_dir(skill_dir: &Path, date: chrono::NaiveDate, desc: &str) -> Pa
 /// The earlier optimizations of the skill, oldest first (by their time, then folder name),
 /// one per optimization id; unreadable ones are skipped with the reason.
 pub fn earlier(skill_dir: &Path) -> (Vec<(PathBuf, Optimization)>, Vec<String>) {
-    let base = skill_dir.join(".skillopt/resolved");
+    let base = crate::skill::layout::path(skill_dir, crate::skill::layout::RESOLVED);
     let mut found = Vec::new();
     let mut problems = Vec::new();
     let Ok(entries) = std::fs::read_dir(&base) else {

@@ -409,10 +409,7 @@ pub struct ReviewScope {
     pub allow_update: bool,
 }
 
-/// The description limit of the skill format.
-const MAX_DESCRIPTION_CHARS: usize = 1024;
-/// The SKILL.md limit of the skill format, applied to the body alone.
-const MAX_BODY_CHARS: usize = 100_000;
+use crate::skill::limits::{MAX_CONTENT_CHARS as MAX_BODY_CHARS, MAX_DESCRIPTION_CHARS};
 
 impl ReviewAnswer {
     pub fn validate(&self, scope: &ReviewScope) -> Result<(), ContractError> {

@@ -80,7 +80,7 @@ pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreErro
     // and after (a link made in between).
     refuse_links(skill_dir, &path)?;
     // What this call creates, so that a failure takes it away again.
-    let skillopt = skill_dir.join(".skillopt");
+    let skillopt = skill_dir.join(crate::skill::layout::DIR);
     let created_dirs: Vec<PathBuf> = [skillopt.clone(), dir.to_owned()]
         .into_iter()
         .filter(|d| !d.exists())
@@ -97,7 +97,7 @@ pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreErro
     refuse_links(skill_dir, &path)?;
     // Created once, never rewritten (a user may have added to it); `create_new` makes
     // concurrent first appends agree on who writes it.
-    let ignore = skillopt.join(".gitignore");
+    let ignore = crate::skill::layout::path(skill_dir, crate::skill::layout::GITIGNORE);
     let mut created_ignore = false;
     match OpenOptions::new()
         .write(true)
@@ -106,7 +106,10 @@ pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreErro
     {
         Ok(mut file) => {
             created_ignore = true;
-            if let Err(e) = file.write_all(b"work/\n").and_then(|()| file.sync_data()) {
+            if let Err(e) = file
+                .write_all(crate::skill::layout::GITIGNORE_TEXT)
+                .and_then(|()| file.sync_data())
+            {
                 drop(file);
                 let _ = std::fs::remove_file(&ignore);
                 undo_dirs();

@@ -10,13 +10,13 @@ use std::path::{Component, Path, PathBuf};
 use super::links;
 
 /// Directories a walk never enters.
-pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", ".skillopt"];
+pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", super::layout::DIR];
 /// How deep below a root a `SKILL.md` is looked for (`<root>/<category>/<name>` is depth 2).
 pub const MAX_DEPTH: usize = 6;
 /// How many directories one walk reads before it stops with a note.
 pub const MAX_DIRS: usize = 100_000;
 /// Where a skill keeps the signals not yet used (relative to the skill directory).
-pub const PENDING_SIGNALS: &str = ".skillopt/pending/signal.json";
+pub const PENDING_SIGNALS: &str = super::layout::PENDING;
 
 /// A directory that may hold skills.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -405,7 +405,7 @@ fn walk(
                 }
             };
             let name = entry.file_name();
-            if name == ".skillopt" && depth > 0 && dir.join(PENDING_SIGNALS).is_file() {
+            if name == super::layout::DIR && depth > 0 && dir.join(PENDING_SIGNALS).is_file() {
                 out.deleted.push(skill_at(root, &dir));
             }
             if SKIPPED_DIRS.iter().any(|s| name == *s) {

@@ -95,7 +95,7 @@ impl SkillFiles {
                     // Listed, not descended: lint reports it as not a regular file.
                     FileKind::Special
                 } else if meta.is_dir() {
-                    if depth == 0 && name == ".skillopt" {
+                    if depth == 0 && name == super::layout::DIR {
                         continue;
                     }
                     if depth + 1 >= MAX_DEPTH {

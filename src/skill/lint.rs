@@ -12,16 +12,7 @@ use super::files::{path_escapes, FileKind, SkillFiles, SKILL_MD_READ_CAP};
 use super::frontmatter::{self, SplitError, MAX_FRONTMATTER_BYTES};
 use crate::report::{Diagnostic, Level};
 
-pub const MAX_NAME_CHARS: usize = 64;
-pub const MAX_DESCRIPTION_CHARS: usize = 1024;
-pub const MAX_COMPATIBILITY_CHARS: usize = 500;
-pub const MAX_CONTENT_CHARS: usize = 100_000;
-pub const MAX_FILE_BYTES: u64 = 1 << 20;
-pub const MAX_SKILL_BYTES: u64 = 1 << 20;
-pub const MAX_FILES: usize = 50;
-pub const MAX_BODY_LINES: usize = 500;
-/// Folders that may hold support files.
-pub const ALLOWED_DIRS: &[&str] = &["references", "templates", "scripts", "assets"];
+pub use super::limits::*;
 
 /// Keys of the agentskills specification.
 const SPEC_KEYS: &[&str] = &[

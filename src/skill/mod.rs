@@ -5,6 +5,8 @@ pub mod codes;
 pub mod discover;
 pub mod files;
 pub mod frontmatter;
+pub mod layout;
+pub mod limits;
 pub mod links;
 pub mod lint;
 pub mod meta;
