@@ -3,7 +3,9 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::checkpoint::{self, Candidate, Checkpoint, CommitIntent, GateOutcome, Mode, Tokens};
+use super::checkpoint::{
+    self, Candidate, Checkpoint, CommitIntent, GateOutcome, GateRecord, Mode, Tokens,
+};
 use super::gate::{self, Question};
 use super::{checks, diff, edits, history, record};
 use super::{
@@ -25,151 +27,252 @@ const MAX_REGRESSION: usize = 20;
 
 /// Runs the 8 steps (or what the checkpoint leaves of them).
 pub fn run(ctx: &Context<'_>, opts: &Options, ui: &mut dyn Interact) -> Result<Report, RunError> {
-    run_steps(ctx, opts, ui).map_err(|error| RunError {
+    steps(ctx, opts, ui).map_err(|error| RunError {
         skill: ctx.skill_name.clone(),
         dry_run: opts.dry_run,
         error: Box::new(error),
     })
 }
 
-fn run_steps(
+/// The steps in order. Each reads what the checkpoint already holds and does only the rest,
+/// then saves it: a run cut short anywhere resumes where it stopped.
+fn steps(
     ctx: &Context<'_>,
     opts: &Options,
     ui: &mut dyn Interact,
 ) -> Result<Report, OptimizeError> {
-    // ---- Step 1: confirm the target ----
-    ui.progress(1, 8, "confirm", &format!("checking {}", ctx.skill_rel));
-    let work = checkpoint::work_dir(&ctx.skill_dir);
-    // The lock is held for the whole run (a dry run writes nothing, not even the lock).
-    let _lock = if opts.dry_run {
-        None
-    } else {
-        Some(lock(&work, &ctx.skill_name)?)
+    let mut run = match Run::confirm(ctx, opts, ui)? {
+        Started::Run(run) => *run,
+        Started::Recovered(report) => return Ok(*report),
     };
-    // A step 8 cut short comes first: its commits landed or not, and the work tree must be
-    // put right before anything looks at it.
-    if let Some(report) = recover_commit(ctx, opts, &work, ui)? {
+    run.load_signals()?;
+    run.ask_consent()?;
+    run.triage()?;
+    let chosen = run.settle_conflicts()?;
+    run.deep_read(&chosen)?;
+    let reflection = run.reflect(&chosen)?;
+    let mut report = run.report(&chosen, &reflection);
+    let Some(candidate) = run.dry_run(&reflection, &mut report)? else {
         return Ok(report);
-    }
-    let skill_md_path = ctx.skill_dir.join("SKILL.md");
-    let original =
-        std::fs::read_to_string(&skill_md_path).map_err(|source| OptimizeError::Read {
-            path: skill_md_path.clone(),
-            source,
-        })?;
-    let pre_hash = crate::signal::sha256_hex(original.as_bytes());
-    let ignore = format!("{}/", layout::rel(&ctx.skill_rel, layout::DIR));
-    let dirty = ctx.repo.dirty_paths(&ctx.skill_rel, &[ignore.as_str()])?;
-    if !dirty.is_empty() {
-        return Err(OptimizeError::Dirty {
-            skill: ctx.skill_name.clone(),
-            paths: dirty,
-        });
-    }
-    let existing = checkpoint::find(&ctx.skill_dir)?;
-    if existing.is_some() {
-        refuse_committed_work(ctx)?;
-    }
-    let (path, mut cp, resumed) = match existing {
-        Some((path, _)) if opts.restart => {
-            if !opts.dry_run {
-                let _ = std::fs::remove_file(&path);
-            }
-            fresh(ctx, opts, &pre_hash, &work)?
-        }
-        Some((path, cp)) => {
-            if cp.pre_hash != pre_hash {
-                return Err(OptimizeError::StaleCheckpoint { path });
-            }
-            if (cp.days, cp.max_signals) != (opts.days, opts.max_signals) {
-                return Err(OptimizeError::OptionsChanged {
-                    path,
-                    days: cp.days,
-                    max_signals: cp.max_signals,
-                });
-            }
-            let step = cp.last_completed_step;
-            (path, cp, Some(step))
-        }
-        None if opts.resume => {
-            return Err(OptimizeError::NothingToResume {
-                skill: ctx.skill_name.clone(),
-            })
-        }
-        None => fresh(ctx, opts, &pre_hash, &work)?,
     };
-    let save = |cp: &Checkpoint| -> Result<(), OptimizeError> {
-        if !opts.dry_run {
-            checkpoint::save(&path, cp)?;
-            failpoint(opts, &format!("after-step-{}", cp.last_completed_step));
-        }
-        Ok(())
-    };
-    // A run that stops before its first model call leaves no checkpoint behind.
-    let discard = |path: &Path| {
-        if !opts.dry_run {
-            let _ = std::fs::remove_file(path);
-        }
-    };
-    let raw_dir: Option<PathBuf> = (!opts.dry_run).then(|| work.clone());
-    save(&cp)?;
+    run.gate(&chosen, &candidate)?;
+    run.judge(&mut report, &chosen, &reflection, &candidate);
+    run.update(report, &chosen, &reflection, &candidate)
+}
 
-    // ---- Step 2: load signals ----
-    if cp.last_completed_step < 2 {
-        ui.progress(2, 8, "load signals", "reading the pending signals");
-        let mut selector = Selector::new(ctx.now, opts.days, opts.max_signals);
-        let pending = store::pending_path(&ctx.skill_dir);
-        let mut bad = Vec::new();
-        store::stream(&pending, |entry| match entry {
-            Entry::Signal(_, signal) => selector.push(signal),
-            Entry::Bad(b) => bad.push(b),
-        })?;
-        for b in bad.iter().take(20) {
-            ui.warn(&format!(
-                "{}:{}: {} (skipped; the line stays in the store)",
-                pending.display(),
-                b.line,
-                b.reason
-            ));
+/// What step 1 found: a run to go on with, or the report of one whose commits had landed
+/// before it was cut short.
+enum Started<'r> {
+    Run(Box<Run<'r>>),
+    Recovered(Box<Report>),
+}
+
+/// One run, carried from step to step.
+struct Run<'r> {
+    ctx: &'r Context<'r>,
+    opts: &'r Options,
+    ui: &'r mut dyn Interact,
+    /// `.skillopt/work/`.
+    work: PathBuf,
+    /// Held for the whole run (a dry run writes nothing, not even the lock).
+    _lock: Option<WorkLock>,
+    /// The checkpoint file and what it holds.
+    path: PathBuf,
+    cp: Checkpoint,
+    /// SKILL.md when the run started, and its sha256.
+    original: String,
+    pre_hash: String,
+    /// The step a resumed checkpoint had reached.
+    resumed: Option<u8>,
+    /// The earlier fixes the regression check asks about.
+    earlier: Vec<Question>,
+}
+
+/// What triage leaves for the later steps: the signals and clusters of this run, without those
+/// set aside after a conflict.
+struct Chosen {
+    triage: TriageAnswer,
+    signals: Vec<Signal>,
+    clusters: Vec<Cluster>,
+}
+
+impl<'r> Run<'r> {
+    /// Step 1: the skill is clean in git, and the checkpoint (if any) is for this SKILL.md and
+    /// these options. A step 8 cut short is recovered first.
+    fn confirm(
+        ctx: &'r Context<'r>,
+        opts: &'r Options,
+        ui: &'r mut dyn Interact,
+    ) -> Result<Started<'r>, OptimizeError> {
+        ui.progress(1, 8, "confirm", &format!("checking {}", ctx.skill_rel));
+        let work = checkpoint::work_dir(&ctx.skill_dir);
+        let lock = if opts.dry_run {
+            None
+        } else {
+            Some(lock(&work, &ctx.skill_name)?)
+        };
+        // Its commits landed or not, and the work tree must be put right before anything
+        // looks at it.
+        if let Some(report) = recover_commit(ctx, opts, &work, ui)? {
+            return Ok(Started::Recovered(Box::new(report)));
         }
-        if bad.len() > 20 {
-            ui.warn(&format!("{} more malformed lines skipped", bad.len() - 20));
-        }
-        let selection = selector.finish(&pre_hash);
-        if selection.selected.is_empty() {
-            discard(&path);
-            return Err(OptimizeError::NoSignals {
+        let original = read_skill_md(ctx)?;
+        let pre_hash = crate::signal::sha256_hex(original.as_bytes());
+        let dirty = dirty_paths(ctx)?;
+        if !dirty.is_empty() {
+            return Err(OptimizeError::Dirty {
                 skill: ctx.skill_name.clone(),
+                paths: dirty,
             });
         }
-        cp.signals = selection.selected;
-        cp.stale = selection.stale;
-        cp.left_out = selection.left_out;
-        cp.too_old = selection.too_old;
-        cp.last_completed_step = 2;
-        save(&cp)?;
+        let existing = checkpoint::find(&ctx.skill_dir)?;
+        if existing.is_some() {
+            refuse_committed_work(ctx)?;
+        }
+        let (path, cp, resumed) = match existing {
+            Some((path, _)) if opts.restart => {
+                if !opts.dry_run {
+                    let _ = std::fs::remove_file(&path);
+                }
+                fresh(ctx, opts, &pre_hash, &work)?
+            }
+            Some((path, cp)) => {
+                if cp.pre_hash != pre_hash {
+                    return Err(OptimizeError::StaleCheckpoint { path });
+                }
+                if (cp.days, cp.max_signals) != (opts.days, opts.max_signals) {
+                    return Err(OptimizeError::OptionsChanged {
+                        path,
+                        days: cp.days,
+                        max_signals: cp.max_signals,
+                    });
+                }
+                let step = cp.last_completed_step;
+                (path, cp, Some(step))
+            }
+            None if opts.resume => {
+                return Err(OptimizeError::NothingToResume {
+                    skill: ctx.skill_name.clone(),
+                })
+            }
+            None => fresh(ctx, opts, &pre_hash, &work)?,
+        };
+        let run = Run {
+            ctx,
+            opts,
+            ui,
+            work,
+            _lock: lock,
+            path,
+            cp,
+            original,
+            pre_hash,
+            resumed,
+            earlier: Vec::new(),
+        };
+        run.save()?;
+        Ok(Started::Run(Box::new(run)))
     }
-    let earlier = regression_questions(ctx);
-    if cp.triage.is_none() && !opts.yes {
-        let estimate = estimate(&cp.signals, earlier.len());
-        match ui.confirm(&estimate) {
-            Confirm::Yes => {}
-            Confirm::No => {
-                discard(&path);
-                return Err(OptimizeError::Declined);
-            }
-            Confirm::CannotAsk => {
-                discard(&path);
-                return Err(OptimizeError::NeedsConfirmation(estimate));
-            }
+
+    /// Writes the checkpoint (not in a dry run); crash tests stop right after it.
+    fn save(&self) -> Result<(), OptimizeError> {
+        if !self.opts.dry_run {
+            checkpoint::save(&self.path, &self.cp)?;
+            failpoint(
+                self.opts,
+                &format!("after-step-{}", self.cp.last_completed_step),
+            );
+        }
+        Ok(())
+    }
+
+    /// A run that stops before its first model call leaves no checkpoint behind.
+    fn discard(&self) {
+        if !self.opts.dry_run {
+            let _ = std::fs::remove_file(&self.path);
         }
     }
 
-    ui.calls(cp.tokens.calls, planned(&cp, earlier.len()));
+    /// Where raw model answers that do not parse are kept (none in a dry run).
+    fn raw_dir(&self) -> Option<&Path> {
+        (!self.opts.dry_run).then_some(self.work.as_path())
+    }
 
-    // ---- Step 3: triage ----
-    if cp.triage.is_none() {
-        ui.progress(
+    fn show_calls(&mut self) {
+        let planned = planned(&self.cp, self.earlier.len());
+        self.ui.calls(self.cp.tokens.calls, planned);
+    }
+
+    /// Step 2: the pending signals of the window, corrected first, newest first.
+    fn load_signals(&mut self) -> Result<(), OptimizeError> {
+        if self.cp.last_completed_step < 2 {
+            self.ui
+                .progress(2, 8, "load signals", "reading the pending signals");
+            let ctx = self.ctx;
+            let mut selector = Selector::new(ctx.now, self.opts.days, self.opts.max_signals);
+            let pending = store::pending_path(&ctx.skill_dir);
+            let mut bad = Vec::new();
+            store::stream(&pending, |entry| match entry {
+                Entry::Signal(_, signal) => selector.push(signal),
+                Entry::Bad(b) => bad.push(b),
+            })?;
+            for b in bad.iter().take(20) {
+                self.ui.warn(&format!(
+                    "{}:{}: {} (skipped; the line stays in the store)",
+                    pending.display(),
+                    b.line,
+                    b.reason
+                ));
+            }
+            if bad.len() > 20 {
+                self.ui
+                    .warn(&format!("{} more malformed lines skipped", bad.len() - 20));
+            }
+            let selection = selector.finish(&self.pre_hash);
+            if selection.selected.is_empty() {
+                self.discard();
+                return Err(OptimizeError::NoSignals {
+                    skill: ctx.skill_name.clone(),
+                });
+            }
+            self.cp.signals = selection.selected;
+            self.cp.stale = selection.stale;
+            self.cp.left_out = selection.left_out;
+            self.cp.too_old = selection.too_old;
+            self.cp.last_completed_step = 2;
+            self.save()?;
+        }
+        self.earlier = regression_questions(self.ctx);
+        Ok(())
+    }
+
+    /// Before the first model call: the estimate, and the user's go-ahead (`--yes` gives it).
+    fn ask_consent(&mut self) -> Result<(), OptimizeError> {
+        if self.cp.triage.is_none() && !self.opts.yes {
+            let estimate = estimate(&self.cp.signals, self.earlier.len());
+            match self.ui.confirm(&estimate) {
+                Confirm::Yes => {}
+                Confirm::No => {
+                    self.discard();
+                    return Err(OptimizeError::Declined);
+                }
+                Confirm::CannotAsk => {
+                    self.discard();
+                    return Err(OptimizeError::NeedsConfirmation(estimate));
+                }
+            }
+        }
+        self.show_calls();
+        Ok(())
+    }
+
+    /// Step 3 (one model call): clusters by root cause, conflicts, stale signals.
+    fn triage(&mut self) -> Result<(), OptimizeError> {
+        if self.cp.triage.is_some() {
+            return Ok(());
+        }
+        let ctx = self.ctx;
+        self.ui.progress(
             3,
             8,
             "triage",
@@ -177,185 +280,235 @@ fn run_steps(
         );
         let vars = TriageVars {
             skill_name: ctx.skill_name.clone(),
-            current_hash: pre_hash.clone(),
-            signals: cp.signals.iter().map(SignalSummary::from).collect(),
+            current_hash: self.pre_hash.clone(),
+            signals: self.cp.signals.iter().map(SignalSummary::from).collect(),
         };
         let prompt = ctx.prompts.render_with(PromptName::Triage, &vars)?;
-        let ids: Vec<String> = cp.signals.iter().map(|s| s.signal_id.clone()).collect();
+        let ids: Vec<String> = self
+            .cp
+            .signals
+            .iter()
+            .map(|s| s.signal_id.clone())
+            .collect();
         let check = |t: &TriageAnswer| t.validate(&ids).map_err(|e| e.to_string());
         let answer = json::complete_json::<TriageAnswer>(
             ctx.provider,
             &request(prompt, 8192),
             &check,
-            raw_dir.as_deref(),
+            self.raw_dir(),
         )?;
-        spend(&mut cp.tokens, answer.usage, answer.attempts);
-        cp.triage = Some(answer.value);
-        ui.calls(cp.tokens.calls, planned(&cp, earlier.len()));
-        cp.last_completed_step = 3;
-        save(&cp)?;
-    }
-    let triage = cp.triage.clone().expect("triage is done");
-    // Conflicts: the user picks a direction; the other signal stays pending, out of this run.
-    let mut unresolved = Vec::new();
-    for conflict in &triage.conflicts {
-        let settled = [&conflict.signal_a, &conflict.signal_b]
-            .iter()
-            .any(|id| cp.set_aside.contains(id));
-        if settled {
-            continue;
-        }
-        let find = |id: &str| cp.signals.iter().find(|s| s.signal_id == id);
-        let preferred = if opts.prefer.contains(&conflict.signal_a) {
-            Some(conflict.signal_a.clone())
-        } else if opts.prefer.contains(&conflict.signal_b) {
-            Some(conflict.signal_b.clone())
-        } else {
-            ui.choose(conflict, find(&conflict.signal_a), find(&conflict.signal_b))
-        };
-        match preferred {
-            Some(id) if id == conflict.signal_a => cp.set_aside.push(conflict.signal_b.clone()),
-            Some(id) if id == conflict.signal_b => cp.set_aside.push(conflict.signal_a.clone()),
-            _ => unresolved.push(conflict.clone()),
-        }
-    }
-    save(&cp)?;
-    if !unresolved.is_empty() {
-        return Err(OptimizeError::Conflicts(unresolved));
-    }
-    let set_aside: HashSet<&str> = cp.set_aside.iter().map(String::as_str).collect();
-    let signals: Vec<Signal> = cp
-        .signals
-        .iter()
-        .filter(|s| !set_aside.contains(s.signal_id.as_str()))
-        .cloned()
-        .collect();
-    let clusters = clusters_without(&triage.clusters, &set_aside);
-
-    // ---- Step 4: deep read (the context is in the signals already) ----
-    if cp.last_completed_step < 4 {
-        ui.progress(
-            4,
-            8,
-            "deep read",
-            &format!("{} signals with their context", signals.len()),
-        );
-        cp.last_completed_step = 4;
-        save(&cp)?;
+        spend(&mut self.cp.tokens, answer.usage, answer.attempts);
+        self.cp.triage = Some(answer.value);
+        self.show_calls();
+        self.cp.last_completed_step = 3;
+        self.save()
     }
 
-    // ---- Step 5: reflect ----
-    let vars = ReflectVars::new(&ctx.skill_name, &original, &signals, clusters.clone());
-    if cp.reflection.is_none() {
-        ui.progress(
-            5,
-            8,
-            "reflect",
-            &format!("asking {}", ctx.provider.describe()),
-        );
-        let omitted = !vars.omitted_sections.is_empty();
-        let prompt = ctx.prompts.render_with(PromptName::Reflect, &vars)?;
-        let cluster_ids: Vec<String> = clusters.iter().map(|c| c.cluster_id.clone()).collect();
-        let check = |r: &Reflection| r.validate(&cluster_ids, omitted).map_err(|e| e.to_string());
-        let answer = json::complete_json::<Reflection>(
-            ctx.provider,
-            &request(prompt, 16384),
-            &check,
-            raw_dir.as_deref(),
-        )?;
-        spend(&mut cp.tokens, answer.usage, answer.attempts);
-        cp.reflection = Some(answer.value);
-        ui.calls(cp.tokens.calls, planned(&cp, earlier.len()));
-        cp.last_completed_step = 5;
-        save(&cp)?;
-    }
-    let reflection = cp.reflection.clone().expect("reflect is done");
-
-    let mut report = Report {
-        skill: ctx.skill_name.clone(),
-        optimization_id: cp.optimization_id.clone(),
-        outcome: Outcome::Rejected,
-        corrected: signals
-            .iter()
-            .filter(|s| s.kind == SignalType::Corrected)
-            .count(),
-        friction: signals
-            .iter()
-            .filter(|s| s.kind == SignalType::Friction)
-            .count(),
-        clusters: clusters.len(),
-        mode: None,
-        diagnosis: reflection.diagnosis().to_owned(),
-        candidate: None,
-        checks: None,
-        gate: None,
-        stale: cp.stale.clone(),
-        set_aside: cp.set_aside.clone(),
-        left_out: cp.left_out,
-        too_old: cp.too_old,
-        reasons: Vec::new(),
-        audit_commit: None,
-        optimize_commit: None,
-        audit_message: String::new(),
-        optimize_message: String::new(),
-        diff: None,
-        resume_with: None,
-        resolved_dir: None,
-        tokens: cp.tokens.clone(),
-        resumed_from_step: resumed,
-    };
-
-    // ---- Step 6: dry run of the edits ----
-    if cp.candidate.is_none() {
-        ui.progress(6, 8, "dry run", "applying the edits to a copy of SKILL.md");
-        let candidate = match &reflection {
-            Reflection::Edits { edits: list, .. } => {
-                let applied = edits::apply(&original, list);
-                Candidate {
-                    mode: Mode::TextEdit,
-                    text: applied.text,
-                    edits: applied.kept,
-                    dropped: applied.dropped,
-                }
+    /// After triage: for each pair of conflicting signals the user picks a direction (by
+    /// `--prefer`, or on a terminal); the other stays pending, out of this run.
+    fn settle_conflicts(&mut self) -> Result<Chosen, OptimizeError> {
+        let triage = self.cp.triage.clone().expect("triage is done");
+        let mut unresolved = Vec::new();
+        for conflict in &triage.conflicts {
+            let settled = [&conflict.signal_a, &conflict.signal_b]
+                .iter()
+                .any(|id| self.cp.set_aside.contains(id));
+            if settled {
+                continue;
             }
-            Reflection::Rewrite { content, .. } => {
-                if let Err(reason) = edits::check_frontmatter(&original, content) {
-                    report
-                        .reasons
-                        .push(format!("the rewrite is not usable: {reason}"));
+            let preferred = if self.opts.prefer.contains(&conflict.signal_a) {
+                Some(conflict.signal_a.clone())
+            } else if self.opts.prefer.contains(&conflict.signal_b) {
+                Some(conflict.signal_b.clone())
+            } else {
+                let find = |id: &str| self.cp.signals.iter().find(|s| s.signal_id == id);
+                self.ui
+                    .choose(conflict, find(&conflict.signal_a), find(&conflict.signal_b))
+            };
+            match preferred {
+                Some(id) if id == conflict.signal_a => {
+                    self.cp.set_aside.push(conflict.signal_b.clone())
                 }
-                Candidate {
-                    mode: Mode::Rewrite,
-                    text: content.clone(),
-                    edits: Vec::new(),
-                    dropped: Vec::new(),
+                Some(id) if id == conflict.signal_b => {
+                    self.cp.set_aside.push(conflict.signal_a.clone())
                 }
+                _ => unresolved.push(conflict.clone()),
             }
-        };
-        let nothing = (candidate.mode == Mode::TextEdit && candidate.edits.is_empty())
-            || candidate.text == original;
-        if nothing || !report.reasons.is_empty() {
-            report.outcome = Outcome::NothingToApply;
-            report.mode = Some(candidate.mode);
-            report.candidate = Some(candidate);
-            report.tokens = cp.tokens.clone();
-            finish(&work, opts.dry_run);
-            return Ok(report);
         }
-        cp.candidate = Some(candidate);
-        cp.last_completed_step = 6;
-        save(&cp)?;
+        self.save()?;
+        if !unresolved.is_empty() {
+            return Err(OptimizeError::Conflicts(unresolved));
+        }
+        let set_aside: HashSet<&str> = self.cp.set_aside.iter().map(String::as_str).collect();
+        let signals = self
+            .cp
+            .signals
+            .iter()
+            .filter(|s| !set_aside.contains(s.signal_id.as_str()))
+            .cloned()
+            .collect();
+        let clusters = clusters_without(&triage.clusters, &set_aside);
+        Ok(Chosen {
+            triage,
+            signals,
+            clusters,
+        })
     }
-    let candidate = cp.candidate.clone().expect("the dry run is done");
-    report.mode = Some(candidate.mode);
 
-    // ---- Step 7: gate ----
-    // Asks the judges not answered yet; answers are kept in the checkpoint as they come.
-    let judge = |questions: &[Question], regression: bool, cp: &mut Checkpoint| {
+    /// Step 4: the signals' context (it came with them; no call).
+    fn deep_read(&mut self, chosen: &Chosen) -> Result<(), OptimizeError> {
+        if self.cp.last_completed_step < 4 {
+            self.ui.progress(
+                4,
+                8,
+                "deep read",
+                &format!("{} signals with their context", chosen.signals.len()),
+            );
+            self.cp.last_completed_step = 4;
+            self.save()?;
+        }
+        Ok(())
+    }
+
+    /// Step 5 (one model call): text edits, or a rewrite.
+    fn reflect(&mut self, chosen: &Chosen) -> Result<Reflection, OptimizeError> {
+        if self.cp.reflection.is_none() {
+            let ctx = self.ctx;
+            let vars = ReflectVars::new(
+                &ctx.skill_name,
+                &self.original,
+                &chosen.signals,
+                chosen.clusters.clone(),
+            );
+            self.ui.progress(
+                5,
+                8,
+                "reflect",
+                &format!("asking {}", ctx.provider.describe()),
+            );
+            let omitted = !vars.omitted_sections.is_empty();
+            let prompt = ctx.prompts.render_with(PromptName::Reflect, &vars)?;
+            let cluster_ids: Vec<String> = chosen
+                .clusters
+                .iter()
+                .map(|c| c.cluster_id.clone())
+                .collect();
+            let check =
+                |r: &Reflection| r.validate(&cluster_ids, omitted).map_err(|e| e.to_string());
+            let answer = json::complete_json::<Reflection>(
+                ctx.provider,
+                &request(prompt, 16384),
+                &check,
+                self.raw_dir(),
+            )?;
+            spend(&mut self.cp.tokens, answer.usage, answer.attempts);
+            self.cp.reflection = Some(answer.value);
+            self.show_calls();
+            self.cp.last_completed_step = 5;
+            self.save()?;
+        }
+        Ok(self.cp.reflection.clone().expect("reflect is done"))
+    }
+
+    /// The summary so far; the later steps fill in the rest.
+    fn report(&self, chosen: &Chosen, reflection: &Reflection) -> Report {
+        let count = |kind| chosen.signals.iter().filter(|s| s.kind == kind).count();
+        Report {
+            skill: self.ctx.skill_name.clone(),
+            optimization_id: self.cp.optimization_id.clone(),
+            outcome: Outcome::Rejected,
+            corrected: count(SignalType::Corrected),
+            friction: count(SignalType::Friction),
+            clusters: chosen.clusters.len(),
+            mode: None,
+            diagnosis: reflection.diagnosis().to_owned(),
+            candidate: None,
+            checks: None,
+            gate: None,
+            stale: self.cp.stale.clone(),
+            set_aside: self.cp.set_aside.clone(),
+            left_out: self.cp.left_out,
+            too_old: self.cp.too_old,
+            reasons: Vec::new(),
+            audit_commit: None,
+            optimize_commit: None,
+            audit_message: String::new(),
+            optimize_message: String::new(),
+            diff: None,
+            resume_with: None,
+            resolved_dir: None,
+            tokens: self.cp.tokens.clone(),
+            resumed_from_step: self.resumed,
+        }
+    }
+
+    /// Step 6: the edits applied to a copy of SKILL.md (or the rewrite checked). `None` when
+    /// nothing applicable came out: the report says so and the run ends.
+    fn dry_run(
+        &mut self,
+        reflection: &Reflection,
+        report: &mut Report,
+    ) -> Result<Option<Candidate>, OptimizeError> {
+        if self.cp.candidate.is_none() {
+            self.ui
+                .progress(6, 8, "dry run", "applying the edits to a copy of SKILL.md");
+            let candidate = match reflection {
+                Reflection::Edits { edits: list, .. } => {
+                    let applied = edits::apply(&self.original, list);
+                    Candidate {
+                        mode: Mode::TextEdit,
+                        text: applied.text,
+                        edits: applied.kept,
+                        dropped: applied.dropped,
+                    }
+                }
+                Reflection::Rewrite { content, .. } => {
+                    if let Err(reason) = edits::check_frontmatter(&self.original, content) {
+                        report
+                            .reasons
+                            .push(format!("the rewrite is not usable: {reason}"));
+                    }
+                    Candidate {
+                        mode: Mode::Rewrite,
+                        text: content.clone(),
+                        edits: Vec::new(),
+                        dropped: Vec::new(),
+                    }
+                }
+            };
+            let nothing = (candidate.mode == Mode::TextEdit && candidate.edits.is_empty())
+                || candidate.text == self.original;
+            if nothing || !report.reasons.is_empty() {
+                report.outcome = Outcome::NothingToApply;
+                report.mode = Some(candidate.mode);
+                report.candidate = Some(candidate);
+                report.tokens = self.cp.tokens.clone();
+                finish(&self.work, self.opts.dry_run);
+                return Ok(None);
+            }
+            self.cp.candidate = Some(candidate);
+            self.cp.last_completed_step = 6;
+            self.save()?;
+        }
+        let candidate = self.cp.candidate.clone().expect("the dry run is done");
+        report.mode = Some(candidate.mode);
+        Ok(Some(candidate))
+    }
+
+    /// Asks the judges of `questions` not answered yet (all at once, `skill.parallel` at a
+    /// time); answers are kept in the checkpoint as they come.
+    fn ask_judges(
+        &mut self,
+        candidate: &Candidate,
+        questions: &[Question],
+        regression: bool,
+    ) -> Result<Vec<GateRecord>, OptimizeError> {
+        let ctx = self.ctx;
+        let raw_dir = self.raw_dir().map(Path::to_owned);
         let answers = if regression {
-            &mut cp.regression_answers
+            &mut self.cp.regression_answers
         } else {
-            &mut cp.gate_answers
+            &mut self.cp.gate_answers
         };
         let (usage, calls, error) = gate::ask(
             ctx.provider,
@@ -367,26 +520,29 @@ fn run_steps(
             ctx.parallel,
             raw_dir.as_deref(),
         );
-        spend(&mut cp.tokens, usage, calls);
-        save(cp)?;
+        spend(&mut self.cp.tokens, usage, calls);
+        self.save()?;
         if let Some(e) = error {
             return Err(OptimizeError::from(e));
         }
         let answers = if regression {
-            &cp.regression_answers
+            &self.cp.regression_answers
         } else {
-            &cp.gate_answers
+            &self.cp.gate_answers
         };
         Ok(questions
             .iter()
             .filter_map(|q| answers.get(&q.key).cloned())
             .collect())
-    };
-    // The local checks run every time, resumes included: they are deterministic and cheap,
-    // the allow flags may be new, and a gate result is never taken on trust from a file. The
-    // judges' answers are kept, so none is asked twice.
-    {
-        ui.progress(
+    }
+
+    /// Step 7: the local checks, then one judge per cluster, then the regression check.
+    /// The local checks run every time, resumes included: they are deterministic and cheap,
+    /// the allow flags may be new, and a gate result is never taken on trust from a file. The
+    /// judges' answers are kept, so none is asked twice.
+    fn gate(&mut self, chosen: &Chosen, candidate: &Candidate) -> Result<(), OptimizeError> {
+        let ctx = self.ctx;
+        self.ui.progress(
             7,
             8,
             "gate",
@@ -395,13 +551,13 @@ fn run_steps(
         let local = checks::check(
             &ctx.skill_dir,
             &ctx.skill_rel,
-            &original,
+            &self.original,
             &candidate.text,
             checks::Limits {
                 max_growth: ctx.max_growth,
                 fail_on: ctx.fail_on,
-                allow_frontmatter: opts.allow_frontmatter,
-                allow_drift: opts.allow_drift,
+                allow_frontmatter: self.opts.allow_frontmatter,
+                allow_drift: self.opts.allow_drift,
             },
         );
         let mut outcome = GateOutcome {
@@ -409,29 +565,33 @@ fn run_steps(
             skipped: false,
             records: Vec::new(),
             passed: 0,
-            total: clusters.len(),
+            total: chosen.clusters.len(),
             threshold: ctx.gate_threshold,
             accepted: false,
             regression: Vec::new(),
         };
-        cp.checks = Some(local.clone());
+        self.cp.checks = Some(local.clone());
         if local.passed() {
-            let friction_only = signals.iter().all(|s| s.kind == SignalType::Friction);
+            let friction_only = chosen
+                .signals
+                .iter()
+                .all(|s| s.kind == SignalType::Friction);
             if friction_only {
                 outcome.skipped = true;
                 outcome.accepted = true;
             } else {
-                let questions: Vec<Question> = clusters
+                let questions: Vec<Question> = chosen
+                    .clusters
                     .iter()
                     .map(|c| Question {
                         key: c.cluster_id.clone(),
                         cluster: c.clone(),
-                        signals: signals_of(c, &signals),
+                        signals: signals_of(c, &chosen.signals),
                         mode: candidate.mode,
                         from_optimization: None,
                     })
                     .collect();
-                ui.progress(
+                self.ui.progress(
                     7,
                     8,
                     "gate",
@@ -441,126 +601,166 @@ fn run_steps(
                         ctx.parallel
                     ),
                 );
-                outcome.records = judge(&questions, false, &mut cp)?;
-                ui.calls(cp.tokens.calls, planned(&cp, earlier.len()));
+                outcome.records = self.ask_judges(candidate, &questions, false)?;
+                self.show_calls();
                 outcome.passed = outcome.records.iter().filter(|r| r.passed).count();
                 outcome.accepted = outcome.total == 0
                     || outcome.passed as f64 / outcome.total as f64 >= ctx.gate_threshold;
             }
-            if outcome.accepted && !earlier.is_empty() {
-                ui.progress(
+            if outcome.accepted && !self.earlier.is_empty() {
+                self.ui.progress(
                     7,
                     8,
                     "gate",
-                    &format!("regression check: {} earlier fixes", earlier.len()),
+                    &format!("regression check: {} earlier fixes", self.earlier.len()),
                 );
-                outcome.regression = judge(&earlier, true, &mut cp)?;
-                ui.calls(cp.tokens.calls, planned(&cp, earlier.len()));
+                let earlier = std::mem::take(&mut self.earlier);
+                outcome.regression = self.ask_judges(candidate, &earlier, true)?;
+                self.earlier = earlier;
+                self.show_calls();
             }
         }
-        cp.gate = Some(outcome);
-        cp.last_completed_step = 7;
-        save(&cp)?;
+        self.cp.gate = Some(outcome);
+        self.cp.last_completed_step = 7;
+        self.save()
     }
-    let outcome = cp.gate.clone().expect("the gate is done");
-    let local = cp.checks.clone().expect("the checks ran");
-    report.reasons.extend(local.refusals.iter().cloned());
-    if local.passed() && !outcome.accepted {
-        report.reasons.push(format!(
-            "the gate passed {} of {} clusters, under the threshold {}",
-            outcome.passed, outcome.total, outcome.threshold
-        ));
-    }
-    for r in outcome.regression.iter().filter(|r| !r.passed) {
-        report.reasons.push(format!(
-            "cluster {} fixed by {} would come back: {}",
-            r.cluster_id,
-            r.from_optimization
-                .as_deref()
-                .unwrap_or("an earlier optimization"),
-            r.reason
-        ));
-    }
-    let accepted = report.reasons.is_empty();
-    report.checks = Some(local.clone());
-    report.gate = Some(outcome.clone());
-    report.candidate = Some(candidate.clone());
-    report.tokens = cp.tokens.clone();
 
-    // ---- Step 8: update ----
-    let summary = summary(reflection.diagnosis());
-    report.audit_message = format!(
-        "audit(skill): archive {} signals for {}",
-        signals.len(),
-        ctx.skill_name
-    );
-    report.optimize_message = format!(
-        "optimize(skill): {}: {summary}\n\n{}\n\nMode: {}\nGate: {}\nOptimization-Id: {}\n",
-        ctx.skill_name,
-        wrap(reflection.diagnosis(), 72),
-        candidate.mode.as_str(),
-        if outcome.skipped {
-            "skipped (friction signals only)".to_owned()
-        } else {
-            format!("{}/{} clusters passed", outcome.passed, outcome.total)
-        },
-        cp.optimization_id
-    );
-    if opts.dry_run {
-        report.outcome = if accepted {
-            Outcome::DryRunAccepted
-        } else {
-            Outcome::DryRunRejected
-        };
-        report.diff = Some(diff::unified(
-            &format!("{}/SKILL.md", ctx.skill_rel),
-            &original,
-            &candidate.text,
-        ));
-        return Ok(report);
+    /// The gate's verdict in the report: every reason to refuse, and the two commit messages.
+    fn judge(
+        &self,
+        report: &mut Report,
+        chosen: &Chosen,
+        reflection: &Reflection,
+        candidate: &Candidate,
+    ) {
+        let outcome = self.cp.gate.clone().expect("the gate is done");
+        let local = self.cp.checks.clone().expect("the checks ran");
+        report.reasons.extend(local.refusals.iter().cloned());
+        if local.passed() && !outcome.accepted {
+            report.reasons.push(format!(
+                "the gate passed {} of {} clusters, under the threshold {}",
+                outcome.passed, outcome.total, outcome.threshold
+            ));
+        }
+        for r in outcome.regression.iter().filter(|r| !r.passed) {
+            report.reasons.push(format!(
+                "cluster {} fixed by {} would come back: {}",
+                r.cluster_id,
+                r.from_optimization
+                    .as_deref()
+                    .unwrap_or("an earlier optimization"),
+                r.reason
+            ));
+        }
+        report.audit_message = format!(
+            "audit(skill): archive {} signals for {}",
+            chosen.signals.len(),
+            self.ctx.skill_name
+        );
+        report.optimize_message = format!(
+            "optimize(skill): {}: {}\n\n{}\n\nMode: {}\nGate: {}\nOptimization-Id: {}\n",
+            self.ctx.skill_name,
+            summary(reflection.diagnosis()),
+            wrap(reflection.diagnosis(), 72),
+            candidate.mode.as_str(),
+            if outcome.skipped {
+                "skipped (friction signals only)".to_owned()
+            } else {
+                format!("{}/{} clusters passed", outcome.passed, outcome.total)
+            },
+            self.cp.optimization_id
+        );
+        report.checks = Some(local);
+        report.gate = Some(outcome);
+        report.candidate = Some(candidate.clone());
+        report.tokens = self.cp.tokens.clone();
     }
-    if !accepted {
-        report.outcome = Outcome::Rejected;
-        // Refused only for what a flag can allow: the answers are kept, so that accepting the
-        // change after reading why costs no model call.
-        let flags: Vec<&str> = local
-            .refusals
-            .iter()
-            .map(|r| match r.split(':').next() {
-                Some("frontmatter") => Some("--allow-frontmatter"),
-                Some("drift") => Some("--allow-drift"),
-                _ => None,
-            })
-            .collect::<Option<Vec<_>>>()
-            .unwrap_or_default();
-        if !flags.is_empty() && report.reasons.len() == local.refusals.len() {
-            let mut flags = flags;
-            flags.dedup();
-            report.resume_with = Some(flags.join(" "));
+
+    /// Step 8: a dry run shows the diff; a rejected run ends (keeping its answers when only a
+    /// flag stands in the way); an accepted one lands the audit and the optimize commits.
+    fn update(
+        mut self,
+        mut report: Report,
+        chosen: &Chosen,
+        reflection: &Reflection,
+        candidate: &Candidate,
+    ) -> Result<Report, OptimizeError> {
+        let ctx = self.ctx;
+        let accepted = report.reasons.is_empty();
+        if self.opts.dry_run {
+            report.outcome = if accepted {
+                Outcome::DryRunAccepted
+            } else {
+                Outcome::DryRunRejected
+            };
+            report.diff = Some(diff::unified(
+                &format!("{}/SKILL.md", ctx.skill_rel),
+                &self.original,
+                &candidate.text,
+            ));
             return Ok(report);
         }
-        finish(&work, false);
-        return Ok(report);
-    }
-    ui.progress(8, 8, "update", "writing the audit and the optimize commits");
-    {
+        if !accepted {
+            report.outcome = Outcome::Rejected;
+            // Refused only for what a flag can allow: the answers are kept, so that accepting
+            // the change after reading why costs no model call.
+            let refusals = &self.cp.checks.as_ref().expect("the checks ran").refusals;
+            let flags: Vec<&str> = refusals
+                .iter()
+                .map(|r| match r.split(':').next() {
+                    Some("frontmatter") => Some("--allow-frontmatter"),
+                    Some("drift") => Some("--allow-drift"),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()
+                .unwrap_or_default();
+            if !flags.is_empty() && report.reasons.len() == refusals.len() {
+                let mut flags = flags;
+                flags.dedup();
+                report.resume_with = Some(flags.join(" "));
+                return Ok(report);
+            }
+            finish(&self.work, false);
+            return Ok(report);
+        }
+        self.ui
+            .progress(8, 8, "update", "writing the audit and the optimize commits");
         // Nothing may have changed the skill since step 1: the candidate was made from that
         // SKILL.md, and the optimize commit would overwrite any other change.
-        let now_text = std::fs::read(&skill_md_path).map_err(|source| OptimizeError::Read {
-            path: skill_md_path.clone(),
-            source,
-        })?;
-        let dirty = ctx.repo.dirty_paths(&ctx.skill_rel, &[ignore.as_str()])?;
-        if crate::signal::sha256_hex(&now_text) != pre_hash || !dirty.is_empty() {
+        let now_text = read_skill_md(ctx)?;
+        if crate::signal::sha256_hex(now_text.as_bytes()) != self.pre_hash
+            || !dirty_paths(ctx)?.is_empty()
+        {
             return Err(OptimizeError::ChangedDuringRun(format!(
                 "{}/SKILL.md",
                 ctx.skill_rel
             )));
         }
+        let (ids, audit_message, dir_rel) = self.commit(&report, chosen, reflection, candidate)?;
+        report.audit_message = audit_message;
+        report.audit_commit = Some(ids[0].to_string());
+        report.optimize_commit = Some(ids[1].to_string());
+        report.resolved_dir = Some(dir_rel);
+        report.outcome = Outcome::Accepted;
+        finish(&self.work, false);
+        Ok(report)
+    }
+
+    /// The two commits of step 8, crash-safe at every system call: the plan (objects only)
+    /// is saved in the checkpoint before the work tree, the index or HEAD change.
+    fn commit(
+        &mut self,
+        report: &Report,
+        chosen: &Chosen,
+        reflection: &Reflection,
+        candidate: &Candidate,
+    ) -> Result<(Vec<gix::ObjectId>, String, String), OptimizeError> {
+        let ctx = self.ctx;
         let dir = record::resolved_dir(
             &ctx.skill_dir,
             ctx.now.date_naive(),
-            clusters
+            chosen
+                .clusters
                 .first()
                 .map_or("optimization", |c| c.root_cause.as_str()),
         );
@@ -577,42 +777,44 @@ fn run_steps(
             (d.provider.to_owned(), d.model.clone())
         };
         let mut optimization = record::Optimization {
-            optimization_id: cp.optimization_id.clone(),
+            optimization_id: self.cp.optimization_id.clone(),
             skill: ctx.skill_name.clone(),
             timestamp: ctx.now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             mode: candidate.mode,
             diagnosis: reflection.diagnosis().to_owned(),
             edits: candidate.edits.clone(),
             dropped_edits: candidate.dropped.clone(),
-            rewrite_reason: match &reflection {
+            rewrite_reason: match reflection {
                 Reflection::Rewrite { reason, .. } => reason.clone(),
                 Reflection::Edits { .. } => String::new(),
             },
-            clusters: clusters.clone(),
-            conflicts: triage.conflicts.clone(),
-            set_aside: cp.set_aside.clone(),
-            stale_signals: cp.stale.clone(),
-            gate_result: outcome.clone(),
-            local_checks: local,
-            pre_optimization_hash: pre_hash.clone(),
+            clusters: chosen.clusters.clone(),
+            conflicts: chosen.triage.conflicts.clone(),
+            set_aside: self.cp.set_aside.clone(),
+            stale_signals: self.cp.stale.clone(),
+            gate_result: self.cp.gate.clone().expect("the gate is done"),
+            local_checks: self.cp.checks.clone().expect("the checks ran"),
+            pre_optimization_hash: self.pre_hash.clone(),
             post_optimization_hash: crate::signal::sha256_hex(candidate.text.as_bytes()),
             signal_ids: Vec::new(),
-            pre_skill_backup: original.clone(),
+            pre_skill_backup: self.original.clone(),
             provider,
             model,
-            summary: summary.clone(),
-            tokens: cp.tokens.clone(),
+            summary: summary(reflection.diagnosis()),
+            tokens: self.cp.tokens.clone(),
         };
-        let ids: HashSet<String> = signals.iter().map(|s| s.signal_id.clone()).collect();
+        let ids: HashSet<String> = chosen.signals.iter().map(|s| s.signal_id.clone()).collect();
         let gitignore = layout::path(&ctx.skill_dir, layout::GITIGNORE);
         let skill_rel = &ctx.skill_rel;
         let repo = ctx.repo;
         let pending_rel = layout::rel(skill_rel, layout::PENDING);
-        let mut points = Failpoints::new(opts);
+        let mut points = Failpoints::new(self.opts);
+        let path = self.path.clone();
+        let cp = &mut self.cp;
         // What is archived is what the store still holds of the run's signals: one removed
         // by hand meanwhile is neither archived nor counted. The store's writers wait until
         // the commits are in place, so a signal recorded meanwhile lands in the new file.
-        let landed = store::rewrite_without(&ctx.skill_dir, &ids, |kept, removed| {
+        let (ids, message) = store::rewrite_without(&ctx.skill_dir, &ids, |kept, removed| {
             if removed.is_empty() {
                 return Err(OptimizeError::NothingToArchive {
                     skill: ctx.skill_name.clone(),
@@ -670,20 +872,24 @@ fn run_steps(
                 pending: pending_rel.clone(),
             });
             points.hit("save-intent");
-            checkpoint::save(&path, &cp)?;
+            checkpoint::save(&path, cp)?;
             let ids = repo.apply_plan(&plan, &mut |name| points.hit(name))?;
             Ok((ids, message))
         })??;
-        let (ids, audit_message) = landed;
         points.hit("finish");
-        report.audit_message = audit_message;
-        report.audit_commit = Some(ids[0].to_string());
-        report.optimize_commit = Some(ids[1].to_string());
-        report.resolved_dir = Some(dir_rel);
+        Ok((ids, message, dir_rel))
     }
-    report.outcome = Outcome::Accepted;
-    finish(&work, false);
-    Ok(report)
+}
+
+fn read_skill_md(ctx: &Context<'_>) -> Result<String, OptimizeError> {
+    let path = ctx.skill_dir.join("SKILL.md");
+    std::fs::read_to_string(&path).map_err(|source| OptimizeError::Read { path, source })
+}
+
+/// The skill's uncommitted files, `.skillopt/` (git-skill's own records) aside.
+fn dirty_paths(ctx: &Context<'_>) -> Result<Vec<String>, OptimizeError> {
+    let ignore = format!("{}/", layout::rel(&ctx.skill_rel, layout::DIR));
+    Ok(ctx.repo.dirty_paths(&ctx.skill_rel, &[ignore.as_str()])?)
 }
 
 /// Crash tests of step 8: `GIT_SKILL_FAILPOINT=step8:N` kills the process (SIGKILL, as a real
