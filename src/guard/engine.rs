@@ -37,7 +37,7 @@ pub struct Engine {
     text: Prefilter,
     /// Raw rules (Unicode classes, a handful), for the raw text only, each with the
     /// non-ASCII characters one of which its matches hold (`None`: no such set; see
-    /// [`may_match_raw`]).
+    /// the rule's `prefilter`).
     raw: Vec<(usize, Option<CharRanges>)>,
     /// Rule index -> its regex, compiled the first time the rule may match: a skill's files
     /// match few rules, and compiling all of them took longer than the rest of a hook run.
@@ -169,7 +169,7 @@ impl Engine {
             .zip(holds)
             .filter(|((rule, ranges), holds)| match ranges {
                 Some(_) => *holds,
-                None => may_match_raw(&all[*rule], text),
+                None => all[*rule].prefilter.is_none_or(|may| may(text)),
             })
             .map(|((rule, _), _)| Candidate {
                 rule: *rule,
@@ -286,7 +286,7 @@ impl Engine {
             let rule = candidate.rule;
             for found in self.find(rule, text, candidate.spans.as_deref()) {
                 let found_text = &text[found.clone()];
-                if !confirm(&all[rule], found_text) {
+                if !all[rule].confirm.is_none_or(|holds| holds(found_text)) {
                     continue;
                 }
                 // Patterns often begin by consuming the separator before a command (a newline,
@@ -350,47 +350,6 @@ fn lite_in_spans(
         }
     }
     Some(out)
-}
-
-/// A necessary condition for a raw rule without required non-ASCII characters to match,
-/// cheaper than compiling its regex (counted repetitions make large automata).
-fn may_match_raw(rule: &Rule, text: &str) -> bool {
-    match rule.id {
-        // 200 line breaks, or 400 blanks in a row, before visible text.
-        "HID006" => {
-            let breaks = text.bytes().filter(|&b| b == b'\n').count();
-            let mut run = 0usize;
-            let mut longest = 0usize;
-            for b in text.bytes() {
-                run = if b == b' ' || b == b'\t' { run + 1 } else { 0 };
-                longest = longest.max(run);
-            }
-            breaks >= 200 || longest >= 400
-        }
-        _ => true,
-    }
-}
-
-/// Checks a regex cannot express without look-around.
-fn confirm(rule: &Rule, matched: &str) -> bool {
-    match rule.id {
-        // A subdivision flag: the black flag, a few tag letters, the cancel tag.
-        "HID001" => {
-            let tags = matched
-                .chars()
-                .filter(|c| ('\u{E0000}'..='\u{E007F}').contains(c))
-                .count();
-            !(matched.starts_with('\u{1F3F4}') && matched.ends_with('\u{E007F}') && tags <= 7)
-        }
-        // Greek letters that do not imitate Latin ones (`μL`, `Δx`, `πr`) are notation, not
-        // disguise: a mixed word counts when it holds Cyrillic or a Greek look-alike.
-        "HID004" => matched.chars().any(|c| {
-            let cyrillic = ('\u{0400}'..='\u{052F}').contains(&c);
-            let greek = ('\u{0370}'..='\u{03FF}').contains(&c);
-            cyrillic || (greek && super::normalize::fold_confusable(c) != c)
-        }),
-        _ => true,
-    }
 }
 
 #[cfg(test)]

@@ -151,4 +151,44 @@ pub struct Rule {
     pub fires: &'static [&'static str],
     /// Texts it must not fire on: the near misses.
     pub passes: &'static [&'static str],
+    /// Which files the rule means something in.
+    pub scope: Scope,
+    /// A match inside inline code is a mention, whatever precedes it (a forged system header
+    /// works by passing for the real thing; `` `<system-reminder>` `` in prose does not).
+    pub mention_in_code: bool,
+    /// A cheap necessary condition checked before the rule's regex is even compiled (counted
+    /// repetitions make large automata); `None`: always worth trying.
+    pub prefilter: Option<fn(&str) -> bool>,
+    /// A check on each match that a regex cannot express without look-around; `None`: every
+    /// match counts.
+    pub confirm: Option<fn(&str) -> bool>,
+}
+
+/// Where a rule applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every file.
+    Any,
+    /// Markdown files only: the rule is about what a reader of rendered Markdown sees;
+    /// elsewhere (an HTML viewer hiding a tab with `display:none`) it means nothing.
+    Markdown,
+}
+
+impl Rule {
+    /// The behaviour of most rules, for `..Rule::PLAIN` in the registry: every file, no
+    /// mention rule, no extra check.
+    pub const PLAIN: Rule = Rule {
+        id: "",
+        category: Category::Structural,
+        severity: Severity::Low,
+        message: "",
+        explanation: "",
+        matcher: Matcher::Structural,
+        fires: &[],
+        passes: &[],
+        scope: Scope::Any,
+        mention_in_code: false,
+        prefilter: None,
+        confirm: None,
+    };
 }

@@ -8,8 +8,11 @@ use super::engine::{Engine, Hit};
 use super::markdown;
 use super::normalize::normalize;
 use super::redact::{mask, redact};
-use super::rule::{Category, Rule, Severity};
+use super::rule::{Category, Rule, Scope, Severity};
 use super::rules;
+use super::rules::structural::{
+    STR001, STR002, STR003, STR004, STR005, STR006, STR007, STR008, STR009, STR010, STR011,
+};
 use super::suppress::{fingerprint, inline_allows, Suppression};
 use crate::skill::{FileKind, SkillFiles};
 
@@ -123,20 +126,18 @@ pub fn scan_skill(
 ) -> SkillScan {
     let mut scan = SkillScan::default();
     let all = rules::all();
-    let rule = |id: &str| rules::find(id).expect("structural rule is registered");
     let mut total: u64 = 0;
     let mut read_total: u64 = 0;
     for entry in &files.entries {
-        let structural = |scan: &mut SkillScan, id: &str, message: String| {
-            scan.findings
-                .push(whole_file(rule(id), &entry.path, message));
+        let structural = |scan: &mut SkillScan, rule: &Rule, message: String| {
+            scan.findings.push(whole_file(rule, &entry.path, message));
         };
         match &entry.kind {
             FileKind::Symlink { target } => {
                 if files.link_escapes(&entry.path) {
                     structural(
                         &mut scan,
-                        "STR005",
+                        &STR005,
                         format!(
                             "symlink '{}' points outside the skill, to '{}'",
                             entry.path,
@@ -147,7 +148,7 @@ pub fn scan_skill(
             }
             FileKind::Special => structural(
                 &mut scan,
-                "STR008",
+                &STR008,
                 format!("'{}' is a FIFO, socket or device", entry.path),
             ),
             FileKind::File { size, executable } => {
@@ -159,16 +160,16 @@ pub fn scan_skill(
                 if BLOCKED_EXTENSIONS.contains(&ext.as_str()) {
                     structural(
                         &mut scan,
-                        "STR001",
+                        &STR001,
                         format!("'{}' has the blocked extension .{ext}", entry.path),
                     );
                 }
                 if *size > MAX_SCAN_BYTES {
-                    structural(&mut scan, "STR004", format!("'{}' is {size} bytes; files over {MAX_SCAN_BYTES} bytes are not scanned", entry.path));
+                    structural(&mut scan, &STR004, format!("'{}' is {size} bytes; files over {MAX_SCAN_BYTES} bytes are not scanned", entry.path));
                     continue;
                 }
                 if !within_skill_budget(&mut read_total, *size) {
-                    structural(&mut scan, "STR004", format!("'{}' was not scanned: the skill's files add up to more than {MAX_SKILL_SCAN_BYTES} bytes", entry.path));
+                    structural(&mut scan, &STR004, format!("'{}' was not scanned: the skill's files add up to more than {MAX_SKILL_SCAN_BYTES} bytes", entry.path));
                     continue;
                 }
                 let bytes = match read(&entry.path) {
@@ -176,7 +177,7 @@ pub fn scan_skill(
                     Err(e) => {
                         structural(
                             &mut scan,
-                            "STR010",
+                            &STR010,
                             format!("'{}' could not be read: {e}", entry.path),
                         );
                         scan.errors
@@ -187,7 +188,7 @@ pub fn scan_skill(
                 if let Some(kind) = executable_format(&bytes) {
                     structural(
                         &mut scan,
-                        "STR002",
+                        &STR002,
                         format!("'{}' is an executable ({kind})", entry.path),
                     );
                     continue;
@@ -195,7 +196,7 @@ pub fn scan_skill(
                 if let Some(kind) = archive_format(&bytes) {
                     structural(
                         &mut scan,
-                        "STR003",
+                        &STR003,
                         format!("'{}' is a {kind} archive", entry.path),
                     );
                     continue;
@@ -206,7 +207,7 @@ pub fn scan_skill(
                 if binary && !(asset.is_some() && entry.path.starts_with("assets/")) {
                     structural(
                         &mut scan,
-                        "STR009",
+                        &STR009,
                         format!(
                             "'{}' holds binary data ({}); scanned as text",
                             entry.path,
@@ -219,7 +220,7 @@ pub fn scan_skill(
                 if *executable && !entry.path.starts_with("scripts/") {
                     structural(
                         &mut scan,
-                        "STR006",
+                        &STR006,
                         format!("'{}' is executable but outside scripts/", entry.path),
                     );
                 }
@@ -234,7 +235,7 @@ pub fn scan_skill(
     }
     if files.truncated || files.too_deep {
         scan.findings.push(whole_file(
-            rule("STR011"),
+            &STR011,
             ".",
             if files.truncated {
                 format!(
@@ -253,7 +254,7 @@ pub fn scan_skill(
         || files.too_deep
     {
         scan.findings.push(whole_file(
-            rule("STR007"),
+            &STR007,
             ".",
             format!("the skill has {} files and {total} bytes; the limits are {MAX_FILES} files and {MAX_SKILL_BYTES} bytes", files.entries.len()),
         ));
@@ -378,14 +379,6 @@ struct TextKind {
     binary: bool,
 }
 
-/// Rules about what a reader of rendered Markdown sees; elsewhere (an HTML viewer hiding a tab
-/// with `display:none`) they mean nothing.
-const MARKDOWN_ONLY_RULES: &[&str] = &["HID005", "HID006"];
-
-/// Rules whose match inside inline code is a mention, whatever precedes it: a forged system
-/// header works by passing for the real thing, and `` `<system-reminder>` `` in prose does not.
-const MENTION_RULES: &[&str] = &["INJ006"];
-
 /// Matches the text of one file in all its views and appends the findings.
 fn scan_text(
     path: &str,
@@ -416,7 +409,7 @@ fn scan_text(
         }
     }
     if !kind.markdown {
-        hits.retain(|(h, _)| !MARKDOWN_ONLY_RULES.contains(&all[h.rule].id));
+        hits.retain(|(h, _)| all[h.rule].scope != Scope::Markdown);
     }
     // Payloads: decoded from the raw text, then from what they decode to.
     let mut budget = decode::MAX_DECODED_BYTES;
@@ -459,7 +452,7 @@ fn scan_text(
         }
         let column = lines.column(&raw, line, hit.offset);
         let rule = &all[hit.rule];
-        let mention = MENTION_RULES.contains(&rule.id) && quoted.in_inline_code(hit.offset);
+        let mention = rule.mention_in_code && quoted.in_inline_code(hit.offset);
         let context = if context == Context::Live && (quoted.contains(hit.offset) || mention) {
             Context::Quoted
         } else {
@@ -583,7 +576,7 @@ mod tests {
     fn every_rule_fires_on_its_examples_and_not_on_its_near_misses() {
         for rule in rules::all() {
             // Examples are live code, except for rules about rendered Markdown.
-            let path = if MARKDOWN_ONLY_RULES.contains(&rule.id) {
+            let path = if rule.scope == Scope::Markdown {
                 "references/example.md"
             } else {
                 "scripts/check.sh"

@@ -25,6 +25,7 @@ pub const RULES: &[Rule] = &[
             "-----BEGIN OPENSSH PRIVATE KEY-----",
             "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA...\n-----END RSA PRIVATE KEY-----",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD002",
@@ -45,6 +46,7 @@ pub const RULES: &[Rule] = &[
             "aws_access_key_id = AKIA[YOUR_KEY_ID]",
             "export AWS_ACCESS_KEY_ID=YOUR_ACCESS_KEY",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD003",
@@ -63,6 +65,7 @@ pub const RULES: &[Rule] = &[
             "aws_secret_access_key = YOUR_SECRET_ACCESS_KEY",
             "AWS_SECRET_ACCESS_KEY: ${{ secrets.AWS_SECRET_ACCESS_KEY }}",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD004",
@@ -82,6 +85,7 @@ pub const RULES: &[Rule] = &[
             "GITHUB_TOKEN=ghp_YOUR_TOKEN_HERE",
             "export GH_TOKEN=$(gh auth token)",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD005",
@@ -101,6 +105,7 @@ pub const RULES: &[Rule] = &[
             "xoxb-xxxxxxxxxxxx-xxxxxxxxxxxx-xxxxxxxxxxxxxxxxxxxxxxxx",
             "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD006",
@@ -120,6 +125,7 @@ pub const RULES: &[Rule] = &[
             "sk-ant-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
             "export ANTHROPIC_API_KEY=YOUR_API_KEY",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD007",
@@ -139,6 +145,7 @@ pub const RULES: &[Rule] = &[
             "OPENAI_API_KEY=sk-...",
             "sk-proj-XXXXXXXXXXXXXXXXXXXX",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD008",
@@ -157,6 +164,7 @@ pub const RULES: &[Rule] = &[
             "GOOGLE_API_KEY=AIzaSyXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
             "GOOGLE_API_KEY=<your-key>",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD009",
@@ -170,6 +178,7 @@ pub const RULES: &[Rule] = &[
             "STRIPE_SECRET_KEY=sk_test_4eC39HqLyjWDarjtT1zdp7dc",
             "STRIPE_SECRET_KEY=sk_live_YOUR_KEY",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD010",
@@ -190,6 +199,7 @@ pub const RULES: &[Rule] = &[
             "//registry.npmjs.org/:_authToken=${NPM_TOKEN}",
             "HF_TOKEN=hf_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD011",
@@ -208,6 +218,7 @@ pub const RULES: &[Rule] = &[
             "GROQ_API_KEY=gsk_your_key_here",
             "REPLICATE_API_TOKEN=r8_...",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD012",
@@ -227,6 +238,7 @@ pub const RULES: &[Rule] = &[
             "SENDGRID_API_KEY=SG.your-key",
             "TELEGRAM_BOT_TOKEN=123456789:YOUR_TOKEN",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD013",
@@ -248,6 +260,7 @@ pub const RULES: &[Rule] = &[
             "postgresql://username:password@localhost:5432/db",
             "postgres://postgres:postgres@localhost/test",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD014",
@@ -273,6 +286,7 @@ pub const RULES: &[Rule] = &[
             "https://storage.example.com/o/img.png?alt=media&token=0445fa4f-67dd-41a4-a5f4-19df5a05d86d",
             "<img src=\"https://cdn.example.com/a.png?alt=media&amp;token=aac1d79b-ecca-4e56-939d-d97dcbbf30eb\">",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD015",
@@ -292,6 +306,7 @@ pub const RULES: &[Rule] = &[
             "Authorization: Bearer <token>",
             "-H \"x-api-key: $ANTHROPIC_API_KEY\"",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "CRD016",
@@ -313,5 +328,6 @@ pub const RULES: &[Rule] = &[
             "-----BEGIN CERTIFICATE-----",
             "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFake user@host",
         ],
+        ..Rule::PLAIN
     },
 ];

@@ -25,6 +25,7 @@ pub const RULES: &[Rule] = &[
             "Minecraft server setup",
             "$miner2 = \"coinhive.min.js\" ascii",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "MIN002",
@@ -41,6 +42,7 @@ pub const RULES: &[Rule] = &[
             "The stratum layer of the platform",
             "https://stratum.example.com/docs",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "MIN003",
@@ -60,6 +62,7 @@ pub const RULES: &[Rule] = &[
             "connection pool settings",
             "https://pool.ntp.org",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "MIN004",
@@ -79,5 +82,6 @@ pub const RULES: &[Rule] = &[
             "ls -a /tmp",
             "--level debug",
         ],
+        ..Rule::PLAIN
     },
 ];

@@ -27,6 +27,7 @@ pub const RULES: &[Rule] = &[
             "rm -rf /var/lib/apt/lists/*",
             "BLOCKED = [\"rm -rf /\", \"mkfs\", \"dd if=\"]",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "DES002",
@@ -49,6 +50,7 @@ pub const RULES: &[Rule] = &[
             r"Remove-Item -Recurse -Force .\dist",
             "shutil.rmtree(Path.home() / \".cache\" / \"my-skill\")",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "DES003",
@@ -70,6 +72,7 @@ pub const RULES: &[Rule] = &[
             "diskutil list",
             "Format the output as JSON.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "DES004",
@@ -91,6 +94,7 @@ pub const RULES: &[Rule] = &[
             "dd if=/dev/urandom of=/dev/null bs=1M count=10",
             "lsblk /dev/sda",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "DES005",
@@ -111,6 +115,7 @@ pub const RULES: &[Rule] = &[
             "sudo chown -R $(whoami) /usr/local/lib/node_modules",
             "chown -R node:node /app",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "DES006",
@@ -131,6 +136,7 @@ pub const RULES: &[Rule] = &[
             "chmod 755 bin/tool",
             "chmod 600 ~/.ssh/config",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "DES007",
@@ -151,6 +157,7 @@ pub const RULES: &[Rule] = &[
             "git push origin main",
             "git push -u origin HEAD",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "DES008",
@@ -171,6 +178,7 @@ pub const RULES: &[Rule] = &[
             "git clean -n",
             "git checkout -- README.md",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "DES009",
@@ -190,6 +198,7 @@ pub const RULES: &[Rule] = &[
             "vssadmin list shadows",
             "wbadmin get versions",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "DES010",
@@ -210,6 +219,7 @@ pub const RULES: &[Rule] = &[
             "pid = os.fork()",
             "DENY = [\":(){ :|:& };:\"]",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "DES011",
@@ -230,5 +240,6 @@ pub const RULES: &[Rule] = &[
             "find /var/log -name '*.gz' -mtime +30 -delete",
             "find ~ -name .DS_Store -delete",
         ],
+        ..Rule::PLAIN
     },
 ];

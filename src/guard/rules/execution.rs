@@ -24,6 +24,7 @@ pub const RULES: &[Rule] = &[
             "eval \"$(ssh-agent -s)\"",
             "const res = await fetch(url)",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXE002",
@@ -44,6 +45,7 @@ pub const RULES: &[Rule] = &[
             "subprocess.run([\"git\", \"status\"], check=True)",
             "$name = $_GET['name'];",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXE003",
@@ -64,6 +66,7 @@ pub const RULES: &[Rule] = &[
             "import pty  # terminal tests",
             "script -q session.log",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXE004",
@@ -84,6 +87,7 @@ pub const RULES: &[Rule] = &[
             "cfg = yaml.safe_load(resp.text)",
             "data = json.loads(r.content)",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXE005",
@@ -105,6 +109,7 @@ pub const RULES: &[Rule] = &[
             "execFileSync(\"git\", [\"log\", ref])",
             "db.exec(`CREATE TABLE ${name} (id INTEGER)`)",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXE006",
@@ -123,6 +128,7 @@ pub const RULES: &[Rule] = &[
             "curl -LO https://dl.k8s.io/release/v1.30.0/bin/linux/amd64/kubectl && chmod +x kubectl && sudo mv kubectl /usr/local/bin/",
             "curl -fsSLO https://example.com/tool-1.2.3.tar.gz && echo \"abc123  tool-1.2.3.tar.gz\" | sha256sum -c -",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXE007",
@@ -143,5 +149,6 @@ pub const RULES: &[Rule] = &[
             "rm -f /tmp/.build.lock",
             "mkdir -p /tmp/build && cd /tmp/build",
         ],
+        ..Rule::PLAIN
     },
 ];

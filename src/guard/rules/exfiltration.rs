@@ -24,6 +24,7 @@ pub const RULES: &[Rule] = &[
             "cat README.md | curl -d @- https://paste.example.com/api",
             "ls ~/.aws/",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXF002",
@@ -44,6 +45,7 @@ pub const RULES: &[Rule] = &[
             "printenv HOME",
             "env | sort > env.txt",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXF003",
@@ -66,6 +68,7 @@ pub const RULES: &[Rule] = &[
             "requests.post(url, json={\"model\": os.environ[\"MODEL\"]})",
             "spawn(\"node\", [\"server.js\"], { env: process.env })",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXF004",
@@ -89,6 +92,7 @@ pub const RULES: &[Rule] = &[
             "dig +short $(echo $SNOWFLAKE_ACCOUNT).snowflakecomputing.com",
             "the host loaded the MCP server (e.g. `mcp__plugin_x`.example.com)",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXF005",
@@ -110,6 +114,7 @@ pub const RULES: &[Rule] = &[
             "curl --data-binary @payload.json https://api.example.com/v1",
             "curl -d '{\"name\":\"env\"}' https://api.example.com",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXF006",
@@ -130,6 +135,7 @@ pub const RULES: &[Rule] = &[
             "rsync -av ./site/ web@host:/var/www/",
             "rsync -e \"ssh -i ~/.ssh/id_ed25519\" build/ deploy@example.com:/srv/",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXF007",
@@ -153,6 +159,7 @@ pub const RULES: &[Rule] = &[
             "aws configure list",
             "Uses Path(filepath).absolute() and never reads credentials such as .netrc or .git-credentials.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXF008",
@@ -175,6 +182,7 @@ pub const RULES: &[Rule] = &[
             "The login form posts JSON to /api/session.",
             "$s1 = \"Login Data\" ascii wide",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXF009",
@@ -195,6 +203,7 @@ pub const RULES: &[Rule] = &[
             "yt-dlp --cookies cookies.txt URL",
             "Clear your cookies in Chrome settings if the login loops.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXF010",
@@ -218,6 +227,7 @@ pub const RULES: &[Rule] = &[
             "Detect Mimikatz and LaZagne by their strings.",
             "secretsdump and mimikatz are common post-exploitation tools",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXF011",
@@ -240,6 +250,7 @@ pub const RULES: &[Rule] = &[
             "Paste it into pastebin.com if you want to share the log.",
             "ngrok http 3000 # then use https://abc123.ngrok-free.app/webhook",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "EXF012",
@@ -257,5 +268,6 @@ pub const RULES: &[Rule] = &[
             "Join our Discord server for support.",
             "See https://core.telegram.org/bots/api for the reference.",
         ],
+        ..Rule::PLAIN
     },
 ];

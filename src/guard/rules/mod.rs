@@ -18,7 +18,7 @@ mod privilege_escalation;
 mod prompt_injection;
 #[cfg(test)]
 mod seed_check;
-mod structural;
+pub mod structural;
 mod supply_chain;
 
 /// Every rule, in id order within each category.

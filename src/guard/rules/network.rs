@@ -21,6 +21,7 @@ pub const RULES: &[Rule] = &[
             "timeout 1 bash -c \"</dev/tcp/localhost/5432\" && echo up",
             "exec 3<>/dev/tcp/example.com/80; printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3; cat <&3",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "NET002",
@@ -42,6 +43,7 @@ pub const RULES: &[Rule] = &[
             "nc -z localhost 8080 && echo -e \"ready\"",
             "socat TCP-LISTEN:8080,fork TCP:localhost:80",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "NET003",
@@ -63,6 +65,7 @@ pub const RULES: &[Rule] = &[
             "os.dup2(log_fd, 2)",
             "Test-NetConnection -ComputerName example.com -Port 443",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "NET004",
@@ -83,6 +86,7 @@ pub const RULES: &[Rule] = &[
             "ssh -L 5432:localhost:5432 db-bastion",
             "ngrok is not installed by default.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "NET005",
@@ -104,6 +108,7 @@ pub const RULES: &[Rule] = &[
             "http://10.0.0.5:9000",
             "https://registry.npmjs.org/",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "NET006",
@@ -122,6 +127,7 @@ pub const RULES: &[Rule] = &[
             "brew install nmap",
             "nmap is a network scanner.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "NET007",
@@ -138,6 +144,7 @@ pub const RULES: &[Rule] = &[
             "nc -zv host 22",
             "nc -z -w1 localhost 8080",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "NET008",
@@ -159,6 +166,7 @@ pub const RULES: &[Rule] = &[
             "requests.get(url, verify=\"/etc/ssl/certs/ca.pem\")",
             "curl -H \"X-Key: 1\" -o out.txt https://example.com",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "NET009",
@@ -180,5 +188,6 @@ pub const RULES: &[Rule] = &[
             "iptables -L -n",
             "getenforce",
         ],
+        ..Rule::PLAIN
     },
 ];

@@ -24,6 +24,7 @@ pub const RULES: &[Rule] = &[
             "eval \"$(ssh-agent -s)\"",
             "<img src=\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk\">",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "OBF002",
@@ -44,6 +45,7 @@ pub const RULES: &[Rule] = &[
             "JSON.parse(atob(payload))",
             "setTimeout(() => poll(), 1000)",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "OBF003",
@@ -65,6 +67,7 @@ pub const RULES: &[Rule] = &[
             "exec(open(\"setup_helpers.py\").read())",
             "json.loads(zlib.decompress(blob))",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "OBF004",
@@ -84,6 +87,7 @@ pub const RULES: &[Rule] = &[
             "$bytes = [Convert]::FromBase64String($icon)",
             "search CommandLine=\"*invoke-expression|iex|downloadstring|frombase64string*\"",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "OBF005",
@@ -104,6 +108,7 @@ pub const RULES: &[Rule] = &[
             r#"echo -e "\t\tindented""#,
             r#"IFS=$'\n'"#,
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "OBF006",
@@ -122,6 +127,7 @@ pub const RULES: &[Rule] = &[
             r#"PNG = b"\x89PNG\r\n\x1a\n""#,
             r#"name = "Caf\u00e9 cr\u00e8me""#,
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "OBF007",
@@ -141,6 +147,7 @@ pub const RULES: &[Rule] = &[
             "String.fromCharCode(...codes)",
             "chr(65) + chr(66)",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "OBF008",
@@ -159,6 +166,7 @@ pub const RULES: &[Rule] = &[
             "base64 -d logo.b64 > logo.png",
             "chmod +x scripts/run.sh",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "OBF009",
@@ -179,6 +187,7 @@ pub const RULES: &[Rule] = &[
             "mod = importlib.import_module(name)",
             "plugin = __import__(module_name)",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "OBF010",
@@ -197,5 +206,6 @@ pub const RULES: &[Rule] = &[
             "const pack = (p, a, c) => p + a + c;",
             "if (!(a && (b || c))) { return []; }",
         ],
+        ..Rule::PLAIN
     },
 ];

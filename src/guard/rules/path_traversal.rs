@@ -22,6 +22,7 @@ pub const RULES: &[Rule] = &[
             "../../README.md",
             "cd ../..",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PTH002",
@@ -40,6 +41,7 @@ pub const RULES: &[Rule] = &[
             "https://example.com/a%20b/c",
             "../../docs/index.md",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PTH003",
@@ -60,6 +62,7 @@ pub const RULES: &[Rule] = &[
             "grep VmRSS /proc/self/status",
             "cat /proc/meminfo",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PTH004",
@@ -80,6 +83,7 @@ pub const RULES: &[Rule] = &[
             "pip install shadowsocks",
             "SENSITIVE = [\"/etc/shadow\", \"/etc/sudoers\"]",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PTH005",
@@ -100,6 +104,7 @@ pub const RULES: &[Rule] = &[
             "tar -xpf dist.tar -C ./out",
             "unzip -o site.zip -d /srv/www",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PTH006",
@@ -120,6 +125,7 @@ pub const RULES: &[Rule] = &[
             "../../.gitignore",
             "../.claude-plugin/plugin.json",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PTH007",
@@ -139,5 +145,6 @@ pub const RULES: &[Rule] = &[
             "getent passwd \"$USER\"",
             "../../../../etc/passwd",
         ],
+        ..Rule::PLAIN
     },
 ];

@@ -24,6 +24,7 @@ pub const RULES: &[Rule] = &[
             "cp -a ~/.ssh/authorized_keys /tmp/backup",
             "ssh-keygen -t ed25519 -C \"you@example.com\"",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PER002",
@@ -45,6 +46,7 @@ pub const RULES: &[Rule] = &[
             "Edit your crontab entries with crontab -e.",
             "Systemd timers replace crontab syntax.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PER003",
@@ -66,6 +68,7 @@ pub const RULES: &[Rule] = &[
             "cat /etc/systemd/system/nginx.service",
             "cp /etc/systemd/system/app.service ./backup/",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PER004",
@@ -86,6 +89,7 @@ pub const RULES: &[Rule] = &[
             "cat ~/.zshrc",
             "grep PATH ~/.profile",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PER005",
@@ -106,6 +110,7 @@ pub const RULES: &[Rule] = &[
             "alias k=kubectl",
             "sudo apt-get install -y jq",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PER006",
@@ -131,6 +136,7 @@ pub const RULES: &[Rule] = &[
             "with open(\"AGENTS.md\") as f:",
             "| Where to install from — see the release steps in `CLAUDE.md`. |",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PER007",
@@ -151,6 +157,7 @@ pub const RULES: &[Rule] = &[
             "Read CLAUDE.md before starting.",
             "Add a test to tests/test_cli.py",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PER008",
@@ -170,6 +177,7 @@ pub const RULES: &[Rule] = &[
             "launchctl list",
             "ls ~/Library/LaunchAgents/",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PER009",
@@ -190,6 +198,7 @@ pub const RULES: &[Rule] = &[
             "schtasks /query /fo LIST",
             "Scaffold a new-service repository from the golden path.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PER010",
@@ -210,5 +219,6 @@ pub const RULES: &[Rule] = &[
             "ls .git/hooks/",
             "cat .git/hooks/pre-commit.sample",
         ],
+        ..Rule::PLAIN
     },
 ];

@@ -18,6 +18,7 @@ pub const RULES: &[Rule] = &[
             "deploy ALL=(ALL) NOPASSWD: /usr/bin/systemctl restart myapp",
             "Defaults env_reset",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PRV002",
@@ -38,6 +39,7 @@ pub const RULES: &[Rule] = &[
             "sudo visudo -c",
             "man sudoers",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PRV003",
@@ -58,6 +60,7 @@ pub const RULES: &[Rule] = &[
             "chmod 755 bin/tool",
             "chmod g+s shared/",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PRV004",
@@ -75,6 +78,7 @@ pub const RULES: &[Rule] = &[
             "ls /etc/ld.so.conf.d/",
             "sudo ldconfig",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PRV005",
@@ -93,6 +97,7 @@ pub const RULES: &[Rule] = &[
             "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 python app.py",
             "echo $LD_PRELOAD",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PRV006",
@@ -113,6 +118,7 @@ pub const RULES: &[Rule] = &[
             "\"defaultMode\": \"acceptEdits\"",
             "sandbox_mode = \"workspace-write\"",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PRV007",
@@ -133,6 +139,7 @@ pub const RULES: &[Rule] = &[
             "sudo -u postgres psql",
             "sudo systemctl restart nginx",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PRV008",
@@ -149,6 +156,7 @@ pub const RULES: &[Rule] = &[
             "sudo -s",
             "sudo -E make install",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PRV009",
@@ -168,6 +176,7 @@ pub const RULES: &[Rule] = &[
             "docker run --rm -v \"$PWD\":/work -w /work node:20 npm test",
             "docker run -p 8080:80 nginx",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "PRV010",
@@ -187,5 +196,6 @@ pub const RULES: &[Rule] = &[
             "find . -perm -u+x -type f",
             "find /usr/local/bin -perm 755",
         ],
+        ..Rule::PLAIN
     },
 ];

@@ -25,6 +25,7 @@ pub const RULES: &[Rule] = &[
             "You can override the default rules in .eslintrc.",
             "avoid override-style language (\"ignore what the user said\", \"disregard the previous instruction\")",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "INJ002",
@@ -46,6 +47,7 @@ pub const RULES: &[Rule] = &[
             "Run the safety checks before merging.",
             "Attackers write 'disregard your system prompt' in issues.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "INJ003",
@@ -67,6 +69,7 @@ pub const RULES: &[Rule] = &[
             "Flag phrases such as \u{201C}do not tell the user\u{201D} as injection.",
             "Do not let the user wait without feedback.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "INJ004",
@@ -88,6 +91,7 @@ pub const RULES: &[Rule] = &[
             "Without the --force flag the command asks for confirmation.",
             "Slips happen without the user noticing the mode change.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "INJ005",
@@ -108,6 +112,7 @@ pub const RULES: &[Rule] = &[
             "[INSTALL] step 1: run npm install",
             "The pipe operator |> chains calls in Elixir.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "INJ006",
@@ -132,6 +137,8 @@ pub const RULES: &[Rule] = &[
             "- System Message: shown in the chat header",
             "the `<system-reminder>` pattern is spoofable",
         ],
+        mention_in_code: true,
+        ..Rule::PLAIN
     },
     Rule {
         id: "INJ007",
@@ -153,6 +160,7 @@ pub const RULES: &[Rule] = &[
             "Make sure Developer Mode is enabled on your Android device.",
             "The free tier has no limits on requests.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "INJ008",
@@ -173,6 +181,7 @@ pub const RULES: &[Rule] = &[
             "From now on, you will use pnpm instead of npm.",
             "The new instructions are in docs/setup.md.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "INJ009",
@@ -193,6 +202,7 @@ pub const RULES: &[Rule] = &[
             "Messages from the API are cached for 5 minutes.",
             "Approved by the maintainers in #123.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "INJ010",
@@ -213,6 +223,7 @@ pub const RULES: &[Rule] = &[
             "Include the conversation history in the summary.",
             "Post the chat summary to the team channel.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "INJ011",
@@ -233,6 +244,7 @@ pub const RULES: &[Rule] = &[
             "Print the system information with uname -a.",
             "Show the instructions in the README to the user.",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "INJ012",
@@ -254,6 +266,7 @@ pub const RULES: &[Rule] = &[
             "<!-- Note to maintainers: keep this list sorted -->",
             "out += `<!-- agent: ${name} -->`",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "INJ013",
@@ -274,5 +287,6 @@ pub const RULES: &[Rule] = &[
             "Wait for approval from a maintainer.",
             "The CLI asks for confirmation unless --yes is given.",
         ],
+        ..Rule::PLAIN
     },
 ];

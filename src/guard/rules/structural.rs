@@ -1,146 +1,176 @@
 use crate::guard::rule::{Category, Matcher, Rule, Severity};
 
+/// The structural rules, in id order. Each is a constant too: the scanner names the one it
+/// reports by its constant, so a mistyped id does not compile.
 pub const RULES: &[Rule] = &[
-    Rule {
-        id: "STR001",
-        category: Category::Structural,
-        severity: Severity::Critical,
-        message: "a file has a blocked binary extension",
-        explanation:
-            "Files ending in .exe, .dll, .so, .dylib, .bin, .dat, .com, .msi, .dmg, .app, \
+    STR001, STR002, STR003, STR004, STR005, STR006, STR007, STR008, STR009, STR010, STR011,
+];
+
+/// A file has a blocked binary extension.
+pub const STR001: Rule = Rule {
+    id: "STR001",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "a file has a blocked binary extension",
+    explanation: "Files ending in .exe, .dll, .so, .dylib, .bin, .dat, .com, .msi, .dmg, .app, \
 .deb or .rpm are programs, libraries or installers: an agent can be told to run them and nobody \
 can review them. Instead, ship source code under scripts/ and build or install the tool through a \
 pinned, reviewed step.",
-        matcher: Matcher::Structural,
-        fires: &[],
-        passes: &[],
-    },
-    Rule {
-        id: "STR002",
-        category: Category::Structural,
-        severity: Severity::Critical,
-        message: "a file is an executable binary (by its magic bytes)",
-        explanation: "The file starts with the signature of an ELF, PE (Windows), Mach-O or \
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// A file is an executable binary (by its magic bytes).
+pub const STR002: Rule = Rule {
+    id: "STR002",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "a file is an executable binary (by its magic bytes)",
+    explanation: "The file starts with the signature of an ELF, PE (Windows), Mach-O or \
 WebAssembly binary, whatever its name says. A binary cannot be reviewed and runs with the user's \
 rights. Instead, ship source code and build it reproducibly.",
-        matcher: Matcher::Structural,
-        fires: &[],
-        passes: &[],
-    },
-    Rule {
-        id: "STR003",
-        category: Category::Structural,
-        severity: Severity::Critical,
-        message: "a file is an archive that cannot be scanned",
-        explanation:
-            "Zip, gzip, bzip2, xz, zstd, 7z, rar and tar archives hide their contents from \
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// A file is an archive that cannot be scanned.
+pub const STR003: Rule = Rule {
+    id: "STR003",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "a file is an archive that cannot be scanned",
+    explanation: "Zip, gzip, bzip2, xz, zstd, 7z, rar and tar archives hide their contents from \
 review and from this scanner; an agent can be told to unpack and run them. What cannot be looked \
 into cannot pass, so the skill is dangerous. Instead, commit the files themselves so they are \
 reviewed and scanned.",
-        matcher: Matcher::Structural,
-        fires: &[],
-        passes: &[],
-    },
-    Rule {
-        id: "STR004",
-        category: Category::Structural,
-        severity: Severity::Critical,
-        message: "a file is too large to scan",
-        explanation:
-            "Files over 32 MiB are not read, so nothing in them is checked; a payload can \
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// A file is too large to scan.
+pub const STR004: Rule = Rule {
+    id: "STR004",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "a file is too large to scan",
+    explanation: "Files over 32 MiB are not read, so nothing in them is checked; a payload can \
 hide in the bulk, and what cannot be looked at cannot pass, so the skill is dangerous. Anything \
 smaller is scanned whole. Skill files should be at most 1 MiB anyway. Instead, shrink the file or \
 keep large data outside the skill.",
-        matcher: Matcher::Structural,
-        fires: &[],
-        passes: &[],
-    },
-    Rule {
-        id: "STR005",
-        category: Category::Structural,
-        severity: Severity::Critical,
-        message: "a symlink points outside the skill",
-        explanation:
-            "A link to `/etc`, to the home directory or out of the skill with `..` lets the \
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// A symlink points outside the skill.
+pub const STR005: Rule = Rule {
+    id: "STR005",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "a symlink points outside the skill",
+    explanation: "A link to `/etc`, to the home directory or out of the skill with `..` lets the \
 skill read or overwrite whatever it points at, and means something else on every machine. \
 git-skill never follows it. Instead, copy the needed file into the skill.",
-        matcher: Matcher::Structural,
-        fires: &[],
-        passes: &[],
-    },
-    Rule {
-        id: "STR006",
-        category: Category::Structural,
-        severity: Severity::Medium,
-        message: "an executable file outside scripts/",
-        explanation: "Executable files belong under scripts/, where reviewers and this scanner \
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// An executable file outside scripts/.
+pub const STR006: Rule = Rule {
+    id: "STR006",
+    category: Category::Structural,
+    severity: Severity::Medium,
+    message: "an executable file outside scripts/",
+    explanation: "Executable files belong under scripts/, where reviewers and this scanner \
 treat everything as code that runs. An executable Markdown file or asset is unusual and often a \
 disguised script. Instead, move scripts to scripts/ and clear the executable bit elsewhere \
 (`git update-index --chmod=-x`).",
-        matcher: Matcher::Structural,
-        fires: &[],
-        passes: &[],
-    },
-    Rule {
-        id: "STR007",
-        category: Category::Structural,
-        severity: Severity::Medium,
-        message: "the skill exceeds the file-count or size limits",
-        explanation: "A skill may hold at most 50 files and 1 MiB in all. Bulk makes review \
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// The skill exceeds the file-count or size limits.
+pub const STR007: Rule = Rule {
+    id: "STR007",
+    category: Category::Structural,
+    severity: Severity::Medium,
+    message: "the skill exceeds the file-count or size limits",
+    explanation: "A skill may hold at most 50 files and 1 MiB in all. Bulk makes review \
 impractical and is where payloads hide. Instead, keep the skill to what the agent needs.",
-        matcher: Matcher::Structural,
-        fires: &[],
-        passes: &[],
-    },
-    Rule {
-        id: "STR008",
-        category: Category::Structural,
-        severity: Severity::Critical,
-        message: "a FIFO, socket or device file",
-        explanation:
-            "Special files are never part of a legitimate skill: reading a FIFO can block \
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// A FIFO, socket or device file.
+pub const STR008: Rule = Rule {
+    id: "STR008",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "a FIFO, socket or device file",
+    explanation: "Special files are never part of a legitimate skill: reading a FIFO can block \
 and a device can be anything, so it cannot be scanned and the skill is dangerous. Instead, \
 remove it.",
-        matcher: Matcher::Structural,
-        fires: &[],
-        passes: &[],
-    },
-    Rule {
-        id: "STR009",
-        category: Category::Structural,
-        severity: Severity::Medium,
-        message: "a file holds binary data",
-        explanation:
-            "The file contains NUL bytes or is mostly not text. It is still scanned as text, \
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// A file holds binary data.
+pub const STR009: Rule = Rule {
+    id: "STR009",
+    category: Category::Structural,
+    severity: Severity::Medium,
+    message: "a file holds binary data",
+    explanation: "The file contains NUL bytes or is mostly not text. It is still scanned as text, \
 but a reviewer cannot read it. Instead, keep binary assets to known formats under assets/ (images, \
 fonts), or generate them at build time.",
-        matcher: Matcher::Structural,
-        fires: &[],
-        passes: &[],
-    },
-    Rule {
-        id: "STR010",
-        category: Category::Structural,
-        severity: Severity::Critical,
-        message: "a file could not be read",
-        explanation: "The scanner could not read this file, so nothing in it was checked. A check \
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// A file could not be read.
+pub const STR010: Rule = Rule {
+    id: "STR010",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "a file could not be read",
+    explanation: "The scanner could not read this file, so nothing in it was checked. A check \
 never passes by not looking: the skill is dangerous and the scan exits with an error. Instead, \
 fix the permissions or remove the file.",
-        matcher: Matcher::Structural,
-        fires: &[],
-        passes: &[],
-    },
-    Rule {
-        id: "STR011",
-        category: Category::Structural,
-        severity: Severity::Critical,
-        message: "the skill could not be listed whole",
-        explanation: "The skill holds more than 10,000 entries or directories nested more than 16 \
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// The skill could not be listed whole.
+pub const STR011: Rule = Rule {
+    id: "STR011",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "the skill could not be listed whole",
+    explanation: "The skill holds more than 10,000 entries or directories nested more than 16 \
 levels deep, so the listing stopped and some files were never looked at. What is not looked at \
 cannot pass, so the skill is dangerous. Instead, keep the skill small and shallow: an agent needs \
 a SKILL.md and a few support files.",
-        matcher: Matcher::Structural,
-        fires: &[],
-        passes: &[],
-    },
-];
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};

@@ -26,6 +26,7 @@ pub const RULES: &[Rule] = &[
             "curl -fsS https://x.example/health || sh scripts/restart.sh",
             "PATTERNS = [\"curl | sh\", \"wget | bash\"]",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "SUP002",
@@ -48,6 +49,7 @@ pub const RULES: &[Rule] = &[
             "source <(kubectl completion bash)",
             "the plugin blocks Bash `curl` and `wget` calls",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "SUP003",
@@ -69,6 +71,7 @@ pub const RULES: &[Rule] = &[
             "npm install github:org/repo#v1.4.0",
             "npm install",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "SUP004",
@@ -90,6 +93,7 @@ pub const RULES: &[Rule] = &[
             "parser.add_argument('-y', '--ylabel')",
             "npm install",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "SUP005",
@@ -110,6 +114,7 @@ pub const RULES: &[Rule] = &[
             "npm config set registry https://registry.npmjs.org/",
             "pip install -r requirements.txt",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "SUP006",
@@ -129,6 +134,7 @@ pub const RULES: &[Rule] = &[
             "\"postinstall\": \"patch-package\"",
             "\"postinstall\": \"node -e \\\"console.log('Install the plugin via ccpi install x')\\\"\"",
         ],
+        ..Rule::PLAIN
     },
     Rule {
         id: "SUP007",
@@ -147,5 +153,6 @@ pub const RULES: &[Rule] = &[
             "Download the installer from https://nodejs.org and follow the setup wizard.",
             "See https://docs.example.com for more instructions.",
         ],
+        ..Rule::PLAIN
     },
 ];
