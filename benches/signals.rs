@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use git_skill::signal::select::Selector;
-use git_skill::signal::store::{self, Entry};
+use git_skill::signal::store::{self, Line};
 use git_skill::signal::{dashboard, Signal, SignalContext, SignalType};
 use git_skill::skill::discover;
 
@@ -388,8 +388,8 @@ fn main() {
                 let mut selector = Selector::new(now, 30, 20);
                 let mut bad = 0;
                 store::stream(&path, |entry| match entry {
-                    Entry::Signal(_, signal) => selector.push(signal),
-                    Entry::Bad(_) => bad += 1,
+                    Line::Signal(_, signal) => selector.push(signal),
+                    Line::Bad(_) => bad += 1,
                 })
                 .unwrap();
                 (bad, selector.finish(&hash))

@@ -1,7 +1,29 @@
 //! git-skill: make AI-agent skills (directories with a `SKILL.md`) evolve safely inside git.
 //!
+//! Agents (Claude Code, Codex, Qwen Code, Gemini CLI, Copilot, Cursor, ...) load skills from a
+//! repository and run them with the user's rights. This crate guards them where they change (a
+//! pre-commit hook and a CI scan that refuse dangerous or invalid skills), turns recorded
+//! feedback into reviewed, reversible changes (`optimize`, two commits and a rollback), and
+//! keeps every step in git.
+//!
 //! The library holds every capability and never prints: functions return data or take a
-//! writer. The `git-skill` binary parses arguments, calls into this crate and renders.
+//! writer, a progress handle or a question trait. The `git-skill` binary parses arguments,
+//! calls into this crate and renders. The modules, in the order data flows:
+//!
+//! | module | what it does |
+//! |---|---|
+//! | [`skill`] | where skills live (discovery, links), what they hold, their format and limits (lint) |
+//! | [`guard`] | SkillGuard: the rule registry and the scanner that gives a skill its verdict |
+//! | [`check`] | one check path: a skill from the work tree, the index, a revision or memory, with policy and baseline |
+//! | [`staged`] | which skills changed between two states git holds (the hook's and CI's view) |
+//! | [`drift`] | capability drift: what a changed skill can do that it could not before |
+//! | [`signal`] | feedback signals: schema, the locked JSON-lines store, selection, dashboard |
+//! | [`optimize`] | the eight steps from signals to an audited change, checkpointed and crash-safe |
+//! | [`llm`], [`prompt`] | model providers (the only network access) and the prompt templates |
+//! | [`git`] | the only place that touches git: listings, commits, reverts, log, the pre-commit hook's script |
+//! | [`report`] | findings and diagnostics as text, JSON, SARIF and JUnit |
+//! | [`config`] | layered configuration: flags, `GIT_SKILL_*`, `git config skill.*`, defaults |
+//! | [`parallel`], [`progress`], [`worklock`], [`fsutil`] | shared plumbing: ordered thread maps, progress reporting, a run's locked directory, safe file I/O |
 
 pub mod check;
 pub mod config;
@@ -9,7 +31,6 @@ pub mod drift;
 pub mod fsutil;
 pub mod git;
 pub mod guard;
-pub mod hook;
 pub mod llm;
 pub mod optimize;
 pub mod parallel;

@@ -3,9 +3,9 @@
 //! they know more (which revision, which flag).
 
 use git_skill::config::ConfigError;
+use git_skill::git::hooks::HookError;
 use git_skill::git::GitError;
 use git_skill::guard::suppress::PolicyError;
-use git_skill::hook::HookError;
 use git_skill::llm::LlmError;
 use git_skill::optimize::{checkpoint::CheckpointError, OptimizeError, RunError};
 use git_skill::prompt::PromptError;

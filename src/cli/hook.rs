@@ -2,9 +2,9 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use git_skill::check::{self, Settings};
+use git_skill::git::hooks::{self, Installed, Uninstalled};
 use git_skill::git::At;
 use git_skill::guard::ScanOptions;
-use git_skill::hook::{self, Installed, Uninstalled};
 use git_skill::report::scan::{self as render, SkillReport};
 use git_skill::report::{self, Diagnostic};
 use git_skill::skill::lint;
@@ -63,7 +63,7 @@ fn hooks_dir(ui: &mut Ui) -> Result<PathBuf, CommandError> {
 
 fn install(ui: &mut Ui, force: bool) -> Result<Outcome, CommandError> {
     let dir = hooks_dir(ui)?;
-    let outcome = hook::install(&dir, force)?;
+    let outcome = hooks::install(&dir, force)?;
     let hook = dir.join("pre-commit");
     let message = match outcome {
         Installed::Fresh => format!("installed the pre-commit hook at '{}'", hook.display()),
@@ -86,7 +86,7 @@ fn install(ui: &mut Ui, force: bool) -> Result<Outcome, CommandError> {
 
 fn uninstall(ui: &mut Ui) -> Result<Outcome, CommandError> {
     let dir = hooks_dir(ui)?;
-    let message = match hook::uninstall(&dir)? {
+    let message = match hooks::uninstall(&dir)? {
         Uninstalled::Removed => "removed the pre-commit hook".to_owned(),
         Uninstalled::Restored(path) => format!(
             "removed the pre-commit hook and restored the previous one at '{}'",

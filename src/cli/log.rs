@@ -1,7 +1,7 @@
 use std::collections::HashMap;
 use std::io::Write as _;
 
-use git_skill::optimize::{history, record};
+use git_skill::optimize::{archive, history};
 
 use super::output::Format;
 use super::skill_arg::{self, Allow};
@@ -52,7 +52,7 @@ pub fn cmd_log(ui: &mut Ui, args: LogArgs) -> Result<Outcome, CommandError> {
         .iter()
         .filter_map(|c| c.optimization_id.as_deref().map(|id| (id, c)))
         .collect();
-    let (records, problems) = record::earlier(&skill.dir);
+    let (records, problems) = archive::earlier(&skill.dir);
     for p in problems {
         ui.warn(&format!("skipped an unreadable record: {p}"))?;
     }

@@ -36,9 +36,12 @@ pub use workspace::Workspace;
 
 /// Make AI-agent skills evolve safely inside git.
 ///
-/// git-skill checks skills (directories holding a SKILL.md) where they change: `lint` validates
-/// SKILL.md against the skill format and git-skill's limits, `list` shows the skills of a
-/// repository. Exit status: 0 clean, 1 problems found, 2 usage, configuration or I/O error.
+/// git-skill keeps skills (directories holding a SKILL.md that agents load) valid and safe as
+/// they change. `lint` and `list` check them where they live; `scan` (SkillGuard), the
+/// pre-commit `hook` and `diff` guard them at commit time and in CI; `record` and `signals`
+/// collect feedback about them, and `optimize` turns it into a reviewed change of two commits
+/// that `rollback` and `log` follow. Exit status: 0 clean, 1 problems found, 2 usage,
+/// configuration or I/O error (a check never passes by not looking).
 #[derive(Debug, Parser)]
 #[command(
     name = "git-skill",

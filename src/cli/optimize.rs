@@ -1,9 +1,7 @@
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::time::Instant;
 
-use git_skill::optimize::{
-    self, Confirm, Estimate, Interact, Outcome as RunOutcome, Progress, Report,
-};
+use git_skill::optimize::{self, Confirm, Decision, Estimate, Interact, Progress, Report};
 use git_skill::prompt::contracts::{Conflict, EditKind};
 use git_skill::prompt::{self, Prompts};
 use git_skill::report::one_line;
@@ -99,7 +97,7 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         ws.home.as_deref(),
     );
     let prompts = Prompts::load(&dirs)?;
-    let ctx = optimize::Context {
+    let ctx = optimize::Job {
         repo,
         skill_dir: skill.dir.clone(),
         skill_rel,
@@ -137,8 +135,8 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         Format::Text => render(ui, &report)?,
     }
     Ok(match report.outcome {
-        RunOutcome::Accepted | RunOutcome::DryRunAccepted => Outcome::Clean,
-        RunOutcome::Rejected | RunOutcome::DryRunRejected | RunOutcome::NothingToApply => {
+        Decision::Accepted | Decision::DryRunAccepted => Outcome::Clean,
+        Decision::Rejected | Decision::DryRunRejected | Decision::NothingToApply => {
             Outcome::Problems
         }
     })
@@ -358,7 +356,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
         if g.skipped {
             writeln!(
                 out,
-                "Gate: skipped (friction signals only, as the seed says)"
+                "Gate: skipped (friction signals only, as skill-optimizer.md says)"
             )?;
         } else if !g.records.is_empty() {
             writeln!(
@@ -404,7 +402,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
     }
     writeln!(out)?;
     match r.outcome {
-        RunOutcome::Accepted => {
+        Decision::Accepted => {
             writeln!(out, "Commits:")?;
             let first = |m: &str| m.lines().next().unwrap_or("").to_owned();
             if let Some(id) = &r.audit_commit {
@@ -415,7 +413,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
             }
             writeln!(out, "Undo with: git skill rollback {}", r.skill)?;
         }
-        RunOutcome::DryRunAccepted | RunOutcome::DryRunRejected => {
+        Decision::DryRunAccepted | Decision::DryRunRejected => {
             writeln!(out, "Dry run: nothing was changed. The change to SKILL.md:")?;
             writeln!(out)?;
             write!(out, "{}", r.diff.as_deref().unwrap_or(""))?;
@@ -423,7 +421,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
             writeln!(out, "Commit 1: {}", r.audit_message)?;
             writeln!(out, "Commit 2: {}", r.optimize_message.lines().next().unwrap_or(""))?;
         }
-        RunOutcome::Rejected => {
+        Decision::Rejected => {
             writeln!(out, "Nothing was committed; the signals stay pending.")?;
             if let Some(flags) = &r.resume_with {
                 writeln!(
@@ -433,7 +431,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
                 )?;
             }
         }
-        RunOutcome::NothingToApply => writeln!(
+        Decision::NothingToApply => writeln!(
             out,
             "No applicable edit came out of this run; nothing was changed. Give the agent more precise corrections, or edit SKILL.md by hand."
         )?,

@@ -40,8 +40,8 @@ pub struct RecordArgs {
 
     /// `corrected`: the user corrected the agent. `friction`: the agent repeated an operation,
     /// guessed a step, or was too slow.
-    #[arg(long = "type", value_enum, value_name = "TYPE", required_unless_present_any = ["stdin", "print_skill"])]
-    pub kind: Option<Kind>,
+    #[arg(long = "type", value_name = "TYPE", value_parser = signal_type(), required_unless_present_any = ["stdin", "print_skill"])]
+    pub kind: Option<SignalType>,
 
     /// The task, in one sentence.
     #[arg(long, required_unless_present_any = ["stdin", "print_skill"])]
@@ -85,10 +85,12 @@ pub struct RecordArgs {
     pub roots: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Kind {
-    Corrected,
-    Friction,
+/// `--type corrected|friction`, parsed into the library's own type (the help lists both).
+pub fn signal_type() -> impl clap::builder::TypedValueParser<Value = SignalType> {
+    use clap::builder::TypedValueParser as _;
+    let names = SignalType::ALL.map(SignalType::as_str);
+    clap::builder::PossibleValuesParser::new(names)
+        .map(|name: String| SignalType::from_name(&name).expect("one of the possible values"))
 }
 
 pub fn cmd_record(ui: &mut Ui, args: RecordArgs) -> Result<Outcome, CommandError> {
@@ -178,11 +180,11 @@ fn check_flags(args: &RecordArgs) -> Result<(), CommandError> {
             .hint("say what the task was, in one sentence: --scenario '...'"));
     }
     match args.kind {
-        Some(Kind::Corrected) if blank(&args.correction) => {
+        Some(SignalType::Corrected) if blank(&args.correction) => {
             Err(CommandError::new("a corrected signal needs a correction")
                 .hint("say what the agent should do instead: --correction '...'"))
         }
-        Some(Kind::Friction) if blank(&args.friction_detail) => Err(CommandError::new(
+        Some(SignalType::Friction) if blank(&args.friction_detail) => Err(CommandError::new(
             "a friction signal needs a friction detail",
         )
         .hint("say what was unclear and how the agent got around it: --friction-detail '...'")),
@@ -192,10 +194,7 @@ fn check_flags(args: &RecordArgs) -> Result<(), CommandError> {
 
 fn from_flags(args: &RecordArgs) -> Map<String, Value> {
     let mut fields = Map::new();
-    let kind = match args.kind {
-        Some(Kind::Corrected) => SignalType::Corrected,
-        _ => SignalType::Friction,
-    };
+    let kind = args.kind.unwrap_or(SignalType::Friction);
     fields.insert("type".into(), kind.as_str().into());
     let text = |v: &Option<String>| Value::String(v.clone().unwrap_or_default());
     fields.insert("scenario".into(), text(&args.scenario));

@@ -1,7 +1,7 @@
 use chrono::{DateTime, Utc};
 use git_skill::signal::dashboard::{self, Row, Tally};
 use git_skill::signal::select::{self, Selector};
-use git_skill::signal::store::{self, BadLine, Entry};
+use git_skill::signal::store::{self, BadLine, Line};
 use git_skill::signal::{input, Signal, SignalType};
 use git_skill::skill::discover::{self, Discovery, Skill};
 use serde_json::{json, Value};
@@ -36,8 +36,8 @@ pub struct SignalsArgs {
     pub all_roots: bool,
 
     /// Only signals of this type.
-    #[arg(long = "type", value_enum, value_name = "TYPE", requires = "skill")]
-    pub kind: Option<super::record::Kind>,
+    #[arg(long = "type", value_name = "TYPE", value_parser = super::record::signal_type(), requires = "skill")]
+    pub kind: Option<SignalType>,
 
     /// Only signals recorded at or after this: a date (2026-11-01), an RFC 3339 time, or an
     /// age (12h, 7d, 2w).
@@ -250,24 +250,21 @@ fn list(
         })?),
         None => None,
     };
-    let kind = args.kind.map(|k| match k {
-        super::record::Kind::Corrected => SignalType::Corrected,
-        super::record::Kind::Friction => SignalType::Friction,
-    });
+    let kind = args.kind;
     let current = current_hash(skill, deleted)?;
     let path = store::pending_path(&skill.dir);
     let mut signals: Vec<(usize, Signal)> = Vec::new();
     let mut bad = Vec::new();
     let mut bad_count = 0;
     store::stream(&path, |entry| match entry {
-        Entry::Signal(line, signal) => {
+        Line::Signal(line, signal) => {
             let keep = kind.is_none_or(|k| signal.kind == k)
                 && since.is_none_or(|s| signal.time().is_some_and(|t| t >= s));
             if keep {
                 signals.push((line, signal));
             }
         }
-        Entry::Bad(b) => dashboard::note_bad(&mut bad, &mut bad_count, b),
+        Line::Bad(b) => dashboard::note_bad(&mut bad, &mut bad_count, b),
     })?;
     report_bad(ui, ws, &path, &bad, bad_count)?;
     let shown = ws.display(&skill.dir).display().to_string();
@@ -336,8 +333,8 @@ fn selected(
     let mut bad = Vec::new();
     let mut bad_count = 0;
     store::stream(&path, |entry| match entry {
-        Entry::Signal(_, signal) => selector.push(signal),
-        Entry::Bad(b) => dashboard::note_bad(&mut bad, &mut bad_count, b),
+        Line::Signal(_, signal) => selector.push(signal),
+        Line::Bad(b) => dashboard::note_bad(&mut bad, &mut bad_count, b),
     })?;
     report_bad(ui, ws, &path, &bad, bad_count)?;
     let selection = selector.finish(&current);

@@ -2,6 +2,7 @@
 
 mod commit;
 mod config_parameters;
+pub mod hooks;
 mod log;
 mod revert;
 mod status;

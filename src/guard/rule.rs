@@ -30,7 +30,8 @@ impl fmt::Display for Severity {
     }
 }
 
-/// The seed's twelve threat categories, plus hidden text and the skill's structure.
+/// The twelve threat categories of `skill-evolution-guard.md`, plus hidden text and the skill's
+/// structure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
@@ -107,7 +108,7 @@ impl Category {
         }
     }
 
-    /// The seed's severity for the category: the default a rule starts from.
+    /// The category's severity in `skill-evolution-guard.md`: the default a rule starts from.
     pub fn default_severity(self) -> Severity {
         match self {
             Category::Exfiltration

@@ -16,7 +16,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use settings::{Kind, Settings};
+pub use settings::{ProviderKind, Settings};
 
 /// Who speaks in a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -271,9 +271,9 @@ pub fn display_url(url: &str) -> String {
 /// Builds the provider the settings describe.
 pub fn provider(settings: &Settings) -> Box<dyn Provider> {
     match settings.kind {
-        Kind::OpenAi => Box::new(openai::OpenAi::new(settings)),
-        Kind::Anthropic => Box::new(anthropic::Anthropic::new(settings)),
-        Kind::Command => Box::new(command::CommandProvider::new(settings)),
+        ProviderKind::OpenAi => Box::new(openai::OpenAi::new(settings)),
+        ProviderKind::Anthropic => Box::new(anthropic::Anthropic::new(settings)),
+        ProviderKind::Command => Box::new(command::CommandProvider::new(settings)),
     }
 }
 

@@ -18,18 +18,18 @@ pub const OPENAI_MODEL: &str = "gpt-4.1-mini";
 pub const OLLAMA_MODEL: &str = "llama3.2";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum ProviderKind {
     OpenAi,
     Anthropic,
     Command,
 }
 
-impl Kind {
+impl ProviderKind {
     pub fn as_str(self) -> &'static str {
         match self {
-            Kind::OpenAi => "openai",
-            Kind::Anthropic => "anthropic",
-            Kind::Command => "command",
+            ProviderKind::OpenAi => "openai",
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Command => "command",
         }
     }
 }
@@ -56,7 +56,7 @@ impl fmt::Debug for Secret {
 /// Everything a provider needs.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    pub kind: Kind,
+    pub kind: ProviderKind,
     pub model: String,
     /// API root for the HTTP providers; empty for `command`.
     pub base_url: String,
@@ -89,31 +89,32 @@ impl Settings {
                 .filter(|v| !v.is_empty())
         };
         let (kind, chosen_because) = match configured.as_deref() {
-            Some("anthropic") => (Kind::Anthropic, source_of(config, "provider")),
-            Some("openai") => (Kind::OpenAi, source_of(config, "provider")),
-            Some(_) => (Kind::Command, source_of(config, "provider")),
+            Some("anthropic") => (ProviderKind::Anthropic, source_of(config, "provider")),
+            Some("openai") => (ProviderKind::OpenAi, source_of(config, "provider")),
+            Some(_) => (ProviderKind::Command, source_of(config, "provider")),
             None if text("command").is_some() => (
-                Kind::Command,
+                ProviderKind::Command,
                 format!("skill.command is set ({})", source_of(config, "command")),
             ),
-            None if key("ANTHROPIC_API_KEY").is_some() => {
-                (Kind::Anthropic, "ANTHROPIC_API_KEY is set".to_owned())
-            }
+            None if key("ANTHROPIC_API_KEY").is_some() => (
+                ProviderKind::Anthropic,
+                "ANTHROPIC_API_KEY is set".to_owned(),
+            ),
             None if key("OPENAI_API_KEY").is_some() => {
-                (Kind::OpenAi, "OPENAI_API_KEY is set".to_owned())
+                (ProviderKind::OpenAi, "OPENAI_API_KEY is set".to_owned())
             }
             None => (
-                Kind::OpenAi,
+                ProviderKind::OpenAi,
                 "nothing configured: trying Ollama's default address".to_owned(),
             ),
         };
         let local_default =
-            configured.is_none() && kind == Kind::OpenAi && key("OPENAI_API_KEY").is_none();
+            configured.is_none() && kind == ProviderKind::OpenAi && key("OPENAI_API_KEY").is_none();
         let base_url = match kind {
-            Kind::Command => String::new(),
+            ProviderKind::Command => String::new(),
             _ => text("baseUrl").unwrap_or_else(|| {
                 match kind {
-                    Kind::Anthropic => ANTHROPIC_BASE_URL,
+                    ProviderKind::Anthropic => ANTHROPIC_BASE_URL,
                     _ if local_default => OLLAMA_BASE_URL,
                     _ => OPENAI_BASE_URL,
                 }
@@ -129,27 +130,29 @@ impl Settings {
         }
         let model = text("model").unwrap_or_else(|| {
             match kind {
-                Kind::Anthropic => ANTHROPIC_MODEL,
-                Kind::OpenAi if base_url == OLLAMA_BASE_URL || local_default => OLLAMA_MODEL,
-                Kind::OpenAi => OPENAI_MODEL,
-                Kind::Command => "",
+                ProviderKind::Anthropic => ANTHROPIC_MODEL,
+                ProviderKind::OpenAi if base_url == OLLAMA_BASE_URL || local_default => {
+                    OLLAMA_MODEL
+                }
+                ProviderKind::OpenAi => OPENAI_MODEL,
+                ProviderKind::Command => "",
             }
             .to_owned()
         });
         let command = text("command");
-        if kind == Kind::Command && command.is_none() {
+        if kind == ProviderKind::Command && command.is_none() {
             return Err(LlmError::Config(
                 "skill.provider is command, but skill.command is not set (for example: git config skill.command 'claude -p')".into(),
             ));
         }
         let api_key = match kind {
-            Kind::Anthropic => key("ANTHROPIC_API_KEY"),
-            Kind::OpenAi => key("OPENAI_API_KEY"),
-            Kind::Command => None,
+            ProviderKind::Anthropic => key("ANTHROPIC_API_KEY"),
+            ProviderKind::OpenAi => key("OPENAI_API_KEY"),
+            ProviderKind::Command => None,
         };
         if api_key.is_some() && base_url.starts_with("http://") && !loopback(&base_url) {
             let var = match kind {
-                Kind::Anthropic => "ANTHROPIC_API_KEY",
+                ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
                 _ => "OPENAI_API_KEY",
             };
             return Err(LlmError::Config(format!(
@@ -157,7 +160,7 @@ impl Settings {
                 super::display_url(&base_url)
             )));
         }
-        if kind == Kind::Anthropic && api_key.is_none() {
+        if kind == ProviderKind::Anthropic && api_key.is_none() {
             return Err(LlmError::Config(
                 "the anthropic provider needs ANTHROPIC_API_KEY in the environment (it is never read from git config)".into(),
             ));
@@ -233,13 +236,13 @@ mod tests {
         let s = Settings::resolve(&config(&[]), env(&[])).unwrap();
         assert_eq!(
             (s.kind, s.base_url.as_str(), s.model.as_str()),
-            (Kind::OpenAi, OLLAMA_BASE_URL, OLLAMA_MODEL)
+            (ProviderKind::OpenAi, OLLAMA_BASE_URL, OLLAMA_MODEL)
         );
         assert!(s.api_key.is_none());
         let s = Settings::resolve(&config(&[]), env(&[("OPENAI_API_KEY", "sk-x")])).unwrap();
         assert_eq!(
             (s.kind, s.base_url.as_str()),
-            (Kind::OpenAi, OPENAI_BASE_URL)
+            (ProviderKind::OpenAi, OPENAI_BASE_URL)
         );
         assert_eq!(s.chosen_because, "OPENAI_API_KEY is set");
         let s = Settings::resolve(
@@ -250,7 +253,7 @@ mod tests {
             ]),
         )
         .unwrap();
-        assert_eq!(s.kind, Kind::Anthropic);
+        assert_eq!(s.kind, ProviderKind::Anthropic);
         assert_eq!(s.base_url, ANTHROPIC_BASE_URL);
         assert!(
             !format!("{s:?}").contains("sk-ant-x"),
@@ -271,7 +274,7 @@ mod tests {
             env(&[("ANTHROPIC_API_KEY", "k")]),
         )
         .unwrap();
-        assert_eq!((s.kind, s.model.as_str()), (Kind::OpenAi, "qwen"));
+        assert_eq!((s.kind, s.model.as_str()), (ProviderKind::OpenAi, "qwen"));
         assert_eq!(s.timeout, Duration::from_secs(600));
         assert_eq!(s.parallel, 8);
         assert!(
@@ -282,7 +285,7 @@ mod tests {
         let e = Settings::resolve(&config(&[("provider", "command")]), env(&[])).unwrap_err();
         assert!(e.to_string().contains("skill.command is not set"), "{e}");
         let s = Settings::resolve(&config(&[("command", "claude -p")]), env(&[])).unwrap();
-        assert_eq!(s.kind, Kind::Command);
+        assert_eq!(s.kind, ProviderKind::Command);
         let e = Settings::resolve(&config(&[("provider", "anthropic")]), env(&[])).unwrap_err();
         assert!(e.to_string().contains("ANTHROPIC_API_KEY"), "{e}");
         let e = Settings::resolve(&config(&[("provider", "gemini")]), env(&[])).unwrap_err();

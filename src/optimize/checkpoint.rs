@@ -63,7 +63,7 @@ pub struct GateRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GateOutcome {
     pub mode: Mode,
-    /// Only friction signals: the seed skips the model gate.
+    /// Only friction signals: `skill-optimizer.md` skips the model gate.
     pub skipped: bool,
     pub records: Vec<GateRecord>,
     pub passed: usize,

@@ -1,10 +1,11 @@
 //! `git skill optimize`: the 8 steps of `skill-optimizer.md` (confirm, load signals, triage,
 //! deep read, reflect, dry run, gate, update), with a checkpoint after each step, a gate
-//! stronger than the seed's (SkillGuard and lint, a size budget, a regression check against
+//! stronger than `skill-optimizer.md`'s (SkillGuard and lint, a size budget, a regression check against
 //! earlier optimizations) and two commits: the audit, then the SKILL.md change.
 //!
 //! The library never prints: progress and questions go through [`Interact`].
 
+pub mod archive;
 pub mod checkpoint;
 pub mod checks;
 pub mod diff;
@@ -12,7 +13,6 @@ pub mod edits;
 mod gate;
 pub mod history;
 mod pipeline;
-pub mod record;
 
 use std::path::PathBuf;
 
@@ -28,7 +28,7 @@ use crate::prompt::Prompts;
 use crate::signal::Signal;
 
 /// What `optimize` is pointed at and works with.
-pub struct Context<'a> {
+pub struct Job<'a> {
     pub repo: &'a crate::git::Repo,
     /// Absolute.
     pub skill_dir: PathBuf,
@@ -68,7 +68,7 @@ pub struct Options {
     pub failpoint: Option<String>,
 }
 
-/// The rough cost shown before any model call (seed step 2).
+/// The rough cost shown before any model call (`skill-optimizer.md` step 2).
 #[derive(Debug, Clone, Serialize)]
 pub struct Estimate {
     pub corrected: usize,
@@ -103,7 +103,7 @@ pub trait Interact: Progress {
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum Decision {
     /// Both commits landed.
     Accepted,
     /// The gate, the local checks or the regression check refused the candidate.
@@ -116,12 +116,12 @@ pub enum Outcome {
     DryRunRejected,
 }
 
-/// The summary of a run, as the seed prints it (and as `--format json` gives it).
+/// The summary of a run, as `skill-optimizer.md` prints it (and as `--format json` gives it).
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub skill: String,
     pub optimization_id: String,
-    pub outcome: Outcome,
+    pub outcome: Decision,
     pub corrected: usize,
     pub friction: usize,
     pub clusters: usize,

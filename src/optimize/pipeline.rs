@@ -7,17 +7,15 @@ use super::checkpoint::{
     self, Candidate, Checkpoint, CommitIntent, GateOutcome, GateRecord, Mode, Tokens,
 };
 use super::gate::{self, Question};
-use super::{checks, diff, edits, history, record};
-use super::{
-    Confirm, Context, Estimate, Interact, OptimizeError, Options, Outcome, Report, RunError,
-};
+use super::{archive, checks, diff, edits, history};
+use super::{Confirm, Decision, Estimate, Interact, Job, OptimizeError, Options, Report, RunError};
 use crate::git::FileChange;
 use crate::llm::{json, Request, Usage};
 use crate::prompt::contracts::{Cluster, Reflection, TriageAnswer};
 use crate::prompt::vars::{ReflectVars, SignalSummary, TriageVars};
 use crate::prompt::PromptName;
 use crate::signal::select::Selector;
-use crate::signal::store::{self, Entry};
+use crate::signal::store::{self, Line};
 use crate::signal::{Signal, SignalType};
 use crate::skill::layout;
 use crate::worklock::{LockError, WorkLock};
@@ -26,7 +24,7 @@ use crate::worklock::{LockError, WorkLock};
 const MAX_REGRESSION: usize = 20;
 
 /// Runs the 8 steps (or what the checkpoint leaves of them).
-pub fn run(ctx: &Context<'_>, opts: &Options, ui: &mut dyn Interact) -> Result<Report, RunError> {
+pub fn run(ctx: &Job<'_>, opts: &Options, ui: &mut dyn Interact) -> Result<Report, RunError> {
     steps(ctx, opts, ui).map_err(|error| RunError {
         skill: ctx.skill_name.clone(),
         dry_run: opts.dry_run,
@@ -36,11 +34,7 @@ pub fn run(ctx: &Context<'_>, opts: &Options, ui: &mut dyn Interact) -> Result<R
 
 /// The steps in order. Each reads what the checkpoint already holds and does only the rest,
 /// then saves it: a run cut short anywhere resumes where it stopped.
-fn steps(
-    ctx: &Context<'_>,
-    opts: &Options,
-    ui: &mut dyn Interact,
-) -> Result<Report, OptimizeError> {
+fn steps(ctx: &Job<'_>, opts: &Options, ui: &mut dyn Interact) -> Result<Report, OptimizeError> {
     let mut run = match Run::confirm(ctx, opts, ui)? {
         Started::Run(run) => *run,
         Started::Recovered(report) => return Ok(*report),
@@ -69,7 +63,7 @@ enum Started<'r> {
 
 /// One run, carried from step to step.
 struct Run<'r> {
-    ctx: &'r Context<'r>,
+    ctx: &'r Job<'r>,
     opts: &'r Options,
     ui: &'r mut dyn Interact,
     /// `.skillopt/work/`.
@@ -100,7 +94,7 @@ impl<'r> Run<'r> {
     /// Step 1: the skill is clean in git, and the checkpoint (if any) is for this SKILL.md and
     /// these options. A step 8 cut short is recovered first.
     fn confirm(
-        ctx: &'r Context<'r>,
+        ctx: &'r Job<'r>,
         opts: &'r Options,
         ui: &'r mut dyn Interact,
     ) -> Result<Started<'r>, OptimizeError> {
@@ -213,8 +207,8 @@ impl<'r> Run<'r> {
             let pending = store::pending_path(&ctx.skill_dir);
             let mut bad = Vec::new();
             store::stream(&pending, |entry| match entry {
-                Entry::Signal(_, signal) => selector.push(signal),
-                Entry::Bad(b) => bad.push(b),
+                Line::Signal(_, signal) => selector.push(signal),
+                Line::Bad(b) => bad.push(b),
             })?;
             for b in bad.iter().take(20) {
                 self.ui.warn(&format!(
@@ -416,7 +410,7 @@ impl<'r> Run<'r> {
         Report {
             skill: self.ctx.skill_name.clone(),
             optimization_id: self.cp.optimization_id.clone(),
-            outcome: Outcome::Rejected,
+            outcome: Decision::Rejected,
             corrected: count(SignalType::Corrected),
             friction: count(SignalType::Friction),
             clusters: chosen.clusters.len(),
@@ -479,7 +473,7 @@ impl<'r> Run<'r> {
             let nothing = (candidate.mode == Mode::TextEdit && candidate.edits.is_empty())
                 || candidate.text == self.original;
             if nothing || !report.reasons.is_empty() {
-                report.outcome = Outcome::NothingToApply;
+                report.outcome = Decision::NothingToApply;
                 report.mode = Some(candidate.mode);
                 report.candidate = Some(candidate);
                 report.tokens = self.cp.tokens.clone();
@@ -689,9 +683,9 @@ impl<'r> Run<'r> {
         let accepted = report.reasons.is_empty();
         if self.opts.dry_run {
             report.outcome = if accepted {
-                Outcome::DryRunAccepted
+                Decision::DryRunAccepted
             } else {
-                Outcome::DryRunRejected
+                Decision::DryRunRejected
             };
             report.diff = Some(diff::unified(
                 &format!("{}/SKILL.md", ctx.skill_rel),
@@ -701,7 +695,7 @@ impl<'r> Run<'r> {
             return Ok(report);
         }
         if !accepted {
-            report.outcome = Outcome::Rejected;
+            report.outcome = Decision::Rejected;
             // Refused only for what a flag can allow: the answers are kept, so that accepting
             // the change after reading why costs no model call.
             let refusals = &self.cp.checks.as_ref().expect("the checks ran").refusals;
@@ -741,7 +735,7 @@ impl<'r> Run<'r> {
         report.audit_commit = Some(ids[0].to_string());
         report.optimize_commit = Some(ids[1].to_string());
         report.resolved_dir = Some(dir_rel);
-        report.outcome = Outcome::Accepted;
+        report.outcome = Decision::Accepted;
         finish(&self.work, false);
         Ok(report)
     }
@@ -756,7 +750,7 @@ impl<'r> Run<'r> {
         candidate: &Candidate,
     ) -> Result<(Vec<gix::ObjectId>, String, String), OptimizeError> {
         let ctx = self.ctx;
-        let dir = record::resolved_dir(
+        let dir = archive::resolved_dir(
             &ctx.skill_dir,
             ctx.now.date_naive(),
             chosen
@@ -776,7 +770,7 @@ impl<'r> Run<'r> {
             let d = ctx.provider.describe();
             (d.provider.to_owned(), d.model.clone())
         };
-        let mut optimization = record::Optimization {
+        let mut optimization = archive::Optimization {
             optimization_id: self.cp.optimization_id.clone(),
             skill: ctx.skill_name.clone(),
             timestamp: ctx.now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
@@ -881,13 +875,13 @@ impl<'r> Run<'r> {
     }
 }
 
-fn read_skill_md(ctx: &Context<'_>) -> Result<String, OptimizeError> {
+fn read_skill_md(ctx: &Job<'_>) -> Result<String, OptimizeError> {
     let path = ctx.skill_dir.join("SKILL.md");
     std::fs::read_to_string(&path).map_err(|source| OptimizeError::Read { path, source })
 }
 
 /// The skill's uncommitted files, `.skillopt/` (git-skill's own records) aside.
-fn dirty_paths(ctx: &Context<'_>) -> Result<Vec<String>, OptimizeError> {
+fn dirty_paths(ctx: &Job<'_>) -> Result<Vec<String>, OptimizeError> {
     let ignore = format!("{}/", layout::rel(&ctx.skill_rel, layout::DIR));
     Ok(ctx.repo.dirty_paths(&ctx.skill_rel, &[ignore.as_str()])?)
 }
@@ -931,7 +925,7 @@ fn kill_self() -> ! {
 /// is left, and the run is reported as done) or did not (then the work tree is put back as it
 /// was, the pending store included, and the run goes on to make them again).
 fn recover_commit(
-    ctx: &Context<'_>,
+    ctx: &Job<'_>,
     opts: &Options,
     work: &Path,
     ui: &mut dyn Interact,
@@ -960,7 +954,7 @@ fn recover_commit(
         let report = Report {
             skill: ctx.skill_name.clone(),
             optimization_id: cp.optimization_id.clone(),
-            outcome: Outcome::Accepted,
+            outcome: Decision::Accepted,
             corrected: 0,
             friction: 0,
             clusters: cp.triage.as_ref().map_or(0, |t| t.clusters.len()),
@@ -1001,7 +995,7 @@ fn recover_commit(
 /// A checkpoint is never committed (`.skillopt/.gitignore` says `work/`): one that git tracks
 /// came with the repository, and its answers, gate results and commit plan are not git-skill's
 /// to trust.
-fn refuse_committed_work(ctx: &Context<'_>) -> Result<(), OptimizeError> {
+fn refuse_committed_work(ctx: &Job<'_>) -> Result<(), OptimizeError> {
     let work = layout::rel(&ctx.skill_rel, layout::WORK);
     if ctx.repo.tracks_anything_under(&work)? {
         return Err(OptimizeError::CommittedCheckpoint { path: work });
@@ -1011,7 +1005,7 @@ fn refuse_committed_work(ctx: &Context<'_>) -> Result<(), OptimizeError> {
 
 /// Recovers the plan; `true` when its commits landed. A pending store that gained signals
 /// since the crash keeps them: the old content comes back with the new lines after it.
-fn recover_plan(ctx: &Context<'_>, intent: &CommitIntent) -> Result<bool, OptimizeError> {
+fn recover_plan(ctx: &Job<'_>, intent: &CommitIntent) -> Result<bool, OptimizeError> {
     match ctx.repo.recover_plan(&intent.plan, &ctx.skill_rel)? {
         crate::git::Recovery::Landed => Ok(true),
         crate::git::Recovery::Diverged { head } => Err(OptimizeError::Diverged {
@@ -1036,7 +1030,7 @@ fn recover_plan(ctx: &Context<'_>, intent: &CommitIntent) -> Result<bool, Optimi
 
 /// The pending store after a crash that rewrote it, with signals appended since: puts the old
 /// content back, followed by what was appended. `false` when it holds something else.
-fn merge_pending(ctx: &Context<'_>, file: &crate::git::PlannedFile) -> Result<bool, OptimizeError> {
+fn merge_pending(ctx: &Job<'_>, file: &crate::git::PlannedFile) -> Result<bool, OptimizeError> {
     let abs = ctx.repo.workdir().join(&file.path);
     let read = |path: &Path| {
         std::fs::read(path).map_err(|source| OptimizeError::Read {
@@ -1086,7 +1080,7 @@ fn failpoint(opts: &Options, name: &str) {
 }
 
 fn fresh(
-    ctx: &Context<'_>,
+    ctx: &Job<'_>,
     opts: &Options,
     pre_hash: &str,
     work: &Path,
@@ -1171,7 +1165,7 @@ fn spend(tokens: &mut Tokens, usage: Usage, calls: u32) {
     tokens.calls += calls;
 }
 
-/// The seed's estimate: a cluster per 1-2 corrected or 3-4 friction signals; calls = clusters
+/// The estimate of `skill-optimizer.md` step 2: a cluster per 1-2 corrected or 3-4 friction signals; calls = clusters
 /// (the gate) + 2 (triage and reflect) + the regression checks.
 fn estimate(signals: &[Signal], regression: usize) -> Estimate {
     let corrected = signals
@@ -1218,8 +1212,8 @@ fn signals_of(cluster: &Cluster, signals: &[Signal]) -> Vec<Signal> {
 
 /// The clusters earlier optimizations fixed, as regression questions: newest first, at most
 /// [`MAX_REGRESSION`], skipping optimizations that were rolled back.
-fn regression_questions(ctx: &Context<'_>) -> Vec<Question> {
-    let (earlier, _) = record::earlier(&ctx.skill_dir);
+fn regression_questions(ctx: &Job<'_>) -> Vec<Question> {
+    let (earlier, _) = archive::earlier(&ctx.skill_dir);
     if earlier.is_empty() {
         return Vec::new();
     }

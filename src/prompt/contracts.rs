@@ -584,7 +584,7 @@ mod tests {
         }))
         .unwrap();
         delete.validate(&ids(&["c_001"]), false).unwrap();
-        // The round trip keeps the seed's shape.
+        // The round trip keeps the shape `skill-optimizer.md` gives.
         let back = serde_json::to_value(&rewrite).unwrap();
         assert_eq!(back["rewrite_mode"], true);
     }

@@ -18,7 +18,7 @@ pub struct TriageVars {
     pub signals: Vec<SignalSummary>,
 }
 
-/// A signal as triage sees it: what happened, without the conversation (seed step 3).
+/// A signal as triage sees it: what happened, without the conversation (`skill-optimizer.md` step 3).
 #[derive(Debug, Clone, Serialize)]
 pub struct SignalSummary {
     pub signal_id: String,
@@ -31,7 +31,7 @@ pub struct SignalSummary {
     pub skill_version_hash: String,
 }
 
-/// A signal with its context, for reflect and the gate (seed steps 4-5).
+/// A signal with its context, for reflect and the gate (`skill-optimizer.md` steps 4-5).
 #[derive(Debug, Clone, Serialize)]
 pub struct SignalDetail {
     pub signal_id: String,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 
 use super::schema::SignalType;
-use super::store::{self, BadLine, Entry, StoreError};
+use super::store::{self, BadLine, Line, StoreError};
 
 /// How many malformed lines of one store are kept for the report; the rest are counted.
 pub const MAX_BAD_KEPT: usize = 20;
@@ -53,7 +53,7 @@ impl Tally {
 pub fn tally(path: &Path) -> Result<Tally, StoreError> {
     let mut t = Tally::default();
     store::stream(path, |entry| match entry {
-        Entry::Signal(_, signal) => {
+        Line::Signal(_, signal) => {
             match signal.kind {
                 SignalType::Corrected => t.corrected += 1,
                 SignalType::Friction => t.friction += 1,
@@ -62,7 +62,7 @@ pub fn tally(path: &Path) -> Result<Tally, StoreError> {
                 t.latest = t.latest.max(Some(time));
             }
         }
-        Entry::Bad(bad) => note_bad(&mut t.bad, &mut t.bad_count, bad),
+        Line::Bad(bad) => note_bad(&mut t.bad, &mut t.bad_count, bad),
     })?;
     Ok(t)
 }

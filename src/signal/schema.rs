@@ -15,6 +15,13 @@ pub enum SignalType {
 }
 
 impl SignalType {
+    pub const ALL: [SignalType; 2] = [SignalType::Corrected, SignalType::Friction];
+
+    /// The type named `name` (`corrected`, `friction`).
+    pub fn from_name(name: &str) -> Option<SignalType> {
+        SignalType::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             SignalType::Corrected => "corrected",

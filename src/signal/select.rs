@@ -10,7 +10,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::schema::{Signal, SignalType};
 
-/// Defaults of the seed.
+/// Defaults of `skill-optimizer.md` (step 2).
 pub const DEFAULT_DAYS: u32 = 30;
 pub const DEFAULT_MAX: usize = 20;
 

@@ -321,7 +321,7 @@ fn refuse_links(skill_dir: &Path, path: &Path) -> Result<(), StoreError> {
 // per line of a store that may hold millions.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
-pub enum Entry {
+pub enum Line {
     /// A valid signal and its 1-based line number.
     Signal(usize, Signal),
     Bad(BadLine),
@@ -331,8 +331,8 @@ pub enum Entry {
 pub fn load(path: &Path) -> Result<Loaded, StoreError> {
     let mut loaded = Loaded::default();
     stream(path, |entry| match entry {
-        Entry::Signal(line, signal) => loaded.signals.push((line, signal)),
-        Entry::Bad(bad) => loaded.bad.push(bad),
+        Line::Signal(line, signal) => loaded.signals.push((line, signal)),
+        Line::Bad(bad) => loaded.bad.push(bad),
     })?;
     Ok(loaded)
 }
@@ -340,7 +340,7 @@ pub fn load(path: &Path) -> Result<Loaded, StoreError> {
 /// Reads the store at `path` line by line, handing each line to `each`, in constant memory:
 /// a huge line is skipped as it is read. A missing file holds nothing. Blank lines are
 /// skipped silently.
-pub fn stream(path: &Path, mut each: impl FnMut(Entry)) -> Result<(), StoreError> {
+pub fn stream(path: &Path, mut each: impl FnMut(Line)) -> Result<(), StoreError> {
     let read_err = |source| StoreError::Read {
         path: path.to_owned(),
         source,
@@ -371,7 +371,7 @@ pub fn stream(path: &Path, mut each: impl FnMut(Entry)) -> Result<(), StoreError
             break;
         }
         let bad = |reason: String| {
-            Entry::Bad(BadLine {
+            Line::Bad(BadLine {
                 line: number,
                 reason,
             })
@@ -387,7 +387,7 @@ pub fn stream(path: &Path, mut each: impl FnMut(Entry)) -> Result<(), StoreError
             break;
         }
         match parse_line(&line, number) {
-            Ok(Some(signal)) => each(Entry::Signal(number, signal)),
+            Ok(Some(signal)) => each(Line::Signal(number, signal)),
             Ok(None) => {}
             Err(reason) => each(bad(reason)),
         }

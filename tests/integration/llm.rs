@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use git_skill::llm::retry::Retry;
 use git_skill::llm::settings::Secret;
-use git_skill::llm::{self, batch, json, Kind, LlmError, Request, Settings};
+use git_skill::llm::{self, batch, json, LlmError, ProviderKind, Request, Settings};
 use serde_json::json;
 
 use super::common::Sandbox;
@@ -19,7 +19,7 @@ const OPENAI_KEY: &str = concat!(
 );
 const PLAIN_KEY: &str = "local-server-key-1234";
 
-fn settings(kind: Kind, base_url: String, key: Option<&str>) -> Settings {
+fn settings(kind: ProviderKind, base_url: String, key: Option<&str>) -> Settings {
     Settings {
         kind,
         model: "test-model".into(),
@@ -39,11 +39,15 @@ fn settings(kind: Kind, base_url: String, key: Option<&str>) -> Settings {
 }
 
 fn openai(server: &Server, key: Option<&str>) -> Box<dyn llm::Provider> {
-    llm::provider(&settings(Kind::OpenAi, server.url("/v1"), key))
+    llm::provider(&settings(ProviderKind::OpenAi, server.url("/v1"), key))
 }
 
 fn anthropic(server: &Server) -> Box<dyn llm::Provider> {
-    llm::provider(&settings(Kind::Anthropic, server.url(""), Some(PLAIN_KEY)))
+    llm::provider(&settings(
+        ProviderKind::Anthropic,
+        server.url(""),
+        Some(PLAIN_KEY),
+    ))
 }
 
 fn schema_request() -> Request {
@@ -128,7 +132,7 @@ fn anthropic_request_and_answer_follow_the_protocol() {
     // A base URL that already ends in /v1 is not doubled.
     let server = Server::start(vec![Reply::anthropic("pong")]);
     llm::provider(&settings(
-        Kind::Anthropic,
+        ProviderKind::Anthropic,
         server.url("/v1/"),
         Some(PLAIN_KEY),
     ))
@@ -244,9 +248,13 @@ fn client_errors_and_exhausted_quotas_are_not_retried() {
     assert!(e.to_string().contains("exceeded your current quota"), "{e}");
     // A key of no known shape, echoed by a server, is scrubbed all the same.
     let server = Server::start(vec![Reply::text(401, &format!("key {PLAIN_KEY} is wrong"))]);
-    let e = llm::provider(&settings(Kind::Anthropic, server.url(""), Some(PLAIN_KEY)))
-        .complete(&Request::new("x"))
-        .unwrap_err();
+    let e = llm::provider(&settings(
+        ProviderKind::Anthropic,
+        server.url(""),
+        Some(PLAIN_KEY),
+    ))
+    .complete(&Request::new("x"))
+    .unwrap_err();
     assert_no_key(&e.to_string());
     assert!(e.to_string().contains("[redacted]"), "{e}");
 }
@@ -254,7 +262,7 @@ fn client_errors_and_exhausted_quotas_are_not_retried() {
 #[test]
 fn a_slow_server_times_out_and_is_retried() {
     let server = Server::start(vec![Reply::openai("late").delay(Duration::from_secs(3))]);
-    let mut s = settings(Kind::OpenAi, server.url("/v1"), None);
+    let mut s = settings(ProviderKind::OpenAi, server.url("/v1"), None);
     s.timeout = Duration::from_millis(300);
     s.retry.retries = 1;
     let e = llm::provider(&s).complete(&Request::new("x")).unwrap_err();
@@ -500,7 +508,7 @@ fn the_batch_runner_keeps_input_order_and_sums_usage() {
 }
 
 fn command(script: &str, timeout: Duration) -> Box<dyn llm::Provider> {
-    let mut s = settings(Kind::Command, String::new(), None);
+    let mut s = settings(ProviderKind::Command, String::new(), None);
     s.command = Some(script.to_owned());
     s.timeout = timeout;
     llm::provider(&s)

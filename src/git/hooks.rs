@@ -1,11 +1,11 @@
-//! Installing and removing the pre-commit hook. The script is `hooks/pre-commit` of this
+//! Installing and removing git's pre-commit hook (the agents' hooks are elsewhere). The script is `hooks/pre-commit` of this
 //! repository, embedded; a hook that was there before is chained (run first) or, with
 //! `--force`, set aside; uninstalling puts it back.
 
 use std::path::{Path, PathBuf};
 
 /// The hook script, as shipped in `hooks/pre-commit`.
-pub const SCRIPT: &str = include_str!("../hooks/pre-commit");
+pub const SCRIPT: &str = include_str!("../../hooks/pre-commit");
 /// What marks a hook as ours.
 const MARKER: &str = "exec git-skill hook pre-commit";
 /// A foreign hook that runs before ours.

@@ -1,5 +1,5 @@
 //! What an accepted optimization leaves in the audit commit: the resolved signals and
-//! `optimization.json` under `.skillopt/resolved/YY-MM-DD_<desc>/`, with every field the seed
+//! `optimization.json` under `.skillopt/resolved/YY-MM-DD_<desc>/`, with every field `skill-optimizer.md`
 //! lists and what git-skill's stronger gate adds.
 
 use std::path::{Path, PathBuf};
