@@ -97,7 +97,12 @@ pub const DEFAULT_ROOTS: &[&str] = &[
 /// `GIT_SKILL_*` variables that are not configuration keys: the clock for reproducible runs
 /// and tests (RFC 3339), the switch that rewrites generated test tables, and the crash
 /// points of optimize's recovery tests.
-pub const NOT_CONFIG_ENV: &[&str] = &["GIT_SKILL_NOW", "GIT_SKILL_BLESS", "GIT_SKILL_FAILPOINT"];
+pub const NOT_CONFIG_ENV: &[&str] = &[
+    "GIT_SKILL_NOW",
+    "GIT_SKILL_BLESS",
+    "GIT_SKILL_FAILPOINT",
+    "GIT_SKILL_PURPOSE",
+];
 
 /// User-level roots, relative to HOME, looked at by the dashboard on request.
 pub const USER_ROOTS: &[&str] = &[

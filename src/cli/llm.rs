@@ -59,6 +59,7 @@ fn cmd_ping(ui: &mut Ui, args: PingArgs) -> Result<Outcome, CommandError> {
     let describe = provider.describe().clone();
     ui.status(&format!("asking {describe}…"))?;
     let mut request = Request::new("Reply with the single word: pong")
+        .purpose("ping")
         .system("You are a health check. Answer with one word.");
     request.max_tokens = 16;
     request.temperature = Some(0.0);

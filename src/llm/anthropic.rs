@@ -64,7 +64,10 @@ impl Anthropic {
 impl Provider for Anthropic {
     fn complete(&self, request: &Request) -> Result<Completion, LlmError> {
         let key = self.key.as_ref().map(|k| k.expose()).unwrap_or("");
-        let headers = [("x-api-key", key), ("anthropic-version", VERSION)];
+        let mut headers = vec![("x-api-key", key), ("anthropic-version", VERSION)];
+        if let Some(purpose) = request.purpose {
+            headers.push(("x-git-skill-purpose", purpose));
+        }
         let answer = self.http.post(&self.url, &headers, &self.body(request))?;
         let bad = |reason: String| LlmError::BadAnswer {
             provider: "anthropic",

@@ -65,7 +65,7 @@ pub(crate) fn flatten(request: &Request) -> String {
 impl Provider for CommandProvider {
     fn complete(&self, request: &Request) -> Result<Completion, LlmError> {
         let prompt = flatten(request);
-        let (stdout, _stderr) = run(&self.command, &prompt, self.timeout)?;
+        let (stdout, _stderr) = run(&self.command, &prompt, self.timeout, request.purpose)?;
         let text = String::from_utf8(stdout).map_err(|_| LlmError::CommandOutput {
             command: self.command.clone(),
             reason: "its answer is not UTF-8".into(),
@@ -99,8 +99,12 @@ pub(crate) fn run(
     command: &str,
     input: &str,
     timeout: Duration,
+    purpose: Option<&str>,
 ) -> Result<(Vec<u8>, String), LlmError> {
     let mut cmd = Command::new("sh");
+    if let Some(purpose) = purpose {
+        cmd.env("GIT_SKILL_PURPOSE", purpose);
+    }
     cmd.arg("-c")
         .arg(command)
         .stdin(Stdio::piped())

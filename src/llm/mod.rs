@@ -64,6 +64,10 @@ pub struct Request {
     pub schema: Option<Schema>,
     pub temperature: Option<f32>,
     pub max_tokens: u32,
+    /// What the request is for (`triage`, `reflect`, `gate`, `regression`, `ping`): sent as
+    /// the `x-git-skill-purpose` header (HTTP) or `GIT_SKILL_PURPOSE` (a command), for logs,
+    /// proxies and scripted test models; the prompt itself never depends on it.
+    pub purpose: Option<&'static str>,
 }
 
 impl Request {
@@ -75,7 +79,14 @@ impl Request {
             schema: None,
             temperature: None,
             max_tokens: 4096,
+            purpose: None,
         }
+    }
+
+    /// The same request, tagged with what it is for.
+    pub fn purpose(mut self, purpose: &'static str) -> Request {
+        self.purpose = Some(purpose);
+        self
     }
 
     pub fn system(mut self, system: impl Into<String>) -> Request {

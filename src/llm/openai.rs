@@ -82,10 +82,13 @@ impl OpenAi {
 
     fn send(&self, request: &Request, with_schema: bool) -> Result<(String, u32), LlmError> {
         let auth = self.key.as_ref().map(|k| format!("Bearer {}", k.expose()));
-        let headers: Vec<(&str, &str)> = auth
+        let mut headers: Vec<(&str, &str)> = auth
             .as_deref()
             .map(|a| vec![("authorization", a)])
             .unwrap_or_default();
+        if let Some(purpose) = request.purpose {
+            headers.push(("x-git-skill-purpose", purpose));
+        }
         let answer = self
             .http
             .post(&self.url, &headers, &self.body(request, with_schema))?;

@@ -54,7 +54,12 @@ pub fn ask(
         let prompt = prompts
             .render_with(name, &vars)
             .map_err(|e| LlmError::Config(e.to_string()))?;
-        let mut request = Request::new(prompt);
+        let purpose = if q.from_optimization.is_some() {
+            "regression"
+        } else {
+            "gate"
+        };
+        let mut request = Request::new(prompt).purpose(purpose);
         request.max_tokens = 1024;
         request.temperature = Some(0.0);
         let cluster_id = q.cluster.cluster_id.clone();

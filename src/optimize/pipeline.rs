@@ -287,7 +287,7 @@ impl<'r> Run<'r> {
         let check = |t: &TriageAnswer| t.validate(&ids).map_err(|e| e.to_string());
         let answer = json::complete_json::<TriageAnswer>(
             ctx.provider,
-            &request(prompt, 8192),
+            &request("triage", prompt, 8192),
             &check,
             self.raw_dir(),
         )?;
@@ -391,7 +391,7 @@ impl<'r> Run<'r> {
                 |r: &Reflection| r.validate(&cluster_ids, omitted).map_err(|e| e.to_string());
             let answer = json::complete_json::<Reflection>(
                 ctx.provider,
-                &request(prompt, 16384),
+                &request("reflect", prompt, 16384),
                 &check,
                 self.raw_dir(),
             )?;
@@ -1152,8 +1152,8 @@ fn finish(work: &Path, dry_run: bool) {
     }
 }
 
-fn request(prompt: String, max_tokens: u32) -> Request {
-    let mut r = Request::new(prompt);
+fn request(purpose: &'static str, prompt: String, max_tokens: u32) -> Request {
+    let mut r = Request::new(prompt).purpose(purpose);
     r.max_tokens = max_tokens;
     r.temperature = Some(0.2);
     r

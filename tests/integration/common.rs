@@ -86,42 +86,162 @@ impl Sandbox {
             .env("NO_COLOR", "1");
     }
 
-    /// Runs `git-skill` directly in `dir` (relative to the repository).
-    pub fn run_in(&self, dir: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let mut cmd = Command::new(BIN);
-        self.pin(&mut cmd);
-        cmd.current_dir(self.repo().join(dir)).args(args);
-        for (k, v) in env {
-            cmd.env(k, v);
+    /// A command with the pinned environment, in the repository: the one builder every helper
+    /// below goes through.
+    pub fn cmd(&self, program: impl AsRef<std::ffi::OsStr>) -> Invocation {
+        let mut command = Command::new(program.as_ref());
+        self.pin(&mut command);
+        command.current_dir(self.repo());
+        Invocation {
+            command,
+            program: program.as_ref().to_string_lossy().into_owned(),
+            stdin: None,
+            limit: None,
         }
-        Run::from(cmd.output().expect("run git-skill"))
+    }
+
+    /// `git-skill` in `dir` (relative to the repository) with extra environment variables.
+    pub fn run_in(&self, dir: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+        self.cmd(BIN)
+            .dir(self.repo().join(dir))
+            .args(args)
+            .envs(env)
+            .run()
     }
 
     pub fn run(&self, args: &[&str]) -> Run {
-        self.run_in("", args, &[])
+        self.cmd(BIN).args(args).run()
     }
 
-    /// Runs the real `git` in the repository; `git skill ...` reaches the binary through PATH.
+    /// The real `git` in the repository; `git skill ...` reaches the binary through PATH.
     pub fn git(&self, args: &[&str]) -> Run {
-        self.git_in("", args)
+        self.cmd("git").args(args).run()
     }
 
     pub fn git_in(&self, dir: &str, args: &[&str]) -> Run {
-        let mut cmd = Command::new("git");
-        self.pin(&mut cmd);
-        cmd.current_dir(self.repo().join(dir)).args(args);
-        Run::from(cmd.output().expect("run git"))
+        self.cmd("git").dir(self.repo().join(dir)).args(args).run()
     }
 
-    /// Runs any program with the pinned environment in `cwd`.
+    /// Any program with the pinned environment in `cwd`.
     pub fn command(&self, program: &str, cwd: &Path, args: &[&str]) -> Run {
-        let mut cmd = Command::new(program);
-        self.pin(&mut cmd);
-        cmd.current_dir(cwd).args(args);
-        Run::from(
-            cmd.output()
-                .unwrap_or_else(|e| panic!("run {program}: {e}")),
-        )
+        self.cmd(program).dir(cwd).args(args).run()
+    }
+}
+
+/// A command being put together; [`Invocation::run`] runs it to the end.
+pub struct Invocation {
+    command: Command,
+    program: String,
+    stdin: Option<String>,
+    limit: Option<std::time::Duration>,
+}
+
+impl Invocation {
+    pub fn dir(mut self, dir: impl AsRef<Path>) -> Invocation {
+        self.command.current_dir(dir);
+        self
+    }
+
+    pub fn args(mut self, args: &[&str]) -> Invocation {
+        self.command.args(args);
+        self
+    }
+
+    pub fn envs(mut self, env: &[(&str, &str)]) -> Invocation {
+        for (k, v) in env {
+            self.command.env(k, v);
+        }
+        self
+    }
+
+    /// What the command reads on stdin (by default: nothing, stdin is closed).
+    pub fn stdin(mut self, input: &str) -> Invocation {
+        self.stdin = Some(input.to_owned());
+        self
+    }
+
+    /// Kill the command and fail the test when it runs longer than `limit`: a hang guard, not
+    /// a performance assertion.
+    pub fn limit(mut self, limit: std::time::Duration) -> Invocation {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// The command, not yet started, for tests that control its pipes or its lifetime.
+    pub fn into_command(self) -> Command {
+        self.command
+    }
+
+    #[track_caller]
+    pub fn run(mut self) -> Run {
+        use std::io::{Read, Write as _};
+        use std::process::Stdio;
+        let program = self.program.clone();
+        let mut child = self
+            .command
+            .stdin(if self.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("run {program}: {e}"));
+        // A writer thread, so that a command that stops reading early cannot deadlock the
+        // test; readers drain both pipes, so a chatty child never blocks on a full one.
+        let writer = self.stdin.take().map(|input| {
+            let mut pipe = child.stdin.take().expect("stdin is piped");
+            std::thread::spawn(move || {
+                let _ = pipe.write_all(input.as_bytes());
+            })
+        });
+        let drain = |pipe: Option<Box<dyn Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                if let Some(mut pipe) = pipe {
+                    let _ = pipe.read_to_end(&mut buf);
+                }
+                buf
+            })
+        };
+        let out = drain(
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let err = drain(
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let status = match self.limit {
+            None => child.wait().expect("wait for the command"),
+            Some(limit) => {
+                let start = std::time::Instant::now();
+                loop {
+                    if let Some(status) = child.try_wait().expect("wait for the command") {
+                        break status;
+                    }
+                    if start.elapsed() > limit {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        panic!("{program} still running after {limit:?}; killed it");
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+            }
+        };
+        if let Some(writer) = writer {
+            writer.join().expect("the writer thread ends");
+        }
+        Run::from(Output {
+            status,
+            stdout: out.join().expect("stdout reader"),
+            stderr: err.join().expect("stderr reader"),
+        })
     }
 }
 
@@ -200,50 +320,27 @@ impl Sandbox {
     /// A `git-skill` command in `dir` (relative to the repository) with the pinned environment,
     /// not yet started; for tests that need to control its pipes or its lifetime.
     pub fn command_in(&self, dir: &str, args: &[&str]) -> Command {
-        let mut cmd = Command::new(BIN);
-        self.pin(&mut cmd);
-        cmd.current_dir(self.repo().join(dir)).args(args);
-        cmd
+        self.cmd(BIN)
+            .dir(self.repo().join(dir))
+            .args(args)
+            .into_command()
     }
 
-    /// Runs `git-skill` in the repository with `input` on stdin and extra environment variables.
+    /// `git-skill` in the repository with `input` on stdin and extra environment variables.
     pub fn run_with_stdin(&self, args: &[&str], env: &[(&str, &str)], input: &str) -> Run {
-        use std::io::Write as _;
-        use std::process::Stdio;
-        let mut cmd = self.command_in("", args);
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run git-skill");
-        let mut stdin = child.stdin.take().expect("stdin is piped");
-        let input = input.to_owned();
-        // A writer thread, so that a command that stops reading early cannot deadlock the test.
-        let writer = std::thread::spawn(move || {
-            let _ = stdin.write_all(input.as_bytes());
-        });
-        let out = child.wait_with_output().expect("wait for git-skill");
-        writer.join().expect("the writer thread ends");
-        Run::from(out)
+        self.cmd(BIN).args(args).envs(env).stdin(input).run()
     }
 
-    /// Runs the real `git` in `dir` with extra environment variables.
+    /// The real `git` in `dir` with extra environment variables.
     pub fn git_env(&self, dir: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let mut cmd = Command::new("git");
-        self.pin(&mut cmd);
-        cmd.current_dir(self.repo().join(dir)).args(args);
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        Run::from(cmd.output().expect("run git"))
+        self.cmd("git")
+            .dir(self.repo().join(dir))
+            .args(args)
+            .envs(env)
+            .run()
     }
 
-    /// Runs `git-skill` in `dir` like [`Sandbox::run_in`], but kills it and fails the test when
-    /// it is still running after `limit`: a hang guard, not a performance assertion.
+    /// `git-skill` in `dir`, killed (and the test failed) when still running after `limit`.
     #[track_caller]
     pub fn run_bounded(
         &self,
@@ -252,57 +349,12 @@ impl Sandbox {
         env: &[(&str, &str)],
         limit: std::time::Duration,
     ) -> Run {
-        use std::io::Read;
-        use std::process::Stdio;
-        let mut cmd = self.command_in(dir, args);
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn git-skill");
-        // Drain both pipes on threads, so a chatty child never blocks on a full pipe.
-        let drain = |pipe: Option<Box<dyn Read + Send>>| {
-            std::thread::spawn(move || {
-                let mut buf = Vec::new();
-                if let Some(mut pipe) = pipe {
-                    let _ = pipe.read_to_end(&mut buf);
-                }
-                buf
-            })
-        };
-        let out = drain(
-            child
-                .stdout
-                .take()
-                .map(|p| Box::new(p) as Box<dyn Read + Send>),
-        );
-        let err = drain(
-            child
-                .stderr
-                .take()
-                .map(|p| Box::new(p) as Box<dyn Read + Send>),
-        );
-        let start = std::time::Instant::now();
-        let status = loop {
-            if let Some(status) = child.try_wait().expect("wait for git-skill") {
-                break status;
-            }
-            if start.elapsed() > limit {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("git-skill {args:?} still running after {limit:?}; killed it");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        };
-        Run::from(Output {
-            status,
-            stdout: out.join().expect("stdout reader"),
-            stderr: err.join().expect("stderr reader"),
-        })
+        self.cmd(BIN)
+            .dir(self.repo().join(dir))
+            .args(args)
+            .envs(env)
+            .limit(limit)
+            .run()
     }
 
     /// Creates a symlink `rel` (below the repository) pointing at `target`, as written.

@@ -40,13 +40,14 @@ fn prompt_of(r: &Recorded) -> String {
         .unwrap_or_default()
 }
 
-fn kind_of(prompt: &str) -> Kind {
-    if prompt.contains("You are a judge in the gate") {
-        Kind::Gate
-    } else if prompt.contains("grouped into clusters by root cause") {
-        Kind::Reflect
-    } else {
-        Kind::Triage
+/// What a request is for, by the purpose git-skill tags it with (never by the prompt's wording,
+/// which template overrides change).
+fn kind_of(r: &Recorded) -> Kind {
+    match r.header("x-git-skill-purpose") {
+        Some("triage") => Kind::Triage,
+        Some("reflect") => Kind::Reflect,
+        Some("gate") | Some("regression") => Kind::Gate,
+        other => panic!("a request without a known purpose: {other:?}"),
     }
 }
 
@@ -132,7 +133,7 @@ impl Model {
     fn serve(self) -> Server {
         Server::start_with(move |r, _| {
             let prompt = prompt_of(r);
-            let kind = kind_of(&prompt);
+            let kind = kind_of(r);
             {
                 let mut faults = self.faults.lock().unwrap();
                 if let Some(i) = faults.iter().position(|(k, _)| *k == kind) {
@@ -167,7 +168,7 @@ fn count(server: &Server, kind: Kind) -> usize {
     server
         .requests()
         .iter()
-        .filter(|r| kind_of(&prompt_of(r)) == kind)
+        .filter(|r| kind_of(r) == kind)
         .count()
 }
 
@@ -980,7 +981,7 @@ fn a_skill_md_changed_during_the_run_is_not_overwritten() {
     // The judges' answers arrive after the user edited SKILL.md.
     let server = Server::start_with(move |r, _| {
         let prompt = prompt_of(r);
-        if kind_of(&prompt) == Kind::Gate {
+        if kind_of(r) == Kind::Gate {
             let mut text = std::fs::read_to_string(&target).unwrap();
             if !text.contains("## My notes") {
                 text.push_str("\n## My notes\n\nKeep these.\n");
@@ -992,7 +993,7 @@ fn a_skill_md_changed_during_the_run_is_not_overwritten() {
             );
         }
         let _ = &inner;
-        match kind_of(&prompt) {
+        match kind_of(r) {
             Kind::Triage => Reply::openai(&(model.triage)(&signal_ids(&prompt)).to_string()),
             _ => Reply::openai(&model.reflect.to_string()),
         }
@@ -1021,7 +1022,7 @@ fn a_signal_recorded_during_the_run_stays_pending() {
     let recorder = sb.clone();
     let server = Server::start_with(move |r, _| {
         let prompt = prompt_of(r);
-        match kind_of(&prompt) {
+        match kind_of(r) {
             Kind::Gate => {
                 recorder
                     .run(&[
