@@ -171,8 +171,8 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         "git-skill: commit blocked: {}. Fix the staged files (git add them again), suppress a finding with a reason, or skip the check once with git commit --no-verify.",
         match (lint_failed, shown.is_empty()) {
             (true, true) => "a staged SKILL.md has lint errors".to_owned(),
-            (true, false) => format!("lint errors, and {} skill(s) at or above the fail level", shown.len()),
-            _ => format!("{} skill(s) at or above the fail level ({})", shown.len(), fail_on.as_str()),
+            (true, false) => format!("lint errors, and {} at or above the fail level", git_skill::report::plural(shown.len(), "skill")),
+            _ => format!("{} at or above the fail level ({})", git_skill::report::plural(shown.len(), "skill"), fail_on.as_str()),
         }
     )?;
     Ok(Outcome::Problems)

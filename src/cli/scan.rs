@@ -266,12 +266,12 @@ fn finish(
             ui.status("no skills found")?;
         } else {
             ui.status(&format!(
-                "{} scanned: {} dangerous, {} caution, {} safe ({} findings, {} suppressed)",
+                "{} scanned: {} dangerous, {} caution, {} safe ({}, {} suppressed)",
                 git_skill::report::plural(s.skills, "skill"),
                 s.dangerous,
                 s.caution,
                 s.safe,
-                s.findings,
+                git_skill::report::plural(s.findings, "finding"),
                 s.suppressed
             ))?;
         }

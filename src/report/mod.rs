@@ -13,16 +13,17 @@ pub use text::{one_line, plural};
 use std::borrow::Cow;
 use std::path::PathBuf;
 
-/// Control characters written as `\u{..}`, so that a file named with a newline or an ANSI
-/// escape cannot forge lines in a terminal or a CI log.
+/// Control characters and invisible format characters (zero-width, bidi controls, Unicode
+/// tags) written as `\u{..}`, so that a file named with a newline or an ANSI escape cannot
+/// forge lines in a terminal or a CI log, and an excerpt of hidden text shows what is hidden.
 pub fn escape(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    if !text.chars().any(unprintable) {
         return Cow::Borrowed(text);
     }
     Cow::Owned(
         text.chars()
             .map(|c| {
-                if c.is_control() {
+                if unprintable(c) {
                     format!("\\u{{{:x}}}", c as u32)
                 } else {
                     c.to_string()
@@ -30,6 +31,16 @@ pub fn escape(text: &str) -> Cow<'_, str> {
             })
             .collect(),
     )
+}
+
+/// Whether `c` is shown escaped: a control character, or one that renders as nothing and
+/// changes what text means (zero-width, soft hyphen, bidi controls, Unicode tags).
+fn unprintable(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{00AD}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}'
+            | '\u{E0000}'..='\u{E007F}')
 }
 
 /// How bad a lint diagnostic is.
@@ -70,6 +81,7 @@ mod tests {
     #[test]
     fn escapes_control_characters() {
         assert_eq!(super::escape("a\nb\x1b[31m"), "a\\u{a}b\\u{1b}[31m");
+        assert_eq!(super::escape("ig\u{200B}nore"), "ig\\u{200b}nore");
         assert!(matches!(
             super::escape("plain ü"),
             std::borrow::Cow::Borrowed(_)

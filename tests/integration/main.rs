@@ -17,3 +17,25 @@ mod prompt;
 mod refuses;
 mod scan;
 mod signals;
+mod snapshot;
+mod whole;
+
+/// Every file of this directory is a module of the runner: a test file nobody declared would
+/// never run.
+#[test]
+fn no_test_file_is_forgotten() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/integration");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let Some(module) = name.strip_suffix(".rs") else {
+            continue;
+        };
+        if module != "main" {
+            assert!(
+                main.contains(&format!("mod {module};")),
+                "tests/integration/{name} is not declared in main.rs"
+            );
+        }
+    }
+}

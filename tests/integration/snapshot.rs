@@ -1,0 +1,78 @@
+//! Whole-output snapshots: a run shown as its stdout, its stderr and its exit status (JSON
+//! pretty-printed), with what changes from one run to the next normalised, compared with
+//! `tests/snapshots/cli/<name>.txt`. `GIT_SKILL_BLESS=1` rewrites the files instead; the diff
+//! is then what to review.
+
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+
+use crate::common::{Run, Sandbox};
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/cli")
+}
+
+/// What varies between runs, made stable: the sandbox's path, the random part of signal ids,
+/// commit and object ids.
+fn normalise(sb: &Sandbox, text: &str) -> String {
+    let tmp = sb.tmp.path().display().to_string();
+    let text = text.replace(&tmp, "[TMP]");
+    let signal = Regex::new(r"(\d{8}T\d{6}Z_[A-Za-z0-9._-]+?_)[0-9a-f]{8}\b").unwrap();
+    let text = signal.replace_all(&text, "${1}[hash]");
+    let long = Regex::new(r"\b[0-9a-f]{40}\b").unwrap();
+    let text = long.replace_all(&text, "[commit]");
+    text.into_owned()
+}
+
+/// The run as one text: stdout (pretty-printed when it is JSON), stderr, the exit status.
+pub fn show(sb: &Sandbox, run: &Run) -> String {
+    let stdout = match serde_json::from_str::<serde_json::Value>(&run.stdout) {
+        Ok(value) if !run.stdout.trim().is_empty() => {
+            format!("{}\n", serde_json::to_string_pretty(&value).unwrap())
+        }
+        _ => run.stdout.clone(),
+    };
+    normalise(
+        sb,
+        &format!(
+            "{stdout}------- stderr -------\n{}[exit status: {}]\n",
+            run.stderr, run.status
+        ),
+    )
+}
+
+/// Compares `actual` with the snapshot `name`, or writes it with `GIT_SKILL_BLESS=1`.
+#[track_caller]
+pub fn assert_snapshot(name: &str, actual: &str) {
+    let path = dir().join(format!("{name}.txt"));
+    if std::env::var_os("GIT_SKILL_BLESS").is_some() {
+        std::fs::create_dir_all(dir()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "no snapshot {}: run `GIT_SKILL_BLESS=1 cargo test --test integration` and review it\n--- actual ---\n{actual}",
+            path.display()
+        )
+    });
+    if expected != actual {
+        let diff = similar::TextDiff::from_lines(expected.as_str(), actual)
+            .unified_diff()
+            .header("expected", "actual")
+            .to_string();
+        panic!(
+            "the output differs from {}:\n{diff}\nif the change is intended: GIT_SKILL_BLESS=1 cargo test --test integration",
+            path.display()
+        );
+    }
+}
+
+/// Runs `args` in the sandbox's repository and checks the whole output against `name`.
+#[track_caller]
+pub fn check(sb: &Sandbox, name: &str, args: &[&str]) -> Run {
+    let run = sb.run(args);
+    assert_snapshot(name, &show(sb, &run));
+    run
+}
