@@ -1624,3 +1624,27 @@ fn a_signal_recorded_before_the_rewrite_is_not_doubled() {
     );
     assert_eq!(sb.git(&["status", "--porcelain"]).stdout, "");
 }
+
+/// What a person sees of a whole optimization: the dry run, the accepted run, the log, the
+/// rollback, the log again (text and JSON).
+#[test]
+fn the_whole_output_of_an_optimization() {
+    use crate::snapshot::{assert_snapshot, show};
+    let sb = repo_with_signals();
+    let server = Model::new().serve();
+    assert_snapshot(
+        "optimize-dry-run",
+        &show(&sb, &optimize(&sb, &server, &["--dry-run", "--yes"])),
+    );
+    assert_snapshot(
+        "optimize-accepted",
+        &show(&sb, &optimize(&sb, &server, &["--yes"])),
+    );
+    let env = [("GIT_SKILL_NOW", NOW)];
+    let log = sb.run_in("", &["log", "pdf-forms"], &env);
+    assert_snapshot("log", &show(&sb, &log));
+    let rollback = sb.run_in("", &["rollback", "pdf-forms", "--format", "json"], &env);
+    assert_snapshot("rollback-json", &show(&sb, &rollback));
+    let log = sb.run_in("", &["log", "pdf-forms", "--format", "json"], &env);
+    assert_snapshot("log-json-after-rollback", &show(&sb, &log));
+}

@@ -22,6 +22,9 @@ fn normalise(sb: &Sandbox, text: &str) -> String {
     let text = signal.replace_all(&text, "${1}[hash]");
     let long = Regex::new(r"\b[0-9a-f]{40}\b").unwrap();
     let text = long.replace_all(&text, "[commit]");
+    // Abbreviated ids at the start of a line (`  1a2b3c4 audit(skill): ...`).
+    let short = Regex::new(r"(?m)^(\s*)[0-9a-f]{7} ").unwrap();
+    let text = short.replace_all(&text, "${1}[sha] ");
     text.into_owned()
 }
 
