@@ -886,66 +886,36 @@ fn explain_conflicts_with_paths() {
 
 #[test]
 fn a_missing_path_exits_2_but_the_other_paths_are_still_checked() {
+    use crate::snapshot::check;
     let sb = Sandbox::with_repo();
     sb.write("work/pdf/SKILL.md", "---\nname: pdf\n---\nbody\n");
-    let run = sb.run(&["lint", "does/not-exist", "work/pdf"]);
-    run.assert_status(2);
-    assert!(
-        run.stdout.contains("work/pdf/SKILL.md:2: error[SK007]: "),
-        "{}",
-        run.stdout
+    check(
+        &sb,
+        "lint-missing-path",
+        &["lint", "does/not-exist", "work/pdf"],
     );
-    assert!(
-        run.stderr
-            .contains("error: could not read 'does/not-exist'"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains("1 skill checked: 1 error, 0 warnings; some paths could not be checked"),
-        "{}",
-        run.stderr
-    );
-
     // The same in JSON, and when the missing path comes last.
-    let run = sb.run(&["lint", "--format", "json", "work/pdf", "does/not-exist"]);
-    run.assert_status(2);
-    assert_eq!(codes(&run.json()), ["SK007"]);
-    assert!(
-        run.stderr
-            .contains("error: could not read 'does/not-exist'"),
-        "{}",
-        run.stderr
+    check(
+        &sb,
+        "lint-missing-path-json",
+        &["lint", "--format", "json", "work/pdf", "does/not-exist"],
     );
-
     // A clean skill beside a missing path still fails: an error never looks like a pass.
     sb.write("work/ok/SKILL.md", skill_md("ok", "Fine."));
-    let run = sb.run(&["lint", "work/ok", "nope"]);
-    run.assert_status(2);
-    assert!(run.stderr.contains("'nope'"), "{}", run.stderr);
+    check(
+        &sb,
+        "lint-clean-beside-missing",
+        &["lint", "work/ok", "nope"],
+    );
 }
 
 #[test]
 fn a_path_without_skills_or_a_file_that_is_not_skill_md_exits_2() {
+    use crate::snapshot::check;
     let sb = Sandbox::with_repo();
     sb.write("empty/readme.txt", "nothing here\n");
-    let run = sb.run(&["lint", "empty"]);
-    run.assert_status(2);
-    assert!(
-        run.stderr.contains("error: no SKILL.md found in 'empty'"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("hint: "), "{}", run.stderr);
-    let run = sb.run(&["lint", "empty/readme.txt"]);
-    run.assert_status(2);
-    assert!(
-        run.stderr
-            .contains("error: 'empty/readme.txt' is a file but not a SKILL.md"),
-        "{}",
-        run.stderr
-    );
+    check(&sb, "lint-no-skill-in-path", &["lint", "empty"]);
+    check(&sb, "lint-not-a-skill-md", &["lint", "empty/readme.txt"]);
 }
 
 #[test]

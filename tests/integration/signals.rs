@@ -527,70 +527,17 @@ fn dashboard_repo() -> Sandbox {
 
 #[test]
 fn the_dashboard_shows_the_neediest_first_and_deleted_skills_last() {
+    use crate::snapshot::{assert_snapshot, show};
     let sb = dashboard_repo();
-    let run = at(&sb, NOW, &["signals"]);
-    run.assert_ok();
-    let rows: Vec<Vec<&str>> = run
-        .stdout
-        .lines()
-        .map(|l| l.split_whitespace().collect())
-        .collect();
-    assert_eq!(
-        rows[0],
-        ["SKILL", "CORRECTED", "FRICTION", "LATEST", "PATH"]
-    );
-    // Scores: deploy 2x2 = 4 (latest 5 days ago), pdf 2+2 = 4 (1 hour ago), backup 1.
-    assert_eq!(
-        rows[1],
-        ["pdf", "1", "2", "1", "hour", "ago", ".claude/skills/pdf"]
-    );
-    assert_eq!(
-        rows[2],
-        [
-            "deploy",
-            "2",
-            "0",
-            "5",
-            "days",
-            "ago",
-            ".claude/skills/deploy"
-        ]
-    );
-    assert_eq!(
-        rows[3],
-        [
-            "backup",
-            "0",
-            "1",
-            "5",
-            "days",
-            "ago",
-            ".claude/skills/ops/backup"
-        ]
-    );
-    assert_eq!(
-        rows[4],
-        ["quiet", "[deleted]", "-", "-", ".agents/skills/quiet"]
-    );
-    assert_eq!(
-        rows.len(),
-        5,
-        "skills without signals are not listed:\n{}",
-        run.stdout
-    );
-    assert!(
-        run.stderr.contains("3 of 3 skills have pending signals"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("1 with 2 or more friction signals"),
-        "{}",
-        run.stderr
+    // Scores: deploy 2x2 = 4 (latest 5 days ago), pdf 2+2 = 4 (1 hour ago), backup 1; the
+    // deleted skill last; skills without signals are not listed.
+    assert_snapshot("signals-dashboard", &show(&sb, &at(&sb, NOW, &["signals"])));
+    assert_snapshot(
+        "signals-dashboard-json",
+        &show(&sb, &at(&sb, NOW, &["signals", "--format", "json"])),
     );
 
     // Highlighting: only the pdf row, only with colour.
-    assert!(!run.stdout.contains('\x1b'));
     let coloured = sb.run_in(
         "",
         &["signals", "--color", "always"],
@@ -603,22 +550,6 @@ fn the_dashboard_shows_the_neediest_first_and_deleted_skills_last() {
         .collect();
     assert_eq!(highlighted.len(), 1, "{}", coloured.stdout);
     assert!(highlighted[0].contains("pdf"));
-
-    let json = at(&sb, NOW, &["signals", "--format", "json"]);
-    json.assert_ok();
-    let v = json.json();
-    let skills = v["skills"].as_array().unwrap();
-    assert_eq!(v["version"], 1);
-    let names: Vec<&str> = skills
-        .iter()
-        .map(|s| s["skill"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["pdf", "deploy", "backup", "quiet"]);
-    assert_eq!(skills[0]["highlight"], true);
-    assert_eq!(skills[0]["latest"], "2026-11-30T11:00:00Z");
-    assert_eq!(skills[1]["highlight"], false);
-    assert_eq!(skills[3]["deleted"], true);
-    assert_eq!(skills[3]["friction"], 1);
 }
 
 #[test]
@@ -651,36 +582,19 @@ fn the_dashboard_looks_at_user_level_roots_only_when_asked() {
 
 #[test]
 fn an_empty_dashboard_says_how_to_record() {
+    use crate::snapshot::check;
     let sb = repo();
-    let run = sb.run(&["signals"]);
-    run.assert_ok();
-    assert!(run.stdout.is_empty());
-    assert!(
-        run.stderr.contains("no pending signals in 2 skills"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("git skill record"), "{}", run.stderr);
-    let run = sb.run(&["signals", "--format", "json"]);
-    assert_eq!(run.json()["skills"], serde_json::json!([]));
+    check(&sb, "signals-empty", &["signals"]);
+    check(&sb, "signals-empty-json", &["signals", "--format", "json"]);
 }
 
 #[test]
 fn one_skill_lists_its_signals_filtered_by_type_and_time() {
     let sb = dashboard_repo();
-    let run = at(&sb, NOW, &["signals", "pdf"]);
-    run.assert_ok();
-    let rows: Vec<&str> = run.stdout.lines().collect();
-    assert!(rows[0].starts_with("ID"), "{}", run.stdout);
-    assert!(rows[0].contains("TYPE") && rows[0].contains("VERSION") && rows[0].contains("DETAIL"));
-    assert_eq!(rows.len(), 4, "{}", run.stdout);
-    assert!(
-        rows[1].contains("corrected")
-            && rows[1].contains("2 days ago")
-            && rows[1].contains("current")
+    crate::snapshot::assert_snapshot(
+        "signals-one-skill",
+        &crate::snapshot::show(&sb, &at(&sb, NOW, &["signals", "pdf"])),
     );
-    assert!(rows[1].contains("use the form field names"));
-    assert!(rows[3].contains("friction") && rows[3].contains("guessed which script merges"));
 
     let run = at(
         &sb,
