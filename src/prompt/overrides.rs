@@ -17,7 +17,7 @@ pub const MAX_TEMPLATE_BYTES: u64 = 1 << 20;
 const MAX_DIR_ENTRIES: usize = 10_000;
 
 /// The repository's override directory, relative to the top of the work tree.
-pub const REPO_TEMPLATE_DIR: &str = ".skillopt/templates";
+pub const REPO_TEMPLATE_DIR: &str = crate::skill::layout::REPO_TEMPLATES;
 
 /// A directory that may hold overrides, named `<name>.md.j2` like the embedded templates.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,6 +14,8 @@ pub const RESOLVED: &str = ".skillopt/resolved";
 pub const WORK: &str = ".skillopt/work";
 /// Keeps `work/` out of git, relative to the skill.
 pub const GITIGNORE: &str = ".skillopt/.gitignore";
+/// Prompt template overrides of a repository, relative to its top (not to a skill).
+pub const REPO_TEMPLATES: &str = ".skillopt/templates";
 /// What `.skillopt/.gitignore` holds.
 pub const GITIGNORE_TEXT: &[u8] = b"work/\n";
 
