@@ -188,6 +188,10 @@ impl From<LlmError> for CommandError {
 impl From<PromptError> for CommandError {
     fn from(e: PromptError) -> Self {
         let hint = match &e {
+            // Rendering: only the caller knows which variables it passed, and says so.
+            PromptError::Render { .. } | PromptError::Vars { .. } | PromptError::VarsNotObject { .. } => {
+                return CommandError::with(ErrorKind::Config, e);
+            }
             PromptError::Unknown(_) => "list the templates with: git skill prompt list",
             PromptError::MissingDirectory { .. } | PromptError::NotADirectory { .. } => {
                 "create the directory, or unset skill.templateDir (git config --unset skill.templateDir)"

@@ -129,7 +129,11 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         started: Instant::now(),
         calls: None,
     };
-    let report = optimize::run(&ctx, &options, &mut interact)?;
+    // The hints name the skill as the user gave it (a path, when the name is ambiguous).
+    let report = optimize::run(&ctx, &options, &mut interact).map_err(|mut e| {
+        e.skill = args.skill.clone();
+        e
+    })?;
     match args.format {
         Format::Json => super::output::json(ui, serde_json::to_value(&report)?)?,
         Format::Text => render(ui, &report)?,

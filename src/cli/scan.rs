@@ -10,6 +10,7 @@ use git_skill::guard::ScanOptions;
 use git_skill::report::sarif;
 use git_skill::report::scan::{self as render, SkillReport};
 
+use super::error::ErrorKind;
 use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
 
 /// Scan skills for dangerous content: exfiltration, prompt injection, destructive commands,
@@ -99,7 +100,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
     let baseline_file = |path: &Path| {
         Baseline::load(path).map_err(|e| match e {
             e @ PolicyError::Read { .. } => {
-                CommandError::from(e).hint("create one with --write-baseline FILE")
+                CommandError::with(ErrorKind::User, e).hint("create one with --write-baseline FILE")
             }
             e => CommandError::from(e),
         })
@@ -299,7 +300,9 @@ fn scan_range(
     fail_on: FailOn,
     range: Range<'_>,
 ) -> Result<Outcome, CommandError> {
-    let repo = ws.require_repo("scan --from-ref/--to-ref")?;
+    let repo = ws
+        .require_repo("scan --from-ref/--to-ref")
+        .hint("or drop --from-ref/--to-ref to scan the paths given")?;
     let (from, to) = (range.from, range.to);
     let roots = ws.repo_relative_roots();
     let changed = git_skill::staged::changed_between_revisions(repo, from, to, &roots)

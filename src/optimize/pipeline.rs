@@ -721,10 +721,12 @@ impl<'r> Run<'r> {
             .progress(8, 8, "update", "writing the audit and the optimize commits");
         // Nothing may have changed the skill since step 1: the candidate was made from that
         // SKILL.md, and the optimize commit would overwrite any other change.
-        let now_text = read_skill_md(ctx)?;
-        if crate::signal::sha256_hex(now_text.as_bytes()) != self.pre_hash
-            || !dirty_paths(ctx)?.is_empty()
-        {
+        let skill_md = ctx.skill_dir.join("SKILL.md");
+        let now_bytes = std::fs::read(&skill_md).map_err(|source| OptimizeError::Read {
+            path: skill_md.clone(),
+            source,
+        })?;
+        if crate::signal::sha256_hex(&now_bytes) != self.pre_hash || !dirty_paths(ctx)?.is_empty() {
             return Err(OptimizeError::ChangedDuringRun(format!(
                 "{}/SKILL.md",
                 ctx.skill_rel

@@ -137,6 +137,11 @@ fn errors_say_what_to_do() {
     let sb = Sandbox::new();
     check(&sb, "error-no-repository", &["lint"]);
     check(&sb, "error-optimize-no-repository", &["optimize", "pdf"]);
+    check(
+        &sb,
+        "error-prompt-missing-variable",
+        &["prompt", "render", "triage"],
+    );
     let sb = repo();
     sb.write(
         ".skillguard.yaml",
