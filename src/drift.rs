@@ -11,6 +11,39 @@ use crate::skill::meta;
 use crate::skill::FileKind;
 use crate::staged::SkillChange;
 
+/// The drift of one changed skill.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SkillDrift {
+    pub name: String,
+    /// The skill directory: relative to the top from [`report`]; callers may show it relative
+    /// to where the user is.
+    pub path: String,
+    pub new_skill: bool,
+    pub capabilities: Vec<Capability>,
+}
+
+/// Drift of every skill changed between `from` and `to` (the index when `None`) that gained a
+/// capability, and the notes about links and submodules that could not be compared.
+pub fn report(
+    repo: &crate::git::Repo,
+    from: &str,
+    to: Option<&str>,
+    roots: &[(String, String)],
+) -> Result<(Vec<SkillDrift>, Vec<crate::skill::Note>), crate::git::GitError> {
+    let (changes, notes) = crate::staged::changes(repo, from, to, roots)?;
+    let drifts = changes
+        .iter()
+        .map(|c| SkillDrift {
+            name: c.after.name(),
+            path: c.after.dir.clone(),
+            new_skill: c.before.is_none(),
+            capabilities: capabilities(c),
+        })
+        .filter(|d| !d.capabilities.is_empty())
+        .collect();
+    Ok((drifts, notes))
+}
+
 /// One new capability.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Capability {

@@ -1,4 +1,4 @@
-use git_skill::drift::{self, Capability};
+use git_skill::drift::{self, SkillDrift};
 use git_skill::report::escape;
 
 use super::output::Format;
@@ -35,38 +35,22 @@ pub struct DiffArgs {
     pub fail_on_drift: bool,
 }
 
-#[derive(serde::Serialize)]
-pub struct SkillDrift {
-    pub name: String,
-    pub path: String,
-    pub new_skill: bool,
-    pub capabilities: Vec<Capability>,
-}
-
-/// Drift of every skill changed between `from` and `to` (the index when `None`), and the
-/// notes about links and submodules that could not be compared.
+/// Drift of every skill changed between `from` and `to` (the index when `None`), with paths
+/// as the user should see them, and the notes about what could not be compared.
 pub fn drift_report(
     ws: &Workspace,
     from: &str,
     to: Option<&str>,
 ) -> Result<(Vec<SkillDrift>, Vec<git_skill::skill::Note>), CommandError> {
     let repo = ws.require_repo("diff")?;
-    let roots = ws.repo_relative_roots();
-    let (changes, notes) = git_skill::staged::changes(repo, from, to, &roots)
+    let (mut drifts, notes) = drift::report(repo, from, to, &ws.repo_relative_roots())
         .hint("check that the revisions exist here (CI checkouts may need fetch-depth: 0)")?;
-    let drifts = changes
-        .iter()
-        .map(|c| SkillDrift {
-            name: c.after.name(),
-            path: ws
-                .display(&repo.workdir().join(&c.after.dir))
-                .display()
-                .to_string(),
-            new_skill: c.before.is_none(),
-            capabilities: drift::capabilities(c),
-        })
-        .filter(|d| !d.capabilities.is_empty())
-        .collect();
+    for d in &mut drifts {
+        d.path = ws
+            .display(&repo.workdir().join(&d.path))
+            .display()
+            .to_string();
+    }
     Ok((drifts, notes))
 }
 

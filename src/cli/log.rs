@@ -41,7 +41,7 @@ pub fn cmd_log(ui: &mut Ui, args: LogArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
     let repo = ws.require_repo("log")?;
     let (skill, _) = skill_arg::resolve(&ws, ui, &args.skill, Allow::Deleted)?;
-    let rel = super::optimize::repo_relative(repo.workdir(), &skill.dir).ok_or_else(|| {
+    let rel = repo.relative(&skill.dir).ok_or_else(|| {
         CommandError::new(format!(
             "'{}' is not inside the repository",
             skill.dir.display()

@@ -80,7 +80,7 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
     let ws = Workspace::load(ui)?;
     let repo = ws.require_repo("optimize")?;
     let (skill, _) = skill_arg::resolve(&ws, ui, &args.skill, Allow::Live)?;
-    let skill_rel = repo_relative(repo.workdir(), &skill.dir).ok_or_else(|| {
+    let skill_rel = repo.relative(&skill.dir).ok_or_else(|| {
         CommandError::new(format!(
             "'{}' is not inside the repository at '{}'",
             skill.dir.display(),
@@ -144,15 +144,6 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
             Outcome::Problems
         }
     })
-}
-
-/// `dir` relative to the top of the work tree, `/`-separated, when it is inside.
-pub fn repo_relative(top: &std::path::Path, dir: &std::path::Path) -> Option<String> {
-    let top = top.canonicalize().ok()?;
-    let dir = dir.canonicalize().ok()?;
-    let rel = dir.strip_prefix(&top).ok()?;
-    let rel = rel.to_string_lossy().replace('\\', "/");
-    (!rel.is_empty()).then_some(rel)
 }
 
 /// Progress and questions on the terminal.

@@ -32,7 +32,7 @@ pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandE
     let ws = Workspace::load(ui)?;
     let repo = ws.require_repo("rollback")?;
     let (skill, _) = skill_arg::resolve(&ws, ui, &args.skill, Allow::Live)?;
-    let rel = super::optimize::repo_relative(repo.workdir(), &skill.dir).ok_or_else(|| {
+    let rel = repo.relative(&skill.dir).ok_or_else(|| {
         CommandError::new(format!(
             "'{}' is not inside the repository",
             skill.dir.display()

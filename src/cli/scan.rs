@@ -5,7 +5,7 @@ use anyhow::Context as _;
 use git_skill::check::{self, Settings, Snapshot};
 use git_skill::config::FailOn;
 use git_skill::git::At;
-use git_skill::guard::suppress::{Baseline, BaselineEntry, Policy, PolicyError, POLICY_FILE};
+use git_skill::guard::suppress::{Baseline, Policy, PolicyError, POLICY_FILE};
 use git_skill::guard::ScanOptions;
 use git_skill::report::sarif;
 use git_skill::report::scan::{self as render, SkillReport};
@@ -352,33 +352,12 @@ fn in_repo(repo: &git_skill::git::Repo, path: &Path) -> Option<String> {
 }
 
 fn write_baseline(path: &Path, reports: &[SkillReport]) -> Result<(), CommandError> {
-    let mut baseline = Baseline {
-        version: 1,
-        findings: Vec::new(),
-    };
-    for r in reports {
-        for f in r.findings.iter().filter(|f| f.suppressed.is_none()) {
-            baseline.findings.push(BaselineEntry {
-                skill: r.name.clone(),
-                rule: f.rule.to_owned(),
-                file: f.file.clone(),
-                fingerprint: f.fingerprint.clone(),
-            });
-        }
-    }
-    baseline.findings.sort_by(|a, b| {
-        (&a.skill, &a.file, &a.rule, &a.fingerprint).cmp(&(
-            &b.skill,
-            &b.file,
-            &b.rule,
-            &b.fingerprint,
-        ))
-    });
-    baseline.findings.dedup();
-    let mut text =
-        serde_json::to_string_pretty(&baseline).context("could not encode the baseline")?;
-    text.push('\n');
-    git_skill::fsutil::write_atomic(path, text.as_bytes())
+    let baseline = Baseline::accepting(
+        reports
+            .iter()
+            .map(|r| (r.name.as_str(), r.findings.as_slice())),
+    );
+    git_skill::fsutil::write_atomic(path, baseline.to_file_text().as_bytes())
         .with_context(|| format!("could not write '{}'", path.display()))?;
     Ok(())
 }

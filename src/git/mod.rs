@@ -139,6 +139,14 @@ impl Repo {
         &self.workdir
     }
 
+    /// `dir` relative to the top of the work tree, `/`-separated, when it lies below it.
+    pub fn relative(&self, dir: &Path) -> Option<String> {
+        let dir = dir.canonicalize().ok()?;
+        let rel = dir.strip_prefix(&self.workdir).ok()?;
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        (!rel.is_empty()).then_some(rel)
+    }
+
     pub fn git_dir(&self) -> &Path {
         self.repo.git_dir()
     }

@@ -479,6 +479,45 @@ impl Baseline {
         Ok(baseline)
     }
 
+    /// A baseline that accepts every unsuppressed finding of `skills` (`(skill name,
+    /// findings)`), sorted and without duplicates so that it diffs well.
+    pub fn accepting<'a>(skills: impl IntoIterator<Item = (&'a str, &'a [Finding])>) -> Baseline {
+        let mut findings: Vec<BaselineEntry> = skills
+            .into_iter()
+            .flat_map(|(skill, found)| {
+                found
+                    .iter()
+                    .filter(|f| f.suppressed.is_none())
+                    .map(move |f| BaselineEntry {
+                        skill: skill.to_owned(),
+                        rule: f.rule.to_owned(),
+                        file: f.file.clone(),
+                        fingerprint: f.fingerprint.clone(),
+                    })
+            })
+            .collect();
+        findings.sort_by(|a, b| {
+            (&a.skill, &a.file, &a.rule, &a.fingerprint).cmp(&(
+                &b.skill,
+                &b.file,
+                &b.rule,
+                &b.fingerprint,
+            ))
+        });
+        findings.dedup();
+        Baseline {
+            version: 1,
+            findings,
+        }
+    }
+
+    /// The baseline as its file holds it: pretty JSON and a final newline.
+    pub fn to_file_text(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("a baseline serialises");
+        text.push('\n');
+        text
+    }
+
     /// Marks findings of `skill` whose fingerprint the baseline holds.
     pub fn apply(&self, skill: &str, findings: &mut [Finding]) {
         let known: HashSet<(&str, &str)> = self
