@@ -46,6 +46,11 @@ pub struct ScanArgs {
     #[arg(long)]
     pub no_inline_allow: bool,
 
+    /// Weigh every finding at its rule's severity: no lower severity for quoted examples, test
+    /// fixtures of scanners, security guidance or documentation of an agent's own files.
+    #[arg(long)]
+    pub strict: bool,
+
     /// Findings recorded in this baseline file count as suppressed.
     #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
     pub baseline: Option<PathBuf>,
@@ -113,6 +118,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
     };
     let options = ScanOptions {
         inline_allow: !args.no_inline_allow,
+        strict: args.strict,
     };
     let jobs = args
         .jobs

@@ -110,11 +110,17 @@ impl SkillScan {
 pub struct ScanOptions {
     /// Honour `git-skill:allow RULE -- reason` comments (off for strict CI policies).
     pub inline_allow: bool,
+    /// Weigh every match at its rule's severity: no demotion for quoted examples, test
+    /// fixtures or documentation (`scan --strict`).
+    pub strict: bool,
 }
 
 impl Default for ScanOptions {
     fn default() -> Self {
-        ScanOptions { inline_allow: true }
+        ScanOptions {
+            inline_allow: true,
+            strict: false,
+        }
     }
 }
 
@@ -459,7 +465,7 @@ fn scan_text(
             context
         };
         let severity = match context {
-            Context::Quoted => demote(rule.severity),
+            Context::Quoted if !options.strict => demote(rule.severity),
             _ => rule.severity,
         };
         let excerpt = if rule.category == Category::CredentialExposure {

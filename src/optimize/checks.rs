@@ -100,6 +100,7 @@ pub fn check(
     let settings = Settings {
         scan: guard::ScanOptions {
             inline_allow: false,
+            ..guard::ScanOptions::default()
         },
         policy: None,
         baseline: None,
