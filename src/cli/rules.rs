@@ -71,6 +71,7 @@ pub fn cmd_rules(ui: &mut Ui, args: RulesArgs) -> Result<Outcome, CommandError> 
                 Matcher::Text(_) => "text",
                 Matcher::Raw(_) => "raw",
                 Matcher::Structural => "structural",
+                Matcher::Analysis => "analysis",
             },
         })
         .collect();

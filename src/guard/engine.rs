@@ -68,7 +68,7 @@ fn compiled_pattern(rule: &Rule) -> Option<String> {
     match rule.matcher {
         Matcher::Text(p) => Some(super::ascii::asciify(p)),
         Matcher::Raw(p) => Some(p.to_owned()),
-        Matcher::Structural => None,
+        Matcher::Structural | Matcher::Analysis => None,
     }
 }
 

@@ -5,6 +5,7 @@
 //! removed, look-alikes folded, continuations and soft wraps joined) and the payloads decoded
 //! from base64 and hex blobs. Findings point at the original file, line and column.
 
+pub mod analysis;
 mod ascii;
 pub mod decode;
 pub mod engine;

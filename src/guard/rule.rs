@@ -134,6 +134,9 @@ pub enum Matcher {
     Raw(&'static str),
     /// Decided by the engine from the file itself: kind, size, magic bytes, mode, link target.
     Structural,
+    /// Found by an analysis of the file's structure (`guard::analysis`): syntax trees of
+    /// scripts and fenced code, sentences of prose. The analysis names the rule in each hit.
+    Analysis,
 }
 
 /// One rule of the registry. Ids are stable: never reused for another meaning.
@@ -148,10 +151,14 @@ pub struct Rule {
     /// What it detects, why it is dangerous, what to do instead.
     pub explanation: &'static str,
     pub matcher: Matcher,
-    /// Texts the rule must fire on (scanned as a script under `scripts/`).
+    /// Texts the rule must fire on, scanned through the whole engine as the file
+    /// [`Rule::fixture`].
     pub fires: &'static [&'static str],
     /// Texts it must not fire on: the near misses.
     pub passes: &'static [&'static str],
+    /// The path `fires` and `passes` are scanned as: a script by default, a Markdown file for
+    /// rules about rendered Markdown or prose, a `.py` file for Python rules.
+    pub fixture: &'static str,
     /// Which files the rule means something in.
     pub scope: Scope,
     /// A match inside inline code is a mention, whatever precedes it (a forged system header
@@ -187,6 +194,7 @@ impl Rule {
         matcher: Matcher::Structural,
         fires: &[],
         passes: &[],
+        fixture: "scripts/check.sh",
         scope: Scope::Any,
         mention_in_code: false,
         prefilter: None,

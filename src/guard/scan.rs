@@ -414,6 +414,24 @@ fn scan_text(
             hits.extend(found.drain(..).map(|h| (h, Context::Live)));
         }
     }
+    if !kind.binary {
+        let input = super::analysis::Input {
+            path,
+            text: &raw,
+            markdown: kind.markdown,
+        };
+        for hit in super::analysis::analyze(&input) {
+            let rule = rules::index_of(hit.rule.id).expect("analysis rules are registered");
+            hits.push((
+                Hit {
+                    rule,
+                    offset: hit.start,
+                    text: raw[hit.start..hit.end.min(raw.len())].to_owned(),
+                },
+                Context::Live,
+            ));
+        }
+    }
     if !kind.markdown {
         hits.retain(|(h, _)| all[h.rule].scope != Scope::Markdown);
     }
@@ -585,7 +603,7 @@ mod tests {
             let path = if rule.scope == Scope::Markdown {
                 "references/example.md"
             } else {
-                "scripts/check.sh"
+                rule.fixture
             };
             for text in rule.fires {
                 let scan = scan_files(&[(path, text.as_bytes(), false)]);

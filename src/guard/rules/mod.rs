@@ -45,6 +45,15 @@ pub fn all() -> &'static [Rule] {
     })
 }
 
+/// The index in [`all`] of the rule with this exact id (analysis hits name their rule).
+pub fn index_of(id: &str) -> Option<usize> {
+    static INDEX: OnceLock<std::collections::HashMap<&'static str, usize>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| all().iter().enumerate().map(|(i, r)| (r.id, i)).collect())
+        .get(id)
+        .copied()
+}
+
 /// Looks a rule up by id, any case.
 pub fn find(id: &str) -> Option<&'static Rule> {
     all().iter().find(|r| r.id.eq_ignore_ascii_case(id))

@@ -1,0 +1,62 @@
+//! Rules that need structure rather than lines: the code a file holds (scripts by extension,
+//! shebang or content; every fenced block of Markdown) parsed into syntax trees, and the prose
+//! of Markdown read as sentences. Each analysis returns hits naming an [`Matcher::Analysis`]
+//! rule of the registry and a byte range of the original file, so findings point at the right
+//! file, line and column wherever the code sat.
+//!
+//! [`Matcher::Analysis`]: super::rule::Matcher::Analysis
+
+pub mod regions;
+
+use super::rule::Rule;
+use regions::{Lang, Region};
+
+/// One match of an analysis rule.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    pub rule: &'static Rule,
+    /// Byte range in the original file.
+    pub start: usize,
+    pub end: usize,
+}
+
+/// What the scan knows of the file being analysed.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    /// Relative to the skill, `/`-separated.
+    pub path: &'a str,
+    pub text: &'a str,
+    /// A Markdown document (by extension).
+    pub markdown: bool,
+}
+
+/// Bytes of code parsed per file, whatever it holds: past it the rest of the file is left to
+/// the line rules, so a parser's error recovery (slow on text that is not code) cannot stall a
+/// hook. Parsing runs at 1-5 MB/s.
+pub const MAX_PARSED_BYTES: usize = 1 << 20;
+
+/// Runs every analysis that applies to the file.
+pub fn analyze(input: &Input<'_>) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    let mut budget = MAX_PARSED_BYTES;
+    for region in regions::code_regions(input) {
+        if region.text.len() > budget {
+            break;
+        }
+        budget -= region.text.len();
+        analyze_region(&region, &mut hits);
+    }
+    hits
+}
+
+fn analyze_region(region: &Region, hits: &mut Vec<Hit>) {
+    let mut local = Vec::new();
+    match region.lang {
+        Lang::Shell | Lang::PowerShell | Lang::Python | Lang::JavaScript => {}
+    }
+    hits.extend(local.drain(..).map(|h: Hit| Hit {
+        start: region.original(h.start),
+        end: region.original(h.end.max(h.start)),
+        ..h
+    }));
+}
