@@ -6,7 +6,11 @@
 //!
 //! [`Matcher::Analysis`]: super::rule::Matcher::Analysis
 
+mod python;
 pub mod regions;
+pub mod secrets;
+mod shell;
+pub mod taint;
 
 use super::rule::Rule;
 use regions::{Lang, Region};
@@ -52,7 +56,9 @@ pub fn analyze(input: &Input<'_>) -> Vec<Hit> {
 fn analyze_region(region: &Region, hits: &mut Vec<Hit>) {
     let mut local = Vec::new();
     match region.lang {
-        Lang::Shell | Lang::PowerShell | Lang::Python | Lang::JavaScript => {}
+        Lang::Shell => shell::analyze(&region.text, &mut local),
+        Lang::Python => python::analyze(&region.text, &mut local),
+        Lang::PowerShell | Lang::JavaScript => {}
     }
     hits.extend(local.drain(..).map(|h: Hit| Hit {
         start: region.original(h.start),

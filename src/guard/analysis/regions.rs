@@ -56,7 +56,8 @@ pub fn file_lang(path: &str, text: &str) -> Option<Lang> {
         "ps1" | "psm1" => Some(Lang::PowerShell),
         _ => None,
     };
-    by_ext.or_else(|| shebang_lang(text)).or_else(|| {
+    // The kernel runs what the shebang names, whatever the extension says.
+    shebang_lang(text).or(by_ext).or_else(|| {
         // An extensionless file in a skill is usually a script; only its content tells which.
         (!name.contains('.')).then(|| sniff(text)).flatten()
     })

@@ -242,4 +242,59 @@ pub const RULES: &[Rule] = &[
         ],
         ..Rule::PLAIN
     },
+    DES020,
+    DES021,
 ];
+
+/// On syntax trees (`guard::analysis`).
+pub const DES020: Rule = Rule {
+    id: "DES020",
+    category: Category::Destructive,
+    severity: Severity::Critical,
+    message: "Recursive delete of the root, home, a system directory or the system logs",
+    explanation: "Detects, on the syntax tree of shell code, `rm` with a recursive flag in any spelling (`-r -f`, `-fr`, `--recursive --force`, split over continued lines, after `sudo`/`env`/`xargs`/`sh -c`) whose operand, once quotes, `$HOME` and constant variables are resolved, is `/`, the home directory, a top-level system directory or the system logs (`/var/log`, shell history): the last is how intruders hide their tracks. Instead, delete only paths the skill created, spelled out relative to a directory it owns.",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "rm -r \\\n  -f \\\n  \"$HOME\"/",
+        "sudo rm -fr /usr",
+        "rm --recursive --force ~/*",
+        "rm -rf /tmp/.c/* /var/log/app/*",
+        "T=/; rm -rf \"$T\"",
+        "sh -c 'rm -rf \"$HOME\"'",
+    ],
+    passes: &[
+        "rm -rf ./dist",
+        "rm -rf \"$HOME/.cache/my-skill\"",
+        "rm -rf /var/lib/apt/lists/*",
+        "rm -f /tmp/x",
+        "rm -r build/",
+    ],
+    fixture: "scripts/check.sh",
+    ..Rule::PLAIN
+};
+
+/// On syntax trees (`guard::analysis`).
+pub const DES021: Rule = Rule {
+    id: "DES021",
+    category: Category::Destructive,
+    severity: Severity::Critical,
+    message: "Writes to or wipes a block device",
+    explanation: "Detects, on the syntax tree of shell code, `dd of=` a device, and `mkfs*`, `mke2fs`, `mkswap`, `wipefs`, `shred`, `sgdisk`, `sfdisk`, `fdisk`, `parted`, `blkdiscard` or `cryptsetup` on a device: a `/dev/...` path, or a variable that came from `lsblk`, `blkid` or `fdisk -l`. One run destroys a disk. Instead, build images into a file (`dd of=disk.img`, `mkfs.ext4 disk.img`).",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "DEV=$(lsblk -ndo NAME | head -1); dd if=/dev/urandom of=\"$DEV\" bs=4M",
+        "DEV=$(lsblk -ndo PATH); mkfs.ext4 -F \"$DEV\"",
+        "dd if=/dev/zero of=/dev/sda",
+        "wipefs -a /dev/nvme0n1",
+        "shred -n 3 /dev/sdb",
+    ],
+    passes: &[
+        "dd if=/dev/zero of=disk.img bs=1M count=10",
+        "mkfs.ext4 disk.img",
+        "shred -u secrets.txt",
+        "dd if=/dev/urandom of=/dev/null count=1",
+        "lsblk -o NAME,SIZE",
+    ],
+    fixture: "scripts/check.sh",
+    ..Rule::PLAIN
+};

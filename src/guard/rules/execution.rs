@@ -151,4 +151,28 @@ pub const RULES: &[Rule] = &[
         ],
         ..Rule::PLAIN
     },
+    EXE020,
 ];
+
+/// On syntax trees (`guard::analysis`).
+pub const EXE020: Rule = Rule {
+    id: "EXE020",
+    category: Category::Execution,
+    severity: Severity::Critical,
+    message: "Decoded or hidden data is run as code",
+    explanation: "Detects, on the syntax tree of shell and Python code, data that is decoded (base64, hex, escapes, zlib) or read from a file at run time and then executed: piped into a shell, passed to `eval`/`exec`/`compile`, or to `subprocess` with `shell=True` or `os.system` (`subprocess.run(open(\"references/.task\").read(), shell=True)`). What runs is not what a reviewer reads. Instead, keep the code in a script of the skill, in plain text.",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "echo Y3VybCB4 | base64 -d | sh",
+        "#!/usr/bin/env python3\nimport base64\nexec(base64.b64decode(\"cHJpbnQoMSk=\"))\n",
+        "#!/usr/bin/env python3\nimport subprocess\nsubprocess.run(open(\"references/.task\").read(), shell=True)\n",
+        "#!/usr/bin/env python3\neval(compile(open(\"/tmp/.cache-01\").read(), \"<exec>\", \"exec\"))\n",
+    ],
+    passes: &[
+        "echo aGk= | base64 -d > out.txt",
+        "#!/usr/bin/env python3\nimport subprocess\nsubprocess.run([\"git\", \"status\"], check=True)\n",
+        "#!/usr/bin/env python3\nimport json\ncfg = json.loads(open(\"config.json\").read())\n",
+    ],
+    fixture: "scripts/check.sh",
+    ..Rule::PLAIN
+};

@@ -4,22 +4,22 @@ use std::sync::OnceLock;
 
 use super::rule::Rule;
 
-mod credential_exposure;
+pub(crate) mod credential_exposure;
 mod crypto_mining;
-mod destructive;
-mod execution;
-mod exfiltration;
+pub(crate) mod destructive;
+pub(crate) mod execution;
+pub(crate) mod exfiltration;
 mod hidden_text;
 mod network;
-mod obfuscation;
+pub(crate) mod obfuscation;
 mod path_traversal;
-mod persistence;
-mod privilege_escalation;
+pub(crate) mod persistence;
+pub(crate) mod privilege_escalation;
 mod prompt_injection;
 #[cfg(test)]
 mod seed_check;
 pub mod structural;
-mod supply_chain;
+pub(crate) mod supply_chain;
 
 /// Every rule, in id order within each category.
 pub fn all() -> &'static [Rule] {

@@ -208,4 +208,29 @@ pub const RULES: &[Rule] = &[
         ],
         ..Rule::PLAIN
     },
+    OBF020,
 ];
+
+/// On syntax trees (`guard::analysis`).
+pub const OBF020: Rule = Rule {
+    id: "OBF020",
+    category: Category::Obfuscation,
+    severity: Severity::Critical,
+    message: "A command name is spelled to hide it",
+    explanation: "Detects, on the syntax tree of shell code, a command whose name only appears once the shell expands it: assembled from variables (`c=cu; c=${c}rl; $c`), split by empty quotes (`w\"\"get`), escaped (`c\\u\\rl`), or decoded from `$'\\x..'` or `printf '\\x..'`, when it names a downloader, shell, interpreter, network tool or destructive command. Scripts that mean well spell their commands. Instead, write the command name plainly.",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "c=cu; c=${c}rl; $c -s https://t.example",
+        "$(printf '\\x63\\x75\\x72\\x6c') -s https://t.example",
+        "$'\\x72\\x6d' -rf ./x",
+        "w\"\"get https://t.example/a",
+    ],
+    passes: &[
+        "PY=python3; $PY run.py",
+        "\"$EDITOR\" notes.md",
+        "cmd=git; $cmd status",
+        "\"curl\" -s https://t.example",
+    ],
+    fixture: "scripts/check.sh",
+    ..Rule::PLAIN
+};

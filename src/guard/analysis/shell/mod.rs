@@ -1,0 +1,395 @@
+//! Shell (bash, sh, zsh) on its syntax tree: every command with its name and arguments as the
+//! shell would see them (quotes removed, `$'\x..'` and `printf` spellings decoded, constant
+//! variables propagated through the file, `sudo`/`env`/`xargs`/`sh -c` unwrapped), what each
+//! command reads and writes, and what flows between commands through pipes, substitutions and
+//! variables. The rules on commands are in [`commands`].
+
+mod commands;
+mod words;
+
+use std::collections::{HashMap, HashSet};
+
+use tree_sitter::{Node, Parser};
+
+use super::taint::Taint;
+use super::Hit;
+use words::Value;
+
+/// `sh -c` and `eval` strings parsed as shell, at most this deep.
+const MAX_NESTING: usize = 3;
+/// Syntax nodes visited per region: error recovery on text that is not shell can make trees
+/// with many nodes, and the walk must stay linear.
+const MAX_NODES: usize = 200_000;
+/// Syntax nesting followed: deeper parts of a tree (`$($($(...)))` a thousand times) are
+/// not looked into, so the walk's recursion stays within the stack.
+const MAX_DEPTH: usize = 200;
+/// Variables remembered per file.
+const MAX_VARS: usize = 4_096;
+
+thread_local! {
+    static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Parses `text` as shell and appends the hits of the command rules, with offsets in `text`.
+pub fn analyze(text: &str, out: &mut Vec<Hit>) {
+    let mut walk = Walk {
+        src: text,
+        vars: HashMap::new(),
+        downloaded: HashSet::new(),
+        out,
+        nodes: 0,
+        depth: 0,
+        level: 0,
+        base: 0,
+    };
+    walk.script(text);
+}
+
+pub(crate) fn parse(text: &str) -> Option<tree_sitter::Tree> {
+    PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut p = Parser::new();
+            p.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
+            *slot = Some(p);
+        }
+        let parser = slot.as_mut()?;
+        parser.reset();
+        parser.parse(text, None)
+    })
+}
+
+/// A command as the shell runs it.
+#[derive(Debug, Clone)]
+pub struct Command {
+    /// The program's name without its directory (`/usr/bin/curl` -> `curl`).
+    pub name: String,
+    /// How the name was spelled.
+    pub name_value: Value,
+    pub args: Vec<Value>,
+    /// What its standard input carries (the previous command of a pipeline, `< file`).
+    pub stdin: Taint,
+    /// Files it writes through redirections (`>`, `>>`, `&>`), with the text written when
+    /// known (a here-document, `echo`'s arguments).
+    pub writes: Vec<Value>,
+    /// Text it reads from a here-document or here-string.
+    pub heredoc: Option<Value>,
+    /// Byte range of the whole command in the file.
+    pub start: usize,
+    pub end: usize,
+}
+
+struct Walk<'s, 'o> {
+    src: &'s str,
+    /// Variables assigned so far, by name: constant propagation in file order.
+    vars: HashMap<String, Value>,
+    /// Files a download wrote (`curl -o F`, `wget -O F`, `curl ... > F`), to catch running
+    /// them later.
+    downloaded: HashSet<String>,
+    out: &'o mut Vec<Hit>,
+    nodes: usize,
+    depth: usize,
+    /// How deep in the syntax tree the walk is.
+    level: usize,
+    /// Offset of `src` in the analysed region (nested `sh -c` strings report at their
+    /// command).
+    base: usize,
+}
+
+impl<'s> Walk<'s, '_> {
+    fn script(&mut self, text: &str) {
+        let Some(tree) = parse(text) else { return };
+        self.statement(tree.root_node(), &Taint::default());
+    }
+
+    fn text(&self, node: Node) -> &'s str {
+        &self.src[node.byte_range()]
+    }
+
+    fn budget(&mut self) -> bool {
+        self.nodes += 1;
+        self.nodes <= MAX_NODES
+    }
+
+    /// Walks a statement; returns what it writes to standard output.
+    fn statement(&mut self, node: Node, stdin: &Taint) -> Taint {
+        if !self.budget() || self.level >= MAX_DEPTH {
+            return Taint::default();
+        }
+        self.level += 1;
+        let out = self.statement_inner(node, stdin);
+        self.level -= 1;
+        out
+    }
+
+    fn statement_inner(&mut self, node: Node, stdin: &Taint) -> Taint {
+        match node.kind() {
+            "command" => self.command(node, stdin, &[]),
+            "redirected_statement" => {
+                let body = node.child_by_field_name("body");
+                let mut redirects = Vec::new();
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    if Some(child) != body {
+                        redirects.push(child);
+                    }
+                }
+                match body {
+                    Some(b) if b.kind() == "command" => self.command(b, stdin, &redirects),
+                    Some(b) => {
+                        let out = self.statement(b, stdin);
+                        self.redirect_only(&redirects, &out, node);
+                        out
+                    }
+                    None => Taint::default(),
+                }
+            }
+            "pipeline" => {
+                let mut flow = stdin.clone();
+                let mut cursor = node.walk();
+                let stages: Vec<Node> = node.named_children(&mut cursor).collect();
+                for stage in stages {
+                    flow = self.statement(stage, &flow);
+                }
+                flow
+            }
+            "variable_assignment" => {
+                self.assign(node);
+                Taint::default()
+            }
+            "for_statement" => {
+                let var = node
+                    .child_by_field_name("variable")
+                    .map(|v| self.text(v).to_owned());
+                let mut items = Value::literal("");
+                let mut cursor = node.walk();
+                let values: Vec<Node> = node.children_by_field_name("value", &mut cursor).collect();
+                for v in values {
+                    let value = self.eval(v);
+                    items.taint.add(&value.taint);
+                }
+                items.known = false;
+                if let Some(var) = var {
+                    self.set_var(var, items);
+                }
+                let mut out = Taint::default();
+                if let Some(body) = node.child_by_field_name("body") {
+                    out = self.statement(body, stdin);
+                }
+                out
+            }
+            "comment" | "heredoc_body" => Taint::default(),
+            _ => {
+                // Lists, blocks, conditionals, loops, functions, subshells and the ERROR nodes
+                // of error recovery: their statements in order.
+                let mut out = Taint::default();
+                let mut cursor = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cursor).collect();
+                for child in children {
+                    let o = self.statement(child, stdin);
+                    out.add(&o);
+                }
+                out
+            }
+        }
+    }
+
+    fn set_var(&mut self, name: String, value: Value) {
+        if self.vars.len() < MAX_VARS || self.vars.contains_key(&name) {
+            self.vars.insert(name, value);
+        }
+    }
+
+    fn assign(&mut self, node: Node) {
+        let Some(name) = node.child_by_field_name("name") else {
+            return;
+        };
+        let name = self.text(name).to_owned();
+        let value = match node.child_by_field_name("value") {
+            Some(v) => self.eval(v),
+            None => Value::literal(""),
+        };
+        self.set_var(name, value);
+    }
+
+    /// Redirections of a compound statement (`{ ...; } > f`, `( ... ) > /dev/tcp/h/p`).
+    fn redirect_only(&mut self, redirects: &[Node], out: &Taint, at: Node) {
+        let mut cmd = Command {
+            name: String::new(),
+            name_value: Value::literal(""),
+            args: Vec::new(),
+            stdin: Taint::default(),
+            writes: Vec::new(),
+            heredoc: None,
+            start: self.base + at.start_byte(),
+            end: self.base + at.end_byte(),
+        };
+        for r in redirects {
+            self.redirect(*r, &mut cmd);
+        }
+        commands::check_writes(&cmd, out, self.out);
+    }
+
+    fn redirect(&mut self, node: Node, cmd: &mut Command) {
+        match node.kind() {
+            "file_redirect" => {
+                let Some(dest) = node.child_by_field_name("destination") else {
+                    return;
+                };
+                let op = node
+                    .child(0)
+                    .map(|c| self.text(c).to_owned())
+                    .unwrap_or_default();
+                let value = self.eval(dest);
+                if op.starts_with('<') && !op.starts_with("<<") {
+                    if super::secrets::credential_path(&value.text) {
+                        cmd.stdin.add(&Taint::secret(super::taint::CREDENTIAL_FILE));
+                    }
+                    cmd.stdin.add(&value.taint);
+                } else if op.contains('>') && !op.contains(">&") || op == "&>" || op == "&>>" {
+                    cmd.writes.push(value);
+                }
+            }
+            "heredoc_redirect" | "herestring_redirect" => {
+                let mut value = Value::literal("");
+                let mut cursor = node.walk();
+                let parts: Vec<Node> = node.named_children(&mut cursor).collect();
+                for part in parts {
+                    if matches!(part.kind(), "heredoc_body" | "heredoc_content") {
+                        value.text.push_str(self.text(part));
+                        let mut c2 = part.walk();
+                        let inner: Vec<Node> = part.named_children(&mut c2).collect();
+                        for e in inner {
+                            let v = self.eval(e);
+                            value.taint.add(&v.taint);
+                        }
+                    } else if node.kind() == "herestring_redirect" {
+                        let v = self.eval(part);
+                        value.text.push_str(&v.text);
+                        value.taint.add(&v.taint);
+                    } else if part.kind() == "file_redirect" {
+                        self.redirect(part, cmd);
+                    }
+                }
+                cmd.stdin.add(&value.taint);
+                cmd.heredoc = Some(value);
+            }
+            _ => {}
+        }
+    }
+
+    fn command(&mut self, node: Node, stdin: &Taint, redirects: &[Node]) -> Taint {
+        let mut cmd = Command {
+            name: String::new(),
+            name_value: Value::literal(""),
+            args: Vec::new(),
+            stdin: stdin.clone(),
+            writes: Vec::new(),
+            heredoc: None,
+            start: self.base + node.start_byte(),
+            end: self.base + node.end_byte(),
+        };
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
+        let mut named = false;
+        for child in children {
+            match child.kind() {
+                "command_name" => {
+                    let inner = child.named_child(0).unwrap_or(child);
+                    cmd.name_value = self.eval(inner);
+                    named = true;
+                }
+                "variable_assignment" if !named => {
+                    // `VAR=value cmd`: the value is in the command's environment.
+                    let _ = self.eval_field(child, "value");
+                }
+                "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
+                    self.redirect(child, &mut cmd)
+                }
+                "comment" => {}
+                _ if named => {
+                    let v = self.eval(child);
+                    cmd.args.push(v);
+                }
+                _ => {}
+            }
+        }
+        for r in redirects {
+            self.redirect(*r, &mut cmd);
+        }
+        cmd.name = program_name(&cmd.name_value.text);
+        self.run(cmd)
+    }
+
+    fn eval_field(&mut self, node: Node, field: &str) -> Option<Value> {
+        node.child_by_field_name(field).map(|v| self.eval(v))
+    }
+
+    /// Unwraps wrappers, runs the rules, and works out the command's output.
+    fn run(&mut self, mut cmd: Command) -> Taint {
+        for _ in 0..8 {
+            match commands::unwrap(&cmd) {
+                commands::Unwrapped::Same => break,
+                commands::Unwrapped::Program(next) => cmd = next,
+                commands::Unwrapped::Script(script) => {
+                    self.nested(&cmd, &script);
+                    break;
+                }
+            }
+        }
+        commands::check(&cmd, &self.downloaded, self.out);
+        for file in commands::downloads_to(&cmd) {
+            self.downloaded.insert(file);
+        }
+        let out = commands::output(&cmd);
+        commands::check_writes(&cmd, &out, self.out);
+        if commands::is_downloader(&cmd.name) {
+            for w in &cmd.writes {
+                self.downloaded.insert(commands::norm_path(&w.text));
+            }
+        }
+        out
+    }
+
+    /// A string run as shell (`sh -c S`, `eval S`): parsed when its text is known; when it
+    /// carries downloaded or decoded data, that is a rule of its own (in `commands::check`).
+    fn nested(&mut self, at: &Command, script: &Value) {
+        if !script.known || self.depth >= MAX_NESTING || script.text.len() > 1 << 16 {
+            return;
+        }
+        let text = script.text.clone();
+        let Some(tree) = parse(&text) else { return };
+        let mut inner = Walk {
+            src: &text,
+            vars: std::mem::take(&mut self.vars),
+            downloaded: std::mem::take(&mut self.downloaded),
+            out: &mut Vec::new(),
+            nodes: self.nodes,
+            depth: self.depth + 1,
+            level: self.level,
+            base: 0,
+        };
+        inner.statement(tree.root_node(), &at.stdin);
+        let (vars, downloaded, nodes) = (inner.vars, inner.downloaded, inner.nodes);
+        let mut hits = std::mem::take(inner.out);
+        self.vars = vars;
+        self.downloaded = downloaded;
+        self.nodes = nodes;
+        // The inner string's offsets mean nothing in the file: its hits point at the command.
+        for h in &mut hits {
+            h.start = at.start;
+            h.end = at.end;
+        }
+        self.out.extend(hits);
+    }
+}
+
+/// `/usr/bin/curl.exe` -> `curl`.
+fn program_name(spelled: &str) -> String {
+    let base = spelled.rsplit(['/', '\\']).next().unwrap_or(spelled);
+    let base = base.strip_suffix(".exe").unwrap_or(base);
+    base.to_ascii_lowercase()
+}
+
+#[cfg(test)]
+mod tests;

