@@ -8,7 +8,7 @@ use super::engine::{Engine, Hit};
 use super::markdown;
 use super::normalize::normalize;
 use super::redact::{mask, redact};
-use super::rule::{Category, Rule, Scope, Severity};
+use super::rule::{Category, Matcher, Rule, Scope, Severity};
 use super::rules;
 use super::rules::structural::{
     STR001, STR002, STR003, STR004, STR005, STR006, STR007, STR008, STR009, STR010, STR011,
@@ -466,6 +466,17 @@ fn scan_text(
     } else {
         Default::default()
     };
+    // A structural analysis that agrees with a line rule of its category on the same line
+    // adds nothing but noise: the line rule's finding stands for both.
+    let lines_of_rules: std::collections::HashSet<(usize, Category)> = hits
+        .iter()
+        .filter(|(h, _)| all[h.rule].matcher != Matcher::Analysis)
+        .map(|(h, _)| (lines.line(h.offset), all[h.rule].category))
+        .collect();
+    hits.retain(|(h, _)| {
+        all[h.rule].matcher != Matcher::Analysis
+            || !lines_of_rules.contains(&(lines.line(h.offset), all[h.rule].category))
+    });
     let mut seen = std::collections::HashSet::new();
     for (hit, context) in hits {
         let line = lines.line(hit.offset);
@@ -598,6 +609,7 @@ mod tests {
 
     #[test]
     fn every_rule_fires_on_its_examples_and_not_on_its_near_misses() {
+        let mut failures = Vec::new();
         for rule in rules::all() {
             // Examples are live code, except for rules about rendered Markdown.
             let path = if rule.scope == Scope::Markdown {
@@ -607,22 +619,22 @@ mod tests {
             };
             for text in rule.fires {
                 let scan = scan_files(&[(path, text.as_bytes(), false)]);
-                assert!(
-                    rules_of(&scan).contains(&rule.id),
-                    "{} must fire on {text:?}; got {:?}",
-                    rule.id,
-                    rules_of(&scan)
-                );
+                if !rules_of(&scan).contains(&rule.id) {
+                    failures.push(format!(
+                        "{} must fire on {text:?}; got {:?}",
+                        rule.id,
+                        rules_of(&scan)
+                    ));
+                }
             }
             for text in rule.passes {
                 let scan = scan_files(&[(path, text.as_bytes(), false)]);
-                assert!(
-                    !rules_of(&scan).contains(&rule.id),
-                    "{} must not fire on {text:?}",
-                    rule.id
-                );
+                if rules_of(&scan).contains(&rule.id) {
+                    failures.push(format!("{} must not fire on {text:?}", rule.id));
+                }
             }
         }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 
     #[test]

@@ -22,6 +22,8 @@ use crate::guard::rules::{
 };
 
 const PASSES: usize = 4;
+/// A literal bundling several secrets (see [`bundle`]).
+const BUNDLE: u8 = 1 << 7;
 const MAX_DEPTH: usize = 150;
 const MAX_NODES: usize = 400_000;
 const MAX_TEXT: usize = 4096;
@@ -479,8 +481,10 @@ impl<'s> Analysis<'s> {
                 }
             }
             "dictionary" | "list" | "set" | "tuple" => {
-                let v = self.eval_all(n);
-                self.bundle(n, &v.taint);
+                let mut v = self.eval_all(n);
+                if bundle(&v.taint) {
+                    v.taint.flags |= BUNDLE;
+                }
                 v
             }
             "call" => self.call(n),
@@ -511,22 +515,6 @@ impl<'s> Analysis<'s> {
                 Val::default()
             }
             _ => Val::default(),
-        }
-    }
-
-    /// A literal holding secrets of two or more sources (or a whole environment) is a bundle
-    /// made to travel.
-    fn bundle(&mut self, n: Node, t: &Taint) {
-        if !t.has(SECRET) {
-            return;
-        }
-        let mut vendors: HashSet<String> = HashSet::new();
-        for s in &t.sources {
-            let w = secrets::vendor_words(s);
-            vendors.insert(if w.is_empty() { s.clone() } else { w.join("_") });
-        }
-        if vendors.len() >= 2 || t.sources.iter().any(|s| s == taint::ENVIRONMENT) {
-            self.hit(&CRD020, n);
         }
     }
 
@@ -565,8 +553,11 @@ impl<'s> Analysis<'s> {
         for (_, v) in &positional {
             all.add(&v.taint);
         }
-        for (_, _, v) in &keywords {
-            all.add(&v.taint);
+        for (k, _, v) in &keywords {
+            // A child's environment or a request's headers are not what the call returns.
+            if !matches!(k.as_str(), "env" | "headers" | "auth" | "cookies") {
+                all.add(&v.taint);
+            }
         }
         let first_text = positional.first().and_then(|(_, v)| v.text.clone());
 
@@ -657,6 +648,32 @@ impl<'s> Analysis<'s> {
             return Val::taint(all);
         }
 
+        // Serialising a bundle of secrets (or the whole environment) packs it for transport.
+        let serialises = matches!(
+            callee.as_str(),
+            "json.dumps"
+                | "json.dump"
+                | "pickle.dumps"
+                | "pickle.dump"
+                | "yaml.dump"
+                | "yaml.safe_dump"
+                | "marshal.dumps"
+                | "base64.b64encode"
+                | "base64.b32encode"
+                | "base64.urlsafe_b64encode"
+                | "zlib.compress"
+                | "gzip.compress"
+                | "urllib.parse.urlencode"
+                | "urlencode"
+        );
+        if serialises
+            && positional.first().is_some_and(|(a, v)| {
+                v.taint.has(BUNDLE) || v.taint.has(SECRET) && environment_itself(self.text(*a))
+            })
+        {
+            self.hit(&CRD020, n);
+        }
+
         // Code execution.
         let shell_true = keywords
             .iter()
@@ -737,6 +754,10 @@ impl<'s> Analysis<'s> {
             || callee == "Request";
         if sink {
             self.network_sink(n, &callee, &positional, &keywords, &recv);
+        }
+        if callee == "urllib.request.Request" || callee == "Request" {
+            // Its headers were judged here, against its URL; what travels on is the body.
+            return Val::taint(all);
         }
         // Local functions: arguments flow into parameters, returns flow out.
         if let Some(params) = self.functions.get(&callee).cloned() {
@@ -829,6 +850,34 @@ fn recv_is_client(callee: &str) -> bool {
         || recv == "http"
         || recv.ends_with("pool")
         || recv == "s"
+}
+
+/// Secrets of two or more unrelated sources (or a whole environment) in one literal: a
+/// bundle made to travel once it is serialised.
+fn bundle(t: &Taint) -> bool {
+    if !t.has(SECRET) {
+        return false;
+    }
+    let mut vendors: HashSet<String> = HashSet::new();
+    for s in &t.sources {
+        let w = secrets::vendor_words(s);
+        vendors.insert(if w.is_empty() { s.clone() } else { w.join("_") });
+    }
+    vendors.len() >= 2 || t.sources.iter().any(|s| s == taint::ENVIRONMENT)
+}
+
+/// `os.environ`, `dict(os.environ)`, `os.environ.copy()`, `{**os.environ}` spelled out.
+fn environment_itself(code: &str) -> bool {
+    let c: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    matches!(
+        c.as_str(),
+        "os.environ"
+            | "environ"
+            | "dict(os.environ)"
+            | "os.environ.copy()"
+            | "{**os.environ}"
+            | "dict(environ)"
+    )
 }
 
 fn env_read(key: Option<&str>) -> Val {

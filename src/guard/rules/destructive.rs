@@ -256,8 +256,8 @@ pub const DES020: Rule = Rule {
     matcher: Matcher::Analysis,
     fires: &[
         "rm -r \\\n  -f \\\n  \"$HOME\"/",
-        "sudo rm -fr /usr",
-        "rm --recursive --force ~/*",
+        "d=/usr\nsudo rm -fr \"$d\"",
+        "t=~\nrm --recursive --force \"$t\"/*",
         "rm -rf /tmp/.c/* /var/log/app/*",
         "T=/; rm -rf \"$T\"",
         "sh -c 'rm -rf \"$HOME\"'",
@@ -284,9 +284,9 @@ pub const DES021: Rule = Rule {
     fires: &[
         "DEV=$(lsblk -ndo NAME | head -1); dd if=/dev/urandom of=\"$DEV\" bs=4M",
         "DEV=$(lsblk -ndo PATH); mkfs.ext4 -F \"$DEV\"",
-        "dd if=/dev/zero of=/dev/sda",
-        "wipefs -a /dev/nvme0n1",
-        "shred -n 3 /dev/sdb",
+        "d=/dev/sda\ndd if=/dev/zero of=$d",
+        "disk=/dev/nvme0n1\nwipefs -a \"$disk\"",
+        "t=/dev/sdb\nshred -n 3 $t",
     ],
     passes: &[
         "dd if=/dev/zero of=disk.img bs=1M count=10",

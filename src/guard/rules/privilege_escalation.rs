@@ -213,9 +213,9 @@ pub const PRV020: Rule = Rule {
     matcher: Matcher::Analysis,
     fires: &[
         "sudo install -m 4755 /bin/bash /usr/local/bin/.x",
-        "chmod u+s /tmp/sh",
-        "chmod 6755 ./tool",
-        "chmod +s \"$f\"",
+        "m=4755\nchmod $m /tmp/sh",
+        "chmod g+s,u+s ./tool",
+        "mode=u+s\nchmod \"$mode\" \"$f\"",
     ],
     passes: &[
         "chmod 755 scripts/run.sh",
@@ -259,9 +259,9 @@ pub const PRV022: Rule = Rule {
     explanation: "Detects, on the syntax tree of shell code, a write to `/etc/sudoers` or `/etc/sudoers.d/` by redirection, `tee`, `cp`, `mv`, `install` or `sed -i`: a skill that edits sudo rules grants itself root. Instead, ask an administrator to add a reviewed rule.",
     matcher: Matcher::Analysis,
     fires: &[
-        "echo \"$USER ALL=(ALL) NOPASSWD:ALL\" | sudo tee -a /etc/sudoers",
-        "sudo cp rule /etc/sudoers.d/99-x",
-        "echo x >> /etc/sudoers",
+        "s=/etc/sudoers\necho \"$USER ALL=(ALL) ALL\" | sudo tee -a $s",
+        "d=/etc/sudoers.d\nsudo cp rule \"$d/99-x\"",
+        "f=/etc/sudoers\necho x >> \"$f\"",
     ],
     passes: &[
         "sudo visudo -c",

