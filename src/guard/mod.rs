@@ -8,6 +8,7 @@
 pub mod analysis;
 mod ascii;
 pub mod decode;
+pub mod described;
 pub mod engine;
 pub mod markdown;
 #[cfg(test)]

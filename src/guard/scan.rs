@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::decode::{self, decode_blobs};
+use super::described::Why;
 use super::engine::{Engine, Hit};
 use super::markdown;
 use super::normalize::normalize;
@@ -49,7 +50,7 @@ impl Verdict {
 
 /// Where a match was found, which decides how much it weighs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Context {
     /// An instruction or code an agent acts on.
     Live,
@@ -57,6 +58,12 @@ pub enum Context {
     Quoted,
     /// Inside a base64 or hex blob, after decoding.
     Decoded,
+    /// A vendor's documented installer (`guard::described`): two levels lower.
+    VendorInstaller,
+    /// A Markdown reference's section about attacks or vulnerable code: two levels lower.
+    Guidance,
+    /// A secret-shaped string in a test or fixture file: two levels lower.
+    TestFixture,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -490,12 +497,20 @@ fn scan_text(
         let mention = rule.mention_in_code && quoted.in_inline_code(hit.offset);
         let context = if context == Context::Live && (quoted.contains(hit.offset) || mention) {
             Context::Quoted
+        } else if context == Context::Live {
+            match super::described::why(rule, path, &raw, hit.offset, markdown) {
+                Some(Why::VendorInstaller) => Context::VendorInstaller,
+                Some(Why::Guidance) => Context::Guidance,
+                Some(Why::TestFixture) => Context::TestFixture,
+                None => context,
+            }
         } else {
             context
         };
         let severity = match context {
-            Context::Quoted if !options.strict => demote(rule.severity),
-            _ => rule.severity,
+            Context::Live | Context::Decoded => rule.severity,
+            _ if options.strict => rule.severity,
+            _ => demote(rule.severity),
         };
         let excerpt = if rule.category == Category::CredentialExposure {
             mask(&hit.text)
@@ -505,6 +520,9 @@ fn scan_text(
         let message = match context {
             Context::Decoded => format!("{} (in an encoded blob)", rule.message),
             Context::Quoted => format!("{} (quoted as an example)", rule.message),
+            Context::VendorInstaller => format!("{} (a vendor's installer)", rule.message),
+            Context::Guidance => format!("{} (in security guidance)", rule.message),
+            Context::TestFixture => format!("{} (in a test fixture)", rule.message),
             Context::Live => rule.message.to_owned(),
         };
         let suppressed = allows.get(&line).and_then(|rules| {

@@ -682,7 +682,6 @@ impl<'s> Analysis<'s> {
             callee.as_str(),
             "exec"
                 | "eval"
-                | "compile"
                 | "execfile"
                 | "builtins.exec"
                 | "pickle.loads"

@@ -20,6 +20,15 @@ use crate::guard::rules::{
     supply_chain::SUP020,
 };
 
+/// A hit about what flowed in through standard input, at the start of its pipeline.
+fn flow_hit(out: &mut Vec<Hit>, rule: &'static Rule, cmd: &Command) {
+    out.push(Hit {
+        rule,
+        start: cmd.flow_start,
+        end: cmd.end,
+    });
+}
+
 fn hit(out: &mut Vec<Hit>, rule: &'static Rule, cmd: &Command) {
     out.push(Hit {
         rule,
@@ -787,7 +796,11 @@ fn network(cmd: &Command, out: &mut Vec<Hit>) {
             return;
         }
     }
-    hit(out, &EXF020, cmd);
+    if cmd.stdin.has(SECRET) {
+        flow_hit(out, &EXF020, cmd);
+    } else {
+        hit(out, &EXF020, cmd);
+    }
 }
 
 /// Whether a URL's tainted part sits in its host name (`https://$X.evil.example/`).

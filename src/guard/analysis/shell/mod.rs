@@ -40,6 +40,7 @@ pub fn analyze(text: &str, out: &mut Vec<Hit>) {
         nodes: 0,
         depth: 0,
         level: 0,
+        pipe_start: None,
         base: 0,
     };
     walk.script(text);
@@ -76,6 +77,9 @@ pub struct Command {
     pub heredoc: Option<Value>,
     /// Byte range of the whole command in the file.
     pub start: usize,
+    /// Where the pipeline it is a stage of starts: what flows in through standard input is
+    /// reported there, on the line that fetched or read it.
+    pub flow_start: usize,
     pub end: usize,
 }
 
@@ -91,6 +95,8 @@ struct Walk<'s, 'o> {
     depth: usize,
     /// How deep in the syntax tree the walk is.
     level: usize,
+    /// The start of the pipeline being walked.
+    pipe_start: Option<usize>,
     /// Offset of `src` in the analysed region (nested `sh -c` strings report at their
     /// command).
     base: usize,
@@ -148,9 +154,11 @@ impl<'s> Walk<'s, '_> {
                 let mut flow = stdin.clone();
                 let mut cursor = node.walk();
                 let stages: Vec<Node> = node.named_children(&mut cursor).collect();
+                let saved = self.pipe_start.replace(node.start_byte());
                 for stage in stages {
                     flow = self.statement(stage, &flow);
                 }
+                self.pipe_start = saved;
                 flow
             }
             "variable_assignment" => {
@@ -223,6 +231,7 @@ impl<'s> Walk<'s, '_> {
             heredoc: None,
             start: self.base + at.start_byte(),
             end: self.base + at.end_byte(),
+            flow_start: self.base + at.start_byte(),
         };
         for r in redirects {
             self.redirect(*r, &mut cmd);
@@ -288,6 +297,7 @@ impl<'s> Walk<'s, '_> {
             heredoc: None,
             start: self.base + node.start_byte(),
             end: self.base + node.end_byte(),
+            flow_start: self.base + self.pipe_start.unwrap_or(node.start_byte()),
         };
         let mut cursor = node.walk();
         let children: Vec<Node> = node.named_children(&mut cursor).collect();
@@ -367,6 +377,7 @@ impl<'s> Walk<'s, '_> {
             nodes: self.nodes,
             depth: self.depth + 1,
             level: self.level,
+            pipe_start: None,
             base: 0,
         };
         inner.statement(tree.root_node(), &at.stdin);

