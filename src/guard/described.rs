@@ -152,7 +152,10 @@ pub fn why(rule: &Rule, path: &str, text: &str, offset: usize, markdown: bool) -
         .map_or(0, |i| i + 1);
     let mut context_end = line_end;
     for _ in 0..8 {
-        if !text[..context_end].trim_end_matches([' ', '\t', '\r']).ends_with('\\') {
+        if !text[..context_end]
+            .trim_end_matches([' ', '\t', '\r'])
+            .ends_with('\\')
+        {
             break;
         }
         context_end = text[(context_end + 1).min(text.len())..]

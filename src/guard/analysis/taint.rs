@@ -12,6 +12,8 @@ pub const DECODED: u8 = 4;
 pub const DEVICE: u8 = 8;
 /// Read from a file at run time.
 pub const FILE: u8 = 16;
+/// Read from a network socket (`nc -l`): whoever connects writes it.
+pub const SOCKET: u8 = 32;
 
 /// Secret names kept per value: enough to judge the vendor exemption.
 const MAX_NAMES: usize = 8;

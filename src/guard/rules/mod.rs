@@ -10,7 +10,7 @@ pub(crate) mod destructive;
 pub(crate) mod execution;
 pub(crate) mod exfiltration;
 mod hidden_text;
-mod network;
+pub(crate) mod network;
 pub(crate) mod obfuscation;
 mod path_traversal;
 pub(crate) mod persistence;

