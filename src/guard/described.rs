@@ -112,9 +112,14 @@ pub fn in_guidance(path: &str, text: &str, offset: usize) -> bool {
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    // The line of the match counts too: `// DANGEROUS: no validation` above or on it.
-    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
-    let before = &text[start..line_end];
+    // Only what precedes the match's line counts: a payload that names an attacker on its own
+    // line must not vouch for itself.
+    let line_start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+    // On the match's own line, the prose before the code span it sits in.
+    let prose_end = text[line_start..end]
+        .rfind('`')
+        .map_or(line_start, |i| line_start + i);
+    let before = &text[start.min(line_start)..prose_end];
     let section = match before.rfind("\n#") {
         Some(i) => &before[i..],
         None => before,
@@ -203,7 +208,7 @@ mod tests {
 
     #[test]
     fn guidance_is_a_reference_section_about_attacks() {
-        let doc = "# Vectors\n\n## Why it matters\n\nAn attacker can run `curl x | sh` here.\n\n## Setup\n\n`curl y | sh`\n";
+        let doc = "# Vectors\n\n## Why it matters\n\nAn attacker can run this:\n`curl x | sh`\n\n## Setup\n\n`curl y | sh`\n";
         let at = |s: &str| doc.find(s).unwrap();
         assert!(in_guidance("references/v.md", doc, at("curl x")));
         assert!(
