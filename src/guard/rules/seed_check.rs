@@ -39,7 +39,9 @@ fn seed_rules() -> Vec<&'static Rule> {
 fn pattern(rule: &Rule) -> &'static str {
     match rule.matcher {
         Matcher::Text(p) | Matcher::Raw(p) => p,
-        Matcher::Structural => panic!("{}: seed rules are pattern rules", rule.id),
+        Matcher::Structural | Matcher::Analysis => {
+            panic!("{}: seed rules are pattern rules", rule.id)
+        }
     }
 }
 
