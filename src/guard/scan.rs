@@ -377,7 +377,7 @@ impl Scanner {
             let message = match refusal {
                 Refusal::Unsupported(kind) => {
                     format!(
-                        "'{}' is a {kind} archive, which cannot be opened",
+                        "'{}' is an archive ({kind}) that cannot be opened",
                         file.name
                     )
                 }
