@@ -6,6 +6,7 @@
 //! from base64 and hex blobs. Findings point at the original file, line and column.
 
 pub mod analysis;
+pub mod archive;
 mod ascii;
 pub mod decode;
 pub mod described;

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use super::archive::{self, Body, Refusal};
 use super::decode::{self, decode_blobs};
 use super::described::Why;
 use super::engine::{Engine, Hit};
@@ -12,7 +13,8 @@ use super::redact::{mask, redact};
 use super::rule::{Category, Matcher, Rule, Scope, Severity};
 use super::rules;
 use super::rules::structural::{
-    STR001, STR002, STR003, STR004, STR005, STR006, STR007, STR008, STR009, STR010, STR011,
+    STR001, STR002, STR003, STR004, STR005, STR006, STR007, STR008, STR009, STR010, STR011, STR012,
+    STR013, STR014, STR015, STR016,
 };
 use super::suppress::{fingerprint, inline_allows, Suppression};
 use crate::skill::{FileKind, SkillFiles};
@@ -137,117 +139,59 @@ pub fn scan_skill(
     read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
     options: ScanOptions,
 ) -> SkillScan {
-    let mut scan = SkillScan::default();
-    let all = rules::all();
+    let mut scan = Scanner {
+        all: rules::all(),
+        options,
+        read_total: 0,
+        findings: Vec::new(),
+    };
+    let mut errors = Vec::new();
     let mut total: u64 = 0;
-    let mut read_total: u64 = 0;
     for entry in &files.entries {
-        let structural = |scan: &mut SkillScan, rule: &Rule, message: String| {
-            scan.findings.push(whole_file(rule, &entry.path, message));
-        };
+        let path = entry.path.as_str();
         match &entry.kind {
             FileKind::Symlink { target } => {
-                if files.link_escapes(&entry.path) {
-                    structural(
-                        &mut scan,
+                if files.link_escapes(path) {
+                    scan.report(
                         &STR005,
+                        path,
                         format!(
-                            "symlink '{}' points outside the skill, to '{}'",
-                            entry.path,
+                            "symlink '{path}' points outside the skill, to '{}'",
                             target.display()
                         ),
                     );
                 }
             }
-            FileKind::Special => structural(
-                &mut scan,
+            FileKind::Special => scan.report(
                 &STR008,
-                format!("'{}' is a FIFO, socket or device", entry.path),
+                path,
+                format!("'{path}' is a FIFO, socket or device"),
             ),
             FileKind::File { size, executable } => {
                 total = total.saturating_add(*size);
-                let ext = Path::new(&entry.path)
-                    .extension()
-                    .map(|e| e.to_string_lossy().to_ascii_lowercase())
-                    .unwrap_or_default();
-                if BLOCKED_EXTENSIONS.contains(&ext.as_str()) {
-                    structural(
-                        &mut scan,
-                        &STR001,
-                        format!("'{}' has the blocked extension .{ext}", entry.path),
-                    );
-                }
+                let file = Source::top(path, *executable);
+                scan.check_name(&file);
                 if *size > MAX_SCAN_BYTES {
-                    structural(&mut scan, &STR004, format!("'{}' is {size} bytes; files over {MAX_SCAN_BYTES} bytes are not scanned", entry.path));
+                    scan.report(&STR004, path, format!("'{path}' is {size} bytes; files over {MAX_SCAN_BYTES} bytes are not scanned"));
                     continue;
                 }
-                if !within_skill_budget(&mut read_total, *size) {
-                    structural(&mut scan, &STR004, format!("'{}' was not scanned: the skill's files add up to more than {MAX_SKILL_SCAN_BYTES} bytes", entry.path));
+                if !within_skill_budget(&mut scan.read_total, *size) {
+                    scan.report(&STR004, path, format!("'{path}' was not scanned: the skill's files add up to more than {MAX_SKILL_SCAN_BYTES} bytes"));
                     continue;
                 }
-                let bytes = match read(&entry.path) {
-                    Ok(bytes) => bytes,
+                match read(path) {
+                    Ok(bytes) => scan.scan_bytes(&file, &bytes, None),
                     Err(e) => {
-                        structural(
-                            &mut scan,
-                            &STR010,
-                            format!("'{}' could not be read: {e}", entry.path),
-                        );
-                        scan.errors
-                            .push(format!("could not read '{}': {e}", entry.path));
-                        continue;
+                        scan.report(&STR010, path, format!("'{path}' could not be read: {e}"));
+                        errors.push(format!("could not read '{path}': {e}"));
                     }
-                };
-                if let Some(kind) = executable_format(&bytes) {
-                    structural(
-                        &mut scan,
-                        &STR002,
-                        format!("'{}' is an executable ({kind})", entry.path),
-                    );
-                    continue;
                 }
-                if let Some(kind) = archive_format(&bytes) {
-                    structural(
-                        &mut scan,
-                        &STR003,
-                        format!("'{}' is a {kind} archive", entry.path),
-                    );
-                    continue;
-                }
-                let asset = known_asset(&bytes);
-                let binary = asset.is_some() || is_binary(&bytes);
-                // Images, fonts and PDFs are expected under assets/; other binary data is not.
-                if binary && !(asset.is_some() && entry.path.starts_with("assets/")) {
-                    structural(
-                        &mut scan,
-                        &STR009,
-                        format!(
-                            "'{}' holds binary data ({}); scanned as text",
-                            entry.path,
-                            asset.unwrap_or("unknown format")
-                        ),
-                    );
-                }
-                let live =
-                    entry.path.starts_with("scripts/") || *executable || bytes.starts_with(b"#!");
-                if *executable && !entry.path.starts_with("scripts/") {
-                    structural(
-                        &mut scan,
-                        &STR006,
-                        format!("'{}' is executable but outside scripts/", entry.path),
-                    );
-                }
-                let kind = TextKind {
-                    markdown: is_markdown(&entry.path),
-                    live,
-                    binary,
-                };
-                scan_text(&entry.path, &bytes, kind, all, options, &mut scan.findings);
             }
         }
     }
+    let mut findings = scan.findings;
     if files.truncated || files.too_deep {
-        scan.findings.push(whole_file(
+        findings.push(whole_file(
             &STR011,
             ".",
             if files.truncated {
@@ -266,16 +210,258 @@ pub fn scan_skill(
         || files.truncated
         || files.too_deep
     {
-        scan.findings.push(whole_file(
+        findings.push(whole_file(
             &STR007,
             ".",
             format!("the skill has {} files and {total} bytes; the limits are {MAX_FILES} files and {MAX_SKILL_BYTES} bytes", files.entries.len()),
         ));
     }
-    scan.findings.sort_by(|a, b| {
+    findings.sort_by(|a, b| {
         (&a.file, a.line, a.column, a.rule).cmp(&(&b.file, b.line, b.column, b.rule))
     });
-    scan
+    SkillScan { findings, errors }
+}
+
+/// A file to scan: one of the skill's, or a member of an archive in it.
+struct Source<'a> {
+    /// What findings name: `scripts/x.sh`, `assets/docs.zip!word/document.xml`.
+    name: &'a str,
+    /// Its own path, relative to the skill or to the top of its archive: its extension and
+    /// its language follow from it.
+    path: &'a str,
+    executable: bool,
+    /// Under scripts/, or in an archive that is: code that runs.
+    scripts: bool,
+    /// Under assets/, or in an archive that is: where images and fonts belong.
+    assets: bool,
+    /// How many archives it is inside (0: a file of the skill).
+    depth: usize,
+}
+
+impl<'a> Source<'a> {
+    fn top(path: &'a str, executable: bool) -> Source<'a> {
+        Source {
+            name: path,
+            path,
+            executable,
+            scripts: path.starts_with("scripts/"),
+            assets: path.starts_with("assets/"),
+            depth: 0,
+        }
+    }
+}
+
+/// What every file of a skill, at the top or in an archive, is checked against and adds to.
+struct Scanner {
+    all: &'static [Rule],
+    options: ScanOptions,
+    /// The skill's read budget used so far (`within_skill_budget`); archives add what they
+    /// unpack.
+    read_total: u64,
+    findings: Vec<Finding>,
+}
+
+impl Scanner {
+    fn report(&mut self, rule: &Rule, name: &str, message: String) {
+        self.findings.push(whole_file(rule, name, message));
+    }
+
+    /// The checks a file's name decides, made whether or not its bytes are read.
+    fn check_name(&mut self, file: &Source) {
+        let ext = extension(file.path);
+        if BLOCKED_EXTENSIONS.contains(&ext.as_str()) {
+            self.report(
+                &STR001,
+                file.name,
+                format!("'{}' has the blocked extension .{ext}", file.name),
+            );
+        }
+    }
+
+    /// Structure first (magic bytes, archives, binary data, mode), then the text.
+    fn scan_bytes(&mut self, file: &Source, bytes: &[u8], budget: Option<&archive::Budget>) {
+        // Before the executables: a Java class starts like a Mach-O universal binary.
+        if let Some(kind) = compiled_format(file.path, bytes) {
+            self.report(
+                &STR016,
+                file.name,
+                format!("'{}' is compiled bytecode ({kind})", file.name),
+            );
+            return;
+        }
+        if let Some(kind) = executable_format(bytes) {
+            self.report(
+                &STR002,
+                file.name,
+                format!("'{}' is an executable ({kind})", file.name),
+            );
+            return;
+        }
+        if let Some(format) = archive::Format::detect(bytes) {
+            self.open_archive(file, format, bytes, budget);
+            return;
+        }
+        let asset = known_asset(bytes);
+        let binary = asset.is_some() || is_binary(bytes);
+        // Images, fonts and PDFs are expected under assets/; other binary data is not.
+        if binary && !(asset.is_some() && file.assets) {
+            self.report(
+                &STR009,
+                file.name,
+                format!(
+                    "'{}' holds binary data ({}); scanned as text",
+                    file.name,
+                    asset.unwrap_or("unknown format")
+                ),
+            );
+        }
+        let live = file.scripts || file.executable || bytes.starts_with(b"#!");
+        if file.executable && !file.scripts {
+            self.report(
+                &STR006,
+                file.name,
+                format!("'{}' is executable but outside scripts/", file.name),
+            );
+        }
+        let kind = TextKind {
+            markdown: is_markdown(file.path),
+            live,
+            binary,
+        };
+        scan_text(
+            file.name,
+            bytes,
+            kind,
+            self.all,
+            self.options,
+            &mut self.findings,
+        );
+    }
+
+    /// Scans every member of an archive as a file of the skill. `budget` is the budget of
+    /// the archive this one is nested in; a top-level archive gets its own, taken from the
+    /// skill's read budget.
+    fn open_archive(
+        &mut self,
+        file: &Source,
+        format: archive::Format,
+        bytes: &[u8],
+        budget: Option<&archive::Budget>,
+    ) {
+        if file.depth >= archive::MAX_DEPTH {
+            self.report(
+                &STR012,
+                file.name,
+                format!(
+                    "'{}' is a {} archive nested in {} others; archives are opened {} deep at most",
+                    file.name,
+                    format.name(),
+                    file.depth,
+                    archive::MAX_DEPTH
+                ),
+            );
+            return;
+        }
+        let own;
+        let budget = match budget {
+            Some(budget) => budget,
+            None => {
+                own = archive::Budget::new(MAX_SKILL_SCAN_BYTES.saturating_sub(self.read_total));
+                &own
+            }
+        };
+        let result = archive::open(format, bytes, file.path, budget, &mut |member| {
+            self.scan_member(file, member, budget)
+        });
+        if let Err(refusal) = result {
+            let rule = match refusal {
+                Refusal::Unsupported(_) => &STR003,
+                Refusal::Corrupt(_) | Refusal::Ambiguous(_) => &STR014,
+                Refusal::Bomb { .. } | Refusal::TooManyMembers | Refusal::TooLarge { .. } => {
+                    &STR012
+                }
+            };
+            let message = match refusal {
+                Refusal::Unsupported(kind) => {
+                    format!(
+                        "'{}' is an archive ({kind}) that cannot be opened",
+                        file.name
+                    )
+                }
+                other => format!("'{}' could not be opened whole: {other}", file.name),
+            };
+            self.report(rule, file.name, message);
+        }
+        if file.depth == 0 {
+            self.read_total = self.read_total.saturating_add(budget.used());
+        }
+    }
+
+    fn scan_member(&mut self, archive: &Source, member: archive::Member, budget: &archive::Budget) {
+        let name = format!("{}!{}", archive.name, member.name);
+        let path = member.name.replace('\\', "/");
+        let file = Source {
+            name: &name,
+            path: &path,
+            executable: member.executable,
+            scripts: archive.scripts || path.starts_with("scripts/"),
+            assets: archive.assets || path.starts_with("assets/"),
+            depth: archive.depth + 1,
+        };
+        if let Some(why) = archive::escapes(&member.name) {
+            self.report(
+                &STR015,
+                &name,
+                format!("'{name}' would be extracted outside the archive's directory: its name has {why}"),
+            );
+        }
+        match member.body {
+            Body::Bytes(bytes) => {
+                self.check_name(&file);
+                self.scan_bytes(&file, &bytes, Some(budget));
+            }
+            Body::TooLarge => {
+                self.check_name(&file);
+                self.report(&STR004, &name, format!("'{name}' is over {MAX_SCAN_BYTES} bytes; files over {MAX_SCAN_BYTES} bytes are not scanned"));
+            }
+            Body::Encrypted => {
+                self.check_name(&file);
+                self.report(
+                    &STR013,
+                    &name,
+                    format!("'{name}' is encrypted, so it cannot be scanned"),
+                );
+            }
+            Body::Unsupported(method) => {
+                self.check_name(&file);
+                self.report(
+                    &STR003,
+                    &name,
+                    format!("'{name}' is compressed with {method}, which cannot be opened"),
+                );
+            }
+            Body::Link { target, escapes } => {
+                if escapes {
+                    self.report(&STR015, &name, format!("'{name}' is a link to '{target}', outside the archive: what is extracted through it lands there"));
+                }
+            }
+            Body::Special => {
+                self.report(
+                    &STR008,
+                    &name,
+                    format!("'{name}' is a FIFO, socket or device"),
+                );
+            }
+            Body::Directory => {}
+        }
+    }
+}
+
+fn extension(path: &str) -> String {
+    Path::new(path)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default()
 }
 
 /// Whether a file of `size` bytes fits in what is left of the skill's read budget; counts it
@@ -320,9 +506,11 @@ fn executable_format(bytes: &[u8]) -> Option<&'static str> {
         || magic(&[0xfe, 0xed, 0xfa, 0xcf])
         || magic(&[0xce, 0xfa, 0xed, 0xfe])
         || magic(&[0xcf, 0xfa, 0xed, 0xfe])
-        || magic(&[0xca, 0xfe, 0xba, 0xbe])
     {
         Some("Mach-O")
+    } else if magic(&[0xca, 0xfe, 0xba, 0xbe]) {
+        // Java class files share the magic; `compiled_format` has already taken them.
+        Some("Mach-O universal")
     } else if magic(b"\0asm") {
         Some("WebAssembly")
     } else {
@@ -330,27 +518,56 @@ fn executable_format(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-fn archive_format(bytes: &[u8]) -> Option<&'static str> {
-    let magic = |m: &[u8]| bytes.starts_with(m);
-    if magic(b"PK\x03\x04") || magic(b"PK\x05\x06") {
-        Some("zip")
-    } else if magic(&[0x1f, 0x8b]) {
-        Some("gzip")
-    } else if magic(b"BZh") {
-        Some("bzip2")
-    } else if magic(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
-        Some("xz")
-    } else if magic(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        Some("zstd")
-    } else if magic(&[b'7', b'z', 0xbc, 0xaf, 0x27, 0x1c]) {
-        Some("7z")
-    } else if magic(b"Rar!\x1a\x07") {
-        Some("rar")
-    } else if bytes.get(257..262) == Some(b"ustar") {
-        Some("tar")
+/// Programs in compiled form that an interpreter runs: Python bytecode (by its extension or
+/// its header) and Java class files.
+fn compiled_format(path: &str, bytes: &[u8]) -> Option<&'static str> {
+    if is_java_class(bytes) {
+        Some("Java class file")
+    } else if is_python_bytecode(bytes) {
+        Some("Python bytecode")
+    } else if matches!(extension(path).as_str(), "pyc" | "pyo") {
+        Some("Python bytecode, by its extension")
     } else {
         None
     }
+}
+
+/// 0xCAFEBABE, a minor and a major class-file version. Mach-O universal binaries share the
+/// magic but follow it with their count of architectures, which is small: majors start at
+/// 45 (Java 1.0) and grow by one a release.
+fn is_java_class(bytes: &[u8]) -> bool {
+    match bytes {
+        [0xca, 0xfe, 0xba, 0xbe, _, _, hi, lo, ..] => {
+            (45..100).contains(&u16::from_be_bytes([*hi, *lo]))
+        }
+        _ => false,
+    }
+}
+
+/// A `.pyc` header: a magic number of a Python release and `\r\n`, then the marshalled code
+/// object (type `c`, possibly with the reference flag 0x80) where that release puts it. The
+/// code object's place rules out text that happens to start with the two bytes.
+fn is_python_bytecode(bytes: &[u8]) -> bool {
+    if bytes.len() < 17 || &bytes[2..4] != b"\r\n" {
+        return false;
+    }
+    let magic = u16::from_le_bytes([bytes[0], bytes[1]]);
+    // Header sizes by release (CPython's importlib/_bootstrap_external.py): 8 bytes up to
+    // 3.2 (magic, mtime), 12 from 3.3 (source size, magic 3210), 16 from 3.7 (flags, PEP
+    // 552, magic 3392). 3.x magics run from 3000; up to 3999 leaves room for new releases.
+    let code_at = match magic {
+        20121 | 50428 | 50823 | 60202 | 60717 | 62011..=62211 | 3000..=3209 => 8,
+        3210..=3391 => 12,
+        3392..=3999 => {
+            // The PEP 552 flags word: bit 0 hash-based, bit 1 check the source.
+            if u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]) > 3 {
+                return false;
+            }
+            16
+        }
+        _ => return false,
+    };
+    bytes[code_at] & 0x7f == b'c'
 }
 
 fn is_binary(bytes: &[u8]) -> bool {
@@ -674,15 +891,64 @@ mod tests {
                 false,
             ),
             ("references/notes.md", elf, false),
-            ("assets/data.zip", b"PK\x03\x04....", false),
+            ("assets/data.xz", b"\xfd7zXZ\0....", false),
+            ("assets/broken.zip", b"PK\x03\x04....", false),
             ("tool.exe", b"plain", false),
             ("README.md", b"hello", true),
         ]);
         let got = rules_of(&scan);
-        for id in ["STR002", "STR003", "STR001", "STR006"] {
+        for id in ["STR002", "STR003", "STR014", "STR001", "STR006"] {
             assert!(got.contains(&id), "{id} in {got:?}");
         }
         assert_eq!(scan.verdict(), Verdict::Dangerous);
+    }
+
+    #[test]
+    fn compiled_bytecode_is_dangerous_and_named_right() {
+        let mut py313 = vec![0xf3, 0x0d, b'\r', b'\n', 0, 0, 0, 0];
+        py313.extend_from_slice(&[0; 8]);
+        py313.extend_from_slice(&[0xe3, 0, 0, 0]);
+        let mut py27 = vec![0x03, 0xf3, b'\r', b'\n', 1, 2, 3, 4, b'c'];
+        py27.extend_from_slice(&[0; 12]);
+        let class = b"\xca\xfe\xba\xbe\0\0\0\x41\0\x1d\x0a\0\x02";
+        let fat = b"\xca\xfe\xba\xbe\0\0\0\x02\x01\0\0\x07";
+        let scan = scan_files(&[
+            ("lib/a.bin3", &py313, false),
+            ("lib/b", &py27, false),
+            ("lib/Main.class", class, false),
+            ("lib/tool", fat, false),
+            ("lib/c.pyc", b"print('source, but named .pyc')\n", false),
+            // CR CR LF after one character, then text: not a header.
+            ("notes.txt", b"a\r\r\nccccccccccccccccccccccc\n", false),
+        ]);
+        let of = |path: &str| -> Vec<(&str, &str)> {
+            scan.findings
+                .iter()
+                .filter(|f| f.file == path)
+                .map(|f| (f.rule, f.message.as_str()))
+                .collect()
+        };
+        assert_eq!(
+            of("lib/a.bin3"),
+            [(
+                "STR016",
+                "'lib/a.bin3' is compiled bytecode (Python bytecode)"
+            )]
+        );
+        assert_eq!(of("lib/b")[0].0, "STR016");
+        assert_eq!(
+            of("lib/Main.class"),
+            [(
+                "STR016",
+                "'lib/Main.class' is compiled bytecode (Java class file)"
+            )]
+        );
+        assert_eq!(
+            of("lib/tool"),
+            [("STR002", "'lib/tool' is an executable (Mach-O universal)")]
+        );
+        assert_eq!(of("lib/c.pyc")[0].0, "STR016");
+        assert!(of("notes.txt").is_empty(), "{:?}", of("notes.txt"));
     }
 
     #[test]

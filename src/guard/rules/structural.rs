@@ -3,7 +3,8 @@ use crate::guard::rule::{Category, Matcher, Rule, Severity};
 /// The structural rules, in id order. Each is a constant too: the scanner names the one it
 /// reports by its constant, so a mistyped id does not compile.
 pub const RULES: &[Rule] = &[
-    STR001, STR002, STR003, STR004, STR005, STR006, STR007, STR008, STR009, STR010, STR011,
+    STR001, STR002, STR003, STR004, STR005, STR006, STR007, STR008, STR009, STR010, STR011, STR012,
+    STR013, STR014, STR015, STR016,
 ];
 
 /// A file has a blocked binary extension.
@@ -43,10 +44,11 @@ pub const STR003: Rule = Rule {
     category: Category::Structural,
     severity: Severity::Critical,
     message: "a file is an archive that cannot be scanned",
-    explanation: "Zip, gzip, bzip2, xz, zstd, 7z, rar and tar archives hide their contents from \
-review and from this scanner; an agent can be told to unpack and run them. What cannot be looked \
-into cannot pass, so the skill is dangerous. Instead, commit the files themselves so they are \
-reviewed and scanned.",
+    explanation: "Zip (Office documents included), tar and gzip archives are opened and their \
+members scanned, but bzip2, xz, zstd, 7z and rar archives, and zip members compressed with \
+another method than stored or deflate, cannot be: their contents are hidden from review and from \
+this scanner, and an agent can be told to unpack and run them. What cannot be looked into cannot \
+pass, so the skill is dangerous. Instead, commit the files themselves, or a zip or tar.gz of them.",
     matcher: Matcher::Structural,
     fires: &[],
     passes: &[],
@@ -169,6 +171,92 @@ pub const STR011: Rule = Rule {
 levels deep, so the listing stopped and some files were never looked at. What is not looked at \
 cannot pass, so the skill is dangerous. Instead, keep the skill small and shallow: an agent needs \
 a SKILL.md and a few support files.",
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// An archive is over the bounds it is opened within.
+pub const STR012: Rule = Rule {
+    id: "STR012",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "an archive is over the bounds it is opened within",
+    explanation: "Archives are unpacked in memory within bounds: 64 MiB in all per archive (and \
+no more than is left of the skill's 64 MiB read budget), 10,000 members, three archives nested \
+in one another, and no member over 1 MiB expanding more than 100 times its compressed size (a \
+decompression bomb, made to exhaust whoever unpacks it). Past a bound the rest is not looked at, \
+and what is not looked at cannot pass, so the skill is dangerous. Instead, commit the files \
+themselves, or a smaller and flatter archive.",
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// An archive member is encrypted.
+pub const STR013: Rule = Rule {
+    id: "STR013",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "an archive member is encrypted",
+    explanation: "An encrypted member (ZipCrypto or AES) cannot be read without its password, so \
+nothing in it is checked, and a password handed to the agent unlocks whatever it holds. What \
+cannot be looked into cannot pass, so the skill is dangerous. Instead, ship the files \
+unencrypted; secrets do not belong in a skill.",
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// An archive is corrupt or ambiguous.
+pub const STR014: Rule = Rule {
+    id: "STR014",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "an archive is corrupt or ambiguous",
+    explanation: "The archive could not be read to its end (it is truncated, a checksum does \
+not match, a header is malformed), or different tools would see different files in it: duplicate \
+names, members overlapping one another, local headers that disagree with the zip's central \
+directory or that it does not list. That is how archives hide a payload from one reader and hand \
+it to another (zip cloaking). What is not read as the user's tools read it cannot pass, so the \
+skill is dangerous. Instead, rebuild the archive with a standard tool, or commit its files.",
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// An archive member would be extracted outside its directory.
+pub const STR015: Rule = Rule {
+    id: "STR015",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "an archive member would be extracted outside its directory",
+    explanation: "A member named with an absolute path or a `..` component, or a link whose \
+target leaves the archive, is written outside the directory it is extracted to by many tools \
+(zip slip): an agent told to unpack the archive can overwrite the user's files, shell profile or \
+SSH keys. The member's content is still scanned. Instead, name members relative to the archive's \
+top, without `..`.",
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// A file is compiled bytecode.
+pub const STR016: Rule = Rule {
+    id: "STR016",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "a file is compiled bytecode",
+    explanation: "Python bytecode (.pyc and .pyo files, or any file with the header of one: a \
+release's magic number, `\\r\\n` and a marshalled code object) and Java class files (0xCAFEBABE \
+and a class-file version) are programs in compiled form: the interpreter runs them, nobody can \
+review them and this scanner cannot read them, so the skill is dangerous. Instead, ship the \
+source (.py, .java) and let the interpreter compile it.",
     matcher: Matcher::Structural,
     fires: &[],
     passes: &[],
