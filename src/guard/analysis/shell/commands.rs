@@ -347,14 +347,13 @@ pub fn check(cmd: &Command, downloaded: &HashSet<String>, out: &mut Vec<Hit>) {
                 hit(out, &DES020, cmd);
             }
         }
-        "dd" => {
-            if cmd.args.iter().any(|a| {
-                a.text
-                    .strip_prefix("of=")
-                    .is_some_and(|t| device_path(t) || a.taint.has(DEVICE))
-            }) {
-                hit(out, &DES021, cmd);
-            }
+        "dd" if cmd.args.iter().any(|a| {
+            a.text
+                .strip_prefix("of=")
+                .is_some_and(|t| device_path(t) || a.taint.has(DEVICE))
+        }) =>
+        {
+            hit(out, &DES021, cmd);
         }
         n if n.starts_with("mkfs")
             || matches!(
@@ -1048,15 +1047,14 @@ pub fn check_writes(cmd: &Command, produced: &Taint, out: &mut Vec<Hit>) {
                 }
             }
         }
-        "sed" | "perl" => {
+        "sed" | "perl"
             if cmd
                 .args
                 .iter()
-                .any(|a| a.text.starts_with("-i") || a.text == "--in-place")
-            {
-                if let Some(last) = cmd.args.last() {
-                    targets.push(norm_path(&last.text));
-                }
+                .any(|a| a.text.starts_with("-i") || a.text == "--in-place") =>
+        {
+            if let Some(last) = cmd.args.last() {
+                targets.push(norm_path(&last.text));
             }
         }
         _ => {}
@@ -1089,10 +1087,9 @@ pub fn check_writes(cmd: &Command, produced: &Taint, out: &mut Vec<Hit>) {
             }
         } else if agent_file(t) {
             hit(out, &PER023, cmd);
-        } else if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
-            if produced.has(SECRET) {
-                hit(out, &EXF020, cmd);
-            }
+        } else if (t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/")) && produced.has(SECRET)
+        {
+            hit(out, &EXF020, cmd);
         }
     }
 }
