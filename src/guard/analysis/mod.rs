@@ -6,6 +6,7 @@
 //!
 //! [`Matcher::Analysis`]: super::rule::Matcher::Analysis
 
+pub mod prose;
 pub mod regions;
 
 use super::rule::Rule;
@@ -45,6 +46,9 @@ pub fn analyze(input: &Input<'_>) -> Vec<Hit> {
         }
         budget -= region.text.len();
         analyze_region(&region, &mut hits);
+    }
+    if input.markdown {
+        prose::analyze(input.text, &mut hits);
     }
     hits
 }

@@ -8,18 +8,18 @@ mod credential_exposure;
 mod crypto_mining;
 mod destructive;
 mod execution;
-mod exfiltration;
+pub(crate) mod exfiltration;
 mod hidden_text;
 mod network;
 mod obfuscation;
 mod path_traversal;
 mod persistence;
 mod privilege_escalation;
-mod prompt_injection;
+pub(crate) mod prompt_injection;
 #[cfg(test)]
 mod seed_check;
 pub mod structural;
-mod supply_chain;
+pub(crate) mod supply_chain;
 
 /// Every rule, in id order within each category.
 pub fn all() -> &'static [Rule] {
