@@ -7,6 +7,7 @@
 //! [`Matcher::Analysis`]: super::rule::Matcher::Analysis
 
 mod python;
+pub mod prose;
 pub mod regions;
 pub mod secrets;
 mod shell;
@@ -49,6 +50,9 @@ pub fn analyze(input: &Input<'_>) -> Vec<Hit> {
         }
         budget -= region.text.len();
         analyze_region(&region, &mut hits);
+    }
+    if input.markdown {
+        prose::analyze(input.text, &mut hits);
     }
     hits
 }

@@ -15,7 +15,7 @@ pub(crate) mod obfuscation;
 mod path_traversal;
 pub(crate) mod persistence;
 pub(crate) mod privilege_escalation;
-mod prompt_injection;
+pub(crate) mod prompt_injection;
 #[cfg(test)]
 mod seed_check;
 pub mod structural;
