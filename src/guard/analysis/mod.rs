@@ -6,8 +6,8 @@
 //!
 //! [`Matcher::Analysis`]: super::rule::Matcher::Analysis
 
-mod python;
 pub mod prose;
+mod python;
 pub mod regions;
 pub mod secrets;
 mod shell;
