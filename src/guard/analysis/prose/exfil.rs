@@ -46,7 +46,7 @@ fn live(f: &Features<'_>, v: &Found) -> bool {
 
 /// Destinations of the sentence: places used as one, and destination phrases ("our
 /// server") not after "from".
-fn destinations<'a>(f: &'a Features<'_>) -> Vec<(usize, usize)> {
+fn destinations(f: &Features<'_>) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = f
         .places
         .iter()
