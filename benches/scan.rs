@@ -233,7 +233,12 @@ fn main() {
         w.finish().unwrap().into_inner(),
     );
     let many: Vec<(String, Vec<u8>)> = (0..10_000)
-        .map(|i| (format!("docs/page-{i}.md"), format!("# Page {i}\n\n{PROSE}").into_bytes()))
+        .map(|i| {
+            (
+                format!("docs/page-{i}.md"),
+                format!("# Page {i}\n\n{PROSE}").into_bytes(),
+            )
+        })
         .collect();
     time_one(
         "zip of 10,000 Markdown members (2.8 MB unpacked)",
