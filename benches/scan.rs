@@ -1,7 +1,8 @@
 //! SkillGuard throughput on a generated corpus, single-threaded and on all cores, and on
-//! pathological inputs. Run: `cargo bench --bench scan` (SCAN_BENCH_SKILLS to change the
+//! pathological inputs and archives. Run: `cargo bench --bench scan` (SCAN_BENCH_SKILLS to change the
 //! corpus size, default 2,000 skills of about 50 KB each).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -82,6 +83,54 @@ fn time_one(name: &str, path: &str, bytes: Vec<u8>) {
         d.as_secs_f64() * 1e3,
         bytes.len() as f64 / 1e6 / d.as_secs_f64()
     );
+}
+
+/// A zip of (name, bytes), deflated.
+fn zip_of(members: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, bytes) in members {
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        w.start_file(name.as_str(), options).unwrap();
+        w.write_all(bytes).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
+/// Bytes that do not compress (xorshift), as the pixels of an image do.
+fn noise(len: usize, mut seed: u64) -> Vec<u8> {
+    (0..len)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as u8
+        })
+        .collect()
+}
+
+/// About 5 MB, like a report with pictures: 2 MB of document XML and four 0.75 MB images.
+fn docx_sized() -> Vec<u8> {
+    let mut xml = String::from("<?xml version=\"1.0\"?><w:document><w:body>");
+    let mut i = 0u64;
+    while xml.len() < 2_000_000 {
+        xml.push_str(&format!(
+            "<w:p><w:r><w:t>Paragraph {i}: {}</w:t></w:r></w:p>",
+            &PROSE[(i as usize * 7) % 100..]
+        ));
+        i += 1;
+    }
+    xml.push_str("</w:body></w:document>");
+    let mut members = vec![
+        ("[Content_Types].xml".to_owned(), b"<Types/>".to_vec()),
+        ("word/document.xml".to_owned(), xml.into_bytes()),
+    ];
+    for n in 0..4 {
+        let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+        png.extend(noise(750_000, n + 1));
+        members.push((format!("word/media/image{n}.png"), png));
+    }
+    zip_of(&members)
 }
 
 fn main() {
@@ -168,5 +217,37 @@ fn main() {
         "1 MB of line continuations",
         "scripts/x.sh",
         "a \\\n".repeat(1 << 18).into_bytes(),
+    );
+
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    w.start_file("zeros.bin", options).unwrap();
+    let mib = vec![0u8; 1 << 20];
+    for _ in 0..200 {
+        w.write_all(&mib).unwrap();
+    }
+    time_one(
+        "zip bomb: 200 MiB of zeros in one member (refused, STR012)",
+        "assets/bomb.zip",
+        w.finish().unwrap().into_inner(),
+    );
+    let many: Vec<(String, Vec<u8>)> = (0..10_000)
+        .map(|i| {
+            (
+                format!("docs/page-{i}.md"),
+                format!("# Page {i}\n\n{PROSE}").into_bytes(),
+            )
+        })
+        .collect();
+    time_one(
+        "zip of 10,000 Markdown members (2.8 MB unpacked)",
+        "assets/pages.zip",
+        zip_of(&many),
+    );
+    time_one(
+        "5 MB docx-sized zip (2 MB of XML, four images)",
+        "assets/report.docx",
+        docx_sized(),
     );
 }

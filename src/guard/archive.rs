@@ -93,8 +93,8 @@ fn is_tar(bytes: &[u8]) -> bool {
 #[derive(Debug, thiserror::Error)]
 pub enum Refusal {
     #[error(
-        "member '{member}' unpacks to more than {size} bytes from {compressed}, over \
-         {MAX_RATIO} times its compressed size: a decompression bomb"
+        "member '{member}' expands {compressed} bytes to {size} or more, over {MAX_RATIO} \
+         times: a decompression bomb"
     )]
     Bomb {
         member: String,
@@ -222,7 +222,7 @@ pub fn open(
 ) -> Result<(), Refusal> {
     match format {
         Format::Zip => open_zip(bytes, budget, visit),
-        Format::Tar => open_tar(bytes, budget, visit),
+        Format::Tar => read_tar(bytes, budget, visit),
         Format::Gzip => open_gzip(bytes, path, budget, visit),
         other => Err(Refusal::Unsupported(other.name())),
     }
@@ -410,10 +410,6 @@ fn count(haystack: &[u8], needle: &[u8]) -> usize {
         .windows(needle.len())
         .filter(|w| *w == needle)
         .count()
-}
-
-fn open_tar(bytes: &[u8], budget: &Budget, visit: &mut dyn FnMut(Member)) -> Result<(), Refusal> {
-    read_tar(bytes, budget, visit)
 }
 
 /// Reads a tar stream entry by entry; `reader` is already bounded (the file itself, or a
