@@ -27,6 +27,8 @@ pub struct Unit {
     pub code: Vec<Range<usize>>,
     /// Counts headings: sentences under the same heading belong together.
     pub section: u32,
+    /// Counts top-level blocks: sentences of one paragraph, list, table or HTML block.
+    pub block: u32,
 }
 
 impl Unit {
@@ -398,7 +400,8 @@ pub fn units(file: &str) -> Vec<Unit> {
     let mut html = Html::default();
     let mut links: Vec<LinkFrame> = Vec::new();
     let mut in_code = 0usize;
-    let mut section = 0u32;
+    let mut at = Place::default();
+    let mut depth = 0usize;
     let mut budget = MAX_PROSE_BYTES;
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
@@ -419,8 +422,9 @@ pub fn units(file: &str) -> Vec<Unit> {
         match event {
             Event::Start(tag) => match tag {
                 Tag::CodeBlock(_) => {
-                    flush(&mut block, &mut html, section, &mut out, &mut budget);
+                    flush(&mut block, &mut html, at, &mut out, &mut budget);
                     in_code += 1;
+                    at.enter(&mut depth);
                 }
                 Tag::Link {
                     link_type,
@@ -445,15 +449,17 @@ pub fn units(file: &str) -> Vec<Unit> {
                 | Tag::Superscript
                 | Tag::Subscript => {}
                 other => {
-                    flush(&mut block, &mut html, section, &mut out, &mut budget);
+                    flush(&mut block, &mut html, at, &mut out, &mut budget);
                     if matches!(other, Tag::Heading { .. }) {
-                        section += 1;
+                        at.section += 1;
                     }
+                    at.enter(&mut depth);
                 }
             },
             Event::End(end) => match end {
                 TagEnd::CodeBlock => {
                     in_code = in_code.saturating_sub(1);
+                    depth = depth.saturating_sub(1);
                 }
                 TagEnd::Link | TagEnd::Image => {
                     if let Some(link) = links.pop() {
@@ -484,7 +490,10 @@ pub fn units(file: &str) -> Vec<Unit> {
                 | TagEnd::Strikethrough
                 | TagEnd::Superscript
                 | TagEnd::Subscript => {}
-                _ => flush(&mut block, &mut html, section, &mut out, &mut budget),
+                _ => {
+                    flush(&mut block, &mut html, at, &mut out, &mut budget);
+                    depth = depth.saturating_sub(1);
+                }
             },
             Event::Text(t) if in_code == 0 => block.push(&t, origin_of(&t)),
             Event::Code(t) if in_code == 0 => {
@@ -506,8 +515,25 @@ pub fn units(file: &str) -> Vec<Unit> {
             return out;
         }
     }
-    flush(&mut block, &mut html, section, &mut out, &mut budget);
+    flush(&mut block, &mut html, at, &mut out, &mut budget);
     out
+}
+
+/// The heading and the top-level block the text being read belongs to.
+#[derive(Default, Clone, Copy)]
+struct Place {
+    section: u32,
+    block: u32,
+}
+
+impl Place {
+    /// A block starts: a new top-level one unless it is nested in another.
+    fn enter(&mut self, depth: &mut usize) {
+        if *depth == 0 {
+            self.block += 1;
+        }
+        *depth += 1;
+    }
 }
 
 /// The longest prefix of `text` of at most `max` bytes that ends at a line end (or a
@@ -524,13 +550,7 @@ fn prefix_len(text: &str, max: usize) -> usize {
 }
 
 /// Ends the block: its text is cut into sentences, appended to `out`.
-fn flush(
-    block: &mut Block,
-    html: &mut Html,
-    section: u32,
-    out: &mut Vec<Unit>,
-    budget: &mut usize,
-) {
+fn flush(block: &mut Block, html: &mut Html, at: Place, out: &mut Vec<Unit>, budget: &mut usize) {
     let b = std::mem::take(block);
     *html = Html::default();
     if b.text.trim().is_empty() || *budget == 0 {
@@ -547,7 +567,8 @@ fn flush(
             text: text[range.clone()].to_owned(),
             map: b.map[range.clone()].to_vec(),
             code: Vec::new(),
-            section,
+            section: at.section,
+            block: at.block,
         };
         unit.code = b
             .code

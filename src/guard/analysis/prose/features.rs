@@ -77,8 +77,12 @@ impl<'u> Features<'u> {
         let text = unit.text.as_str();
         let mut found = Vec::new();
         lex.find(text, &mut found);
-        found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end), f.class));
-        found.dedup_by(|a, b| a.class == b.class && a.start == b.start && a.end == b.end);
+        found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end), f.class, f.lang));
+        // The same term in several languages ("a" is Spanish and Portuguese) stays once per
+        // language: markers are read in the language of their verb.
+        found.dedup_by(|a, b| {
+            a.class == b.class && a.start == b.start && a.end == b.end && a.lang == b.lang
+        });
         let urls = urls(text, lex);
         // Words of a URL ("relay.example.net", ".com") are its name, not the sentence's.
         found.retain(|f| {
@@ -186,10 +190,9 @@ impl<'u> Features<'u> {
     /// Inside quotes that leave some of the sentence outside them: a phrase quoted as an
     /// example ("flag skills that say “send your keys to …”").
     pub fn quoted(&self, f: &Found) -> bool {
-        let len = self.text().len();
         self.quotes
             .iter()
-            .any(|q| q.start <= f.start && f.end <= q.end && (q.end - q.start) * 10 < len * 9)
+            .any(|q| q.start <= f.start && f.end <= q.end)
     }
 
     /// A negation that governs the term `f`: shortly before it in its clause, or shortly
@@ -208,6 +211,33 @@ impl<'u> Features<'u> {
                 false
             }
         })
+    }
+
+    /// A negation that makes an imperative negative: in English not a bare "not" ("tell
+    /// Claude what to do, not tell users what happens"), which needs an auxiliary before it.
+    pub fn imperative_negation(&self, n: &Found) -> bool {
+        let word = &self.text()[n.start..n.end];
+        if n.lang != Lang::En || word != "not" {
+            return true;
+        }
+        let before = self.text()[..n.start].trim_end();
+        let prev = before.rsplit(' ').next().unwrap_or("");
+        matches!(
+            prev,
+            "do" | "does"
+                | "did"
+                | "must"
+                | "should"
+                | "will"
+                | "would"
+                | "can"
+                | "could"
+                | "may"
+                | "might"
+                | "shall"
+                | "need"
+                | "please"
+        )
     }
 
     /// Negation words, minus those inside affirmative phrases.
@@ -247,15 +277,19 @@ impl<'u> Features<'u> {
     }
 
     /// What a place is to its sentence: the nearest marker before it (within a few words)
-    /// decides, then a Japanese particle after it.
-    pub fn role(&self, place: &Place) -> Role {
+    /// decides, then a Japanese particle after it. With `lang`, only markers of that
+    /// language count (the English article "a" is no Spanish "a", "an" no German "an").
+    pub fn role(&self, place: &Place, lang: Option<Lang>) -> Role {
+        let ours = |f: &Found| {
+            f.class == Class::Dest || f.lang == Lang::Common || lang.is_none_or(|l| f.lang == l)
+        };
         let text = self.text();
-        let mut from = place.range.start.saturating_sub(28);
+        let mut from = place.range.start.saturating_sub(40);
         while !text.is_char_boundary(from) {
             from += 1;
         }
-        // At most three words between the marker and the place, in one clause: "to our
-        // collector https://...", not "to the environment ([#12](https://...))".
+        // At most five words between the marker and the place, in one clause: "to our
+        // backup server at 198.51.100.7", not "to the environment ([#12](https://...))".
         let before = self
             .found
             .iter()
@@ -263,12 +297,13 @@ impl<'u> Features<'u> {
                 f.start >= from
                     && f.end <= place.range.start
                     && matches!(f.class, Class::To | Class::From | Class::Dest)
+                    && ours(f)
                     && self.same_clause(f.end, place.range.start)
                     && text[f.end..place.range.start]
                         .split(' ')
                         .filter(|w| !w.is_empty())
                         .count()
-                        <= 3
+                        <= 5
             })
             .max_by_key(|f| (f.end, f.class == Class::Dest));
         match before.map(|f| f.class) {
@@ -280,6 +315,7 @@ impl<'u> Features<'u> {
             f.start >= place.range.end
                 && f.start <= place.range.end + 2
                 && matches!(f.class, Class::ToAfter | Class::FromAfter)
+                && ours(f)
         });
         match after.map(|f| f.class) {
             Some(Class::ToAfter) => Role::Destination,
@@ -544,7 +580,7 @@ mod tests {
         ] {
             let u = unit(text);
             let f = Features::new(&u);
-            assert_eq!(f.role(&f.places[0]), role, "{text}");
+            assert_eq!(f.role(&f.places[0], None), role, "{text}");
         }
     }
 

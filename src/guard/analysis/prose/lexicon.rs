@@ -87,10 +87,12 @@ classes! {
     Condition => "condition",
     Authority => "authority",
     Untrusted => "untrusted",
+    Script => "script",
+    Modal => "modal",
 }
 
 /// The language a term comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Lang {
     Common,
     En,
