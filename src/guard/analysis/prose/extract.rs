@@ -263,8 +263,8 @@ impl Html {
                 }
                 HtmlState::Skip(end) => {
                     let end = *end;
-                    if frag[i..].len() >= end.len()
-                        && frag.as_bytes()[i..i + end.len()].eq_ignore_ascii_case(end.as_bytes())
+                    if bytes.len() - i >= end.len()
+                        && bytes[i..i + end.len()].eq_ignore_ascii_case(end.as_bytes())
                     {
                         self.state = HtmlState::Tag { quote: None };
                         i += end.len();

@@ -200,7 +200,7 @@ impl<'u> Features<'u> {
     /// not forget") or inside `f` itself ("no longer follow") do not count.
     pub fn negated(&self, f: &Found) -> bool {
         let clause = self.clause(f.start);
-        self.negations().any(|n| {
+        self.denials().any(|n| {
             if n.end <= f.start {
                 n.start >= clause.start && f.start - n.end <= NEGATION_BEFORE
             } else if n.start >= f.end {
@@ -247,6 +247,12 @@ impl<'u> Features<'u> {
                 .of(Class::Affirm)
                 .any(|a| a.start <= n.start && n.end <= a.end)
         })
+    }
+
+    /// Negations and contrasts ("rather than", "instead of"): what makes a verb not asked
+    /// for.
+    fn denials(&self) -> impl Iterator<Item = &Found> + '_ {
+        self.negations().chain(self.of(Class::Contrast))
     }
 
     /// The sentence starts with a negation ("Never ...", "Do not ...", "Nunca ...").

@@ -175,9 +175,12 @@ fn withheld(f: &Features<'_>) -> Option<(usize, usize)> {
         let user = f
             .of(Class::User)
             .find(|u| near(t, u, 32) && f.same_clause(u.start, t.start));
-        let about = f
-            .of(Class::About)
-            .find(|a| near(t, a, 40) && f.same_clause(a.start, t.start) && a.start != t.start);
+        // What is withheld may open the next clause ("sag dem Benutzer nicht, dass ...").
+        let about = f.of(Class::About).find(|a| {
+            near(t, a, 40)
+                && a.start != t.start
+                && (f.same_clause(a.start, t.start) || a.start > t.end)
+        });
         // Without a user, only "mention it", "reveal this": the pronoun right after the verb.
         let object = f
             .of(Class::About)

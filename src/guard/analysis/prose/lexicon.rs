@@ -89,6 +89,7 @@ classes! {
     Untrusted => "untrusted",
     Script => "script",
     Modal => "modal",
+    Contrast => "contrast",
 }
 
 /// The language a term comes from.

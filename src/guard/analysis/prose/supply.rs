@@ -72,10 +72,19 @@ pub fn detect(doc: &Doc<'_>, i: usize, hits: &mut Vec<Hit>) {
         if !source || !specific || managed {
             continue;
         }
-        // Code, not a guide on a paste site: a raw paste or words naming a script.
-        let raw = u.rest.contains("/raw") || u.host.starts_with("gist.githubusercontent");
-        let code = raw || f.has(Class::Script);
-        let step = run || download || live(f, Class::Terminal) || live(f, Class::Prereq);
+        // Code, not a guide or a page on a paste site: a raw paste that is no document, or
+        // words naming a script; to run, not only to download.
+        let path = u.rest.split(['?', '#']).next().unwrap_or("");
+        let document = [
+            ".html", ".htm", ".md", ".txt", ".json", ".csv", ".png", ".svg",
+        ]
+        .iter()
+        .any(|ext| path.ends_with(ext));
+        let raw =
+            (path.contains("/raw") || u.host.starts_with("gist.githubusercontent")) && !document;
+        let script = f.has(Class::Script);
+        let step = run || live(f, Class::Terminal) || live(f, Class::Prereq) || download && script;
+        let code = raw || script;
         if code && step {
             hits.push(doc.hit(&SUP042, i, u.range.start, u.range.end));
             break;
