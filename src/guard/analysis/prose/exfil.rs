@@ -18,6 +18,9 @@ static EXF041_LINES: Reported = Reported::new(&["INJ010"]);
 
 pub fn detect(doc: &Doc<'_>, i: usize, hits: &mut Vec<Hit>) {
     let f = &doc.features[i];
+    if !f.anchored {
+        return;
+    }
     if let Some((start, end)) = send_object_to_place(doc, i) {
         if !EXF040_LINES.covers(doc, i) {
             hits.push(doc.hit(&EXF040, i, start, end));

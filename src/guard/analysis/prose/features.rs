@@ -69,7 +69,32 @@ pub struct Features<'u> {
     breaks: Vec<usize>,
     /// Text in double quotes (or `«»`, `「」`, normalised to `"`).
     quotes: Vec<Range<usize>>,
+    starts_negated: bool,
+    /// Holds a term some detector starts from, or a URL: the other sentences (most of
+    /// them) get no further look.
+    pub anchored: bool,
 }
+
+/// Classes some detector needs in the sentence it reports (or its neighbour).
+const ANCHORS: &[Class] = &[
+    Class::Send,
+    Class::Collect,
+    Class::Embed,
+    Class::Override,
+    Class::Demote,
+    Class::Unbound,
+    Class::ModeEntry,
+    Class::Stealth,
+    Class::StealthWeak,
+    Class::Tell,
+    Class::Password,
+    Class::Prereq,
+    Class::Run,
+    Class::Download,
+    Class::Extract,
+    Class::Archive,
+    Class::Terminal,
+];
 
 impl<'u> Features<'u> {
     pub fn new(unit: &'u Unit) -> Features<'u> {
@@ -83,6 +108,21 @@ impl<'u> Features<'u> {
         found.dedup_by(|a, b| {
             a.class == b.class && a.start == b.start && a.end == b.end && a.lang == b.lang
         });
+        let anchored = text.contains("://") || found.iter().any(|f| ANCHORS.contains(&f.class));
+        if !anchored {
+            return Features {
+                unit,
+                found,
+                urls: Vec::new(),
+                places: Vec::new(),
+                executables: Vec::new(),
+                archives: Vec::new(),
+                breaks: Vec::new(),
+                quotes: Vec::new(),
+                starts_negated: false,
+                anchored,
+            };
+        }
         let urls = urls(text, lex);
         // Words of a URL ("relay.example.net", ".com") are its name, not the sentence's.
         found.retain(|f| {
@@ -142,7 +182,7 @@ impl<'u> Features<'u> {
             }
         }
         places.sort_by_key(|p| p.range.start);
-        Features {
+        let mut f = Features {
             unit,
             found,
             urls,
@@ -151,7 +191,11 @@ impl<'u> Features<'u> {
             archives,
             breaks: breaks(text),
             quotes: quotes(text),
-        }
+            starts_negated: false,
+            anchored,
+        };
+        f.starts_negated = f.opens_with_negation();
+        f
     }
 
     pub fn text(&self) -> &str {
@@ -257,6 +301,10 @@ impl<'u> Features<'u> {
 
     /// The sentence starts with a negation ("Never ...", "Do not ...", "Nunca ...").
     pub fn starts_negated(&self) -> bool {
+        self.starts_negated
+    }
+
+    fn opens_with_negation(&self) -> bool {
         let text = self.text();
         let lead = text
             .char_indices()
@@ -384,9 +432,17 @@ fn chunks(text: &str) -> impl Iterator<Item = (Range<usize>, &str)> {
         if trimmed.is_empty() {
             return None;
         }
-        let lead = chunk.find(trimmed).unwrap_or(0);
+        // `trimmed` is a slice of `chunk`.
+        let lead = trimmed.as_ptr() as usize - chunk.as_ptr() as usize;
         Some((start + lead..start + lead + trimmed.len(), trimmed))
     })
+}
+
+/// `name` ends in `.suffix`.
+fn dotted_suffix(name: &str, suffix: &str) -> bool {
+    name.len() > suffix.len()
+        && name.ends_with(suffix)
+        && name.as_bytes()[name.len() - suffix.len() - 1] == b'.'
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -433,9 +489,7 @@ fn is_domain(host: &str, lex: &Lexicon) -> bool {
     {
         return false;
     }
-    lex.list("tld")
-        .iter()
-        .any(|tld| host.ends_with(&format!(".{tld}")))
+    lex.list("tld").iter().any(|tld| dotted_suffix(host, tld))
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -457,7 +511,7 @@ fn file_kind(name: &str, lex: &Lexicon) -> Option<FileKind> {
     let ends = |list: &str| {
         lex.list(list)
             .iter()
-            .any(|ext| name.len() > ext.len() + 1 && name.ends_with(&format!(".{ext}")))
+            .any(|ext| name.len() > ext.len() + 1 && dotted_suffix(name, ext))
     };
     if ends("executable_ext") {
         Some(FileKind::Executable)
@@ -509,12 +563,12 @@ fn urls(text: &str, lex: &Lexicon) -> Vec<Url> {
             lex.list(list).iter().any(|h| {
                 if h.contains('/') && !h.starts_with('/') {
                     let (hh, path) = h.split_once('/').unwrap_or((h, ""));
-                    (host == hh || host.ends_with(&format!(".{hh}")))
-                        && rest.starts_with(&format!("/{path}"))
+                    (host == hh || dotted_suffix(&host, hh))
+                        && rest.strip_prefix('/').is_some_and(|r| r.starts_with(path))
                 } else if h.starts_with('/') {
                     rest.contains(h.as_str())
                 } else {
-                    host == *h || host.ends_with(&format!(".{h}"))
+                    host == *h || dotted_suffix(&host, h)
                 }
             })
         };

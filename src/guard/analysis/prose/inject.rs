@@ -11,6 +11,9 @@ static INJ041_LINES: Reported = Reported::new(&["INJ003", "INJ004", "INJ012", "I
 
 pub fn detect(doc: &Doc<'_>, i: usize, hits: &mut Vec<Hit>) {
     let f = &doc.features[i];
+    if !f.anchored {
+        return;
+    }
     if f.question() {
         return;
     }

@@ -87,6 +87,13 @@ pub fn analyze(file: &str, hits: &mut Vec<Hit>) {
     }
     local.sort_by_key(|h: &Hit| (h.start, h.rule.id));
     local.dedup_by(|a, b| a.rule.id == b.rule.id && a.start == b.start);
+    // As many as the engine keeps of a line rule.
+    let mut per_rule: std::collections::HashMap<&str, usize> = Default::default();
+    local.retain(|h| {
+        let n = per_rule.entry(h.rule.id).or_default();
+        *n += 1;
+        *n <= crate::guard::engine::MAX_HITS_PER_RULE
+    });
     hits.extend(
         local
             .into_iter()

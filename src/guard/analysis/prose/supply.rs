@@ -9,6 +9,9 @@ use crate::guard::rules::supply_chain::{SUP040, SUP041, SUP042};
 
 pub fn detect(doc: &Doc<'_>, i: usize, hits: &mut Vec<Hit>) {
     let f = &doc.features[i];
+    if !f.anchored {
+        return;
+    }
     if !instruction(f) {
         return;
     }
