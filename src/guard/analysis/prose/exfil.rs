@@ -2,7 +2,7 @@
 //! in a URL, or an instruction to put it there.
 
 use super::features::{Features, Role};
-use super::lexicon::{Class, Found, Lexicon};
+use super::lexicon::{Class, Found, Lang, Lexicon};
 use super::{Doc, Reported};
 use crate::guard::analysis::Hit;
 use crate::guard::rules::exfiltration::{EXF040, EXF041};
@@ -18,6 +18,9 @@ static EXF041_LINES: Reported = Reported::new(&["INJ010"]);
 
 pub fn detect(doc: &Doc<'_>, i: usize, hits: &mut Vec<Hit>) {
     let f = &doc.features[i];
+    if !f.anchored {
+        return;
+    }
     if let Some((start, end)) = send_object_to_place(doc, i) {
         if !EXF040_LINES.covers(doc, i) {
             hits.push(doc.hit(&EXF040, i, start, end));
@@ -44,24 +47,60 @@ fn live(f: &Features<'_>, v: &Found) -> bool {
     !f.negated(v) && !f.quoted(v)
 }
 
-/// Destinations of the sentence: places used as one, and destination phrases ("our
-/// server") not after "from".
-fn destinations(f: &Features<'_>) -> Vec<(usize, usize)> {
-    let mut out: Vec<(usize, usize)> = f
+/// A destination of a sentence.
+#[derive(Debug, Clone, Copy)]
+struct Dest {
+    start: usize,
+    end: usize,
+    /// A place that is only a destination, never a service's own name: a URL with a path
+    /// or query, an IP or e-mail address, a file or paste host, "our server", "a webhook".
+    /// A bare host name ("sync env vars to trigger.dev") may be the service a key is for,
+    /// so API keys and tokens (weak objects) need a pointed destination.
+    pointed: bool,
+}
+
+/// Destinations of the sentence for a verb of language `lang`: places used as one, and
+/// destination phrases ("our server") not after "from".
+fn destinations(f: &Features<'_>, lang: Lang) -> Vec<Dest> {
+    let mut out: Vec<Dest> = f
         .places
         .iter()
-        .filter(|p| f.role(p) == Role::Destination)
-        .map(|p| (p.range.start, p.range.end))
+        .filter(|p| f.role(p, Some(lang)) == Role::Destination)
+        .map(|p| {
+            let url = p.url.map(|u| &f.urls[u]);
+            let pointed = p.email
+                || url.is_some_and(|u| {
+                    u.raw_ip || u.file_host || u.paste_host || u.rest.trim_matches('/').len() > 1
+                })
+                || url.is_none() && is_address(&f.text()[p.range.clone()]);
+            Dest {
+                start: p.range.start,
+                end: p.range.end,
+                pointed,
+            }
+        })
         .collect();
     for d in f.of(Class::Dest) {
         let source = f
             .of(Class::From)
             .any(|m| m.end <= d.start && d.start - m.end <= 6);
         if !source {
-            out.push((d.start, d.end));
+            out.push(Dest {
+                start: d.start,
+                end: d.end,
+                pointed: true,
+            });
         }
     }
     out
+}
+
+/// A bare place that is more than a name: an IP address or a host with a path.
+fn is_address(place: &str) -> bool {
+    place.contains('/')
+        || place.split(':').next().is_some_and(|h| {
+            h.split('.').count() == 4 && h.split('.').all(|p| p.parse::<u8>().is_ok())
+        })
 }
 
 /// Objects of the sentence: strong ones always, weak ones (API keys, tokens) unless the
@@ -105,12 +144,14 @@ fn send_object_to_place(doc: &Doc<'_>, i: usize) -> Option<(usize, usize)> {
         .found
         .iter()
         .filter(|v| matches!(v.class, Class::Send | Class::Embed) && live(f, v))
+        // "Send the user to the sign-up page" moves the user, not data.
+        .filter(|v| {
+            !f.of(Class::User).any(|u| {
+                u.start > v.end && u.start - v.end <= 5 && !f.text()[u.end..].starts_with('\'')
+            })
+        })
         .collect();
     if sends.is_empty() || !instruction(f, &sends) {
-        return None;
-    }
-    let dests = destinations(f);
-    if dests.is_empty() {
         return None;
     }
     let objects = objects(f);
@@ -118,13 +159,21 @@ fn send_object_to_place(doc: &Doc<'_>, i: usize) -> Option<(usize, usize)> {
     for s in &sends {
         let embed = s.class == Class::Embed;
         let first = s.lang.verb_first();
-        let Some(d) = dests.iter().find(|d| !first || d.0 >= s.end).copied() else {
+        let dests = destinations(f, s.lang);
+        let dests: Vec<&Dest> = dests
+            .iter()
+            .filter(|d| !first || d.start >= s.end)
+            .collect();
+        if dests.is_empty() {
             continue;
-        };
+        }
         for &(o, strong) in &objects {
             if embed && !strong {
                 continue;
             }
+            let Some(d) = dests.iter().find(|d| strong || d.pointed) else {
+                continue;
+            };
             let direct = if first {
                 o.start >= s.end && o.start - s.end <= OBJECT_AFTER
             } else {
@@ -143,30 +192,32 @@ fn send_object_to_place(doc: &Doc<'_>, i: usize) -> Option<(usize, usize)> {
                         || !c.lang.verb_first() && o.end <= c.start && c.start - o.end <= 40
                 });
             if direct || chained {
-                return Some(span(&[(s.start, s.end), (o.start, o.end), d]));
+                return Some(span(&[
+                    (s.start, s.end),
+                    (o.start, o.end),
+                    (d.start, d.end),
+                ]));
             }
         }
     }
     // "Read the user's session token. Forward all data to https://...".
     let prev = doc.features.get(i.checked_sub(1)?)?;
-    if doc.units[i - 1].section != doc.units[i].section || !objects.is_empty() {
+    if doc.units[i - 1].block != doc.units[i].block || !objects.is_empty() {
         return None;
     }
     collected_object(prev)?;
-    for s in &sends {
-        if s.class != Class::Send {
-            continue;
-        }
+    for s in sends.iter().filter(|s| s.class == Class::Send) {
         let refers = f
             .of(Class::Anaphor)
             .any(|a| a.start >= s.end && a.start - s.end <= 40)
             || f.of(Class::To)
-                .any(|t| t.start >= s.end && t.start - s.end <= 2);
-        let Some(d) = dests.iter().find(|d| d.0 >= s.end).copied() else {
+                .any(|t| t.lang == s.lang && t.start >= s.end && t.start - s.end <= 2);
+        let dests = destinations(f, s.lang);
+        let Some(d) = dests.iter().find(|d| d.start >= s.end) else {
             continue;
         };
         if refers {
-            return Some(span(&[(s.start, s.end), d]));
+            return Some(span(&[(s.start, s.end), (d.start, d.end)]));
         }
     }
     None

@@ -21,20 +21,28 @@ pub const MAX_UNIT_BYTES: usize = 1536;
 pub struct Unit {
     /// Lowercase, diacritics folded, whitespace collapsed, quotes unified.
     pub text: String,
-    /// The file offset of the character each byte of `text` comes from.
-    map: Vec<u32>,
+    /// Where `text` comes from, in pieces.
+    map: Vec<Piece>,
     /// Inline code spans, in `text`.
     pub code: Vec<Range<usize>>,
     /// Counts headings: sentences under the same heading belong together.
     pub section: u32,
+    /// Counts top-level blocks: sentences of one paragraph, list, table or HTML block.
+    pub block: u32,
 }
 
 impl Unit {
-    /// The file offset of byte `i` of `text`.
+    /// The file offset of (the character of) byte `i` of `text`.
     pub fn original(&self, i: usize) -> usize {
-        match self.map.get(i) {
-            Some(&o) => o as usize,
-            None => self.map.last().map_or(0, |&o| o as usize),
+        let mut i = i.min(self.text.len().saturating_sub(1));
+        while !self.text.is_char_boundary(i) {
+            i -= 1;
+        }
+        let k = self.map.partition_point(|p| p.text as usize <= i);
+        match self.map.get(k.wrapping_sub(1)) {
+            Some(p) if p.exact => p.file as usize + (i - p.text as usize),
+            Some(p) => p.file as usize,
+            None => 0,
         }
     }
 
@@ -52,6 +60,17 @@ impl Unit {
     }
 }
 
+/// From byte `text` of a unit's text on, the file offset each byte comes from: `file` plus
+/// the distance from `text` when the text is a verbatim copy (`exact`), `file` for all of it
+/// otherwise (an entity, a folded letter). A new piece starts where that stops holding, so
+/// plain prose is a handful of pieces rather than an offset per byte.
+#[derive(Debug, Clone, Copy)]
+struct Piece {
+    text: u32,
+    file: u32,
+    exact: bool,
+}
+
 /// Where the text pushed next comes from.
 #[derive(Clone, Copy)]
 enum Origin {
@@ -65,55 +84,130 @@ enum Origin {
 #[derive(Default)]
 struct Block {
     text: String,
-    map: Vec<u32>,
+    map: Vec<Piece>,
     code: Vec<Range<usize>>,
 }
 
 impl Block {
     fn push(&mut self, s: &str, origin: Origin) {
+        let bytes = s.as_bytes();
+        self.text.reserve(s.len());
         let mut buf = String::new();
-        for (i, c) in s.char_indices() {
-            let at = match origin {
-                Origin::Exact(o) => o + i,
-                Origin::At(o) => o,
+        let mut i = 0;
+        while i < bytes.len() {
+            let (at, verbatim) = match origin {
+                Origin::Exact(o) => (o + i, true),
+                Origin::At(o) => (o, false),
             };
+            let b = bytes[i];
+            if b < 0x80 && !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C) {
+                // The common case: a run of ASCII that is no whitespace, copied at once and
+                // lowered in place; one piece for all of it.
+                let run = bytes[i..]
+                    .iter()
+                    .take_while(|&&c| c < 0x80 && !c.is_ascii_whitespace() && c != 0x0B)
+                    .count();
+                self.put_ascii(b.to_ascii_lowercase(), at, verbatim);
+                if run > 1 {
+                    let from = self.text.len();
+                    self.text.push_str(&s[i + 1..i + run]);
+                    self.text.as_mut_str()[from..].make_ascii_lowercase();
+                }
+                i += run;
+                continue;
+            }
+            if b < 0x80 {
+                // Whitespace is one space.
+                if matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C) {
+                    if !matches!(self.text.as_bytes().last(), None | Some(b' ' | b'\n')) {
+                        self.put_ascii(b' ', at, verbatim);
+                    }
+                } else {
+                    self.put_ascii(b.to_ascii_lowercase(), at, verbatim);
+                }
+                i += 1;
+                continue;
+            }
+            let c = s[i..].chars().next().expect("at a character");
             buf.clear();
             normalize_char(c, &mut buf);
+            let same = buf.len() == c.len_utf8() && buf.chars().count() == 1;
             for n in buf.chars() {
-                self.put(n, at);
+                self.put(n, at, verbatim && same);
             }
+            i += c.len_utf8();
         }
     }
 
-    /// Appends one normalised character: no space at the start or after a space, a break
-    /// (`\n`) replaces the spaces before it and is never doubled.
-    fn put(&mut self, n: char, at: usize) {
+    /// [`Block::put`] of a byte that is neither a space nor a break.
+    fn put_ascii(&mut self, b: u8, at: usize, exact: bool) {
+        let start = self.text.len() as u32;
+        let at = at as u32;
+        let continues = self.map.last().is_some_and(|p| {
+            p.exact == exact
+                && if exact {
+                    p.file + (start - p.text) == at
+                } else {
+                    p.file == at
+                }
+        });
+        if !continues {
+            self.map.push(Piece {
+                text: start,
+                file: at,
+                exact,
+            });
+        }
+        self.text.push(char::from(b));
+    }
+
+    /// Appends one normalised character from file offset `at` (`exact`: its bytes are the
+    /// file's): no space at the start or after a space, a break (`\n`) replaces the spaces
+    /// before it and is never doubled.
+    fn put(&mut self, n: char, at: usize, exact: bool) {
         if n == ' ' && (self.text.is_empty() || self.text.ends_with([' ', '\n'])) {
             return;
         }
         if n == '\n' {
             while self.text.ends_with(' ') {
                 self.text.pop();
+            }
+            let len = self.text.len() as u32;
+            while self.map.last().is_some_and(|p| p.text >= len) {
                 self.map.pop();
             }
             if self.text.is_empty() || self.text.ends_with('\n') {
                 return;
             }
         }
-        let start = self.text.len();
+        let start = self.text.len() as u32;
+        let (at, exact) = (at as u32, exact && n != '\n');
+        let continues = self.map.last().is_some_and(|p| {
+            p.exact == exact
+                && if exact {
+                    p.file + (start - p.text) == at
+                } else {
+                    p.file == at
+                }
+        });
+        if !continues {
+            self.map.push(Piece {
+                text: start,
+                file: at,
+                exact,
+            });
+        }
         self.text.push(n);
-        self.map
-            .extend(std::iter::repeat_n(at as u32, self.text.len() - start));
     }
 
     /// A separator that is no text of the file (between a link's text and its URL).
     fn space(&mut self, at: usize) {
-        self.put(' ', at);
+        self.put(' ', at, false);
     }
 
     /// The end of a sentence that has no full stop (a line break, an HTML block tag).
     fn brk(&mut self, at: usize) {
-        self.put('\n', at);
+        self.put('\n', at, false);
     }
 }
 
@@ -261,8 +355,8 @@ impl Html {
                 }
                 HtmlState::Skip(end) => {
                     let end = *end;
-                    if frag[i..].len() >= end.len()
-                        && frag.as_bytes()[i..i + end.len()].eq_ignore_ascii_case(end.as_bytes())
+                    if bytes.len() - i >= end.len()
+                        && bytes[i..i + end.len()].eq_ignore_ascii_case(end.as_bytes())
                     {
                         self.state = HtmlState::Tag { quote: None };
                         i += end.len();
@@ -398,7 +492,8 @@ pub fn units(file: &str) -> Vec<Unit> {
     let mut html = Html::default();
     let mut links: Vec<LinkFrame> = Vec::new();
     let mut in_code = 0usize;
-    let mut section = 0u32;
+    let mut at = Place::default();
+    let mut depth = 0usize;
     let mut budget = MAX_PROSE_BYTES;
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
@@ -419,8 +514,9 @@ pub fn units(file: &str) -> Vec<Unit> {
         match event {
             Event::Start(tag) => match tag {
                 Tag::CodeBlock(_) => {
-                    flush(&mut block, &mut html, section, &mut out, &mut budget);
+                    flush(&mut block, &mut html, at, &mut out, &mut budget);
                     in_code += 1;
+                    at.enter(&mut depth);
                 }
                 Tag::Link {
                     link_type,
@@ -445,15 +541,17 @@ pub fn units(file: &str) -> Vec<Unit> {
                 | Tag::Superscript
                 | Tag::Subscript => {}
                 other => {
-                    flush(&mut block, &mut html, section, &mut out, &mut budget);
+                    flush(&mut block, &mut html, at, &mut out, &mut budget);
                     if matches!(other, Tag::Heading { .. }) {
-                        section += 1;
+                        at.section += 1;
                     }
+                    at.enter(&mut depth);
                 }
             },
             Event::End(end) => match end {
                 TagEnd::CodeBlock => {
                     in_code = in_code.saturating_sub(1);
+                    depth = depth.saturating_sub(1);
                 }
                 TagEnd::Link | TagEnd::Image => {
                     if let Some(link) = links.pop() {
@@ -484,7 +582,10 @@ pub fn units(file: &str) -> Vec<Unit> {
                 | TagEnd::Strikethrough
                 | TagEnd::Superscript
                 | TagEnd::Subscript => {}
-                _ => flush(&mut block, &mut html, section, &mut out, &mut budget),
+                _ => {
+                    flush(&mut block, &mut html, at, &mut out, &mut budget);
+                    depth = depth.saturating_sub(1);
+                }
             },
             Event::Text(t) if in_code == 0 => block.push(&t, origin_of(&t)),
             Event::Code(t) if in_code == 0 => {
@@ -506,8 +607,25 @@ pub fn units(file: &str) -> Vec<Unit> {
             return out;
         }
     }
-    flush(&mut block, &mut html, section, &mut out, &mut budget);
+    flush(&mut block, &mut html, at, &mut out, &mut budget);
     out
+}
+
+/// The heading and the top-level block the text being read belongs to.
+#[derive(Default, Clone, Copy)]
+struct Place {
+    section: u32,
+    block: u32,
+}
+
+impl Place {
+    /// A block starts: a new top-level one unless it is nested in another.
+    fn enter(&mut self, depth: &mut usize) {
+        if *depth == 0 {
+            self.block += 1;
+        }
+        *depth += 1;
+    }
 }
 
 /// The longest prefix of `text` of at most `max` bytes that ends at a line end (or a
@@ -524,13 +642,7 @@ fn prefix_len(text: &str, max: usize) -> usize {
 }
 
 /// Ends the block: its text is cut into sentences, appended to `out`.
-fn flush(
-    block: &mut Block,
-    html: &mut Html,
-    section: u32,
-    out: &mut Vec<Unit>,
-    budget: &mut usize,
-) {
+fn flush(block: &mut Block, html: &mut Html, at: Place, out: &mut Vec<Unit>, budget: &mut usize) {
     let b = std::mem::take(block);
     *html = Html::default();
     if b.text.trim().is_empty() || *budget == 0 {
@@ -543,11 +655,30 @@ fn flush(
     *budget -= take;
     let text = &b.text[..take];
     for range in sentences(text) {
+        // The pieces that cover the sentence, from its first byte.
+        let first = b.map.partition_point(|p| p.text as usize <= range.start);
+        let last = b.map.partition_point(|p| (p.text as usize) < range.end);
+        let map = b.map[first.saturating_sub(1)..last.max(first)]
+            .iter()
+            .map(|p| {
+                let from = (p.text as usize).max(range.start);
+                Piece {
+                    text: (from - range.start) as u32,
+                    file: if p.exact {
+                        p.file + (from - p.text as usize) as u32
+                    } else {
+                        p.file
+                    },
+                    exact: p.exact,
+                }
+            })
+            .collect();
         let mut unit = Unit {
             text: text[range.clone()].to_owned(),
-            map: b.map[range.clone()].to_vec(),
+            map,
             code: Vec::new(),
-            section,
+            section: at.section,
+            block: at.block,
         };
         unit.code = b
             .code
@@ -568,16 +699,30 @@ const ABBREVIATIONS: &[&str] = &[
 /// The sentences of a block's text: cut after `.`, `!`, `?` before a space, after CJK full
 /// stops, at line breaks, and every [`MAX_UNIT_BYTES`].
 fn sentences(text: &str) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut start = 0;
-    let mut iter = text.char_indices().peekable();
-    while let Some((i, c)) = iter.next() {
-        let next = iter.peek().map(|&(_, n)| n);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        // Only these bytes can end a sentence (the CJK marks and `…` start with 0xE2,
+        // 0xE3 or 0xEF); everything else is skipped a byte at a time.
+        let long = i + 1 - start >= MAX_UNIT_BYTES;
+        if !matches!(b, b'\n' | b'.' | b'!' | b'?' | 0xE2 | 0xE3 | 0xEF) && !long {
+            i += 1;
+            continue;
+        }
+        if !text.is_char_boundary(i) {
+            i += 1;
+            continue;
+        }
+        let c = text[i..].chars().next().expect("at a character");
         let end = i + c.len_utf8();
+        let next = bytes.get(end).copied();
         let cut = match c {
             '\n' => Some(i),
             '。' | '！' | '？' | '．' => Some(end),
-            '.' | '!' | '?' | '…' if matches!(next, None | Some(' ' | '\n')) => {
+            '.' | '!' | '?' | '…' if matches!(next, None | Some(b' ' | b'\n')) => {
                 let word = text[start..i]
                     .rsplit(|c: char| c.is_whitespace() || c == '(')
                     .next()
@@ -588,17 +733,14 @@ fn sentences(text: &str) -> Vec<Range<usize>> {
                     Some(end)
                 }
             }
-            _ if end - start >= MAX_UNIT_BYTES
-                && (c == ' ' || end - start >= MAX_UNIT_BYTES + 64) =>
-            {
-                Some(end)
-            }
+            _ if long && (c == ' ' || end - start >= MAX_UNIT_BYTES + 64) => Some(end),
             _ => None,
         };
         if let Some(at) = cut {
             push_trimmed(text, start, at, &mut out);
             start = if c == '\n' { end } else { at };
         }
+        i = end;
     }
     push_trimmed(text, start, text.len(), &mut out);
     out

@@ -69,7 +69,32 @@ pub struct Features<'u> {
     breaks: Vec<usize>,
     /// Text in double quotes (or `«»`, `「」`, normalised to `"`).
     quotes: Vec<Range<usize>>,
+    starts_negated: bool,
+    /// Holds a term some detector starts from, or a URL: the other sentences (most of
+    /// them) get no further look.
+    pub anchored: bool,
 }
+
+/// Classes some detector needs in the sentence it reports (or its neighbour).
+const ANCHORS: &[Class] = &[
+    Class::Send,
+    Class::Collect,
+    Class::Embed,
+    Class::Override,
+    Class::Demote,
+    Class::Unbound,
+    Class::ModeEntry,
+    Class::Stealth,
+    Class::StealthWeak,
+    Class::Tell,
+    Class::Password,
+    Class::Prereq,
+    Class::Run,
+    Class::Download,
+    Class::Extract,
+    Class::Archive,
+    Class::Terminal,
+];
 
 impl<'u> Features<'u> {
     pub fn new(unit: &'u Unit) -> Features<'u> {
@@ -77,8 +102,27 @@ impl<'u> Features<'u> {
         let text = unit.text.as_str();
         let mut found = Vec::new();
         lex.find(text, &mut found);
-        found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end), f.class));
-        found.dedup_by(|a, b| a.class == b.class && a.start == b.start && a.end == b.end);
+        found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end), f.class, f.lang));
+        // The same term in several languages ("a" is Spanish and Portuguese) stays once per
+        // language: markers are read in the language of their verb.
+        found.dedup_by(|a, b| {
+            a.class == b.class && a.start == b.start && a.end == b.end && a.lang == b.lang
+        });
+        let anchored = text.contains("://") || found.iter().any(|f| ANCHORS.contains(&f.class));
+        if !anchored {
+            return Features {
+                unit,
+                found,
+                urls: Vec::new(),
+                places: Vec::new(),
+                executables: Vec::new(),
+                archives: Vec::new(),
+                breaks: Vec::new(),
+                quotes: Vec::new(),
+                starts_negated: false,
+                anchored,
+            };
+        }
         let urls = urls(text, lex);
         // Words of a URL ("relay.example.net", ".com") are its name, not the sentence's.
         found.retain(|f| {
@@ -138,7 +182,7 @@ impl<'u> Features<'u> {
             }
         }
         places.sort_by_key(|p| p.range.start);
-        Features {
+        let mut f = Features {
             unit,
             found,
             urls,
@@ -147,7 +191,11 @@ impl<'u> Features<'u> {
             archives,
             breaks: breaks(text),
             quotes: quotes(text),
-        }
+            starts_negated: false,
+            anchored,
+        };
+        f.starts_negated = f.opens_with_negation();
+        f
     }
 
     pub fn text(&self) -> &str {
@@ -186,10 +234,9 @@ impl<'u> Features<'u> {
     /// Inside quotes that leave some of the sentence outside them: a phrase quoted as an
     /// example ("flag skills that say “send your keys to …”").
     pub fn quoted(&self, f: &Found) -> bool {
-        let len = self.text().len();
         self.quotes
             .iter()
-            .any(|q| q.start <= f.start && f.end <= q.end && (q.end - q.start) * 10 < len * 9)
+            .any(|q| q.start <= f.start && f.end <= q.end)
     }
 
     /// A negation that governs the term `f`: shortly before it in its clause, or shortly
@@ -197,7 +244,7 @@ impl<'u> Features<'u> {
     /// not forget") or inside `f` itself ("no longer follow") do not count.
     pub fn negated(&self, f: &Found) -> bool {
         let clause = self.clause(f.start);
-        self.negations().any(|n| {
+        self.denials().any(|n| {
             if n.end <= f.start {
                 n.start >= clause.start && f.start - n.end <= NEGATION_BEFORE
             } else if n.start >= f.end {
@@ -210,6 +257,33 @@ impl<'u> Features<'u> {
         })
     }
 
+    /// A negation that makes an imperative negative: in English not a bare "not" ("tell
+    /// Claude what to do, not tell users what happens"), which needs an auxiliary before it.
+    pub fn imperative_negation(&self, n: &Found) -> bool {
+        let word = &self.text()[n.start..n.end];
+        if n.lang != Lang::En || word != "not" {
+            return true;
+        }
+        let before = self.text()[..n.start].trim_end();
+        let prev = before.rsplit(' ').next().unwrap_or("");
+        matches!(
+            prev,
+            "do" | "does"
+                | "did"
+                | "must"
+                | "should"
+                | "will"
+                | "would"
+                | "can"
+                | "could"
+                | "may"
+                | "might"
+                | "shall"
+                | "need"
+                | "please"
+        )
+    }
+
     /// Negation words, minus those inside affirmative phrases.
     pub fn negations(&self) -> impl Iterator<Item = &Found> + '_ {
         self.of(Class::Negation).filter(move |n| {
@@ -219,8 +293,18 @@ impl<'u> Features<'u> {
         })
     }
 
+    /// Negations and contrasts ("rather than", "instead of"): what makes a verb not asked
+    /// for.
+    fn denials(&self) -> impl Iterator<Item = &Found> + '_ {
+        self.negations().chain(self.of(Class::Contrast))
+    }
+
     /// The sentence starts with a negation ("Never ...", "Do not ...", "Nunca ...").
     pub fn starts_negated(&self) -> bool {
+        self.starts_negated
+    }
+
+    fn opens_with_negation(&self) -> bool {
         let text = self.text();
         let lead = text
             .char_indices()
@@ -247,15 +331,19 @@ impl<'u> Features<'u> {
     }
 
     /// What a place is to its sentence: the nearest marker before it (within a few words)
-    /// decides, then a Japanese particle after it.
-    pub fn role(&self, place: &Place) -> Role {
+    /// decides, then a Japanese particle after it. With `lang`, only markers of that
+    /// language count (the English article "a" is no Spanish "a", "an" no German "an").
+    pub fn role(&self, place: &Place, lang: Option<Lang>) -> Role {
+        let ours = |f: &Found| {
+            f.class == Class::Dest || f.lang == Lang::Common || lang.is_none_or(|l| f.lang == l)
+        };
         let text = self.text();
-        let mut from = place.range.start.saturating_sub(28);
+        let mut from = place.range.start.saturating_sub(40);
         while !text.is_char_boundary(from) {
             from += 1;
         }
-        // At most three words between the marker and the place, in one clause: "to our
-        // collector https://...", not "to the environment ([#12](https://...))".
+        // At most five words between the marker and the place, in one clause: "to our
+        // backup server at 198.51.100.7", not "to the environment ([#12](https://...))".
         let before = self
             .found
             .iter()
@@ -263,12 +351,13 @@ impl<'u> Features<'u> {
                 f.start >= from
                     && f.end <= place.range.start
                     && matches!(f.class, Class::To | Class::From | Class::Dest)
+                    && ours(f)
                     && self.same_clause(f.end, place.range.start)
                     && text[f.end..place.range.start]
                         .split(' ')
                         .filter(|w| !w.is_empty())
                         .count()
-                        <= 3
+                        <= 5
             })
             .max_by_key(|f| (f.end, f.class == Class::Dest));
         match before.map(|f| f.class) {
@@ -280,6 +369,7 @@ impl<'u> Features<'u> {
             f.start >= place.range.end
                 && f.start <= place.range.end + 2
                 && matches!(f.class, Class::ToAfter | Class::FromAfter)
+                && ours(f)
         });
         match after.map(|f| f.class) {
             Some(Class::ToAfter) => Role::Destination,
@@ -342,9 +432,17 @@ fn chunks(text: &str) -> impl Iterator<Item = (Range<usize>, &str)> {
         if trimmed.is_empty() {
             return None;
         }
-        let lead = chunk.find(trimmed).unwrap_or(0);
+        // `trimmed` is a slice of `chunk`.
+        let lead = trimmed.as_ptr() as usize - chunk.as_ptr() as usize;
         Some((start + lead..start + lead + trimmed.len(), trimmed))
     })
+}
+
+/// `name` ends in `.suffix`.
+fn dotted_suffix(name: &str, suffix: &str) -> bool {
+    name.len() > suffix.len()
+        && name.ends_with(suffix)
+        && name.as_bytes()[name.len() - suffix.len() - 1] == b'.'
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -391,9 +489,7 @@ fn is_domain(host: &str, lex: &Lexicon) -> bool {
     {
         return false;
     }
-    lex.list("tld")
-        .iter()
-        .any(|tld| host.ends_with(&format!(".{tld}")))
+    lex.list("tld").iter().any(|tld| dotted_suffix(host, tld))
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -415,7 +511,7 @@ fn file_kind(name: &str, lex: &Lexicon) -> Option<FileKind> {
     let ends = |list: &str| {
         lex.list(list)
             .iter()
-            .any(|ext| name.len() > ext.len() + 1 && name.ends_with(&format!(".{ext}")))
+            .any(|ext| name.len() > ext.len() + 1 && dotted_suffix(name, ext))
     };
     if ends("executable_ext") {
         Some(FileKind::Executable)
@@ -467,12 +563,12 @@ fn urls(text: &str, lex: &Lexicon) -> Vec<Url> {
             lex.list(list).iter().any(|h| {
                 if h.contains('/') && !h.starts_with('/') {
                     let (hh, path) = h.split_once('/').unwrap_or((h, ""));
-                    (host == hh || host.ends_with(&format!(".{hh}")))
-                        && rest.starts_with(&format!("/{path}"))
+                    (host == hh || dotted_suffix(&host, hh))
+                        && rest.strip_prefix('/').is_some_and(|r| r.starts_with(path))
                 } else if h.starts_with('/') {
                     rest.contains(h.as_str())
                 } else {
-                    host == *h || host.ends_with(&format!(".{h}"))
+                    host == *h || dotted_suffix(&host, h)
                 }
             })
         };
@@ -544,7 +640,7 @@ mod tests {
         ] {
             let u = unit(text);
             let f = Features::new(&u);
-            assert_eq!(f.role(&f.places[0]), role, "{text}");
+            assert_eq!(f.role(&f.places[0], None), role, "{text}");
         }
     }
 

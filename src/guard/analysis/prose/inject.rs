@@ -11,6 +11,9 @@ static INJ041_LINES: Reported = Reported::new(&["INJ003", "INJ004", "INJ012", "I
 
 pub fn detect(doc: &Doc<'_>, i: usize, hits: &mut Vec<Hit>) {
     let f = &doc.features[i];
+    if !f.anchored {
+        return;
+    }
     if f.question() {
         return;
     }
@@ -56,7 +59,15 @@ fn rules_set_aside(f: &Features<'_>) -> Option<(usize, usize)> {
             })
         })
         .collect();
-    for o in f.of(Class::Override).filter(|o| live(f, o)) {
+    // "A subagent could bypass your safety gates" speculates.
+    let speculative = |o: &Found| {
+        f.of(Class::Modal)
+            .any(|m| m.end <= o.start && o.start - m.end <= 2)
+    };
+    for o in f
+        .of(Class::Override)
+        .filter(|o| live(f, o) && !speculative(o))
+    {
         for r in &rules {
             let order = !o.lang.verb_first() || r.start >= o.end;
             if order && near(o, r, 80) && f.same_clause(o.start, r.start) {
@@ -118,7 +129,9 @@ fn hidden(f: &Features<'_>) -> Option<(usize, usize)> {
     let data = f.has(Class::ObjStrong)
         || f.has(Class::ObjWeak)
         || f.has(Class::Dest)
-        || f.places.iter().any(|p| f.role(p) == Role::Destination);
+        || f.places
+            .iter()
+            .any(|p| f.role(p, None) == Role::Destination);
     for s in f.found.iter().filter(|s| !f.negated(s) && !f.quoted(s)) {
         let weak = match s.class {
             Class::Stealth => false,
@@ -149,22 +162,28 @@ fn hidden(f: &Features<'_>) -> Option<(usize, usize)> {
 fn withheld(f: &Features<'_>) -> Option<(usize, usize)> {
     let authority = f.has(Class::Authority);
     for t in f.of(Class::Tell).filter(|t| !f.quoted(t)) {
-        let negation = f.negations().find(|n| {
-            let before = n.end <= t.start && t.start - n.end <= 24;
-            let after = n.start >= t.end
-                && n.start - t.end <= 24
-                && matches!(n.lang, Lang::De | Lang::Fr | Lang::Ja);
-            (before || after) && f.same_clause(n.start, t.start)
-        });
+        let negation = f
+            .negations()
+            .filter(|n| f.imperative_negation(n))
+            .find(|n| {
+                let before = n.end <= t.start && t.start - n.end <= 24;
+                let after = n.start >= t.end
+                    && n.start - t.end <= 24
+                    && matches!(n.lang, Lang::De | Lang::Fr | Lang::Ja);
+                (before || after) && f.same_clause(n.start, t.start)
+            });
         let Some(n) = negation else {
             continue;
         };
         let user = f
             .of(Class::User)
             .find(|u| near(t, u, 32) && f.same_clause(u.start, t.start));
-        let about = f
-            .of(Class::About)
-            .find(|a| near(t, a, 40) && f.same_clause(a.start, t.start) && a.start != t.start);
+        // What is withheld may open the next clause ("sag dem Benutzer nicht, dass ...").
+        let about = f.of(Class::About).find(|a| {
+            near(t, a, 40)
+                && a.start != t.start
+                && (f.same_clause(a.start, t.start) || a.start > t.end)
+        });
         // Without a user, only "mention it", "reveal this": the pronoun right after the verb.
         let object = f
             .of(Class::About)

@@ -17,7 +17,34 @@
 //! structural detectors rather than by the word matcher.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
+
+/// FNV-1a: the maps are built from the lexicon and looked up once per word of every
+/// sentence, where SipHash's cost showed. Their keys are fixed, so flooding is no concern.
+#[derive(Default, Clone, Copy)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type Map<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 
 macro_rules! classes {
     ($($variant:ident => $name:literal,)*) => {
@@ -87,10 +114,13 @@ classes! {
     Condition => "condition",
     Authority => "authority",
     Untrusted => "untrusted",
+    Script => "script",
+    Modal => "modal",
+    Contrast => "contrast",
 }
 
 /// The language a term comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Lang {
     Common,
     En,
@@ -167,16 +197,38 @@ const MAX_WORD_BYTES: usize = 64;
 /// Occurrences of one symbol term kept per sentence.
 const MAX_SYMBOL_HITS: usize = 16;
 
+/// What a word of a sentence may start.
+#[derive(Debug, Default)]
+struct Entry {
+    /// Word terms.
+    words: Vec<u32>,
+    /// Whether it starts terms of [`Lexicon::by_pair`].
+    pairs: bool,
+    /// Symbol terms that start with this word (`id_rsa`, `process.env`).
+    symbols: Vec<u32>,
+}
+
 #[derive(Debug, Default)]
 pub struct Lexicon {
     terms: Vec<Term>,
-    by_word: HashMap<String, Vec<u32>>,
-    by_stem: HashMap<String, Vec<u32>>,
-    /// Lengths in characters of the stems, ascending.
-    stem_chars: Vec<usize>,
-    by_char: HashMap<char, Vec<u32>>,
-    symbols: Vec<u32>,
-    lists: HashMap<String, Vec<String>>,
+    /// Word terms by the hash of their first word ([`word_hash`]), when their second word
+    /// (if any) is a stem; and whether the word starts terms of [`Lexicon::by_pair`] (most
+    /// words of a sentence are in neither, and cost this one lookup).
+    by_word: Map<u64, Entry>,
+    /// Word terms by the hash of their first two words: "the webhook" is tried only where
+    /// "the" is followed by "webhook", not at every "the".
+    by_pair: Map<u64, Vec<u32>>,
+    /// Word terms whose first word is a stem, by the stem's first two characters: a table
+    /// for ASCII pairs (indices into `stems`), a map for the others.
+    stem_ascii: Vec<u16>,
+    stems: Vec<Vec<u32>>,
+    by_stem: Map<(char, char), Vec<u32>>,
+    /// CJK terms by their first character.
+    by_char: Map<char, Vec<u32>>,
+    /// Symbol terms that start with punctuation (`~/.ssh`, `.env`, `$env`), by that ASCII
+    /// byte; those that start with a word are in [`Entry::symbols`].
+    symbol_ascii: Vec<Vec<u32>>,
+    lists: Map<String, Vec<String>>,
 }
 
 /// Han ideographs, kana and Hangul: scripts written without spaces between words.
@@ -199,30 +251,43 @@ impl Lexicon {
 
     fn parse(files: &[(Lang, &str, &str)]) -> Result<Lexicon, String> {
         let mut lex = Lexicon::default();
+        /// A section: a class of terms or a plain list.
+        #[derive(Clone, Copy)]
+        enum Section<'a> {
+            Terms(Class),
+            List(&'a str),
+        }
         for (lang, name, text) in files {
-            let mut section: Option<&str> = None;
+            let mut section: Option<Section> = None;
             for (n, line) in text.lines().enumerate() {
                 let line = line.trim();
                 if line.is_empty() || line.starts_with('#') {
                     continue;
                 }
                 if let Some(s) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-                    if Class::from_name(s).is_none() && !LISTS.contains(&s) {
-                        return Err(format!("{name}.txt:{}: unknown section [{s}]", n + 1));
-                    }
-                    section = Some(s);
+                    section = Some(match Class::from_name(s) {
+                        Some(class) => Section::Terms(class),
+                        None if LISTS.contains(&s) => Section::List(s),
+                        None => return Err(format!("{name}.txt:{}: unknown section [{s}]", n + 1)),
+                    });
                     continue;
                 }
                 let Some(s) = section else {
                     return Err(format!("{name}.txt:{}: term outside a section", n + 1));
                 };
                 for raw in line.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-                    let term = fold(raw);
-                    if LISTS.contains(&s) {
-                        lex.lists.entry(s.to_owned()).or_default().push(term);
-                        continue;
-                    }
-                    let class = Class::from_name(s).expect("checked above");
+                    let term = if raw.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+                        raw.to_owned()
+                    } else {
+                        fold(raw)
+                    };
+                    let class = match s {
+                        Section::List(list) => {
+                            lex.lists.entry(list.to_owned()).or_default().push(term);
+                            continue;
+                        }
+                        Section::Terms(class) => class,
+                    };
                     let shape = shape(&term)
                         .ok_or_else(|| format!("{name}.txt:{}: bad term {raw:?}", n + 1))?;
                     lex.add(Term {
@@ -233,8 +298,6 @@ impl Lexicon {
                 }
             }
         }
-        lex.stem_chars.sort_unstable();
-        lex.stem_chars.dedup();
         Ok(lex)
     }
 
@@ -244,17 +307,59 @@ impl Lexicon {
             Shape::Words(words) => {
                 let (first, stem) = &words[0];
                 if *stem {
-                    self.stem_chars.push(first.chars().count());
-                    self.by_stem.entry(first.clone()).or_default().push(id);
+                    let mut c = first.chars();
+                    let key = (c.next().unwrap_or(' '), c.next().unwrap_or(' '));
+                    if key.0.is_ascii() && key.1.is_ascii() {
+                        if self.stem_ascii.is_empty() {
+                            self.stem_ascii = vec![u16::MAX; 128 * 128];
+                        }
+                        let slot = &mut self.stem_ascii[key.0 as usize * 128 + key.1 as usize];
+                        if *slot == u16::MAX {
+                            *slot = self.stems.len() as u16;
+                            self.stems.push(Vec::new());
+                        }
+                        self.stems[*slot as usize].push(id);
+                    } else {
+                        self.by_stem.entry(key).or_default().push(id);
+                    }
+                } else if let Some((second, false)) = words.get(1) {
+                    let hash = word_hash(first);
+                    self.by_word.entry(hash).or_default().pairs = true;
+                    self.by_pair
+                        .entry(pair_hash(hash, second))
+                        .or_default()
+                        .push(id);
                 } else {
-                    self.by_word.entry(first.clone()).or_default().push(id);
+                    self.by_word
+                        .entry(word_hash(first))
+                        .or_default()
+                        .words
+                        .push(id);
                 }
             }
             Shape::Cjk(s) => {
                 let c = s.chars().next().expect("terms are not empty");
                 self.by_char.entry(c).or_default().push(id);
             }
-            Shape::Symbol(_) => self.symbols.push(id),
+            Shape::Symbol(s) => {
+                let lead: &str = s
+                    .split(|c: char| !c.is_alphanumeric() || is_cjk(c))
+                    .next()
+                    .unwrap_or("");
+                if !lead.is_empty() {
+                    self.by_word
+                        .entry(word_hash(lead))
+                        .or_default()
+                        .symbols
+                        .push(id);
+                } else {
+                    let b = s.as_bytes()[0];
+                    if self.symbol_ascii.is_empty() {
+                        self.symbol_ascii = vec![Vec::new(); 256];
+                    }
+                    self.symbol_ascii[usize::from(b)].push(id);
+                }
+            }
         }
         self.terms.push(term);
     }
@@ -267,6 +372,7 @@ impl Lexicon {
     /// Every term of the lexicon found in `text` (normalised), unordered.
     pub fn find(&self, text: &str, out: &mut Vec<Found>) {
         let tokens = tokens(text);
+        let mut seen: Map<u32, usize> = Map::default();
         for (i, tok) in tokens.iter().enumerate() {
             if tok.cjk {
                 self.find_cjk(text, tok, out);
@@ -276,51 +382,100 @@ impl Lexicon {
             if word.len() > MAX_WORD_BYTES {
                 continue;
             }
-            if let Some(ids) = self.by_word.get(word) {
-                for &id in ids {
+            let hash = word_hash(word);
+            if let Some(entry) = self.by_word.get(&hash) {
+                for &id in &entry.words {
                     self.try_words(id, text, &tokens, i, out);
                 }
+                for &id in &entry.symbols {
+                    self.try_symbol(id, text, tok.start, &mut seen, out);
+                }
+                match tokens.get(i + 1) {
+                    Some(next) if entry.pairs && !next.cjk && joined(text, tok, next) => {
+                        let second = &text[next.start..next.end];
+                        if let Some(ids) = self.by_pair.get(&pair_hash(hash, second)) {
+                            for &id in ids {
+                                self.try_words(id, text, &tokens, i, out);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
             }
-            let bounds: Vec<usize> = word
-                .char_indices()
-                .skip(1)
-                .map(|(b, _)| b)
-                .chain([word.len()])
-                .collect();
-            for &chars in &self.stem_chars {
-                let Some(&b) = bounds.get(chars - 1) else {
-                    break;
-                };
-                if let Some(ids) = self.by_stem.get(&word[..b]) {
-                    for &id in ids {
-                        self.try_words(id, text, &tokens, i, out);
+            let wb = word.as_bytes();
+            let stems = match wb {
+                [a, b, ..] if a.is_ascii() && b.is_ascii() => self
+                    .stem_ascii
+                    .get(usize::from(*a) * 128 + usize::from(*b))
+                    .filter(|&&slot| slot != u16::MAX)
+                    .map(|&slot| &self.stems[usize::from(slot)]),
+                [_, _, ..] if !self.by_stem.is_empty() => {
+                    let mut chars = word.chars();
+                    match (chars.next(), chars.next()) {
+                        (Some(a), Some(b)) => self.by_stem.get(&(a, b)),
+                        _ => None,
                     }
                 }
+                _ => None,
+            };
+            for &id in stems.into_iter().flatten() {
+                self.try_words(id, text, &tokens, i, out);
             }
         }
-        for &id in &self.symbols {
-            let term = &self.terms[id as usize];
-            let Shape::Symbol(s) = &term.shape else {
-                continue;
-            };
-            for (at, _) in text.match_indices(s.as_str()).take(MAX_SYMBOL_HITS) {
-                let end = at + s.len();
-                let before = text[..at].chars().next_back();
-                let after = text[end..].chars().next();
-                let first = s.chars().next().expect("not empty");
-                let last = s.chars().next_back().expect("not empty");
-                let open = !first.is_alphanumeric() || !before.is_some_and(is_word_char);
-                let open = open && !(first == '.' && before.is_some_and(is_word_char));
-                let close = !last.is_alphanumeric() || !after.is_some_and(is_word_char);
-                if open && close {
-                    out.push(Found {
-                        class: term.class,
-                        lang: term.lang,
-                        start: at,
-                        end,
-                    });
-                }
+        self.find_symbols(text, &mut seen, out);
+    }
+
+    /// Symbol terms: looked up at every character that starts one, at a word start when
+    /// the term starts with a letter (`id_rsa`, not `...paid_rsa`); the second byte is
+    /// compared before the rest.
+    fn find_symbols(&self, text: &str, seen: &mut Map<u32, usize>, out: &mut Vec<Found>) {
+        let table = &self.symbol_ascii;
+        if table.is_empty() {
+            return;
+        }
+        for (at, &b) in text.as_bytes().iter().enumerate() {
+            for &id in &table[usize::from(b)] {
+                self.try_symbol(id, text, at, seen, out);
             }
+        }
+    }
+
+    /// Symbol term `id` at byte `at`: its ends must not run into a word (`.env` is no
+    /// symbol of `config.env` or `.envrc`).
+    fn try_symbol(
+        &self,
+        id: u32,
+        text: &str,
+        at: usize,
+        seen: &mut Map<u32, usize>,
+        out: &mut Vec<Found>,
+    ) {
+        let term = &self.terms[id as usize];
+        let Shape::Symbol(s) = &term.shape else {
+            return;
+        };
+        if !text.as_bytes()[at..].starts_with(s.as_bytes()) {
+            return;
+        }
+        let n = seen.entry(id).or_default();
+        if *n >= MAX_SYMBOL_HITS {
+            return;
+        }
+        let end = at + s.len();
+        let prev = text[..at].chars().next_back();
+        let after = text[end..].chars().next();
+        let first = s.chars().next().expect("not empty");
+        let last = s.chars().next_back().expect("not empty");
+        let open = !(first == '.' && prev.is_some_and(is_word_char));
+        let close = !last.is_alphanumeric() || !after.is_some_and(is_word_char);
+        if open && close {
+            *n += 1;
+            out.push(Found {
+                class: term.class,
+                lang: term.lang,
+                start: at,
+                end,
+            });
         }
     }
 
@@ -337,11 +492,8 @@ impl Lexicon {
             if tok.cjk {
                 return;
             }
-            if k > 0 {
-                let gap = &text[tokens[i + k - 1].end..tok.start];
-                if gap.len() > 3 || !gap.chars().all(|c| matches!(c, ' ' | '-' | '\'' | '_')) {
-                    return;
-                }
+            if k > 0 && !joined(text, &tokens[i + k - 1], tok) {
+                return;
             }
             let word = &text[tok.start..tok.end];
             let ok = if *stem {
@@ -409,12 +561,36 @@ fn shape(term: &str) -> Option<Shape> {
             Some(w) => (w, true),
             None => (part, false),
         };
-        if w.is_empty() || w.contains('*') {
+        // A stem needs two characters: stems are looked up by them.
+        if w.is_empty() || w.contains('*') || stem && w.chars().count() < 2 {
             return None;
         }
         words.push((w.to_owned(), stem));
     }
     (!words.is_empty()).then_some(Shape::Words(words))
+}
+
+/// FNV-1a of a word: the key of [`Lexicon::by_word`].
+fn word_hash(word: &str) -> u64 {
+    let mut h = Fnv::default();
+    h.write(word.as_bytes());
+    h.finish()
+}
+
+/// The key of [`Lexicon::by_pair`]: the first word's hash continued over a separator and
+/// the second word.
+fn pair_hash(first: u64, second: &str) -> u64 {
+    let mut h = Fnv(first);
+    h.write(&[1]);
+    h.write(second.as_bytes());
+    h.finish()
+}
+
+/// Two words of the text are consecutive words of a term: only spaces, hyphens,
+/// apostrophes or underscores between them, at most three.
+fn joined(text: &str, a: &Token, b: &Token) -> bool {
+    let gap = &text.as_bytes()[a.end..b.start];
+    gap.len() <= 3 && gap.iter().all(|c| matches!(c, b' ' | b'-' | b'\'' | b'_'))
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -424,30 +600,49 @@ struct Token {
     cjk: bool,
 }
 
+/// Which ASCII bytes are letters or digits.
+const ASCII_WORD: [bool; 128] = {
+    let mut t = [false; 128];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    t
+};
+
 /// Runs of letters and digits, a run of CJK characters apart from the letters around it.
 fn tokens(text: &str) -> Vec<Token> {
-    let mut out: Vec<Token> = Vec::new();
+    let bytes = text.as_bytes();
+    let mut out: Vec<Token> = Vec::with_capacity(bytes.len() / 5 + 1);
     let mut open: Option<Token> = None;
-    for (i, c) in text.char_indices() {
-        let kind = if is_cjk(c) {
-            Some(true)
-        } else if c.is_alphanumeric() {
-            Some(false)
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (kind, len) = if b < 0x80 {
+            (ASCII_WORD[usize::from(b)].then_some(false), 1)
         } else {
-            None
+            let c = text[i..].chars().next().expect("at a character");
+            let kind = if is_cjk(c) {
+                Some(true)
+            } else {
+                c.is_alphanumeric().then_some(false)
+            };
+            (kind, c.len_utf8())
         };
         match (open.as_mut(), kind) {
-            (Some(t), Some(cjk)) if t.cjk == cjk => t.end = i + c.len_utf8(),
+            (Some(t), Some(cjk)) if t.cjk == cjk => t.end = i + len,
             (_, Some(cjk)) => {
                 out.extend(open.take());
                 open = Some(Token {
                     start: i,
-                    end: i + c.len_utf8(),
+                    end: i + len,
                     cjk,
                 });
             }
             (_, None) => out.extend(open.take()),
         }
+        i += len;
     }
     out.extend(open);
     out

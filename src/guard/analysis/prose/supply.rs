@@ -9,6 +9,9 @@ use crate::guard::rules::supply_chain::{SUP040, SUP041, SUP042};
 
 pub fn detect(doc: &Doc<'_>, i: usize, hits: &mut Vec<Hit>) {
     let f = &doc.features[i];
+    if !f.anchored {
+        return;
+    }
     if !instruction(f) {
         return;
     }
@@ -66,13 +69,26 @@ pub fn detect(doc: &Doc<'_>, i: usize, hits: &mut Vec<Hit>) {
             .places
             .iter()
             .find(|p| p.range == u.range)
-            .is_some_and(|p| f.role(p) != Role::Destination);
+            .is_some_and(|p| f.role(p, None) != Role::Destination);
         let specific = u.rest.trim_matches('/').len() > 2;
         let managed = doc.window(i).any(|g| g.has(Class::PackageManager));
         if !source || !specific || managed {
             continue;
         }
-        if run || download || near(Class::Run) || near(Class::Terminal) || near(Class::Prereq) {
+        // Code, not a guide or a page on a paste site: a raw paste that is no document, or
+        // words naming a script; to run, not only to download.
+        let path = u.rest.split(['?', '#']).next().unwrap_or("");
+        let document = [
+            ".html", ".htm", ".md", ".txt", ".json", ".csv", ".png", ".svg",
+        ]
+        .iter()
+        .any(|ext| path.ends_with(ext));
+        let raw =
+            (path.contains("/raw") || u.host.starts_with("gist.githubusercontent")) && !document;
+        let script = f.has(Class::Script);
+        let step = run || live(f, Class::Terminal) || live(f, Class::Prereq) || download && script;
+        let code = raw || script;
+        if code && step {
             hits.push(doc.hit(&SUP042, i, u.range.start, u.range.end));
             break;
         }
@@ -118,14 +134,24 @@ fn value_end(f: &Features<'_>, text: &str, at: usize) -> Option<usize> {
         return Some(code.end);
     }
     let rest = text[at..].trim_start_matches([' ', '*']);
-    let (after, punct) = SEPARATORS
-        .iter()
-        .find_map(|&(sep, punct)| rest.strip_prefix(sep).map(|r| (r, punct)))?;
+    let (after, punct) = if text[..at].ends_with(':') {
+        (rest, true)
+    } else {
+        SEPARATORS
+            .iter()
+            .find_map(|&(sep, punct)| rest.strip_prefix(sep).map(|r| (r, punct)))?
+    };
     let quoted = after.trim_start().starts_with(['"', '\'']);
     let value = after.trim_start_matches([' ', '*', '"', '\'']);
     let value_at = text.len() - value.len();
     let len = value
-        .find(|c: char| c.is_whitespace() || matches!(c, ')' | ',' | ';' | '"' | '\'' | '*'))
+        .find(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    ')' | ',' | ';' | '"' | '\'' | '*' | '，' | '。' | '；' | '、' | '）'
+                )
+        })
         .unwrap_or(value.len());
     let value = value[..len].trim_end_matches(['.', '。']);
     // After "is" a word may be no password ("the password is required"): a value then has
