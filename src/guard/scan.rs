@@ -11,11 +11,11 @@ use super::markdown;
 use super::normalize::normalize;
 use super::redact::{mask, redact};
 use super::rule::{Category, Matcher, Rule, Scope, Severity};
-use super::rules;
 use super::rules::structural::{
     STR001, STR002, STR003, STR004, STR005, STR006, STR007, STR008, STR009, STR010, STR011, STR012,
     STR013, STR014, STR015, STR016,
 };
+use super::rules::{self, obfuscation::OBF022};
 use super::suppress::{fingerprint, inline_allows, Suppression};
 use crate::skill::{FileKind, SkillFiles};
 
@@ -667,6 +667,16 @@ fn scan_text(
         for (base, text) in &layer {
             for blob in decode_blobs(text, &mut budget) {
                 let at = if *base == 0 { blob.start } else { *base };
+                if decode::only_a_url(&blob.text) {
+                    hits.push((
+                        Hit {
+                            rule: rules::index_of(OBF022.id).expect("OBF022 is registered"),
+                            offset: at,
+                            text: text[blob.start..blob.end].to_owned(),
+                        },
+                        Context::Live,
+                    ));
+                }
                 let normalized = normalize(&blob.text, false);
                 engine.scan_view(&normalized.text, |_| at, &mut found);
                 hits.extend(found.drain(..).map(|h| (h, Context::Decoded)));

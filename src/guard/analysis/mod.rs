@@ -12,8 +12,10 @@ pub mod regions;
 pub mod secrets;
 mod shell;
 pub mod taint;
+pub mod typosquat;
 
 use super::rule::Rule;
+use super::rules::supply_chain::SUP021;
 use regions::{Lang, Region};
 
 /// One match of an analysis rule.
@@ -53,6 +55,17 @@ pub fn analyze(input: &Input<'_>) -> Vec<Hit> {
     }
     if input.markdown {
         prose::analyze(input.text, &mut hits);
+    }
+    if input.path == "SKILL.md" {
+        if let Some((at, name)) = typosquat::front_matter_name(input.text) {
+            if let Some(m) = typosquat::misspelling(name) {
+                hits.push(Hit {
+                    rule: &SUP021,
+                    start: at + m.start,
+                    end: at + m.end,
+                });
+            }
+        }
     }
     hits
 }

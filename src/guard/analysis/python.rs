@@ -23,7 +23,7 @@ use crate::guard::rules::{
 
 const PASSES: usize = 4;
 /// A literal bundling several secrets (see [`bundle`]).
-const BUNDLE: u8 = 1 << 7;
+const BUNDLE: taint::Flags = 1 << 15;
 const MAX_DEPTH: usize = 150;
 const MAX_NODES: usize = 400_000;
 const MAX_TEXT: usize = 4096;

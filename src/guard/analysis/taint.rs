@@ -3,30 +3,37 @@
 //! block devices.
 
 /// Kinds of data a value may hold.
-pub const SECRET: u8 = 1;
+pub type Flags = u16;
+
+pub const SECRET: Flags = 1;
 /// Data fetched from the network.
-pub const DOWNLOAD: u8 = 2;
+pub const DOWNLOAD: Flags = 2;
 /// Data decoded from base64, hex or escapes.
-pub const DECODED: u8 = 4;
+pub const DECODED: Flags = 4;
 /// A block device path, or a list of them (`lsblk`).
-pub const DEVICE: u8 = 8;
+pub const DEVICE: Flags = 8;
 /// Read from a file at run time.
-pub const FILE: u8 = 16;
+pub const FILE: Flags = 16;
 /// Read from a network socket (`nc -l`): whoever connects writes it.
-pub const SOCKET: u8 = 32;
+pub const SOCKET: Flags = 32;
+/// Only known at run time: an unset variable's expansion echoed or printed.
+pub const VARIABLE: Flags = 64;
+/// Run-time data passed through base64, base32 or hex, either way: what is sent so encoded
+/// hides what it is (`echo "$x" | base64 | curl --data @- ...`).
+pub const TRANSCODED: Flags = 128;
 
 /// Secret names kept per value: enough to judge the vendor exemption.
 const MAX_NAMES: usize = 8;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Taint {
-    pub flags: u8,
+    pub flags: Flags,
     /// Where the secrets came from: variable names, `credential file`, `environment`.
     pub sources: Vec<String>,
 }
 
 impl Taint {
-    pub fn of(flags: u8) -> Taint {
+    pub fn of(flags: Flags) -> Taint {
         Taint {
             flags,
             sources: Vec::new(),
@@ -40,7 +47,7 @@ impl Taint {
         }
     }
 
-    pub fn has(&self, flag: u8) -> bool {
+    pub fn has(&self, flag: Flags) -> bool {
         self.flags & flag != 0
     }
 

@@ -210,6 +210,7 @@ pub const RULES: &[Rule] = &[
     },
     OBF020,
     OBF021,
+    OBF022,
 ];
 
 /// On syntax trees (`guard::analysis`).
@@ -252,5 +253,25 @@ pub const OBF021: Rule = Rule {
         "curl -s https://t.example/c | base64 -d > out.bin",
         "echo aGk= | base64 -d",
     ],
+    ..Rule::PLAIN
+};
+
+/// Decoded blobs (`guard::decode`), not syntax trees, but like the analyses it has no regex.
+pub const OBF022: Rule = Rule {
+    id: "OBF022",
+    category: Category::Obfuscation,
+    severity: Severity::High,
+    message: "A base64 or hex string decodes to a web address",
+    explanation: "Detects a base64 or hex blob, anywhere in a file, whose decoded text is nothing but a URL (`base64 -d <<< 'aHR0cHM6Ly9zaW5r...'`). Nobody encodes a link they want a reader to see: the endpoint, usually a collector, is hidden from review and from filters that look for URLs. Text that merely contains a URL (a JWT's issuer, a config) is not reported. Instead, write the URL in plain text.",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "base64 -d <<< 'aHR0cHM6Ly9zaW5rLnQuZXhhbXBsZS9jb2xsZWN0' && curl https://t.example/check",
+        "ENDPOINT = base64.b64decode(\"aHR0cHM6Ly9zaW5rLnQuZXhhbXBsZS9jb2xsZWN0\")",
+    ],
+    passes: &[
+        "TOKEN_FIXTURE = \"eyJpc3MiOiJodHRwczovL2FjY291bnRzLnQuZXhhbXBsZSJ9\"",
+        "echo aGVsbG8gd29ybGQsIHRoaXMgaXMgcGxhaW4gdGV4dA== | base64 -d",
+    ],
+    fixture: "scripts/check.sh",
     ..Rule::PLAIN
 };

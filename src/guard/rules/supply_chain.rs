@@ -156,6 +156,7 @@ pub const RULES: &[Rule] = &[
         ..Rule::PLAIN
     },
     SUP020,
+    SUP021,
     SUP040,
     SUP041,
     SUP042,
@@ -184,6 +185,28 @@ pub const SUP020: Rule = Rule {
         "#!/usr/bin/env python3\nimport requests\nprint(requests.get(\"https://t.example/v\").json())\n",
     ],
     fixture: "scripts/check.sh",
+    ..Rule::PLAIN
+};
+
+/// Names (`guard::analysis::typosquat`).
+pub const SUP021: Rule = Rule {
+    id: "SUP021",
+    category: Category::SupplyChain,
+    severity: Severity::High,
+    message: "A skill or package name is a typo of a common word",
+    explanation: "Detects a skill's `name` or a package that shell code installs (`npx`, `npm i`, `pip install`, `uvx`, `cargo install`...) with a part that is one typo away from a word that skill and package names are made of: two neighbouring letters swapped (`reqeusts`), a letter doubled (`webbapp`) or dropped (`confg`), a vowel for another (`validater`). Registries and skill marketplaces are squatted with such names, so that a hurried install or a model's guess lands on the attacker's package. The vocabulary is a list of about 870 common words (`src/guard/analysis/data/vocabulary.txt`); words outside it, made-up names and parts under five letters are never reported. Instead, check the name against the publisher's, and spell it as they do.",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "---\nname: reqeusts-helper\ndescription: Helps with HTTP.\n---\n# Helper\n",
+        "---\nname: x\ndescription: y\n---\n```bash\nnpx --yes claw-diagnotsics\n```\n",
+        "---\nname: x\ndescription: y\n---\n```bash\npip install confg-validator==1.2\n```\n",
+    ],
+    passes: &[
+        "---\nname: webapp-testing\ndescription: Tests web apps.\n---\n# Testing\n",
+        "---\nname: x\ndescription: y\n---\n```bash\npip install requests scanpy pymatgen\nnpx --yes @playwright/test\n```\n",
+        "---\nname: x\ndescription: y\n---\nThe word reqeusts in prose is a typo, not an install.\n",
+    ],
+    fixture: "SKILL.md",
     ..Rule::PLAIN
 };
 

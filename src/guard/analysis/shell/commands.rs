@@ -5,7 +5,10 @@
 use std::collections::HashSet;
 
 use super::super::secrets::{self, credential_path, home_relative, loopback, url_host};
-use super::super::taint::{self, Taint, DECODED, DEVICE, DOWNLOAD, FILE, SECRET, SOCKET};
+use super::super::taint::{
+    self, Taint, DECODED, DEVICE, DOWNLOAD, FILE, SECRET, SOCKET, TRANSCODED, VARIABLE,
+};
+use super::super::typosquat;
 use super::super::Hit;
 use super::words::{credential_taint, Value};
 use super::Command;
@@ -13,12 +16,12 @@ use crate::guard::rule::Rule;
 use crate::guard::rules::{
     destructive::{DES020, DES021},
     execution::EXE020,
-    exfiltration::{EXF020, EXF021},
+    exfiltration::{EXF020, EXF021, EXF022},
     network::NET020,
     obfuscation::{OBF020, OBF021},
     persistence::{PER020, PER021, PER022, PER023},
     privilege_escalation::{PRV020, PRV021, PRV022},
-    supply_chain::SUP020,
+    supply_chain::{SUP020, SUP021},
 };
 
 /// A hit about what flowed in through standard input, at the start of its pipeline.
@@ -331,6 +334,12 @@ fn device_path(p: &str) -> bool {
 pub fn check(cmd: &Command, downloaded: &HashSet<String>, out: &mut Vec<Hit>) {
     let name = cmd.name.as_str();
     obfuscated_name(cmd, out);
+    if installed_packages(cmd)
+        .iter()
+        .any(|p| typosquat::misspelling(p).is_some())
+    {
+        hit(out, &SUP021, cmd);
+    }
     match name {
         "rm" | "unlink" => {
             let a = argv(&cmd.args);
@@ -486,6 +495,69 @@ fn obfuscated_name(cmd: &Command, out: &mut Vec<Hit>) {
 }
 
 /// `4755`, `u+s`, `+s`, `g+s`, `6755`.
+/// The names of the packages a package manager is told to fetch: `npx X`, `npm i X`,
+/// `pip install X==1`, `uvx X`, `cargo install X`; paths, URLs and requirement files are not
+/// names.
+fn installed_packages(cmd: &Command) -> Vec<&str> {
+    let args: Vec<&str> = cmd.args.iter().map(|a| a.text.as_str()).collect();
+    let operands = |from: usize| -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut skip = false;
+        for a in args.iter().skip(from) {
+            if skip {
+                skip = false;
+                continue;
+            }
+            if matches!(
+                *a,
+                "-r" | "-e"
+                    | "-c"
+                    | "--requirement"
+                    | "--editable"
+                    | "--constraint"
+                    | "-p"
+                    | "--package"
+                    | "--index-url"
+                    | "-i"
+                    | "--registry"
+                    | "--extra-index-url"
+            ) {
+                skip = true;
+                continue;
+            }
+            if a.starts_with('-') || a.contains("://") || a.starts_with('.') {
+                continue;
+            }
+            // `@scope/name@1.2`, `name[extra]>=2`: the name is what is squatted.
+            let bare = a.strip_prefix('@').unwrap_or(a);
+            let bare = bare.rsplit('/').next().unwrap_or(bare);
+            let end = bare
+                .find(['@', '=', '<', '>', '~', '!', '[', ';', ' '])
+                .unwrap_or(bare.len());
+            if end > 0 {
+                out.push(&bare[..end]);
+            }
+        }
+        out
+    };
+    let sub = |names: &[&str]| args.iter().position(|a| names.contains(a));
+    match cmd.name.as_str() {
+        "npx" | "bunx" | "pnpx" | "uvx" => operands(0).into_iter().take(1).collect(),
+        "npm" | "pnpm" | "yarn" | "bun" => sub(&["install", "i", "add", "exec", "x", "dlx"])
+            .map(|i| operands(i + 1))
+            .unwrap_or_default(),
+        "python" | "python3" if args.get(..2) == Some(&["-m", "pip"][..]) => sub(&["install"])
+            .map(|i| operands(i + 1))
+            .unwrap_or_default(),
+        "pip" | "pip3" | "pipx" | "uv" | "gem" | "cargo" | "poetry" | "conda" | "mamba" => {
+            sub(&["install", "add", "run"])
+                .map(|i| operands(i + 1))
+                .unwrap_or_default()
+        }
+        _ => Vec::new(),
+    }
+}
+
 fn setuid_mode(mode: &str) -> bool {
     let m = mode.trim_matches('"');
     if m.len() >= 4 && m.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
@@ -797,6 +869,11 @@ fn network(cmd: &Command, out: &mut Vec<Hit>) {
     let sends_secret_data = data.has(SECRET);
     let sends_secret_header = header.has(SECRET);
     if !sends_secret_data && !sends_secret_header {
+        // Run-time data re-encoded on its way to a host the file names: what it is was hidden
+        // from the reader on purpose.
+        if cmd.stdin.has(TRANSCODED) && !hosts.is_empty() && hosts.iter().all(|(_, k)| *k) {
+            flow_hit(out, &EXF022, cmd);
+        }
         return;
     }
     let all = data.clone().union(&header);
@@ -1020,7 +1097,31 @@ pub fn output(cmd: &Command) -> Taint {
     if decodes {
         t.flags |= DECODED;
     }
-    if matches!(name, "cat" | "head" | "tail" | "less" | "more") && !cmd.args.is_empty() {
+    if matches!(name, "echo" | "printf") && cmd.args.iter().any(|a| !a.known) {
+        t.flags |= VARIABLE;
+    }
+    // Base64 or hex either way, of what only the run knows (a variable, a file, a secret).
+    let encodes = matches!(name, "base64" | "base32" | "basenc")
+        || name == "xxd" && cmd.args.iter().any(|a| a.text.starts_with("-p"))
+        || name == "openssl" && cmd.args.first().is_some_and(|a| a.text == "base64");
+    let transcoder =
+        encodes || decodes && matches!(name, "base64" | "base32" | "basenc" | "xxd" | "openssl");
+    if transcoder
+        && (t.has(VARIABLE)
+            || t.has(FILE)
+            || t.has(SECRET)
+            || cmd
+                .args
+                .iter()
+                .any(|a| !a.text.starts_with('-') && a.text != "base64"))
+    {
+        t.flags |= TRANSCODED;
+    }
+    if matches!(
+        name,
+        "cat" | "head" | "tail" | "less" | "more" | "tar" | "zip" | "gzip" | "xz" | "bzip2"
+    ) && !cmd.args.is_empty()
+    {
         t.flags |= FILE;
     }
     t

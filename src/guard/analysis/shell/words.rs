@@ -5,7 +5,7 @@
 use tree_sitter::Node;
 
 use super::super::secrets;
-use super::super::taint::{self, Taint};
+use super::super::taint::{self, Taint, SECRET};
 use super::Walk;
 
 /// A word after expansion.
@@ -40,7 +40,14 @@ impl Value {
         }
     }
 
-    fn append(&mut self, part: Value) {
+    fn append(&mut self, mut part: Value) {
+        // `"credential=${x}"`, `"password: $p"`: the text says what the value is, whatever
+        // the variable is called.
+        if !part.known && part.text.starts_with('$') && !part.taint.has(SECRET) {
+            if let Some(label) = secret_label(&self.text) {
+                part.taint.add(&Taint::secret(label));
+            }
+        }
         if self.text.len() + part.text.len() > MAX_WORD {
             // `x=$x$x` doubles per line: past the cap the value is unknown, not huge.
             self.known = false;
@@ -51,6 +58,20 @@ impl Value {
         self.assembled |= part.assembled;
         self.taint.add(&part.taint);
     }
+}
+
+/// The label right before a value, when it names a secret: `token=`, `password: `,
+/// `"api_key":"`, `credential=`. Only labels that [`secrets::secret_name`] accepts count, so
+/// `key=`, `auth=` and `user:` do not.
+fn secret_label(before: &str) -> Option<&str> {
+    let t = before.trim_end_matches([' ', '"', '\'']);
+    let t = t.strip_suffix(['=', ':'])?;
+    let t = t.trim_end_matches(['"', '\'']);
+    let start = t
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .map_or(0, |i| i + 1);
+    let label = &t[start..];
+    (label.len() >= 3 && secrets::secret_name(&label.replace('-', "_"))).then_some(label)
 }
 
 /// Words longer than this are not expanded further (a payload's length is not its meaning).

@@ -1,0 +1,254 @@
+//! Names one typo away from a common word: `reqeusts-helper`, `webbapp-testing`,
+//! `npx claw-diagnotsics`. Registries and skill marketplaces are squatted with misspellings
+//! of popular names, so that a hurried install or a model's guess lands on the attacker's
+//! package. A name's tokens are compared with a vocabulary of words that skill and package
+//! names are made of (`data/vocabulary.txt`): a token that is not itself a word (or an
+//! inflection of one) but is one of the typos people make of a word — two neighbours
+//! swapped, a letter doubled, a letter dropped, a vowel for another — is reported.
+//!
+//! Made-up words far from every entry (`scanpy`, `pymatgen`) are never reported; tokens of
+//! fewer than five letters are too short to tell a typo from an abbreviation.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+const VOCABULARY: &str = include_str!("data/vocabulary.txt");
+const NOT_TYPOS: &str = include_str!("data/not_typos.txt");
+/// Shorter tokens are abbreviations as often as typos (`cfg`, `conf`, `util`).
+const MIN_LEN: usize = 5;
+/// Endings that make another correct form of a word.
+const SUFFIXES: &[&str] = &["s", "es", "ed", "d", "ing", "er", "ers"];
+const VOWELS: &[u8] = b"aeiou";
+
+struct Tables {
+    words: HashSet<&'static str>,
+    /// Typo -> the word it misspells.
+    typos: HashMap<String, &'static str>,
+}
+
+fn tables() -> &'static Tables {
+    static T: OnceLock<Tables> = OnceLock::new();
+    T.get_or_init(|| {
+        let list = |text: &'static str| {
+            text.lines()
+                .filter(|l| !l.starts_with('#'))
+                .flat_map(str::split_whitespace)
+                .collect::<HashSet<&'static str>>()
+        };
+        let sources = list(VOCABULARY);
+        let mut words = sources.clone();
+        words.extend(list(NOT_TYPOS));
+        let mut typos = HashMap::new();
+        for &w in &sources {
+            if w.len() < MIN_LEN {
+                continue;
+            }
+            for t in typos_of(w) {
+                if !known(&words, &t) {
+                    typos.entry(t).or_insert(w);
+                }
+            }
+        }
+        Tables { words, typos }
+    })
+}
+
+/// Whether `t` is a word or an inflection of one (`validated`, `parsing`, `tests`).
+fn known(words: &HashSet<&str>, t: &str) -> bool {
+    words.contains(t)
+        || SUFFIXES.iter().any(|s| {
+            t.strip_suffix(s).is_some_and(|stem| {
+                words.contains(stem)
+                    || matches!(*s, "ed" | "ing" | "er" | "ers")
+                        && words.contains(format!("{stem}e").as_str())
+            })
+        })
+}
+
+/// The typos of `w` that people make: never in the first letter, which readers check. A vowel
+/// for another (`model` -> `modal`, `block` -> `black`) makes real words too often to count,
+/// except in `-ator` (see [`misspelling`]).
+fn typos_of(w: &str) -> Vec<String> {
+    let b = w.as_bytes();
+    let mut out = Vec::new();
+    let mut push = |v: Vec<u8>| {
+        if let Ok(s) = String::from_utf8(v) {
+            if s != w {
+                out.push(s);
+            }
+        }
+    };
+    for i in 1..b.len() {
+        if i + 1 < b.len() && b[i] != b[i + 1] {
+            let mut v = b.to_vec();
+            v.swap(i, i + 1);
+            push(v);
+        }
+        // Not the last letter: `licensee`, `scoped` -> `scopedd` are words or noise.
+        if i + 1 < b.len() {
+            let mut v = b.to_vec();
+            v.insert(i, b[i]);
+            push(v);
+        }
+        // A dropped letter reads as a typo when it leaves what English does not spell:
+        // three consonants in a row (`confg`), or one letter of a pair (`comit`). Other drops
+        // make words as often as typos (`status` -> `stats`, `crypto` -> `crypt`).
+        if b.len() > MIN_LEN {
+            let mut v = b.to_vec();
+            v.remove(i);
+            let pair = b[i] == b[i - 1] || b.get(i + 1) == Some(&b[i]);
+            if pair || consonant_run(&v) >= 3 && consonant_run(&v) > consonant_run(b) {
+                push(v);
+            }
+        }
+    }
+    out
+}
+
+/// The longest run of consonants (`y` counts as a vowel).
+fn consonant_run(b: &[u8]) -> usize {
+    let mut best = 0;
+    let mut run = 0;
+    for c in b {
+        run = if VOWELS.contains(c) || *c == b'y' {
+            0
+        } else {
+            run + 1
+        };
+        best = best.max(run);
+    }
+    best
+}
+
+/// A token of a name that misspells a common word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Misspelling {
+    /// Byte range of the token in the name.
+    pub start: usize,
+    pub end: usize,
+    pub word: &'static str,
+}
+
+/// The first token of `name` (split at anything but ASCII letters and digits) that is a typo
+/// of a vocabulary word.
+pub fn misspelling(name: &str) -> Option<Misspelling> {
+    let t = tables();
+    let mut start = 0;
+    for token in name.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let end = start + token.len();
+        let lower = token.to_ascii_lowercase();
+        // `validater`: an -er agent noun of `validate` in form, but the word is `validator`.
+        if let Some(stem) = lower.strip_suffix("ater") {
+            if let Some(word) = t.words.get(format!("{stem}ator").as_str()) {
+                return Some(Misspelling { start, end, word });
+            }
+        }
+        if lower.len() >= MIN_LEN
+            && lower.bytes().all(|c| c.is_ascii_lowercase())
+            && !known(&t.words, &lower)
+        {
+            if let Some(word) = t.typos.get(&lower) {
+                return Some(Misspelling { start, end, word });
+            }
+        }
+        start = end + 1;
+    }
+    None
+}
+
+/// The `name:` of a SKILL.md front matter and its byte range, when it is a plain scalar on
+/// its own line (as the lint requires of a published skill).
+pub fn front_matter_name(text: &str) -> Option<(usize, &str)> {
+    let body = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))?;
+    let mut at = text.len() - body.len();
+    for line in body.split_inclusive('\n') {
+        let l = line.trim_end();
+        if l == "---" || l == "..." {
+            break;
+        }
+        if let Some(v) = l.strip_prefix("name:") {
+            let value = v.trim().trim_matches(['"', '\'']);
+            let offset = at + l.find(value).unwrap_or(0);
+            return (!value.is_empty()).then_some((offset, value));
+        }
+        at += line.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_typos_of_squatters_are_found() {
+        for (name, word) in [
+            ("webbapp-testing", "webapp"),
+            ("json-parsre", "parser"),
+            ("reqeusts-helper", "requests"),
+            ("confg-validator", "config"),
+            ("claw-diagnotsics", "diagnostics"),
+            ("claw-validater", "validator"),
+        ] {
+            assert_eq!(misspelling(name).map(|m| m.word), Some(word), "{name}");
+        }
+        let m = misspelling("my-reqeusts").unwrap();
+        assert_eq!(&"my-reqeusts"[m.start..m.end], "reqeusts");
+    }
+
+    #[test]
+    fn words_their_forms_and_made_up_names_pass() {
+        for name in [
+            "webapp-testing",
+            "validated-parsing",
+            "scanpy",
+            "pymatgen",
+            "skill-creator",
+            "mcp-builder",
+            "statsmodels",
+            "docx",
+            "superpowers",
+            "brainstorming",
+            "writing-plans",
+            "",
+            "----",
+            "ÄÖÜ-größe",
+            "a1b2c3d4e5",
+            "stats",
+            "black",
+            "modal",
+            "compile-db",
+            "caution",
+            "crypt",
+        ] {
+            assert_eq!(misspelling(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn no_vocabulary_word_is_a_typo_of_another() {
+        let t = tables();
+        for w in &t.words {
+            assert!(!t.typos.contains_key(*w), "{w}");
+        }
+    }
+
+    #[test]
+    fn the_front_matter_name_is_found_where_it_is() {
+        let text = "---\ndescription: x\nname: \"json-parsre\"\n---\nname: other\n";
+        let (at, name) = front_matter_name(text).unwrap();
+        assert_eq!(name, "json-parsre");
+        assert_eq!(&text[at..at + name.len()], name);
+        assert_eq!(front_matter_name("no front matter\nname: x\n"), None);
+        assert_eq!(front_matter_name("---\nname:\n---\n"), None);
+        assert_eq!(front_matter_name("---\ntitle: x\n---\nname: y\n"), None);
+    }
+
+    #[test]
+    fn a_huge_name_is_linear() {
+        let name = "reqeustz-".repeat(100_000);
+        assert_eq!(misspelling(&name), None);
+    }
+}
