@@ -6,6 +6,7 @@
 //!
 //! [`Matcher::Analysis`]: super::rule::Matcher::Analysis
 
+mod depconf;
 pub mod prose;
 mod python;
 pub mod regions;
@@ -55,6 +56,7 @@ pub fn analyze(input: &Input<'_>) -> Vec<Hit> {
     }
     if input.markdown {
         prose::analyze(input.text, &mut hits);
+        depconf::analyze(input.text, &mut hits);
     }
     if input.path == "SKILL.md" {
         if let Some((at, name)) = typosquat::front_matter_name(input.text) {

@@ -16,7 +16,7 @@ use super::Hit;
 use crate::guard::rule::Rule;
 use crate::guard::rules::{
     credential_exposure::CRD020,
-    execution::EXE020,
+    execution::{EXE020, EXE021},
     exfiltration::{EXF020, EXF021},
     supply_chain::SUP020,
 };
@@ -130,6 +130,15 @@ impl<'s> Analysis<'s> {
                 end: n.end_byte(),
             });
         }
+    }
+
+    /// Whether `name` is a parameter of the function being walked: whatever one call in the
+    /// file passes, other callers may pass anything.
+    fn is_parameter(&self, name: &str) -> bool {
+        self.scope
+            .as_ref()
+            .and_then(|f| self.functions.get(f))
+            .is_some_and(|params| params.iter().any(|p| p == name))
     }
 
     fn collect_functions(&mut self, n: Node, depth: usize) {
@@ -706,6 +715,15 @@ impl<'s> Analysis<'s> {
                 self.hit(&SUP020, n);
             } else if t.has(DECODED) || t.has(FILE) {
                 self.hit(&EXE020, n);
+            } else if matches!(callee.as_str(), "eval" | "exec")
+                && positional.first().is_some_and(|(a, v)| {
+                    matches!(a.kind(), "identifier" | "attribute" | "subscript")
+                        && (v.text.is_none() || self.is_parameter(self.text(*a)))
+                })
+            {
+                // `eval(expression)`: whatever the caller passes, a model's or a user's text
+                // included, runs as Python.
+                self.hit(&EXE021, n);
             }
         }
 

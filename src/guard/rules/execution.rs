@@ -152,6 +152,7 @@ pub const RULES: &[Rule] = &[
         ..Rule::PLAIN
     },
     EXE020,
+    EXE021,
 ];
 
 /// On syntax trees (`guard::analysis`).
@@ -174,5 +175,26 @@ pub const EXE020: Rule = Rule {
         "#!/usr/bin/env python3\nimport json\ncfg = json.loads(open(\"config.json\").read())\n",
     ],
     fixture: "scripts/check.sh",
+    ..Rule::PLAIN
+};
+
+/// On syntax trees (`guard::analysis`).
+pub const EXE021: Rule = Rule {
+    id: "EXE021",
+    category: Category::Execution,
+    severity: Severity::High,
+    message: "Python evaluates a value it was given",
+    explanation: "Detects, on the syntax tree of Python code, the builtin `eval` or `exec` applied to a variable, parameter, attribute or item whose value the file does not fix (`def calculate(expression): return eval(expression)`). Whoever supplies the value, a user, a web page or the model, runs arbitrary Python with the user's rights (`__import__('os').system(...)`). Constant strings are not reported. Instead, parse what you need (`ast.literal_eval` for literals, a small expression parser for arithmetic).",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "def calculate(expression):\n    return eval(expression)\n\nprint(calculate(\"2 + 2\"))\n",
+        "import sys\nexec(sys.argv[1])\n",
+    ],
+    passes: &[
+        "CODE = \"print(1)\"\nexec(CODE)\n",
+        "import ast\ndef calculate(expression):\n    return ast.literal_eval(expression)\n",
+        "df.eval(expression)\n",
+    ],
+    fixture: "scripts/calc.py",
     ..Rule::PLAIN
 };

