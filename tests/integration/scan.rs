@@ -475,8 +475,16 @@ fn javascript_and_powershell_code_is_analysed_where_it_sits() {
             })
             .collect()
     };
-    assert_eq!(at("EXF020"), vec![("scripts/x.js".to_owned(), 3)], "{report}");
-    assert_eq!(at("SUP020"), vec![("scripts/x.ps1".to_owned(), 3)], "{report}");
+    assert_eq!(
+        at("EXF020"),
+        vec![("scripts/x.js".to_owned(), 3)],
+        "{report}"
+    );
+    assert_eq!(
+        at("SUP020"),
+        vec![("scripts/x.ps1".to_owned(), 3)],
+        "{report}"
+    );
     assert_eq!(at("DES020"), vec![("SKILL.md".to_owned(), 11)], "{report}");
     assert!(
         !found.iter().any(|f| f["file"] == "scripts/ok.js"),
