@@ -1735,7 +1735,9 @@ mod tests {
         ids
     }
 
+    /// Prints the syntax tree of `$JS_DUMP`: `JS_DUMP='...' cargo test dump -- --ignored --nocapture`.
     #[test]
+    #[ignore]
     fn dump() {
         if let Ok(code) = std::env::var("JS_DUMP") {
             let t = parse(&code).unwrap();

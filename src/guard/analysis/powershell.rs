@@ -1240,7 +1240,9 @@ mod tests {
         ids
     }
 
+    /// Prints the syntax tree of `$PS_DUMP`: `PS_DUMP='...' cargo test dump -- --ignored --nocapture`.
     #[test]
+    #[ignore]
     fn dump() {
         if let Ok(code) = std::env::var("PS_DUMP") {
             let t = parse(&code).unwrap();
