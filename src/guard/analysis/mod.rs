@@ -7,6 +7,8 @@
 //! [`Matcher::Analysis`]: super::rule::Matcher::Analysis
 
 mod depconf;
+mod javascript;
+mod powershell;
 pub mod prose;
 mod python;
 pub mod regions;
@@ -77,7 +79,8 @@ fn analyze_region(region: &Region, hits: &mut Vec<Hit>) {
     match region.lang {
         Lang::Shell => shell::analyze(&region.text, &mut local),
         Lang::Python => python::analyze(&region.text, &mut local),
-        Lang::PowerShell | Lang::JavaScript => {}
+        Lang::JavaScript => javascript::analyze(&region.text, &mut local),
+        Lang::PowerShell => powershell::analyze(&region.text, &mut local),
     }
     hits.extend(local.drain(..).map(|h: Hit| Hit {
         start: region.original(h.start),

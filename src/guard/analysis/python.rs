@@ -10,8 +10,8 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, Parser};
 
-use super::secrets::{self, credential_path, loopback, url_host};
-use super::taint::{self, Taint, DECODED, DOWNLOAD, FILE, SECRET};
+use super::secrets::{self, credential_path};
+use super::taint::{self, bundle, Taint, BUNDLE, DECODED, DOWNLOAD, FILE, SECRET};
 use super::Hit;
 use crate::guard::rule::Rule;
 use crate::guard::rules::{
@@ -22,8 +22,6 @@ use crate::guard::rules::{
 };
 
 const PASSES: usize = 4;
-/// A literal bundling several secrets (see [`bundle`]).
-const BUNDLE: taint::Flags = 1 << 15;
 const MAX_DEPTH: usize = 150;
 const MAX_NODES: usize = 400_000;
 const MAX_TEXT: usize = 4096;
@@ -847,23 +845,9 @@ impl<'s> Analysis<'s> {
                 data.add(&v.taint);
             }
         }
-        let host = url.as_deref().and_then(url_host).map(str::to_owned);
-        if host.as_deref().is_some_and(loopback) {
-            return;
+        if taint::exfiltration(&data, &header, url.as_deref()) {
+            self.hit(&EXF020, n);
         }
-        if !data.has(SECRET) && !header.has(SECRET) {
-            return;
-        }
-        let all = data.clone().union(&header);
-        if let Some(h) = &host {
-            if all.vendor_owned(h) {
-                return;
-            }
-        }
-        if !data.has(SECRET) && (host.is_none() || header.generic_names_only()) {
-            return;
-        }
-        self.hit(&EXF020, n);
     }
 }
 
@@ -879,20 +863,6 @@ fn recv_is_client(callee: &str) -> bool {
         || recv == "http"
         || recv.ends_with("pool")
         || recv == "s"
-}
-
-/// Secrets of two or more unrelated sources (or a whole environment) in one literal: a
-/// bundle made to travel once it is serialised.
-fn bundle(t: &Taint) -> bool {
-    if !t.has(SECRET) {
-        return false;
-    }
-    let mut vendors: HashSet<String> = HashSet::new();
-    for s in &t.sources {
-        let w = secrets::vendor_words(s);
-        vendors.insert(if w.is_empty() { s.clone() } else { w.join("_") });
-    }
-    vendors.len() >= 2 || t.sources.iter().any(|s| s == taint::ENVIRONMENT)
 }
 
 /// `os.environ`, `dict(os.environ)`, `os.environ.copy()`, `{**os.environ}` spelled out.

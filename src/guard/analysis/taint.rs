@@ -90,3 +90,44 @@ impl Taint {
 pub const ENVIRONMENT: &str = "environment";
 /// The source name of a credential file's contents.
 pub const CREDENTIAL_FILE: &str = "credential file";
+
+/// Whether sending `data` (a body, a query, a URL's path) and `header` (auth headers,
+/// cookies) to `url` carries a secret off the machine: the judgement every code analysis
+/// shares. Not exfiltration: a loopback destination, every secret going to its own vendor's
+/// host, and a key in a header only, sent to a host the code does not spell out or under a
+/// generic name (`API_KEY` to `$BASE_URL`), which is how API clients authenticate.
+pub fn exfiltration(data: &Taint, header: &Taint, url: Option<&str>) -> bool {
+    let host = url.and_then(super::secrets::url_host);
+    if host.is_some_and(super::secrets::loopback) {
+        return false;
+    }
+    if !data.has(SECRET) && !header.has(SECRET) {
+        return false;
+    }
+    let all = data.clone().union(header);
+    if host.is_some_and(|h| all.vendor_owned(h)) {
+        return false;
+    }
+    data.has(SECRET) || host.is_some() && !header.generic_names_only()
+}
+
+/// A literal bundling several secrets (see [`bundle`]): the one flag that is about a
+/// literal's shape rather than its data.
+pub const BUNDLE: Flags = 1 << 15;
+
+/// Secrets of two or more unrelated sources (or a whole environment) in one literal: a
+/// bundle made to travel once it is serialised.
+pub fn bundle(t: &Taint) -> bool {
+    if !t.has(SECRET) {
+        return false;
+    }
+    let mut vendors: Vec<String> = Vec::new();
+    for s in &t.sources {
+        let w = super::secrets::vendor_words(s);
+        let v = if w.is_empty() { s.clone() } else { w.join("_") };
+        if !vendors.contains(&v) {
+            vendors.push(v);
+        }
+    }
+    vendors.len() >= 2 || t.sources.iter().any(|s| s == ENVIRONMENT)
+}

