@@ -299,6 +299,32 @@ fn main() {
             .repeat((1 << 20) / 64)
             .into_bytes(),
     );
+    // Random printable text in lines: the parsers' error recovery at its slowest, stopped by
+    // the per-file parse deadline (`analysis::parse::FILE_PARSE_TIME`).
+    let mut x: u32 = 12345;
+    let junk: String = (0..1 << 20)
+        .map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let r = (x >> 16) % 100;
+            if r < 3 {
+                '\n'
+            } else {
+                char::from(b' ' + (r % 95) as u8)
+            }
+        })
+        .collect();
+    for path in [
+        "scripts/x.py",
+        "scripts/x.js",
+        "scripts/x.sh",
+        "scripts/x.ps1",
+    ] {
+        time_one(
+            &format!("1 MB of random printable lines as {path}"),
+            path,
+            junk.clone().into_bytes(),
+        );
+    }
     time_one(
         "1 MB fence of 100,000 nested braces",
         "SKILL.md",

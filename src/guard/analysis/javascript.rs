@@ -17,7 +17,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use tree_sitter::{Node, Parser};
+use tree_sitter::Node;
 
 use super::secrets::{self, credential_path};
 use super::taint::{self, bundle, Taint, BUNDLE, DECODED, DOWNLOAD, FILE, SECRET};
@@ -66,23 +66,8 @@ const SINK_WORDS: &[&str] = &[
     "URLSearchParams",
 ];
 
-thread_local! {
-    static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
-}
-
 fn parse(text: &str) -> Option<tree_sitter::Tree> {
-    PARSER.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            let mut p = Parser::new();
-            p.set_language(&tree_sitter_javascript::LANGUAGE.into())
-                .ok()?;
-            *slot = Some(p);
-        }
-        let parser = slot.as_mut()?;
-        parser.reset();
-        parser.parse(text, None)
-    })
+    super::parse::parse(super::parse::Grammar::JavaScript, text)
 }
 
 /// A value as far as the file tells.

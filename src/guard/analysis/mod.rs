@@ -8,6 +8,7 @@
 
 mod depconf;
 mod javascript;
+mod parse;
 mod powershell;
 pub mod prose;
 mod python;
@@ -47,6 +48,10 @@ pub const MAX_PARSED_BYTES: usize = 1 << 20;
 
 /// Runs every analysis that applies to the file.
 pub fn analyze(input: &Input<'_>) -> Vec<Hit> {
+    parse::with_file_deadline(|| analyze_file(input))
+}
+
+fn analyze_file(input: &Input<'_>) -> Vec<Hit> {
     let mut hits = Vec::new();
     let mut budget = MAX_PARSED_BYTES;
     for region in regions::code_regions(input) {

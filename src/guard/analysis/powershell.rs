@@ -15,7 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use tree_sitter::{Node, Parser};
+use tree_sitter::Node;
 
 use super::secrets::{self, credential_path};
 use super::taint::{self, Taint, DECODED, DOWNLOAD, FILE, SECRET};
@@ -38,23 +38,8 @@ const MAX_TEXT: usize = 4096;
 /// `powershell -Command "..."` strings analysed as PowerShell, at most this deep.
 const MAX_NESTING: usize = 2;
 
-thread_local! {
-    static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
-}
-
 fn parse(text: &str) -> Option<tree_sitter::Tree> {
-    PARSER.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            let mut p = Parser::new();
-            p.set_language(&tree_sitter_powershell::LANGUAGE.into())
-                .ok()?;
-            *slot = Some(p);
-        }
-        let parser = slot.as_mut()?;
-        parser.reset();
-        parser.parse(text, None)
-    })
+    super::parse::parse(super::parse::Grammar::PowerShell, text)
 }
 
 #[derive(Debug, Clone, Default)]

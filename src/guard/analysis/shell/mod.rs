@@ -9,7 +9,7 @@ mod words;
 
 use std::collections::{HashMap, HashSet};
 
-use tree_sitter::{Node, Parser};
+use tree_sitter::Node;
 
 use super::taint::Taint;
 use super::Hit;
@@ -25,10 +25,6 @@ const MAX_NODES: usize = 200_000;
 const MAX_DEPTH: usize = 200;
 /// Variables remembered per file.
 const MAX_VARS: usize = 4_096;
-
-thread_local! {
-    static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
-}
 
 /// Parses `text` as shell and appends the hits of the command rules, with offsets in `text`.
 pub fn analyze(text: &str, out: &mut Vec<Hit>) {
@@ -47,17 +43,7 @@ pub fn analyze(text: &str, out: &mut Vec<Hit>) {
 }
 
 pub(crate) fn parse(text: &str) -> Option<tree_sitter::Tree> {
-    PARSER.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            let mut p = Parser::new();
-            p.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
-            *slot = Some(p);
-        }
-        let parser = slot.as_mut()?;
-        parser.reset();
-        parser.parse(text, None)
-    })
+    super::parse::parse(super::parse::Grammar::Bash, text)
 }
 
 /// A command as the shell runs it.
