@@ -183,6 +183,47 @@ fn main() {
         per_skill.as_secs_f64() * 1e3,
         bytes as f64 / 1e6 / per_skill.as_secs_f64()
     );
+    // The parse layer on its own: syntax trees and the rules on them, for about 1 MB of
+    // ordinary code per language (no findings), through `guard::analysis::analyze`.
+    let code = [
+        (
+            "scripts/x.sh",
+            "for f in *.md; do\n  if grep -q \"$x\" \"$f\"; then echo \"${f%.md}\" | tr a-z A-Z >> out.txt; fi\ndone\ncurl -fsSL https://t.example/a -o a && sha256sum -c a.sha256\n",
+        ),
+        (
+            "scripts/x.py",
+            "import os, json\n\ndef load(path):\n    with open(path) as f:\n        return json.load(f)\n\nclass A:\n    def run(self, items):\n        return [x * 2 for x in items if x % 3 == 0]\n",
+        ),
+        (
+            "scripts/x.js",
+            "const fs = require('fs');\nasync function main(argv) {\n  const data = JSON.parse(fs.readFileSync(argv[2], 'utf8'));\n  for (const [k, v] of Object.entries(data)) { console.log(`${k}=${v}`); }\n}\n",
+        ),
+        (
+            "scripts/x.ps1",
+            "param([string]$Path)\n$items = Get-ChildItem -Path $Path -Recurse | Where-Object { $_.Length -gt 1kb }\nforeach ($i in $items) { Write-Output (\"{0} {1}\" -f $i.Name, $i.Length) }\n",
+        ),
+    ];
+    for (path, unit) in code {
+        let text = unit.repeat((1 << 20) / unit.len());
+        let input = git_skill::guard::analysis::Input {
+            path,
+            text: &text,
+            markdown: false,
+        };
+        let mut times = Vec::new();
+        for _ in 0..5 {
+            let start = Instant::now();
+            let hits = git_skill::guard::analysis::analyze(&input);
+            times.push(start.elapsed());
+            assert!(hits.is_empty(), "{path}: ordinary code has no findings");
+        }
+        times.sort();
+        println!(
+            "parse layer, 1 MB of {path}: {:.1} ms ({:.1} MB/s)",
+            times[2].as_secs_f64() * 1e3,
+            text.len() as f64 / 1e6 / times[2].as_secs_f64()
+        );
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // Warm the page cache and the engine once.
     let _ = scan_dirs(&dirs, ScanOptions::default(), cores);
