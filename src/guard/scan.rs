@@ -252,6 +252,23 @@ impl<'a> Source<'a> {
 }
 
 /// What every file of a skill, at the top or in an archive, is checked against and adds to.
+/// The printer settings Excel, Word and PowerPoint keep in their files
+/// (`xl/printerSettings/printerSettings1.bin`): a DEVMODE structure, data a printer driver
+/// reads, never code. Embedded objects (`embeddings/oleObject1.bin`) and macros
+/// (`vbaProject.bin`) keep the blocked extension: they can carry programs.
+fn office_printer_settings(path: &str) -> bool {
+    let mut parts = path.rsplit('/');
+    let (Some(name), Some(dir), Some(app)) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    matches!(app, "xl" | "word" | "ppt")
+        && dir == "printerSettings"
+        && name
+            .strip_prefix("printerSettings")
+            .and_then(|n| n.strip_suffix(".bin"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 struct Scanner {
     all: &'static [Rule],
     options: ScanOptions,
@@ -269,7 +286,7 @@ impl Scanner {
     /// The checks a file's name decides, made whether or not its bytes are read.
     fn check_name(&mut self, file: &Source) {
         let ext = extension(file.path);
-        if BLOCKED_EXTENSIONS.contains(&ext.as_str()) {
+        if BLOCKED_EXTENSIONS.contains(&ext.as_str()) && !office_printer_settings(file.path) {
             self.report(
                 &STR001,
                 file.name,
@@ -889,6 +906,41 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn office_printer_settings_are_data_but_embedded_objects_stay_blocked() {
+        assert!(office_printer_settings(
+            "xl/printerSettings/printerSettings1.bin"
+        ));
+        assert!(office_printer_settings(
+            "ppt/printerSettings/printerSettings12.bin"
+        ));
+        assert!(!office_printer_settings("word/embeddings/oleObject1.bin"));
+        assert!(!office_printer_settings("xl/vbaProject.bin"));
+        assert!(!office_printer_settings("xl/printerSettings/payload.bin"));
+        assert!(!office_printer_settings(
+            "printerSettings/printerSettings1.bin"
+        ));
+        let scan = scan_files(&[
+            (
+                "assets/xl/printerSettings/printerSettings1.bin",
+                b"\0\x01data",
+                false,
+            ),
+            (
+                "assets/word/embeddings/oleObject1.bin",
+                b"\0\x01data",
+                false,
+            ),
+        ]);
+        let str001: Vec<&str> = scan
+            .findings
+            .iter()
+            .filter(|f| f.rule == "STR001")
+            .map(|f| f.file.as_str())
+            .collect();
+        assert_eq!(str001, ["assets/word/embeddings/oleObject1.bin"]);
     }
 
     #[test]
