@@ -508,15 +508,15 @@ fn installed_packages(cmd: &Command) -> Vec<&str> {
                 skip = false;
                 continue;
             }
+            // `npm exec --package=NAME`; in `npx -p NAME cmd` NAME is the first operand.
+            let a: &str = a.strip_prefix("--package=").unwrap_or(a);
             if matches!(
-                *a,
+                a,
                 "-r" | "-e"
                     | "-c"
                     | "--requirement"
                     | "--editable"
                     | "--constraint"
-                    | "-p"
-                    | "--package"
                     | "--index-url"
                     | "-i"
                     | "--registry"
