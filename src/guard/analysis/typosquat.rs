@@ -9,7 +9,7 @@
 //! Made-up words far from every entry (`scanpy`, `pymatgen`) are never reported; tokens of
 //! fewer than five letters are too short to tell a typo from an abbreviation.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 const VOCABULARY: &str = include_str!("data/vocabulary.txt");
@@ -21,9 +21,10 @@ const SUFFIXES: &[&str] = &["s", "es", "ed", "d", "ing", "er", "ers"];
 const VOWELS: &[u8] = b"aeiou";
 
 struct Tables {
+    /// Every correct spelling: the vocabulary and its near neighbours.
     words: HashSet<&'static str>,
-    /// Typo -> the word it misspells.
-    typos: HashMap<String, &'static str>,
+    /// The vocabulary, whose typos are looked for.
+    sources: HashSet<&'static str>,
 }
 
 fn tables() -> &'static Tables {
@@ -38,19 +39,48 @@ fn tables() -> &'static Tables {
         let sources = list(VOCABULARY);
         let mut words = sources.clone();
         words.extend(list(NOT_TYPOS));
-        let mut typos = HashMap::new();
-        for &w in &sources {
-            if w.len() < MIN_LEN {
-                continue;
-            }
-            for t in typos_of(w) {
-                if !known(&words, &t) {
-                    typos.entry(t).or_insert(w);
-                }
+        Tables { words, sources }
+    })
+}
+
+/// The vocabulary word `token` is a typo of, worked back from the token: every edit that
+/// undoes a typo shape (swap neighbours back, drop a doubled letter, put a dropped letter
+/// back) gives a candidate, and a candidate counts when it is a vocabulary word whose typos
+/// (see [`typos_of`]) include the token. A few hundred set lookups per token, and no table
+/// of all typos to build at start-up; the smallest word wins when several do.
+fn typo_of(t: &Tables, token: &str) -> Option<&'static str> {
+    let b = token.as_bytes();
+    let mut best: Option<&'static str> = None;
+    let mut consider = |candidate: Vec<u8>| {
+        let Ok(c) = std::str::from_utf8(&candidate) else {
+            return;
+        };
+        if let Some(&w) = t.sources.get(c) {
+            if w.len() >= MIN_LEN && typos_of(w).iter().any(|x| x == token) {
+                best = Some(best.map_or(w, |b| b.min(w)));
             }
         }
-        Tables { words, typos }
-    })
+    };
+    for i in 0..b.len().saturating_sub(1) {
+        let mut v = b.to_vec();
+        v.swap(i, i + 1);
+        consider(v);
+    }
+    for i in 1..b.len() {
+        if b[i] == b[i - 1] {
+            let mut v = b.to_vec();
+            v.remove(i);
+            consider(v);
+        }
+    }
+    for i in 1..=b.len() {
+        for c in b'a'..=b'z' {
+            let mut v = b.to_vec();
+            v.insert(i, c);
+            consider(v);
+        }
+    }
+    best
 }
 
 /// Whether `t` is a word or an inflection of one (`validated`, `parsing`, `tests`).
@@ -147,7 +177,7 @@ pub fn misspelling(name: &str) -> Option<Misspelling> {
             && lower.bytes().all(|c| c.is_ascii_lowercase())
             && !known(&t.words, &lower)
         {
-            if let Some(word) = t.typos.get(&lower) {
+            if let Some(word) = typo_of(t, &lower) {
                 return Some(Misspelling { start, end, word });
             }
         }
@@ -228,10 +258,18 @@ mod tests {
     }
 
     #[test]
-    fn no_vocabulary_word_is_a_typo_of_another() {
+    fn every_typo_shape_of_every_word_is_worked_back_and_no_word_is_a_typo() {
         let t = tables();
-        for w in &t.words {
-            assert!(!t.typos.contains_key(*w), "{w}");
+        for &w in &t.sources {
+            assert_eq!(misspelling(w), None, "{w}");
+            if w.len() < MIN_LEN {
+                continue;
+            }
+            for typo in typos_of(w) {
+                if !known(&t.words, &typo) {
+                    assert!(typo_of(t, &typo).is_some(), "{typo} of {w}");
+                }
+            }
         }
     }
 
