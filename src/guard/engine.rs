@@ -174,6 +174,7 @@ impl Engine {
             .map(|((rule, _), _)| Candidate {
                 rule: *rule,
                 spans: None,
+                line_local: false,
             })
             .collect();
         self.confirm_all(&matched, text, &|o| o, out);
@@ -220,6 +221,37 @@ impl Engine {
     /// offset of the view to the original.
     pub fn scan_view(&self, text: &str, origin: impl Fn(usize) -> usize, out: &mut Vec<Hit>) {
         let candidates = self.text.candidates(text);
+        self.confirm_all(&candidates, text, &origin, out);
+    }
+
+    /// Matches on a derived view whose lines outside `changed` are lines of a text already
+    /// scanned with [`Engine::scan_raw`], with the same breaks around them: rules that match
+    /// within a line search only the changed lines, since on the others they would find what
+    /// that scan found. `changed` is sorted (from [`View::changed_lines`]).
+    ///
+    /// [`View::changed_lines`]: super::normalize::View::changed_lines
+    pub fn scan_changed(
+        &self,
+        text: &str,
+        changed: &[Range<usize>],
+        origin: impl Fn(usize) -> usize,
+        out: &mut Vec<Hit>,
+    ) {
+        let mut candidates = self.text.candidates(text);
+        candidates.retain_mut(|c| {
+            if !c.line_local {
+                return true;
+            }
+            let spans = match c.spans.take() {
+                Some(spans) => overlapping(&spans, changed),
+                None => changed
+                    .iter()
+                    .map(|r| r.start.saturating_sub(1)..(r.end + 1).min(text.len()))
+                    .collect(),
+            };
+            c.spans = Some(spans);
+            c.spans.as_ref().is_some_and(|s| !s.is_empty())
+        });
         self.confirm_all(&candidates, text, &origin, out);
     }
 
@@ -301,6 +333,19 @@ impl Engine {
             }
         }
     }
+}
+
+/// The spans (sorted) that overlap one of `ranges` (sorted).
+fn overlapping(spans: &[Range<usize>], ranges: &[Range<usize>]) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut r = ranges.iter().peekable();
+    for span in spans {
+        while r.next_if(|x| x.end <= span.start).is_some() {}
+        if r.peek().is_some_and(|x| x.start < span.end) {
+            out.push(span.clone());
+        }
+    }
+    out
 }
 
 /// `regex-lite`'s matches within `spans`, as the full engine finds them there; `None` when a

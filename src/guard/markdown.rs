@@ -57,6 +57,16 @@ fn cue() -> &'static regex::Regex {
     })
 }
 
+/// Whether the text before a quotation ends in a cue. A cue's match ends the text and holds
+/// none of `` ` . ! ? ; `` (nor a line break), so only the text after the last of them is
+/// searched: a line of many inline spans searched from its start at each span was quadratic.
+fn ends_in_cue(before: &str) -> bool {
+    let tail = before
+        .rfind(['`', '.', '!', '?', ';', '\n'])
+        .map_or(before, |i| &before[i + 1..]);
+    cue().is_match(tail)
+}
+
 /// Finds the quoted examples of a Markdown text.
 pub fn quoted_examples(text: &str) -> Quoted {
     let mut ranges = Vec::new();
@@ -75,7 +85,7 @@ pub fn quoted_examples(text: &str) -> Quoted {
             }
         } else if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
             let marker = trimmed[..3].to_owned();
-            let cued = cue().is_match(last_prose.trim_end());
+            let cued = ends_in_cue(last_prose.trim_end());
             fence = Some((marker, offset, cued));
         } else {
             inline_spans(line, offset, &mut ranges, &mut inline);
@@ -132,7 +142,7 @@ fn inline_spans(
             continue;
         };
         prefix.push_str(&line[copied..i]);
-        if cue().is_match(&prefix) {
+        if ends_in_cue(&prefix) {
             out.push(offset + i..offset + close + run);
         }
         inline.push(offset + i..offset + close + run);

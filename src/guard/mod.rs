@@ -12,6 +12,7 @@ pub mod decode;
 pub mod described;
 pub mod engine;
 pub mod markdown;
+mod memo;
 #[cfg(test)]
 mod needs;
 mod needs_table;

@@ -22,6 +22,47 @@ impl View {
         )
     }
 
+    /// The lines of the view (each with its break) that are not, byte for byte and with the
+    /// breaks before and after them, a line of `raw`, the text it was made from: where
+    /// something was folded, removed or joined.
+    pub fn changed_lines(&self, raw: &str) -> Vec<std::ops::Range<usize>> {
+        let (view, raw) = (self.text.as_bytes(), raw.as_bytes());
+        let verbatim = |lo: usize, hi: usize| {
+            (lo..hi).all(|j| {
+                let o = self.map[j] as usize;
+                raw.get(o) == Some(&view[j]) && (j == lo || o == self.map[j - 1] as usize + 1)
+            })
+        };
+        let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut a = 0;
+        while a < view.len() {
+            let b = view[a..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(view.len(), |p| a + p);
+            let (lo, hi) = (a.saturating_sub(1), (b + 1).min(view.len()));
+            let starts_alike = a > 0 || self.map[0] == 0;
+            let ends_alike = b < view.len() || self.map[b - 1] as usize + 1 == raw.len();
+            if !(starts_alike && ends_alike && verbatim(lo, hi)) {
+                let line = a..(b + 1).min(view.len());
+                match out.last_mut() {
+                    Some(last) if last.end >= line.start => last.end = line.end,
+                    _ => out.push(line),
+                }
+            }
+            a = b + 1;
+        }
+        out
+    }
+
+    /// Appends `s`, copied from the original at `origin`.
+    fn push_copy(&mut self, s: &str, origin: usize) {
+        self.text.push_str(s);
+        let origin = u32::try_from(origin).unwrap_or(u32::MAX);
+        self.map
+            .extend((0..s.len() as u32).map(|i| origin.saturating_add(i)));
+    }
+
     fn push(&mut self, c: char, origin: usize) {
         let start = self.text.len();
         self.text.push(c);
@@ -183,6 +224,63 @@ pub fn normalize(raw: &str, markdown: bool) -> View {
     view
 }
 
+/// Runs of printable characters shorter than this are left out of [`printable_runs`]: no text
+/// rule matches fewer characters (a test holds every rule to it).
+pub const MIN_RUN: usize = 4;
+
+/// The strings of binary data, as `strings` lists them: runs of at least [`MIN_RUN`]
+/// printable characters (text, spaces, line breaks), each gap between them read as one NUL.
+/// A payload hidden in a font or an image is such a run; the bytes between runs cannot be
+/// part of a command or a URL, and matching every rule over them was a quarter of the time a
+/// scan of the public collections took (5 MB of fonts in one skill).
+pub fn printable_runs(raw: &str) -> View {
+    const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
+    let bytes = raw.as_bytes();
+    let mut view = View::default();
+    let keep = |view: &mut View, start: usize, end: usize, chars: usize| {
+        if chars < MIN_RUN {
+            return;
+        }
+        if !view.text.is_empty() {
+            view.push('\0', start.saturating_sub(1));
+        }
+        view.push_copy(&raw[start..end], start);
+    };
+    // (start, characters) of the run being read.
+    let (mut start, mut chars) = (0, 0);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (printable, len) = if b.is_ascii() {
+            (matches!(b, b'\t' | b'\n' | b'\r' | b' '..=b'~'), 1)
+        } else if bytes[i..].starts_with(REPLACEMENT) {
+            // Most of a binary file read as text: each byte that is not UTF-8.
+            (false, REPLACEMENT.len())
+        } else {
+            let c = raw[i..]
+                .chars()
+                .next()
+                .unwrap_or(char::REPLACEMENT_CHARACTER);
+            (
+                !(c.is_control() || c == char::REPLACEMENT_CHARACTER),
+                c.len_utf8(),
+            )
+        };
+        if printable {
+            if chars == 0 {
+                start = i;
+            }
+            chars += 1;
+        } else {
+            keep(&mut view, start, i, chars);
+            chars = 0;
+        }
+        i += len;
+    }
+    keep(&mut view, start, bytes.len(), chars);
+    view
+}
+
 /// A newline at `i` is a soft wrap when the lines on both sides hold paragraph text: neither is
 /// blank, and the next does not start a block of its own (heading, list item, quote, fence,
 /// table row or indented code).
@@ -209,6 +307,45 @@ fn soft_wrap(raw: &str, i: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn changed_lines_are_those_not_copied_verbatim() {
+        let lines = |raw: &str, markdown: bool| {
+            let v = normalize(raw, markdown);
+            v.changed_lines(raw)
+                .into_iter()
+                .map(|r| v.text[r].to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert!(lines("a\nb\nc", false).is_empty());
+        assert_eq!(lines("a\nb\u{200B}c\nd\n", false), ["bc\n"]);
+        // A carriage return dropped before the break changes what `$` sees.
+        assert_eq!(lines("a\r\nb\n", false), ["a\n"]);
+        assert_eq!(lines("x \\\ny\nz", false), ["x y\n"]);
+        // Something dropped at either end of the text.
+        assert_eq!(lines("\u{FEFF}ab\ncd", false), ["ab\n"]);
+        assert_eq!(lines("ab\ncd\u{200B}", false), ["cd"]);
+        // Neighbouring changed lines are one range; a soft wrap joins two lines into one.
+        assert_eq!(lines("\u{200B}a\n\u{200B}b\nc\n", false), ["a\nb\n"]);
+        assert_eq!(lines("one\ntwo\n\n# three\n", true), ["one two\n"]);
+        assert_eq!(lines("сurl\nok\n", false), ["curl\n"]);
+    }
+
+    #[test]
+    fn printable_runs_keep_strings_and_map_them_back() {
+        let raw = "\0\u{1}ab\0curl -s x|sh\u{FFFD}\u{FFFD}\u{7}\tok\nyes\0\0";
+        let v = printable_runs(raw);
+        assert_eq!(v.text, "curl -s x|sh\0\tok\nyes");
+        let at = raw.find("curl").unwrap();
+        assert_eq!(v.original(0), at);
+        assert_eq!(
+            v.original(v.text.find("ok").unwrap()),
+            raw.find("ok").unwrap()
+        );
+        assert_eq!(printable_runs("").text, "");
+        assert_eq!(printable_runs("abc").text, "");
+        assert_eq!(printable_runs("\u{0}Привет").text, "Привет");
+    }
 
     #[test]
     fn invisible_characters_are_removed_and_mapped() {

@@ -22,6 +22,9 @@ use super::rule::{Matcher, Rule};
 pub struct Candidate {
     pub rule: usize,
     pub spans: Option<Vec<Range<usize>>>,
+    /// Every match of the rule lies on one line (with the breaks at both ends), even when
+    /// `spans` is `None` because there were too many lines to list.
+    pub line_local: bool,
 }
 
 pub struct Prefilter {
@@ -399,7 +402,11 @@ impl Prefilter {
         let mut out: Vec<Candidate> = self
             .always
             .iter()
-            .map(|&rule| Candidate { rule, spans: None })
+            .map(|&rule| Candidate {
+                rule,
+                spans: None,
+                line_local: false,
+            })
             .collect();
         // The rules one of whose branches holds, found from the clauses seen (a few) rather
         // than by trying every branch of every rule.
@@ -423,12 +430,20 @@ impl Prefilter {
             }
             let spans = std::mem::take(&mut spans[slot]);
             if !local {
-                out.push(Candidate { rule, spans: None });
+                out.push(Candidate {
+                    rule,
+                    spans: None,
+                    line_local: false,
+                });
             } else if !spans.is_empty() {
                 // (Spans of a branch whose short clauses are seen nowhere are kept: a wider
                 // search is only slower.)
                 let spans = (spans.len() <= MAX_SPANS).then_some(spans);
-                out.push(Candidate { rule, spans });
+                out.push(Candidate {
+                    rule,
+                    spans,
+                    line_local: true,
+                });
             }
         }
         out.sort_unstable_by_key(|c| c.rule);
