@@ -224,35 +224,24 @@ pub fn normalize(raw: &str, markdown: bool) -> View {
     view
 }
 
-/// Runs of printable characters shorter than this are left out of [`printable_runs`]: no text
-/// rule matches fewer characters (a test holds every rule to it).
-pub const MIN_RUN: usize = 4;
-
-/// The strings of binary data, as `strings` lists them: runs of at least [`MIN_RUN`]
-/// printable characters (text, spaces, line breaks), each gap between them read as one NUL.
-/// A payload hidden in a font or an image is such a run; the bytes between runs cannot be
-/// part of a command or a URL, and matching every rule over them was a quarter of the time a
-/// scan of the public collections took (5 MB of fonts in one skill).
+/// Binary data as its printable text: every run of printable characters (text, spaces and the
+/// ASCII whitespace `\s` matches), each gap of other characters read as one NUL, at the gap's
+/// first byte. The bytes of a gap can only stand in a match where a character class that
+/// takes any of them stands, and every such class takes NUL as well (no rule bounds one from
+/// below), so the rules match here where they match the lossy text, and a font read as text
+/// (a U+FFFD of 3 bytes for most of its bytes) shrinks to a fraction: matching every rule over
+/// 5 MB of fonts in one skill was a quarter of a scan of the public collections.
 pub fn printable_runs(raw: &str) -> View {
     const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
     let bytes = raw.as_bytes();
     let mut view = View::default();
-    let keep = |view: &mut View, start: usize, end: usize, chars: usize| {
-        if chars < MIN_RUN {
-            return;
-        }
-        if !view.text.is_empty() {
-            view.push('\0', start.saturating_sub(1));
-        }
-        view.push_copy(&raw[start..end], start);
-    };
-    // (start, characters) of the run being read.
-    let (mut start, mut chars) = (0, 0);
+    // Where the run being read started, and whether a gap is open.
+    let (mut run, mut in_gap) = (None, false);
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
         let (printable, len) = if b.is_ascii() {
-            (matches!(b, b'\t' | b'\n' | b'\r' | b' '..=b'~'), 1)
+            (matches!(b, b'\t'..=b'\r' | b' '..=b'~'), 1)
         } else if bytes[i..].starts_with(REPLACEMENT) {
             // Most of a binary file read as text: each byte that is not UTF-8.
             (false, REPLACEMENT.len())
@@ -266,18 +255,23 @@ pub fn printable_runs(raw: &str) -> View {
                 c.len_utf8(),
             )
         };
-        if printable {
-            if chars == 0 {
-                start = i;
+        match (printable, run) {
+            (true, None) => run = Some(i),
+            (false, Some(start)) => {
+                view.push_copy(&raw[start..i], start);
+                run = None;
             }
-            chars += 1;
-        } else {
-            keep(&mut view, start, i, chars);
-            chars = 0;
+            _ => {}
         }
+        if !printable && !in_gap {
+            view.push('\0', i);
+        }
+        in_gap = !printable;
         i += len;
     }
-    keep(&mut view, start, bytes.len(), chars);
+    if let Some(start) = run {
+        view.push_copy(&raw[start..], start);
+    }
     view
 }
 
@@ -332,19 +326,23 @@ mod tests {
     }
 
     #[test]
-    fn printable_runs_keep_strings_and_map_them_back() {
-        let raw = "\0\u{1}ab\0curl -s x|sh\u{FFFD}\u{FFFD}\u{7}\tok\nyes\0\0";
+    fn printable_runs_keep_text_and_map_it_back() {
+        let raw = "\0\u{1}ab\0curl -s x|sh\u{FFFD}\u{FFFD}\u{7}\tok\x0c\nyes\0\0";
         let v = printable_runs(raw);
-        assert_eq!(v.text, "curl -s x|sh\0\tok\nyes");
-        let at = raw.find("curl").unwrap();
-        assert_eq!(v.original(0), at);
-        assert_eq!(
-            v.original(v.text.find("ok").unwrap()),
-            raw.find("ok").unwrap()
-        );
+        assert_eq!(v.text, "\0ab\0curl -s x|sh\0\tok\x0c\nyes\0");
+        for needle in ["ab", "curl", "ok", "yes"] {
+            assert_eq!(
+                v.original(v.text.find(needle).unwrap()),
+                raw.find(needle).unwrap()
+            );
+        }
+        // Every byte maps to the start of a character of the original.
+        let raw = "\0AAAA\u{FFFD}curl | sh\u{85}x";
+        let v = printable_runs(raw);
+        assert!((0..v.text.len()).all(|i| raw.is_char_boundary(v.original(i))));
         assert_eq!(printable_runs("").text, "");
-        assert_eq!(printable_runs("abc").text, "");
-        assert_eq!(printable_runs("\u{0}Привет").text, "Привет");
+        assert_eq!(printable_runs("abc").text, "abc");
+        assert_eq!(printable_runs("\u{0}Привет").text, "\0Привет");
     }
 
     #[test]

