@@ -36,6 +36,8 @@ pub struct Prefilter {
     tri_filter: Box<[u64]>,
     tri_start: Vec<u32>,
     tri: Vec<u16>,
+    /// Literal -> how many bytes of it come before the window it is keyed by.
+    tri_offset: Vec<u16>,
     /// Literals of 2 and 1 bytes: exact bit filters, then sorted (key, literal) pairs.
     two_filter: Box<[u64]>,
     two: Vec<(u16, u16)>,
@@ -273,10 +275,14 @@ impl Prefilter {
         let mut two_filter = vec![0u64; (1 << 16) / 64].into_boxed_slice();
         let mut one_filter = [false; 256];
         let (mut tri, mut two, mut one) = (Vec::new(), Vec::new(), Vec::new());
-        for n in 0..needs_table::LITERALS.len() {
+        let mut tri_offset = vec![0u16; needs_table::LITERALS.len()];
+        for (n, offset) in tri_offset.iter_mut().enumerate() {
             let lit = literal(n).0;
+            let real: Vec<u8> = lit.iter().copied().filter(|&b| b != BOUNDARY).collect();
+            let k = rare_window(&real);
+            *offset = u16::try_from(k).expect("rare_window keeps offsets within u16");
             let n = n as u16;
-            let mut real = lit.iter().copied().filter(|&b| b != BOUNDARY);
+            let mut real = real[k..].iter().copied();
             match (real.next(), real.next(), real.next()) {
                 (Some(a), None, _) => {
                     one_filter[usize::from(a)] = true;
@@ -304,6 +310,7 @@ impl Prefilter {
             tri_filter,
             tri_start,
             tri: bucketed,
+            tri_offset,
             two_filter,
             two,
             one_filter,
@@ -374,7 +381,10 @@ impl Prefilter {
                     let bucket =
                         &self.tri[self.tri_start[b] as usize..self.tri_start[b + 1] as usize];
                     for &lit in bucket {
-                        scan.verify(bytes, i - 2, lit, line);
+                        let before = usize::from(self.tri_offset[usize::from(lit)]);
+                        if let Some(start) = (i - 2).checked_sub(before) {
+                            scan.verify(bytes, start, lit, line);
+                        }
                     }
                     if scan.done(bucket.iter().copied()) {
                         scan.s.tri_dead[slot] = epoch;
@@ -457,6 +467,31 @@ impl Prefilter {
     }
 }
 
+/// Where, among the bytes of a literal of 3 or more (its word-boundary marks left out), the
+/// 3-byte window to key it by starts: the one of the rarest bytes in text, so that "the
+/// following" is looked up at "fol", not at every "the". A literal holding a line break is
+/// keyed at its start, where the line it is on is counted from. Literals under 3 bytes: 0.
+fn rare_window(real: &[u8]) -> usize {
+    if real.len() < 3 || real.len() > usize::from(u16::MAX) || real.contains(&b'\n') {
+        return 0;
+    }
+    // How common a byte is in prose and code, roughly: letters by their English frequency,
+    // spaces and the separators of paths and names most of all.
+    let common = |b: u8| -> u32 {
+        match b {
+            b' ' => 12,
+            b'e' | b't' | b'a' | b'o' | b'i' | b'n' | b's' | b'r' | b'h' => 8,
+            b'l' | b'd' | b'c' | b'u' | b'm' | b'p' | b'f' | b'g' | b'w' | b'y' => 5,
+            b'.' | b',' | b'-' | b'/' | b'_' | b'"' | b'\'' | b'(' | b')' | b'=' | b':' => 5,
+            b'b' | b'v' | b'k' | b'0'..=b'9' => 3,
+            _ => 1,
+        }
+    };
+    (0..=real.len() - 3)
+        .min_by_key(|&k| real[k..k + 3].iter().map(|&b| common(b)).sum::<u32>())
+        .unwrap_or(0)
+}
+
 /// `pairs` grouped by key (below `keys`), in one array: the values of key `k` are
 /// `values[start[k]..start[k + 1]]` (a counting sort; each group keeps its input order).
 fn group_by_key<V: Copy + Default>(keys: usize, pairs: Vec<(usize, V)>) -> (Vec<u32>, Vec<V>) {
@@ -529,6 +564,20 @@ mod tests {
     use super::super::rule::Matcher;
     use super::super::rules;
     use super::*;
+
+    #[test]
+    fn literals_are_keyed_by_their_rarest_window() {
+        fn at(lit: &str) -> &str {
+            let k = rare_window(lit.as_bytes());
+            &lit[k..k + 3.min(lit.len())]
+        }
+        assert_eq!(at("curl"), "cur");
+        assert_eq!(at("the following"), "fol");
+        assert_eq!(at("xmrig"), "xmr");
+        // A line break keeps the literal keyed at its start, and short literals have one window.
+        assert_eq!(rare_window(b"a b\nxyz"), 0);
+        assert_eq!(rare_window(b"ab"), 0);
+    }
 
     /// Rules whose matches in `text`, as the scan looks for them (prefilter, spans, engine),
     /// differ from the full engine's in the whole text.
