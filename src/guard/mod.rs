@@ -19,6 +19,8 @@ mod needs_table;
 pub mod normalize;
 pub mod parallel;
 mod prefilter;
+#[cfg(test)]
+mod proptests;
 pub mod redact;
 pub mod rule;
 pub mod rules;
