@@ -5,7 +5,11 @@
 //! - security guidance: a match in a Markdown reference (not SKILL.md, which the agent follows)
 //!   whose section speaks of attackers, exploits or vulnerable code;
 //! - test fixtures: a secret-shaped string in a test file or fixture directory, where scanners
-//!   and redaction code keep the shapes they must catch.
+//!   and redaction code keep the shapes they must catch;
+//! - documentation of an agent's own configuration: a write to an agent's instruction or
+//!   settings file in a Markdown reference (not SKILL.md) whose section is headed by the name
+//!   of such a file: a guide to `CLAUDE.md` or `.claude/settings.json` shows how to change
+//!   them, which is what it is for; an instruction in SKILL.md to do it is not demoted.
 
 use super::rule::{Category, Rule};
 
@@ -15,7 +19,30 @@ pub enum Why {
     VendorInstaller,
     Guidance,
     TestFixture,
+    AgentConfigDocs,
 }
+
+/// Rules about writes to an agent's instruction or settings files.
+const AGENT_CONFIG_RULES: &[&str] = &["PER006", "PER007", "PER023"];
+
+/// Names of agents' instruction and settings files, as a section heading names them
+/// (ASCII-lowercased).
+const AGENT_CONFIG_FILES: &[&str] = &[
+    "agents.md",
+    "claude.md",
+    "gemini.md",
+    "qwen.md",
+    ".cursorrules",
+    ".windsurfrules",
+    ".clinerules",
+    ".cursor/rules",
+    "settings.json",
+    "settings.local.json",
+    ".claude.json",
+    "config.toml",
+    "copilot-instructions.md",
+    "mcp.json",
+];
 
 /// Installers that vendors document for their own tools, by URL prefix (scheme removed).
 const VENDOR_INSTALLERS: &[&str] = &[
@@ -128,6 +155,43 @@ pub fn in_guidance(path: &str, text: &str, offset: usize) -> bool {
     GUIDANCE_WORDS.iter().any(|w| lower.contains(w))
 }
 
+/// The heading of the section `offset` is in, if one starts within [`SECTION_BYTES`] before
+/// the match's line (the line itself never counts: a payload must not vouch for itself).
+fn section_heading(text: &str, offset: usize) -> Option<&str> {
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let line_start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+    let mut start = line_start.saturating_sub(SECTION_BYTES);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let before = &text[start..line_start];
+    let at = match before.rfind("\n#") {
+        Some(i) => i + 1,
+        None if start == 0 && before.starts_with('#') => 0,
+        None => return None,
+    };
+    let line = before[at..].lines().next().unwrap_or_default();
+    let title = line.trim_start_matches('#');
+    // `#!` or `#include` is not a heading: ATX headings put a space after the marks.
+    (title.starts_with(' ') || title.is_empty()).then_some(title)
+}
+
+/// Whether the match at `offset` of a Markdown reference (not SKILL.md) sits in a section whose
+/// heading names an agent's instruction or settings file.
+pub fn in_agent_config_docs(path: &str, text: &str, offset: usize) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name.eq_ignore_ascii_case("SKILL.md") {
+        return false;
+    }
+    section_heading(text, offset).is_some_and(|title| {
+        let lower = title.to_ascii_lowercase();
+        AGENT_CONFIG_FILES.iter().any(|f| lower.contains(f))
+    })
+}
+
 /// Whether a file is a test or a fixture (`tests/`, `test_x.py`, `x.test.ts`, `fixtures/`).
 pub fn test_fixture(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
@@ -177,6 +241,10 @@ pub fn why(rule: &Rule, path: &str, text: &str, offset: usize, markdown: bool) -
     if markdown && in_guidance(path, text, offset) {
         return Some(Why::Guidance);
     }
+    if markdown && AGENT_CONFIG_RULES.contains(&rule.id) && in_agent_config_docs(path, text, offset)
+    {
+        return Some(Why::AgentConfigDocs);
+    }
     None
 }
 
@@ -219,6 +287,54 @@ mod tests {
             !in_guidance("SKILL.md", doc, at("curl x")),
             "SKILL.md is followed"
         );
+    }
+
+    #[test]
+    fn agent_config_docs_are_reference_sections_headed_by_the_file() {
+        let doc = "# Hooks\n\n## `.claude/settings.json`\n\nAdd this hook:\n\n```sh\ncat > .claude/settings.json <<'EOF'\n```\n\n## Other\n\necho x >> CLAUDE.md\n";
+        let at = |s: &str| doc.find(s).unwrap();
+        assert!(in_agent_config_docs(
+            "references/hooks.md",
+            doc,
+            at("cat >")
+        ));
+        assert!(
+            !in_agent_config_docs("references/hooks.md", doc, at("echo x")),
+            "a later section about something else"
+        );
+        assert!(
+            !in_agent_config_docs("SKILL.md", doc, at("cat >")),
+            "SKILL.md is followed"
+        );
+        // The heading must precede the match's line, and be a heading.
+        let own = "## echo x >> CLAUDE.md\n";
+        assert!(!in_agent_config_docs("references/a.md", own, 3));
+        let shebang = "#!/bin/sh CLAUDE.md\necho x >> CLAUDE.md\n";
+        assert!(!in_agent_config_docs(
+            "references/a.md",
+            shebang,
+            at_in(shebang, "echo")
+        ));
+        let first = "## CLAUDE.md\necho x >> CLAUDE.md\n";
+        assert!(in_agent_config_docs(
+            "references/a.md",
+            first,
+            at_in(first, "echo")
+        ));
+        // Too far below its heading, the section is not known any more.
+        let far = format!(
+            "## CLAUDE.md\n{}\necho x >> CLAUDE.md\n",
+            "text\n".repeat(1000)
+        );
+        assert!(!in_agent_config_docs(
+            "references/a.md",
+            &far,
+            at_in(&far, "echo")
+        ));
+    }
+
+    fn at_in(text: &str, needle: &str) -> usize {
+        text.find(needle).unwrap()
     }
 
     #[test]

@@ -316,6 +316,9 @@ impl Engine {
         let all = rules::all();
         for candidate in candidates {
             let rule = candidate.rule;
+            if !all[rule].prefilter.is_none_or(|may| may(text)) {
+                continue;
+            }
             for found in self.find(rule, text, candidate.spans.as_deref()) {
                 let found_text = &text[found.clone()];
                 if !all[rule].confirm.is_none_or(|holds| holds(found_text)) {
@@ -400,6 +403,7 @@ fn lite_in_spans(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     // One span, one match: not the ranges-of-numbers mistake this lint looks for.
     #[allow(clippy::single_range_in_vec_init)]
@@ -456,6 +460,81 @@ mod tests {
                     "{}: prefilter drops {text:?}",
                     rule.id
                 );
+            }
+        }
+    }
+
+    /// Texts around the shapes the rules with a hand-written prefilter match: each shape's
+    /// tokens joined by random blanks (now and then a line break, for near misses), between
+    /// random pieces.
+    fn pieces() -> impl Strategy<Value = String> {
+        const SHAPES: &[&[&str]] = &[
+            &[":", "(", ")", "{", ":", "|", ":", "&", "}", ";", ":"],
+            &["bomb", "(", ")", "{", "bomb", "|", "bomb", "&", "}"],
+            &["while", "True", ":", "os.fork()"],
+            &[
+                "eval", "(", "function", "(", "p", ",", "a", ",", "c", ",", "k", ",", "e", ",",
+                "d", ")",
+            ],
+            &["_0x1a2b", "_0x3c4d", "_0x5e6f", "_0x7a8b", "_0x9c0d"],
+            &["alias", "sudo", "="],
+            &["alias", "gpg", "="],
+            &["function", "ssh", "(", ")", "{"],
+            &["su", "(", ")", "{"],
+            &[";", "doas", "(", ")", "{"],
+        ];
+        let blank = prop::sample::select(vec!["", "", " ", "\t", "  ", "\n"]);
+        let piece = prop::sample::select(vec![
+            "x",
+            " ",
+            "\n",
+            "(",
+            ")",
+            "[]()!+[]()!+[]()!+[]()!+",
+            "+",
+            "&",
+            "}",
+            "é",
+            "\u{a0}",
+        ]);
+        (
+            prop::collection::vec(piece.clone(), 0..8),
+            prop::sample::select(SHAPES),
+            prop::collection::vec(blank, 16),
+            prop::collection::vec(piece, 0..8),
+        )
+            .prop_map(|(before, shape, blanks, after)| {
+                let mut text = before.concat();
+                for (token, blank) in shape.iter().zip(blanks) {
+                    text.push_str(token);
+                    text.push_str(blank);
+                }
+                text + &after.concat()
+            })
+    }
+
+    #[test]
+    fn a_jsfuck_run_is_seen_wherever_it_starts() {
+        let packed = rules::obfuscation::may_be_packed;
+        for lead in 0..=80 {
+            let text = format!("{}{}x", "a".repeat(lead), "+".repeat(80));
+            assert!(packed(&text), "run after {lead} bytes");
+            let short = format!("{}{}x", "a".repeat(lead), "+".repeat(79));
+            assert!(!packed(&short), "79 after {lead} bytes");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+        /// A rule's prefilter says no only where its regex finds nothing.
+        #[test]
+        fn rule_prefilters_never_hide_a_match(text in pieces()) {
+            let engine = Engine::get();
+            for (i, rule) in rules::all().iter().enumerate() {
+                let Some(may) = rule.prefilter else { continue };
+                if !may(&text) {
+                    prop_assert!(engine.matches(i, &text).is_empty(), "{}: {text:?}", rule.id);
+                }
             }
         }
     }

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use super::scan::Finding;
 
 /// Texts smaller than this are scanned again: they cost less than keeping them.
-pub const MIN_BYTES: usize = 16 * 1024;
+pub const MIN_BYTES: usize = 2 * 1024;
 /// Texts remembered at most, and findings kept over all of them; past either, new texts are
 /// scanned and not remembered.
 const MAX_ENTRIES: usize = 4096;

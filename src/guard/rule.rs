@@ -164,8 +164,9 @@ pub struct Rule {
     /// A match inside inline code is a mention, whatever precedes it (a forged system header
     /// works by passing for the real thing; `` `<system-reminder>` `` in prose does not).
     pub mention_in_code: bool,
-    /// A cheap necessary condition checked before the rule's regex is even compiled (counted
-    /// repetitions make large automata); `None`: always worth trying.
+    /// A cheap necessary condition on a text, checked before the rule's regex is compiled or
+    /// searches it: for patterns whose counted repetitions make large automata, or that have
+    /// no literal the prefilter's index can use. `None`: always worth trying.
     pub prefilter: Option<fn(&str) -> bool>,
     /// A check on each match that a regex cannot express without look-around; `None`: every
     /// match counts.

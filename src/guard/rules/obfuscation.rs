@@ -206,6 +206,7 @@ pub const RULES: &[Rule] = &[
             "const pack = (p, a, c) => p + a + c;",
             "if (!(a && (b || c))) { return []; }",
         ],
+        prefilter: Some(may_be_packed),
         ..Rule::PLAIN
     },
     OBF020,
@@ -297,3 +298,36 @@ pub const OBF023: Rule = Rule {
     fixture: "scripts/check.sh",
     ..Rule::PLAIN
 };
+
+/// Bytes of JSFuck-style code, which OBF010 wants 80 of in a row.
+const JSFUCK: &[u8] = b"[]()!+";
+const JSFUCK_RUN: usize = 80;
+
+/// OBF010: the packer needs `eval`, obfuscator.io names `_0x`, and a run of 80 JSFuck bytes
+/// holds a byte at a multiple of 80, so only those bytes are looked at first. The run has no
+/// literal for the index, so without this the regex read every file whole.
+pub(crate) fn may_be_packed(text: &str) -> bool {
+    if text.contains("eval") || text.contains("_0x") {
+        return true;
+    }
+    let bytes = text.as_bytes();
+    let in_run = |b: &u8| JSFUCK.contains(b);
+    (0..bytes.len()).step_by(JSFUCK_RUN).any(|at| {
+        if !in_run(&bytes[at]) {
+            return false;
+        }
+        // A run shorter than 80 holds one sampled byte at most, so each byte is read once.
+        let left = bytes[..at]
+            .iter()
+            .rev()
+            .take_while(|b| in_run(b))
+            .take(JSFUCK_RUN)
+            .count();
+        let right = bytes[at..]
+            .iter()
+            .take_while(|b| in_run(b))
+            .take(JSFUCK_RUN)
+            .count();
+        left + right >= JSFUCK_RUN
+    })
+}
