@@ -69,8 +69,32 @@ pub fn changes(
     to: Option<&str>,
     roots: &[(String, String)],
 ) -> Result<(Vec<SkillChange>, Vec<Note>), GitError> {
-    let old = Side::new(repo, At::Revision(from), roots)?;
-    let new = Side::new(repo, to.map_or(At::Index, At::Revision), roots)?;
+    changes_at(
+        repo,
+        At::Revision(from),
+        to.map_or(At::Index, At::Revision),
+        roots,
+    )
+}
+
+/// The skills the index changes from HEAD, each at both states (`before` is `None` for a skill
+/// HEAD does not have, or when there is no HEAD yet): what the pre-commit hook compares to
+/// block only on what a commit introduces.
+pub fn staged_changes(
+    repo: &Repo,
+    roots: &[(String, String)],
+) -> Result<(Vec<SkillChange>, Vec<Note>), GitError> {
+    changes_at(repo, At::Head, At::Index, roots)
+}
+
+fn changes_at(
+    repo: &Repo,
+    from: At<'_>,
+    to: At<'_>,
+    roots: &[(String, String)],
+) -> Result<(Vec<SkillChange>, Vec<Note>), GitError> {
+    let old = Side::new(repo, from, roots)?;
+    let new = Side::new(repo, to, roots)?;
     let (changed, owners) = changed(repo, &old, &new)?;
     let mut out = Vec::new();
     let mut budget = MAX_CHANGE_BYTES;

@@ -30,6 +30,9 @@ pub struct Settings<'a> {
     pub today: chrono::NaiveDate,
     /// Lint the skill too (the hook does; `scan` does not).
     pub lint: bool,
+    /// Lint it as something git-skill writes (optimize's candidate): the writer limits are
+    /// errors (`skill::codes::WRITER_LIMITS`).
+    pub written: bool,
 }
 
 /// One checked skill.
@@ -54,14 +57,7 @@ pub fn check_skill(snapshot: &Snapshot, display: &Path, settings: &Settings<'_>)
         baseline.apply(&name, &mut scan.findings);
     }
     let diagnostics = if settings.lint {
-        lint::lint(
-            &snapshot.files,
-            &lint::Target {
-                dir_name: &snapshot.dir_name,
-                display_dir: display.to_owned(),
-                category: snapshot.category.as_deref(),
-            },
-        )
+        lint_snapshot(snapshot, display, settings.written)
     } else {
         Vec::new()
     };
@@ -78,6 +74,19 @@ pub fn check_skill(snapshot: &Snapshot, display: &Path, settings: &Settings<'_>)
         diagnostics,
         expired,
     }
+}
+
+/// The lint diagnostics of one skill; `written`: held to the limits of what git-skill writes.
+pub fn lint_snapshot(snapshot: &Snapshot, display: &Path, written: bool) -> Vec<Diagnostic> {
+    lint::lint(
+        &snapshot.files,
+        &lint::Target {
+            dir_name: &snapshot.dir_name,
+            display_dir: display.to_owned(),
+            category: snapshot.category.as_deref(),
+            written,
+        },
+    )
 }
 
 /// Checks each skill on up to `jobs` threads; results come back in order.

@@ -261,6 +261,7 @@ fn outcome(repo: &Repo, skills: Vec<Snapshot>, notes: &[Note]) -> Outcome {
         baseline: None,
         today: chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap(),
         lint: true,
+        written: false,
     };
     let work: Vec<(Snapshot, PathBuf)> = skills
         .into_iter()

@@ -107,13 +107,13 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
     let repo = ws.require_repo("hook pre-commit")?;
     let fail_on = ws.config.fail_on()?;
     let roots = ws.repo_relative_roots();
-    let changed = staged::changed_skills(repo, &roots)?;
+    let (changes, notes) = staged::staged_changes(repo, &roots)?;
     // Links and submodules the commit brings that no skill check covers block it (exit 2).
-    ws.report_notes(ui, &changed.notes)?;
+    ws.report_notes(ui, &notes)?;
     // The policy as staged (an unstaged edit to it must not change the verdict either), read
     // even when no skill changed: a commit must not land a policy that CI cannot read.
     let policy = check::policy_at(repo, At::Index)?;
-    if changed.skills.is_empty() {
+    if changes.is_empty() {
         return unchecked(ui);
     }
     let settings = Settings {
@@ -122,27 +122,55 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         baseline: None,
         today: chrono::Utc::now().date_naive(),
         lint: true,
+        written: false,
     };
-    let work = ws.displayed(repo, changed.skills);
+    let (befores, afters): (Vec<_>, Vec<_>) =
+        changes.into_iter().map(|c| (c.before, c.after)).unzip();
+    let work = ws.displayed(repo, afters);
     // Each skill is checked on its own, on all cores: a commit that touches many skills should
     // not wait for them one after another.
     let jobs = git_skill::parallel::default_jobs();
     let checked = check::check_all(&work, &settings, jobs);
-    let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    // Lint errors block only when the commit brings them: a skill published with errors can
+    // still be edited. Its state at HEAD is linted under the same name, so the two compare.
+    let mut introduced: Vec<Diagnostic> = Vec::new();
+    let mut kept = 0;
+    let mut kept_in: Vec<String> = Vec::new();
     let mut reports = Vec::new();
-    for c in checked {
-        diagnostics.extend(c.diagnostics);
+    for ((c, before), (_, display)) in checked.into_iter().zip(&befores).zip(&work) {
+        let old = before
+            .as_ref()
+            .map(|b| check::lint_snapshot(b, display, false))
+            .unwrap_or_default();
+        let new_errors = lint::introduced(&old, &c.diagnostics);
+        let errors = c
+            .diagnostics
+            .iter()
+            .filter(|d| d.level == report::Level::Error)
+            .count();
+        if errors > new_errors.len() {
+            kept += errors - new_errors.len();
+            kept_in.push(display.display().to_string());
+        }
+        introduced.extend(new_errors.into_iter().cloned());
         for e in &c.report.errors {
             ui.error(&CommandError::new(format!("{}: {e}", c.report.path)))?;
         }
         reports.push(c.report);
     }
-    let lint_failed = lint::has_errors(&diagnostics);
+    let kept_line = (kept > 0).then(|| {
+        format!(
+            "git-skill: {} that HEAD already has {} not blocking (see them with git skill lint {})",
+            report::plural(kept, "lint error"),
+            if kept == 1 { "is" } else { "are" },
+            kept_in.join(" ")
+        )
+    });
     let blocked: Vec<&SkillReport> = reports
         .iter()
         .filter(|r| fail_on.fails(r.verdict))
         .collect();
-    if !lint_failed && blocked.is_empty() {
+    if introduced.is_empty() && blocked.is_empty() {
         if ui.had_error {
             return unchecked(ui);
         }
@@ -153,30 +181,55 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
             s.safe,
             s.caution
         ))?;
+        if let Some(line) = kept_line {
+            ui.status(&line)?;
+        }
         return Ok(Outcome::Clean);
     }
     // The report goes to stderr with git's own messages about the failed commit.
     let style = ui.err_style;
-    if lint_failed {
-        let errors: Vec<Diagnostic> = diagnostics
-            .into_iter()
-            .filter(|d| d.level == report::Level::Error)
-            .collect();
-        report::render_text(&mut ui.err, &errors, style)?;
+    if !introduced.is_empty() {
+        let shown = introduced.len().min(MAX_SHOWN);
+        report::render_text(&mut ui.err, &introduced[..shown], style)?;
+        if introduced.len() > shown {
+            writeln!(
+                ui.err,
+                "... and {} more (git skill lint shows them all)",
+                introduced.len() - shown
+            )?;
+        }
     }
     let shown: Vec<SkillReport> = blocked.into_iter().cloned().collect();
     render::render_text(&mut ui.err, &shown, style)?;
-    writeln!(
-        ui.err,
-        "git-skill: commit blocked: {}. Fix the staged files (git add them again), suppress a finding with a reason, or skip the check once with git commit --no-verify.",
-        match (lint_failed, shown.is_empty()) {
-            (true, true) => "a staged SKILL.md has lint errors".to_owned(),
-            (true, false) => format!("lint errors, and {} at or above the fail level", git_skill::report::plural(shown.len(), "skill")),
-            _ => format!("{} at or above the fail level ({})", git_skill::report::plural(shown.len(), "skill"), fail_on.as_str()),
-        }
-    )?;
+    if let Some(line) = &kept_line {
+        writeln!(ui.err, "{line}")?;
+    }
+    let reason = match (introduced.is_empty(), shown.is_empty()) {
+        (false, true) => format!("it adds {}", report::plural(introduced.len(), "lint error")),
+        (false, false) => format!(
+            "it adds {}, and {} at or above the fail level ({})",
+            report::plural(introduced.len(), "lint error"),
+            report::plural(shown.len(), "skill"),
+            fail_on.as_str()
+        ),
+        _ => format!(
+            "{} at or above the fail level ({})",
+            report::plural(shown.len(), "skill"),
+            fail_on.as_str()
+        ),
+    };
+    // Only scan findings can be suppressed with a reason; lint levels are the skill's to fix.
+    let ways = if shown.is_empty() {
+        "Fix the staged files (git add them again), or skip the check once with git commit --no-verify."
+    } else {
+        "Fix the staged files (git add them again), suppress a finding with a reason (# git-skill:allow ID -- reason, or .skillguard.yaml), or skip the check once with git commit --no-verify."
+    };
+    writeln!(ui.err, "git-skill: commit blocked: {reason}. {ways}")?;
     Ok(Outcome::Problems)
 }
+
+/// Lint errors printed when a commit is blocked; the rest are counted.
+const MAX_SHOWN: usize = 20;
 
 /// The end of a hook run whose errors (already shown) mean that something was not checked.
 fn unchecked(ui: &mut Ui) -> Result<Outcome, CommandError> {

@@ -11,7 +11,9 @@ use super::{CommandError, Outcome, Ui, Workspace};
 ///
 /// Without PATH, checks every skill of the repository (in every skill root). A PATH may be a
 /// skill directory, its SKILL.md, or any folder holding skills; it works outside repositories.
-/// Errors break agents' loaders; warnings are portability and style problems.
+/// Errors break agents' loaders; warnings are portability and style problems. The limits on
+/// support folders, file counts and sizes are errors only for skills git-skill writes and
+/// skills marked `metadata.source: auto-skill` (see --explain SK011).
 ///
 /// Exit status: 0 no errors (warnings allowed unless --strict), 1 errors found, 2 a path could
 /// not be read or another error.
@@ -62,6 +64,7 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
             dir_name: &skill.dir_name,
             display_dir: ws.display(&skill.dir),
             category: skill.category.as_deref(),
+            written: false,
         };
         let mut found = lint::lint(&files, &target);
         if args.strict {
@@ -130,5 +133,8 @@ fn explain(ui: &mut Ui, query: &str) -> Result<Outcome, CommandError> {
         code.summary
     )?;
     writeln!(ui.out, "{}", code.explanation)?;
+    if let Some(policy) = codes::level_policy(code.code) {
+        writeln!(ui.out, "\n{policy}")?;
+    }
     Ok(Outcome::Clean)
 }

@@ -200,6 +200,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         baseline: baseline.as_ref(),
         today: chrono::Utc::now().date_naive(),
         lint: false,
+        written: false,
     };
     let reports = collect(ui, check::check_all(&work, &settings, jobs))?;
 
@@ -326,6 +327,7 @@ fn scan_range(
         baseline: range.baseline.as_ref(),
         today: chrono::Utc::now().date_naive(),
         lint: false,
+        written: false,
     };
     let empty = changed.skills.is_empty();
     let work = ws.displayed(repo, changed.skills);

@@ -106,6 +106,7 @@ pub fn check(
         baseline: None,
         today: chrono::Utc::now().date_naive(),
         lint: true,
+        written: true,
     };
     let display = dir.to_owned();
     let old = check::check_skill(&before, &display, &settings);
@@ -146,12 +147,13 @@ pub fn check(
             format!("SkillGuard could not read the skill: {error}"),
         );
     }
-    let lint_errors: Vec<String> = new
-        .diagnostics
-        .iter()
-        .filter(|d| d.level == crate::report::Level::Error)
-        .map(|d| format!("{} {}", d.code, d.message))
-        .collect();
+    // Held to the limits of what git-skill writes, but only for what the candidate changes: a
+    // person's skill may already break them in files optimize does not touch.
+    let lint_errors: Vec<String> =
+        crate::skill::lint::introduced(&old.diagnostics, &new.diagnostics)
+            .into_iter()
+            .map(|d| format!("{} {}", d.code, d.message))
+            .collect();
     if !lint_errors.is_empty() {
         refuse(
             "lint",
@@ -299,6 +301,30 @@ mod tests {
             .iter()
             .map(|r| r.split(':').next().unwrap())
             .collect()
+    }
+
+    #[test]
+    fn old_lint_errors_do_not_refuse_but_new_ones_at_writer_levels_do() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("pdf");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("SKILL.md"), SKILL).unwrap();
+        // As Anthropic publishes it: a reference beside SKILL.md (SK011, an error at the
+        // levels of what git-skill writes), which optimize does not touch.
+        std::fs::write(dir.join("forms.md"), "# Forms\n").unwrap();
+        let edit = SKILL.replace("by label", "by field name");
+        let c = check(&dir, ".claude/skills/pdf", SKILL, &edit, limits());
+        assert!(c.passed(), "{:?}", c.refusals);
+        // A link to a sibling skill is a warning for a person's skill, but the candidate is
+        // what git-skill writes: refused.
+        let sibling = format!("{edit}See [review](../review/reviewer.md).\n");
+        let c = check(&dir, ".claude/skills/pdf", SKILL, &sibling, limits());
+        assert!(checks_of(&c).contains(&"lint"), "{:?}", c.refusals);
+        assert!(
+            c.refusals.iter().any(|r| r.contains("SK015")),
+            "{:?}",
+            c.refusals
+        );
     }
 
     #[test]

@@ -56,12 +56,18 @@ pub struct Target<'a> {
     pub display_dir: PathBuf,
     /// Directories between the skill root and the skill.
     pub category: Option<&'a str>,
+    /// Held to the limits of what git-skill writes ([`codes::WRITER_LIMITS`] as errors): true
+    /// for what manage, optimize and review produce. A skill marked `source: auto-skill` is
+    /// held to them whatever this says.
+    pub written: bool,
 }
 
 struct Lint<'a> {
     target: &'a Target<'a>,
     skill_md: PathBuf,
     out: Vec<Diagnostic>,
+    /// A skill people publish: the writer limits are warnings.
+    published: bool,
 }
 
 impl Lint<'_> {
@@ -74,9 +80,28 @@ impl Lint<'_> {
         message: String,
         hint: Option<String>,
     ) {
+        let level = if self.published && codes::WRITER_LIMITS.contains(&code) {
+            Level::Warning
+        } else {
+            codes::get(code).level
+        };
+        self.push_at(code, level, path, line, column, message, hint);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_at(
+        &mut self,
+        code: &'static str,
+        level: Level,
+        path: PathBuf,
+        line: Option<usize>,
+        column: Option<usize>,
+        message: String,
+        hint: Option<String>,
+    ) {
         self.out.push(Diagnostic {
             code,
-            level: codes::get(code).level,
+            level,
             path,
             line,
             column,
@@ -93,10 +118,16 @@ impl Lint<'_> {
 
 /// Checks one skill. Diagnostics come sorted by file and line.
 pub fn lint(files: &SkillFiles, target: &Target<'_>) -> Vec<Diagnostic> {
+    let auto_skill = files
+        .skill_md
+        .as_deref()
+        .and_then(|bytes| super::meta::parse(bytes).ok())
+        .is_some_and(|(meta, _)| meta.auto_skill);
     let mut l = Lint {
         target,
         skill_md: target.display_dir.join("SKILL.md"),
         out: Vec::new(),
+        published: !target.written && !auto_skill,
     };
     check_layout(&mut l);
     check_files(&mut l, files);
@@ -184,8 +215,10 @@ fn check_files(l: &mut Lint<'_>, files: &SkillFiles) {
                 }
             }
             FileKind::Special if entry.path == "SKILL.md" => {}
-            FileKind::Special => l.push(
+            // Not something git stores or a loader reads, whoever wrote the skill.
+            FileKind::Special => l.push_at(
                 FILE_OUTSIDE_ALLOWED_DIRS,
+                Level::Error,
                 path.clone(),
                 None,
                 None,
@@ -880,8 +913,14 @@ fn check_body(l: &mut Lint<'_>, split: &frontmatter::Split<'_>) {
             if path_escapes(Path::new(path)) {
                 let col = line[..m.start()].chars().count() + 1;
                 let skill_md = l.skill_md.clone();
-                l.push(
+                let level = if l.published && sibling_skill_file(path) {
+                    Level::Warning
+                } else {
+                    Level::Error
+                };
+                l.push_at(
                     PATH_ESCAPES,
+                    level,
                     skill_md,
                     Some(split.body_line + i),
                     Some(col),
@@ -893,6 +932,63 @@ fn check_body(l: &mut Lint<'_>, split: &frontmatter::Split<'_>) {
     }
 }
 
+/// Whether a link target is a file of a sibling skill: one `../`, then a directory name and a
+/// file below it (`../requesting-code-review/code-reviewer.md`). Two levels up, an absolute
+/// path or `..` again further on leads elsewhere.
+fn sibling_skill_file(target: &str) -> bool {
+    let Some(rest) = target.strip_prefix("../") else {
+        return false;
+    };
+    let mut parts = rest.split('/');
+    let dir = parts.next().unwrap_or_default();
+    let below: Vec<&str> = parts.collect();
+    !dir.is_empty()
+        && dir != ".."
+        && dir != "."
+        && !below.is_empty()
+        && below
+            .iter()
+            .all(|p| !p.is_empty() && *p != ".." && *p != ".")
+}
+
+/// What identifies a diagnostic across two states of a skill: its code, its file and its
+/// message with the numbers masked, not its line (an edit above it moves it) nor its counts
+/// ("52 files" and "53 files" are the same problem).
+pub fn fingerprint(d: &Diagnostic) -> String {
+    let mut message = String::with_capacity(d.message.len());
+    let mut in_number = false;
+    for c in d.message.chars() {
+        let digit = c.is_ascii_digit() || (in_number && c == ',');
+        if digit && !in_number {
+            message.push('#');
+        } else if !digit {
+            message.push(c);
+        }
+        in_number = digit;
+    }
+    format!("{}\u{0}{}\u{0}{message}", d.code, d.path.display())
+}
+
+/// The errors of `after` that `before` does not have (by [`fingerprint`]): what a change
+/// introduces. A problem that occurs more often than before counts as introduced too.
+pub fn introduced<'a>(before: &[Diagnostic], after: &'a [Diagnostic]) -> Vec<&'a Diagnostic> {
+    let mut known: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for d in before.iter().filter(|d| d.level == Level::Error) {
+        *known.entry(fingerprint(d)).or_default() += 1;
+    }
+    after
+        .iter()
+        .filter(|d| d.level == Level::Error)
+        .filter(|d| match known.get_mut(&fingerprint(d)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
+        .collect()
+}
+
 /// Whether the diagnostics fail the check. `--strict` raises warnings to errors before this.
 pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
     diagnostics.iter().any(|d| d.level == Level::Error)
@@ -901,6 +997,7 @@ pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::skill::FileEntry;
 
     fn lint_text(dir_name: &str, md: &str) -> Vec<Diagnostic> {
         let files = SkillFiles::with_skill_md(md.as_bytes().to_vec());
@@ -910,12 +1007,146 @@ mod tests {
                 dir_name,
                 display_dir: PathBuf::from(dir_name),
                 category: None,
+                written: false,
             },
         )
     }
 
     fn codes_of(d: &[Diagnostic]) -> Vec<&'static str> {
         d.iter().map(|d| d.code).collect()
+    }
+
+    /// A skill laid out as people publish them: a reference next to SKILL.md, 60 files, 2 MiB
+    /// in all, a link to a sibling skill and one out of the root.
+    fn published_layout(md: &str, written: bool) -> Vec<(&'static str, Level)> {
+        let mut files = SkillFiles::with_skill_md(md.as_bytes().to_vec());
+        for i in 0..60 {
+            files.entries.push(FileEntry {
+                path: format!("ref{i:02}.md"),
+                kind: FileKind::File {
+                    size: 40 << 10,
+                    executable: false,
+                },
+            });
+        }
+        let mut out: Vec<(&'static str, Level)> = lint(
+            &files,
+            &Target {
+                dir_name: "pdf",
+                display_dir: PathBuf::from("pdf"),
+                category: None,
+                written,
+            },
+        )
+        .iter()
+        .map(|d| (d.code, d.level))
+        .collect();
+        out.dedup();
+        out
+    }
+
+    #[test]
+    fn writer_limits_are_warnings_for_people_and_errors_for_what_agents_write() {
+        use Level::{Error, Warning};
+        let md = "---\nname: pdf\ndescription: Fill PDF forms.\n---\nSee [review](../code-review/reviewer.md) and [keys](../../.ssh/id_rsa).\n";
+        assert_eq!(
+            published_layout(md, false),
+            [
+                (TOO_MANY_FILES, Warning),
+                (SKILL_TOO_LARGE, Warning),
+                (PATH_ESCAPES, Warning),
+                (PATH_ESCAPES, Error),
+                (FILE_OUTSIDE_ALLOWED_DIRS, Warning),
+            ]
+        );
+        let all_errors = [
+            (TOO_MANY_FILES, Error),
+            (SKILL_TOO_LARGE, Error),
+            (PATH_ESCAPES, Error),
+            (FILE_OUTSIDE_ALLOWED_DIRS, Error),
+        ];
+        assert_eq!(
+            published_layout(md, true),
+            all_errors,
+            "written by git-skill"
+        );
+        let auto = md.replace(
+            "description: Fill PDF forms.\n",
+            "description: Fill PDF forms.\nmetadata:\n  source: auto-skill\n",
+        );
+        assert_eq!(
+            published_layout(&auto, false),
+            all_errors,
+            "source: auto-skill"
+        );
+    }
+
+    #[test]
+    fn sibling_skill_files() {
+        assert!(sibling_skill_file(
+            "../requesting-code-review/code-reviewer.md"
+        ));
+        assert!(sibling_skill_file("../other/references/a.md"));
+        for elsewhere in [
+            "../../x/a.md",
+            "../other",
+            "../other/",
+            "../other/../../a",
+            "/etc/passwd",
+            "../",
+            "../../",
+            "../other/./a",
+        ] {
+            assert!(!sibling_skill_file(elsewhere), "{elsewhere}");
+        }
+    }
+
+    #[test]
+    fn introduced_errors_ignore_lines_and_counts() {
+        let d = |code, line, message: &str| Diagnostic {
+            code,
+            level: Level::Error,
+            path: PathBuf::from("pdf/SKILL.md"),
+            line: Some(line),
+            column: None,
+            message: message.to_owned(),
+            hint: None,
+        };
+        let before = [
+            d(INVALID_DESCRIPTION, 3, "description has 1,068 characters"),
+            d(
+                PATH_ESCAPES,
+                9,
+                "link target '../../a' leads outside the skill",
+            ),
+        ];
+        let after = [
+            d(INVALID_DESCRIPTION, 4, "description has 1,070 characters"),
+            d(
+                PATH_ESCAPES,
+                10,
+                "link target '../../a' leads outside the skill",
+            ),
+            d(
+                PATH_ESCAPES,
+                11,
+                "link target '../../a' leads outside the skill",
+            ),
+            d(
+                PATH_ESCAPES,
+                12,
+                "link target '../../b' leads outside the skill",
+            ),
+        ];
+        let new: Vec<Option<usize>> = introduced(&before, &after).iter().map(|d| d.line).collect();
+        // The second copy of an old link is new, as is a link to somewhere else.
+        assert_eq!(new, [Some(11), Some(12)]);
+        let mut warning = after[3].clone();
+        warning.level = Level::Warning;
+        assert!(
+            introduced(&[], &[warning]).is_empty(),
+            "warnings never block"
+        );
     }
 
     #[test]
@@ -1007,6 +1238,7 @@ mod tests {
                 dir_name: "x",
                 display_dir: PathBuf::from("x"),
                 category: None,
+                written: false,
             },
         );
         assert_eq!(codes_of(&d), vec![NOT_UTF8]);

@@ -21,6 +21,7 @@ fn lint_bytes(dir: &str, bytes: Vec<u8>) -> Vec<crate::report::Diagnostic> {
             dir_name: dir,
             display_dir: PathBuf::from(dir),
             category: None,
+            written: false,
         },
     )
 }

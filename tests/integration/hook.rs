@@ -390,3 +390,100 @@ fn capability_drift_between_revisions_and_against_the_index() {
     run.assert_ok();
     assert!(run.stderr.contains("no capability drift"), "{}", run.stderr);
 }
+
+#[test]
+fn only_the_lint_errors_a_commit_brings_block_it() {
+    let sb = repo();
+    // A skill laid out as people publish them: files next to SKILL.md, a link to a sibling
+    // skill. Warnings for a person's skill: it commits.
+    let long = "x".repeat(1100);
+    sb.write(
+        ".claude/skills/pdf/SKILL.md",
+        &format!("---\nname: pdf\ndescription: {long}\n---\nSee [forms](forms.md) and [review](../tool/SKILL.md).\n"),
+    );
+    sb.write(".claude/skills/pdf/forms.md", "# Forms\n");
+    sb.git(&["add", "."]).assert_ok();
+    // The 1,100-character description breaks the specification: a new error, blocked, and
+    // the message names what the commit adds.
+    let run = commit(&sb, &[]);
+    assert_ne!(run.status, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("error[SK008]"), "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("SK011"),
+        "a warning is not shown: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("commit blocked: it adds 1 lint error."),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("suppress a finding"),
+        "lint errors cannot be suppressed like findings: {}",
+        run.stderr
+    );
+    commit(&sb, &["--no-verify"]).assert_ok();
+
+    // A typo fixed in a skill that has an old error: commits, with one line about the rest.
+    sb.write(".claude/skills/pdf/forms.md", "# Forms, fixed\n");
+    sb.git(&["add", "."]).assert_ok();
+    let run = commit(&sb, &[]);
+    run.assert_ok();
+    assert!(
+        run.stderr
+            .contains("1 lint error that HEAD already has is not blocking (see them with git skill lint .claude/skills/pdf)"),
+        "{}",
+        run.stderr
+    );
+    // Editing SKILL.md itself, the old error moves down a line: still the same error.
+    let body = std::fs::read_to_string(sb.repo().join(".claude/skills/pdf/SKILL.md")).unwrap();
+    sb.write(
+        ".claude/skills/pdf/SKILL.md",
+        &body.replacen("---\nname: pdf", "---\nlicense: MIT\nname: pdf", 1),
+    );
+    sb.git(&["add", "."]).assert_ok();
+    commit(&sb, &[]).assert_ok();
+
+    // A new error on top of the old one blocks, and only the new one is listed.
+    let body = std::fs::read_to_string(sb.repo().join(".claude/skills/pdf/SKILL.md")).unwrap();
+    sb.write(
+        ".claude/skills/pdf/SKILL.md",
+        &format!("{body}Also [keys](../../../.ssh/id_rsa).\n"),
+    );
+    sb.git(&["add", "."]).assert_ok();
+    let before = head(&sb);
+    let run = commit(&sb, &[]);
+    assert_ne!(run.status, 0);
+    assert!(run.stderr.contains("error[SK015]"), "{}", run.stderr);
+    assert!(!run.stderr.contains("error[SK008]"), "{}", run.stderr);
+    assert_eq!(head(&sb), before);
+    sb.git(&["fsck", "--no-progress"]).assert_ok();
+}
+
+#[test]
+fn a_commit_with_many_new_errors_lists_twenty() {
+    let sb = repo();
+    let links: String = (0..30)
+        .map(|i| format!("[k{i}](../../../k{i})\n"))
+        .collect();
+    sb.write(
+        ".claude/skills/tool/SKILL.md",
+        &format!("{}{links}", skill_md("tool", "A tool.")),
+    );
+    sb.git(&["add", "."]).assert_ok();
+    let run = commit(&sb, &[]);
+    assert_ne!(run.status, 0);
+    assert_eq!(
+        run.stderr.matches("error[SK015]").count(),
+        20,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("... and 10 more (git skill lint shows them all)"),
+        "{}",
+        run.stderr
+    );
+}
