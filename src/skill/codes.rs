@@ -50,6 +50,9 @@ pub const ANGLE_BRACKETS: &str = "SK024";
 pub const EMPTY_BODY: &str = "SK025";
 pub const METADATA_NOT_STRING: &str = "SK026";
 pub const LAYOUT: &str = "SK027";
+pub const NON_ASCII_NAME: &str = "SK028";
+pub const ALLOWED_TOOLS_LIST: &str = "SK029";
+pub const BYTE_ORDER_MARK: &str = "SK030";
 
 /// Limits that come from the rules for what an agent may write (`skill-evolution-guard.md`
 /// §4.3), not from the format: errors for skills git-skill writes (manage, optimize, review)
@@ -204,10 +207,11 @@ the skill targets that client only; otherwise move the information into the desc
 `allowed-tools`, plus some client extensions. Any other key is ignored by agents, often a typo \
 (`descripton`).\n\nFix: correct the spelling, or put custom data under `metadata`."),
     code!("SK023", "body-too-long", Warning,
-        "the body of SKILL.md is longer than 500 lines",
-        "Agents load the whole body when they use a skill. The agentskills guidance keeps it under \
-500 lines and moves detail into `references/` files that the body points to.\n\nFix: split \
-reference material out of SKILL.md."),
+        "SKILL.md is longer than 500 lines",
+        "Agents load the whole file when they use a skill. The agentskills specification says \
+\"keep your main SKILL.md under 500 lines\" (the whole file, frontmatter included) and moves \
+detail into `references/` files that the body points to.\n\nFix: split reference material out \
+of SKILL.md."),
     code!("SK024", "angle-brackets-in-description", Warning,
         "`description` contains `<` or `>`",
         "The description is inserted into the agent's system prompt, often inside XML-like tags. \
@@ -219,15 +223,36 @@ words out (`less than`, `to`) or use quotes."),
 body the skill does nothing but take a place in the list.\n\nFix: write the workflow: when to use \
 it, the steps, the rules."),
     code!("SK026", "metadata-value-not-string", Warning,
-        "a `metadata` value is not a string",
-        "`metadata` maps strings to strings. An unquoted `version: 1.0` is a number to YAML, and \
-`true` is a boolean; strict loaders refuse them.\n\nFix: quote the value: `version: \"1.0\"`."),
+        "a `metadata` key or value is not a string",
+        "The specification makes `metadata` \"a map from string keys to string values\". An unquoted \
+`version: 1.0` is a number to YAML, `true` a boolean, and an indented block a nested map or a \
+list. The reference validator turns every key and value into a string, so they load there, but \
+strict loaders refuse them and what the string becomes differs from one tool to the next.\n\n\
+Fix: quote the value (`version: \"1.0\"`), or flatten a nested value into one string."),
     code!("SK027", "unusual-layout", Warning,
         "the skill sits deeper than `<root>/<category>/<name>` or its category name is invalid",
         "Agents look for `<root>/<name>/SKILL.md`, and git-skill also accepts one category level \
 `<root>/<category>/<name>/SKILL.md`. A skill nested deeper is not loaded by most agents. A \
 category follows the naming rule of names: lowercase letters, digits, `.`, `_` and `-`.\n\nFix: \
 move the skill up, and rename the category if needed."),
+    code!("SK028", "non-ascii-name", Warning,
+        "`name` uses lowercase letters outside ASCII",
+        "The specification's reference validator accepts lowercase letters of any script after \
+NFKC normalisation (`навык`, `技能`), but Anthropic's validator and many loaders accept only \
+`a-z`, `0-9` and `-`, so the skill does not load everywhere.\n\nFix: for a skill meant to be \
+shared, use an ASCII name and keep the other script in the description."),
+    code!("SK029", "allowed-tools-list", Warning,
+        "`allowed-tools` is a YAML list rather than a space-separated string",
+        "The specification defines `allowed-tools` as a space-separated string \
+(`allowed-tools: Read Grep Bash(git:*)`). Claude Code also reads a YAML list, other clients do not, \
+and then the restriction is silently lost.\n\nFix: write the tools on one line, separated by \
+spaces."),
+    code!("SK030", "byte-order-mark", Warning,
+        "SKILL.md starts with a UTF-8 byte order mark",
+        "A byte order mark (the bytes EF BB BF, which some Windows editors write) comes before the \
+opening `---`. The reference validator and Anthropic's then find no frontmatter and reject the \
+skill; git-skill and some loaders skip it.\n\nFix: save the file as UTF-8 without a byte order \
+mark."),
 ];
 
 /// Looks a code up by its id (`SK003`, any case) or its name (`invalid-yaml`).

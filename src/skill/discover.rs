@@ -566,6 +566,22 @@ pub fn at_path(
     if owner.is_none() && !inner.is_empty() {
         return Ok(discover(&inner, Some(top.unwrap_or(&dir))));
     }
+    // A folder of another repository (a clone of anthropics/skills): its own roots, so that
+    // `skills/.curated/x` is in category `.curated`, not `skills/.curated`.
+    if owner.is_none() {
+        let held: Vec<Root> = crate::config::DEFAULT_ROOTS
+            .iter()
+            .filter(|r| dir.join(r).is_dir())
+            .map(|r| Root {
+                path: dir.join(r),
+                label: path.join(r).display().to_string(),
+                explicit: true,
+            })
+            .collect();
+        if !held.is_empty() {
+            return Ok(discover(&held, Some(top.unwrap_or(&dir))));
+        }
+    }
     let root = match owner {
         Some(root) => root.clone(),
         None => Root {
@@ -731,5 +747,29 @@ mod tests {
         assert_eq!(found.skills[0].category.as_deref(), Some("ops"));
         let found = at_path(&t.path().join("skills/ops/deploy"), &[], None).unwrap();
         assert_eq!(found.skills[0].category, None);
+    }
+
+    #[test]
+    fn a_folder_of_another_repository_is_read_through_its_roots() {
+        let t = tempfile::tempdir().unwrap();
+        let clone = t.path().join("openai-skills");
+        touch_skill(&clone.join("skills/.curated/gh-fix-ci"));
+        touch_skill(&clone.join("skills/.system/skill-creator"));
+        touch_skill(&clone.join(".claude/skills/local"));
+        let found = at_path(&clone, &[], None).unwrap();
+        let mut got: Vec<(String, Option<String>)> = found
+            .skills
+            .iter()
+            .map(|s| (s.dir_name.clone(), s.category.clone()))
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                ("gh-fix-ci".to_owned(), Some(".curated".to_owned())),
+                ("local".to_owned(), None),
+                ("skill-creator".to_owned(), Some(".system".to_owned())),
+            ]
+        );
     }
 }

@@ -165,6 +165,8 @@ fn check_layout(l: &mut Lint<'_>) {
 }
 
 fn valid_category(c: &str) -> bool {
+    // openai/skills files skills under `.curated`, `.system` and `.experimental`.
+    let c = c.strip_prefix('.').unwrap_or(c);
     c.len() <= MAX_NAME_CHARS
         && c.starts_with(|ch: char| ch.is_ascii_lowercase() || ch.is_ascii_digit())
         && c.chars().all(|ch| {
@@ -420,6 +422,14 @@ fn check_skill_md(l: &mut Lint<'_>, files: &SkillFiles) {
             );
         }
     }
+    if text.starts_with('\u{feff}') {
+        l.at_md(
+            BYTE_ORDER_MARK,
+            Some(1),
+            "SKILL.md starts with a UTF-8 byte order mark; the reference validator and Anthropic's find no frontmatter then".to_owned(),
+            "save the file as UTF-8 without a byte order mark",
+        );
+    }
     let text = frontmatter::strip_bom(&text);
     let split = match frontmatter::split(text) {
         Ok(split) => split,
@@ -543,7 +553,25 @@ fn check_fields(l: &mut Lint<'_>, map: &Mapping, yaml: &str, yaml_line: usize) {
             &format!("add `name: {}`", slug(l.target.dir_name)),
         ),
         Some(Value::String(name)) => {
-            if let Some(problem) = name_problem(name) {
+            if name_problem(name).is_some() && unicode_name(name) {
+                l.at_md(
+                    NON_ASCII_NAME,
+                    line_of("name"),
+                    format!("name '{name}' has lowercase letters outside ASCII: valid for the specification's reference validator, refused by Anthropic's and by many loaders"),
+                    "for a shared skill, use an ASCII name and keep the other script in the description",
+                );
+                if nfkc(name) != nfkc(l.target.dir_name) {
+                    l.at_md(
+                        NAME_MISMATCH,
+                        line_of("name"),
+                        format!(
+                            "name '{name}' differs from the directory name '{}'",
+                            l.target.dir_name
+                        ),
+                        &format!("rename the directory to '{name}'"),
+                    );
+                }
+            } else if let Some(problem) = name_problem(name) {
                 l.at_md(
                     INVALID_NAME,
                     line_of("name"),
@@ -631,6 +659,12 @@ fn check_fields(l: &mut Lint<'_>, map: &Mapping, yaml: &str, yaml_line: usize) {
                 ),
                 "shorten it to the requirements that matter",
             ),
+            Some(s) if s.trim().is_empty() => l.at_md(
+                INVALID_FIELD,
+                line_of("compatibility"),
+                "compatibility is empty; the specification wants 1 to 500 characters when it is given".to_owned(),
+                "say what the skill needs (a product, packages, network access), or remove the field",
+            ),
             Some(_) => {}
             None => l.at_md(
                 INVALID_FIELD,
@@ -646,6 +680,14 @@ fn check_fields(l: &mut Lint<'_>, map: &Mapping, yaml: &str, yaml_line: usize) {
             Value::Sequence(items) => items.iter().all(Value::is_string),
             _ => false,
         };
+        if ok && v.is_sequence() {
+            l.at_md(
+                ALLOWED_TOOLS_LIST,
+                line_of("allowed-tools"),
+                "allowed-tools is a YAML list; the specification says a space-separated string, and clients other than Claude Code ignore a list".to_owned(),
+                "write the tools on one line: `allowed-tools: Read Grep Bash(git:*)`",
+            );
+        }
         if !ok {
             l.at_md(
                 INVALID_FIELD,
@@ -722,11 +764,12 @@ fn check_metadata(l: &mut Lint<'_>, v: &Value, line: Option<usize>) {
         });
         match value {
             Value::String(_) => {}
+            // The reference validator turns these into strings too: one level for all shapes.
             Value::Sequence(_) | Value::Mapping(_) | Value::Tagged(_) => l.at_md(
-                INVALID_FIELD,
+                METADATA_NOT_STRING,
                 line,
                 format!(
-                    "metadata.{key} is a {}; metadata values must be strings",
+                    "metadata.{key} is a {}; metadata values are strings",
                     kind(value)
                 ),
                 "flatten it into a string",
@@ -743,13 +786,39 @@ fn check_metadata(l: &mut Lint<'_>, v: &Value, line: Option<usize>) {
         }
         if !k.is_string() {
             l.at_md(
-                INVALID_FIELD,
+                METADATA_NOT_STRING,
                 line,
                 format!("metadata key {key} is not a string"),
-                "use text keys",
+                &format!("quote the key: `\"{key}\": ...`"),
             );
         }
     }
+}
+
+fn nfkc(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    s.nfkc().collect()
+}
+
+/// Whether a name is valid for the specification's reference validator though not ASCII:
+/// after NFKC, 1 to 64 lowercase letters or digits of any script and single hyphens inside.
+fn unicode_name(name: &str) -> bool {
+    if name.is_ascii() {
+        return false;
+    }
+    let name = nfkc(name);
+    if name_problem(&name).is_none() {
+        // `ﬁle` is `file` after NFKC.
+        return true;
+    }
+    let chars = name.chars().count();
+    (1..=MAX_NAME_CHARS).contains(&chars)
+        && name
+            .chars()
+            .all(|c| c == '-' || (c.is_alphanumeric() && c.to_lowercase().eq(std::iter::once(c))))
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--")
 }
 
 /// What is wrong with a name, if anything.
@@ -882,12 +951,13 @@ fn check_body(l: &mut Lint<'_>, split: &frontmatter::Split<'_>) {
         );
         return;
     }
-    let lines = body.lines().count();
+    // The specification's "keep your main SKILL.md under 500 lines" counts the whole file.
+    let lines = split.body_line - 1 + body.lines().count();
     if lines > MAX_BODY_LINES {
         l.at_md(
             BODY_TOO_LONG,
-            Some(split.body_line + MAX_BODY_LINES),
-            format!("the body has {lines} lines; keep it under {MAX_BODY_LINES}"),
+            Some(MAX_BODY_LINES + 1),
+            format!("SKILL.md has {lines} lines; keep it under {MAX_BODY_LINES}"),
             "move detail into references/ and link to it",
         );
     }
@@ -1079,6 +1149,138 @@ mod tests {
             all_errors,
             "source: auto-skill"
         );
+    }
+
+    /// Where the specification is explicit, and where its reference validator (`skills-ref`)
+    /// and Anthropic's differ: each frontmatter with the (code, level) pairs it must give
+    /// beyond a valid skill's none.
+    #[test]
+    fn specification_agreement_table() {
+        use Level::{Error, Warning};
+        let long = |n: usize| "x".repeat(n);
+        let cases: Vec<(String, &str, Vec<(&str, Level)>)> = vec![
+            (
+                "compatibility: \"\"".into(),
+                "pdf",
+                vec![(INVALID_FIELD, Error)],
+            ),
+            (format!("compatibility: {}", long(500)), "pdf", vec![]),
+            (
+                format!("compatibility: {}", long(501)),
+                "pdf",
+                vec![(INVALID_FIELD, Error)],
+            ),
+            (
+                "metadata:\n  version: 1.0".into(),
+                "pdf",
+                vec![(METADATA_NOT_STRING, Warning)],
+            ),
+            (
+                "metadata:\n  a:\n    b: c".into(),
+                "pdf",
+                vec![(METADATA_NOT_STRING, Warning)],
+            ),
+            (
+                "metadata:\n  a: [x]".into(),
+                "pdf",
+                vec![(METADATA_NOT_STRING, Warning)],
+            ),
+            (
+                "metadata:\n  1: x".into(),
+                "pdf",
+                vec![(METADATA_NOT_STRING, Warning)],
+            ),
+            ("metadata: x".into(), "pdf", vec![(INVALID_FIELD, Error)]),
+            ("allowed-tools: Read Grep".into(), "pdf", vec![]),
+            (
+                "allowed-tools: [Read, Grep]".into(),
+                "pdf",
+                vec![(ALLOWED_TOOLS_LIST, Warning)],
+            ),
+            (
+                "allowed-tools: 3".into(),
+                "pdf",
+                vec![(INVALID_FIELD, Error)],
+            ),
+            (format!("description: {}", long(1024)), "pdf", vec![]),
+            (
+                format!("description: {}", long(1025)),
+                "pdf",
+                vec![(INVALID_DESCRIPTION, Error)],
+            ),
+            (
+                "description: \"\"".into(),
+                "pdf",
+                vec![(INVALID_DESCRIPTION, Error)],
+            ),
+        ];
+        let named: Vec<(&str, &str, Vec<(&str, Level)>)> = vec![
+            ("навык", "навык", vec![(NON_ASCII_NAME, Warning)]),
+            ("技能", "技能", vec![(NON_ASCII_NAME, Warning)]),
+            ("\u{fb01}le", "\u{fb01}le", vec![(NON_ASCII_NAME, Warning)]),
+            (
+                "навык",
+                "other",
+                vec![(NAME_MISMATCH, Warning), (NON_ASCII_NAME, Warning)],
+            ),
+            ("Навык", "Навык", vec![(INVALID_NAME, Error)]),
+            // skills-ref's own cases: a hyphen, all capitals, decomposed against composed.
+            ("мой-навык", "мой-навык", vec![(NON_ASCII_NAME, Warning)]),
+            ("НАВЫК", "НАВЫК", vec![(INVALID_NAME, Error)]),
+            ("cafe\u{301}", "caf\u{e9}", vec![(NON_ASCII_NAME, Warning)]),
+            ("на--вык", "на--вык", vec![(INVALID_NAME, Error)]),
+            ("pdf_forms", "pdf_forms", vec![(INVALID_NAME, Error)]),
+        ];
+        let got = |md: &str, dir: &str| -> Vec<(&'static str, Level)> {
+            lint_text(dir, md)
+                .iter()
+                .map(|d| (d.code, d.level))
+                .collect()
+        };
+        for (extra, dir, want) in cases {
+            let (key, _) = extra.split_once(':').unwrap();
+            let mut fm = String::from("name: pdf\ndescription: Fill PDF forms.\n");
+            if key == "description" {
+                fm = String::from("name: pdf\n");
+            }
+            let md = format!("---\n{fm}{extra}\n---\n# PDF\n");
+            assert_eq!(got(&md, dir), want, "{extra}");
+        }
+        for (name, dir, want) in named {
+            let md = format!("---\nname: {name}\ndescription: A skill.\n---\n# Body\n");
+            assert_eq!(got(&md, dir), want, "{name} in {dir}");
+        }
+        // A byte order mark: accepted, with a portability warning.
+        let bom = "\u{feff}---\nname: pdf\ndescription: Fill PDF forms.\n---\n# PDF\n";
+        assert_eq!(got(bom, "pdf"), [(BYTE_ORDER_MARK, Warning)]);
+        // "Keep your main SKILL.md under 500 lines": the whole file, frontmatter included.
+        let head = "---\nname: pdf\ndescription: Fill PDF forms.\n---\n";
+        let at = |lines: usize| format!("{head}{}", "text\n".repeat(lines - 4));
+        assert_eq!(got(&at(500), "pdf"), []);
+        assert_eq!(got(&at(501), "pdf"), [(BODY_TOO_LONG, Warning)]);
+    }
+
+    #[test]
+    fn dot_directories_are_categories() {
+        let md = "---\nname: pdf\ndescription: Fill PDF forms.\n---\n# PDF\n";
+        let files = SkillFiles::with_skill_md(md.as_bytes().to_vec());
+        let at = |category: &str| {
+            codes_of(&lint(
+                &files,
+                &Target {
+                    dir_name: "pdf",
+                    display_dir: PathBuf::from("pdf"),
+                    category: Some(category),
+                    written: false,
+                },
+            ))
+        };
+        for fine in [".curated", ".system", ".experimental", "ops"] {
+            assert!(at(fine).is_empty(), "{fine}");
+        }
+        for bad in ["..", ".Curated", "My Skills", "."] {
+            assert_eq!(at(bad), [LAYOUT], "{bad}");
+        }
     }
 
     #[test]
