@@ -48,6 +48,7 @@ fn lint_all(root: &Path) -> usize {
             dir_name: &skill.dir_name,
             display_dir: PathBuf::from(&skill.dir_name),
             category: skill.category.as_deref(),
+            written: false,
         };
         n += lint::lint(&files, &target).len();
     }
@@ -62,6 +63,7 @@ fn lint_one(md: Vec<u8>) -> usize {
             dir_name: "x",
             display_dir: PathBuf::from("x"),
             category: None,
+            written: false,
         },
     )
     .len()

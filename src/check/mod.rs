@@ -57,7 +57,7 @@ pub fn check_skill(snapshot: &Snapshot, display: &Path, settings: &Settings<'_>)
         baseline.apply(&name, &mut scan.findings);
     }
     let diagnostics = if settings.lint {
-        lint_snapshot(snapshot, display, settings.written)
+        lint_snapshot(snapshot, display, settings.written, settings.policy)
     } else {
         Vec::new()
     };
@@ -77,8 +77,14 @@ pub fn check_skill(snapshot: &Snapshot, display: &Path, settings: &Settings<'_>)
 }
 
 /// The lint diagnostics of one skill; `written`: held to the limits of what git-skill writes.
-pub fn lint_snapshot(snapshot: &Snapshot, display: &Path, written: bool) -> Vec<Diagnostic> {
-    lint::lint(
+/// The policy's `lint:` entries set levels, except for what git-skill writes.
+pub fn lint_snapshot(
+    snapshot: &Snapshot,
+    display: &Path,
+    written: bool,
+    policy: Option<&Policy>,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = lint::lint(
         &snapshot.files,
         &lint::Target {
             dir_name: &snapshot.dir_name,
@@ -86,7 +92,11 @@ pub fn lint_snapshot(snapshot: &Snapshot, display: &Path, written: bool) -> Vec<
             category: snapshot.category.as_deref(),
             written,
         },
-    )
+    );
+    if let (Some(policy), false) = (policy, written) {
+        policy.apply_lint(&snapshot.name(), display, &mut diagnostics);
+    }
+    diagnostics
 }
 
 /// Checks each skill on up to `jobs` threads; results come back in order.

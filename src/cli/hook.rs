@@ -140,7 +140,7 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
     for ((c, before), (_, display)) in checked.into_iter().zip(&befores).zip(&work) {
         let old = before
             .as_ref()
-            .map(|b| check::lint_snapshot(b, display, false))
+            .map(|b| check::lint_snapshot(b, display, false, policy.as_ref()))
             .unwrap_or_default();
         let new_errors = lint::introduced(&old, &c.diagnostics);
         let errors = c

@@ -1,6 +1,8 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use git_skill::check;
+use git_skill::guard::suppress::POLICY_FILE;
 use git_skill::report::{self, Diagnostic, Summary};
 use git_skill::skill::{codes, lint, SkillFiles};
 
@@ -49,6 +51,11 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
     let mut ws = Workspace::load(ui)?;
     ws.config.set_flag("roots", "--root", &args.roots);
     let found = ws.skills(ui, &args.paths)?;
+    // The `lint:` levels of the work tree's policy file.
+    let policy = match &ws.repo {
+        Some(repo) => check::policy_file(&ws.display(&repo.workdir().join(POLICY_FILE)))?,
+        None => None,
+    };
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let mut checked = 0;
     for skill in &found.skills {
@@ -67,8 +74,20 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
             written: false,
         };
         let mut found = lint::lint(&files, &target);
+        if let Some(policy) = &policy {
+            let name = files
+                .skill_md
+                .as_deref()
+                .and_then(|b| git_skill::skill::meta::parse(b).ok())
+                .and_then(|(m, _)| m.name)
+                .unwrap_or_else(|| skill.dir_name.clone());
+            policy.apply_lint(&name, &target.display_dir, &mut found);
+        }
         if args.strict {
-            for d in &mut found {
+            for d in found
+                .iter_mut()
+                .filter(|d| d.level == report::Level::Warning)
+            {
                 d.level = report::Level::Error;
             }
         }

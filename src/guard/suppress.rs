@@ -11,6 +11,7 @@ use regex::Regex;
 use sha2::{Digest, Sha256};
 
 use super::scan::Finding;
+use crate::report::{Diagnostic, Level, Setting};
 
 /// Why a finding does not count.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -84,6 +85,23 @@ pub const POLICY_FILE: &str = ".skillguard.yaml";
 struct PolicyDoc {
     #[serde(default)]
     allow: Vec<PolicyEntry>,
+    #[serde(default)]
+    lint: Vec<LintEntry>,
+}
+
+/// A lint code's level for some or all skills: `lint:` entries of the policy file.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LintEntry {
+    /// `SK011` or its name (`file-outside-allowed-dirs`).
+    pub code: String,
+    /// `error`, `warning` or `off`.
+    pub level: String,
+    /// A glob over the diagnostic's file, relative to the skill directory.
+    pub path: Option<String>,
+    /// The skill's name.
+    pub skill: Option<String>,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -138,6 +156,8 @@ impl PolicyError {
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
     entries: Vec<(PolicyEntry, Option<NaiveDate>, Option<Regex>)>,
+    /// `lint:` entries with their code and level resolved, in file order.
+    lint: Vec<(LintEntry, &'static str, Level, Option<Regex>)>,
 }
 
 /// An entry that has expired: it no longer applies, and the report says so.
@@ -182,7 +202,10 @@ impl Policy {
             return Err(format!("larger than {MAX_POLICY_BYTES} bytes"));
         }
         let doc: PolicyDoc = if text.trim().is_empty() {
-            PolicyDoc { allow: Vec::new() }
+            PolicyDoc {
+                allow: Vec::new(),
+                lint: Vec::new(),
+            }
         } else {
             serde_yaml::from_str(text).map_err(|e| {
                 let place = e
@@ -227,7 +250,74 @@ impl Policy {
             };
             entries.push((entry, expires, glob));
         }
-        Ok(Policy { entries })
+        let mut lint = Vec::new();
+        for (i, entry) in doc.lint.into_iter().enumerate() {
+            let n = i + 1;
+            let code = match crate::skill::codes::find(&entry.code) {
+                Some(c) if c.code == crate::skill::codes::INVALID_LINT_ALLOW => {
+                    return Err(format!("lint entry {n}: {} cannot be configured", c.code));
+                }
+                Some(c) => c.code,
+                None => {
+                    let shown = if entry.code.len() <= 40
+                        && entry
+                            .code
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '-')
+                    {
+                        format!(" '{}'", entry.code)
+                    } else {
+                        String::new()
+                    };
+                    return Err(format!(
+                        "lint entry {n}: `code`{shown} is not a lint code (see git skill lint --explain)"
+                    ));
+                }
+            };
+            let Some(level) = Level::parse(&entry.level) else {
+                return Err(format!(
+                    "lint entry {n} ({code}): `level` must be error, warning or off"
+                ));
+            };
+            if entry.reason.trim().is_empty() {
+                return Err(format!("lint entry {n} ({code}): the reason is empty"));
+            }
+            let glob = match &entry.path {
+                Some(g) => {
+                    Some(glob_regex(g).map_err(|e| format!("lint entry {n} ({code}): {e}"))?)
+                }
+                None => None,
+            };
+            lint.push((entry, code, level, glob));
+        }
+        Ok(Policy { entries, lint })
+    }
+
+    /// Sets the levels the `lint:` entries give to one skill's diagnostics (`dir`: the skill
+    /// directory as the diagnostics show it). Entries apply in file order, so a later, narrower
+    /// entry overrides an earlier, wider one; they override inline allows too.
+    pub fn apply_lint(&self, skill: &str, dir: &Path, diagnostics: &mut [Diagnostic]) {
+        for d in diagnostics.iter_mut() {
+            let rel = d
+                .path
+                .strip_prefix(dir)
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .unwrap_or_default();
+            for (entry, code, level, glob) in &self.lint {
+                let applies = *code == d.code
+                    && entry.skill.as_deref().is_none_or(|s| s == skill)
+                    && glob
+                        .as_ref()
+                        .is_none_or(|g| !rel.is_empty() && g.is_match(&rel));
+                if applies {
+                    d.level = *level;
+                    d.setting = Some(Setting {
+                        kind: "policy",
+                        reason: entry.reason.clone(),
+                    });
+                }
+            }
+        }
     }
 
     /// Marks the findings of one skill that an entry covers; returns the entries that would
@@ -539,6 +629,76 @@ impl Baseline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn diag(code: &'static str, path: &str) -> Diagnostic {
+        Diagnostic {
+            code,
+            level: Level::Error,
+            path: std::path::PathBuf::from(path),
+            line: None,
+            column: None,
+            message: String::new(),
+            hint: None,
+            setting: None,
+        }
+    }
+
+    #[test]
+    fn lint_entries_set_levels_in_file_order() {
+        let policy = Policy::parse(
+            "lint:\n  - code: SK011\n    level: warning\n    reason: published layout\n  - code: file-outside-allowed-dirs\n    level: off\n    path: 'forms/**'\n    skill: pdf\n    reason: Anthropic's forms\n",
+        )
+        .unwrap();
+        let mut d = vec![
+            diag("SK011", "skills/pdf/forms/a.md"),
+            diag("SK011", "skills/pdf/notes.md"),
+            diag("SK013", "skills/pdf"),
+        ];
+        policy.apply_lint("pdf", Path::new("skills/pdf"), &mut d);
+        let levels: Vec<Level> = d.iter().map(|d| d.level).collect();
+        assert_eq!(levels, [Level::Off, Level::Warning, Level::Error]);
+        assert_eq!(d[0].setting.as_ref().unwrap().reason, "Anthropic's forms");
+        assert_eq!(d[1].setting.as_ref().unwrap().kind, "policy");
+        // Another skill: only the global entry applies.
+        let mut other = vec![diag("SK011", "skills/x/forms/a.md")];
+        policy.apply_lint("x", Path::new("skills/x"), &mut other);
+        assert_eq!(other[0].level, Level::Warning);
+    }
+
+    #[test]
+    fn malformed_lint_entries_are_errors() {
+        for (text, want) in [
+            (
+                "lint:\n  - code: SK999\n    level: off\n    reason: x\n",
+                "is not a lint code",
+            ),
+            (
+                "lint:\n  - code: SK011\n    level: never\n    reason: x\n",
+                "must be error, warning or off",
+            ),
+            (
+                "lint:\n  - code: SK011\n    level: off\n    reason: ' '\n",
+                "the reason is empty",
+            ),
+            (
+                "lint:\n  - code: SK031\n    level: off\n    reason: x\n",
+                "cannot be configured",
+            ),
+            (
+                "lint:\n  - code: SK011\n    level: off\n    path: '[a'\n    reason: x\n",
+                "invalid glob",
+            ),
+            (
+                "lint:\n  - code: SK011\n    level: off\n    reason: x\n    when: always\n",
+                "unknown field",
+            ),
+            ("lint:\n  - code: SK011\n    level: off\n", "reason"),
+            ("lint: yes\n", "invalid type"),
+        ] {
+            let err = Policy::parse(text).unwrap_err();
+            assert!(err.contains(want), "{text:?}: {err}");
+        }
+    }
 
     fn glob_match(pattern: &str, path: &str) -> bool {
         glob_regex(pattern).unwrap().is_match(path)

@@ -11,18 +11,18 @@ pub struct Summary {
     pub skills: usize,
     pub errors: usize,
     pub warnings: usize,
+    /// Turned off by the configuration (shown in JSON only).
+    pub off: usize,
 }
 
 impl Summary {
     pub fn of(skills: usize, diagnostics: &[Diagnostic]) -> Summary {
-        let errors = diagnostics
-            .iter()
-            .filter(|d| d.level == Level::Error)
-            .count();
+        let count = |level| diagnostics.iter().filter(|d| d.level == level).count();
         Summary {
             skills,
-            errors,
-            warnings: diagnostics.len() - errors,
+            errors: count(Level::Error),
+            warnings: count(Level::Warning),
+            off: count(Level::Off),
         }
     }
 }
@@ -34,7 +34,7 @@ pub fn render_text(
     diagnostics: &[Diagnostic],
     style: Style,
 ) -> io::Result<()> {
-    for d in diagnostics {
+    for d in diagnostics.iter().filter(|d| d.level != Level::Off) {
         let mut place = d.path.display().to_string();
         if let Some(line) = d.line {
             place.push_str(&format!(":{line}"));
@@ -44,7 +44,7 @@ pub fn render_text(
         }
         let level = match d.level {
             Level::Error => style.red(&format!("error[{}]", d.code)),
-            Level::Warning => style.yellow(&format!("warning[{}]", d.code)),
+            Level::Warning | Level::Off => style.yellow(&format!("warning[{}]", d.code)),
         };
         writeln!(
             out,

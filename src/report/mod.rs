@@ -47,6 +47,9 @@ fn unprintable(c: char) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
+    /// Turned off by the repository's lint configuration or an inline allow: kept in JSON
+    /// with its reason, not printed, never counted.
+    Off,
     Warning,
     Error,
 }
@@ -54,10 +57,30 @@ pub enum Level {
 impl Level {
     pub fn as_str(self) -> &'static str {
         match self {
+            Level::Off => "off",
             Level::Warning => "warning",
             Level::Error => "error",
         }
     }
+
+    /// `error`, `warning` or `off`, as the lint configuration spells them.
+    pub fn parse(s: &str) -> Option<Level> {
+        match s {
+            "off" => Some(Level::Off),
+            "warning" => Some(Level::Warning),
+            "error" => Some(Level::Error),
+            _ => None,
+        }
+    }
+}
+
+/// Where a diagnostic's level was set other than by git-skill's defaults.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Setting {
+    /// `policy` (the `lint:` section of `.skillguard.yaml`) or `inline` (a
+    /// `git-skill:allow-lint` comment in SKILL.md).
+    pub kind: &'static str,
+    pub reason: String,
 }
 
 /// One problem at one place.
@@ -74,6 +97,8 @@ pub struct Diagnostic {
     pub message: String,
     /// What to do about it.
     pub hint: Option<String>,
+    /// Set when the configuration changed the level.
+    pub setting: Option<Setting>,
 }
 
 #[cfg(test)]

@@ -53,6 +53,7 @@ pub const LAYOUT: &str = "SK027";
 pub const NON_ASCII_NAME: &str = "SK028";
 pub const ALLOWED_TOOLS_LIST: &str = "SK029";
 pub const BYTE_ORDER_MARK: &str = "SK030";
+pub const INVALID_LINT_ALLOW: &str = "SK031";
 
 /// Limits that come from the rules for what an agent may write (`skill-evolution-guard.md`
 /// §4.3), not from the format: errors for skills git-skill writes (manage, optimize, review)
@@ -253,6 +254,13 @@ spaces."),
 opening `---`. The reference validator and Anthropic's then find no frontmatter and reject the \
 skill; git-skill and some loaders skip it.\n\nFix: save the file as UTF-8 without a byte order \
 mark."),
+    code!("SK031", "invalid-lint-allow", Error,
+        "a `git-skill:allow-lint` comment names an unknown code or gives no reason",
+        "`<!-- git-skill:allow-lint SK011, SK013 -- reason -->` anywhere in SKILL.md turns those \
+codes off for the skill, with the reason shown in JSON output. A code that does not exist, or a \
+comment without a reason after `--`, would silently do nothing, so it is an error. SK031 itself \
+cannot be turned off.\n\nFix: name codes from `git skill lint --explain`, and say why after \
+`--`."),
 ];
 
 /// Looks a code up by its id (`SK003`, any case) or its name (`invalid-yaml`).

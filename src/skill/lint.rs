@@ -107,6 +107,7 @@ impl Lint<'_> {
             column,
             message,
             hint,
+            setting: None,
         });
     }
 
@@ -132,6 +133,10 @@ pub fn lint(files: &SkillFiles, target: &Target<'_>) -> Vec<Diagnostic> {
     check_layout(&mut l);
     check_files(&mut l, files);
     check_skill_md(&mut l, files);
+    // Not in what an agent or git-skill writes: the writer could add the comment itself.
+    if let (Some(bytes), true) = (files.skill_md.as_deref(), l.published) {
+        apply_inline_allows(&mut l, &String::from_utf8_lossy(bytes));
+    }
     l.out.sort_by(|a, b| {
         (&a.path, a.line, a.column, a.code).cmp(&(&b.path, b.line, b.column, b.code))
     });
@@ -1002,6 +1007,83 @@ fn check_body(l: &mut Lint<'_>, split: &frontmatter::Split<'_>) {
     }
 }
 
+fn allow_lint_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?:<!--|#|//)[ \t]*git-skill:allow-lint(?:[ \t]+([^\n]*?))?[ \t]*(?:-->)?[ \t]*$",
+        )
+        .expect("valid allow-lint regex")
+    })
+}
+
+/// `git-skill:allow-lint SK011, SK013 -- reason` comments of SKILL.md turn those codes off for
+/// the whole skill (most lint codes are about the skill's files, not a line of SKILL.md).
+fn apply_inline_allows(l: &mut Lint<'_>, text: &str) {
+    if !text.contains("git-skill:allow-lint") {
+        return;
+    }
+    let mut allowed: Vec<(&'static str, String)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let Some(c) = allow_lint_regex().captures(line) else {
+            continue;
+        };
+        let rest = c.get(1).map_or("", |m| m.as_str());
+        let (list, reason) = rest.split_once("--").unwrap_or((rest, ""));
+        let reason = reason.trim();
+        let mut problems = Vec::new();
+        let mut codes_here = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match codes::find(name) {
+                Some(code) if code.code != INVALID_LINT_ALLOW => codes_here.push(code.code),
+                Some(_) => problems.push(format!("{INVALID_LINT_ALLOW} cannot be turned off")),
+                // Shown only when it has a code's shape: the comment may hold anything.
+                None if name.len() <= 40
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') =>
+                {
+                    problems.push(format!("'{name}' is not a lint code"))
+                }
+                None => problems.push("it names something that is not a lint code".to_owned()),
+            }
+        }
+        if codes_here.is_empty() && problems.is_empty() {
+            problems.push("it names no lint code".to_owned());
+        }
+        if reason.is_empty() {
+            problems.push("it gives no reason after `--`".to_owned());
+        }
+        if problems.is_empty() {
+            allowed.extend(codes_here.into_iter().map(|c| (c, reason.to_owned())));
+        } else {
+            let path = l.skill_md.clone();
+            l.push_at(
+                INVALID_LINT_ALLOW,
+                Level::Error,
+                path,
+                Some(i + 1),
+                None,
+                format!(
+                    "this git-skill:allow-lint comment does nothing: {}",
+                    problems.join("; ")
+                ),
+                Some(
+                    "write `<!-- git-skill:allow-lint SK011 -- why this skill needs it -->`"
+                        .to_owned(),
+                ),
+            );
+        }
+    }
+    for d in &mut l.out {
+        if let Some((_, reason)) = allowed.iter().find(|(c, _)| *c == d.code) {
+            d.level = Level::Off;
+            d.setting = Some(crate::report::Setting {
+                kind: "inline",
+                reason: reason.clone(),
+            });
+        }
+    }
+}
+
 /// Whether a link target is a file of a sibling skill: one `../`, then a directory name and a
 /// file below it (`../requesting-code-review/code-reviewer.md`). Two levels up, an absolute
 /// path or `..` again further on leads elsewhere.
@@ -1151,6 +1233,9 @@ mod tests {
         );
     }
 
+    /// A frontmatter (or name) case: the input, the directory, the (code, level) pairs wanted.
+    type Case<T> = (T, &'static str, Vec<(&'static str, Level)>);
+
     /// Where the specification is explicit, and where its reference validator (`skills-ref`)
     /// and Anthropic's differ: each frontmatter with the (code, level) pairs it must give
     /// beyond a valid skill's none.
@@ -1158,7 +1243,7 @@ mod tests {
     fn specification_agreement_table() {
         use Level::{Error, Warning};
         let long = |n: usize| "x".repeat(n);
-        let cases: Vec<(String, &str, Vec<(&str, Level)>)> = vec![
+        let cases: Vec<Case<String>> = vec![
             (
                 "compatibility: \"\"".into(),
                 "pdf",
@@ -1214,7 +1299,7 @@ mod tests {
                 vec![(INVALID_DESCRIPTION, Error)],
             ),
         ];
-        let named: Vec<(&str, &str, Vec<(&str, Level)>)> = vec![
+        let named: Vec<Case<&str>> = vec![
             ("навык", "навык", vec![(NON_ASCII_NAME, Warning)]),
             ("技能", "技能", vec![(NON_ASCII_NAME, Warning)]),
             ("\u{fb01}le", "\u{fb01}le", vec![(NON_ASCII_NAME, Warning)]),
@@ -1258,6 +1343,47 @@ mod tests {
         let at = |lines: usize| format!("{head}{}", "text\n".repeat(lines - 4));
         assert_eq!(got(&at(500), "pdf"), []);
         assert_eq!(got(&at(501), "pdf"), [(BODY_TOO_LONG, Warning)]);
+    }
+
+    #[test]
+    fn inline_allow_lint_turns_codes_off_for_people_s_skills_only() {
+        let md = |meta: &str, comment: &str| {
+            format!("---\nname: pdf\ndescription: Fill PDF forms.\n{meta}---\n{comment}\nSee [review](../review/reviewer.md).\n")
+        };
+        let levels = |text: &str| -> Vec<(&'static str, Level, Option<String>)> {
+            lint_text("pdf", text)
+                .into_iter()
+                .map(|d| (d.code, d.level, d.setting.map(|s| s.reason)))
+                .collect()
+        };
+        let allow = "<!-- git-skill:allow-lint SK015, path-escapes-skill -- the review skill ships with it -->";
+        assert_eq!(
+            levels(&md("", allow)),
+            [(
+                PATH_ESCAPES,
+                Level::Off,
+                Some("the review skill ships with it".to_owned())
+            )]
+        );
+        // An auto-skill cannot switch its own checks off.
+        let auto = md("metadata:\n  source: auto-skill\n", allow);
+        assert_eq!(levels(&auto), [(PATH_ESCAPES, Level::Error, None)]);
+        // Comments that would do nothing are errors, on their line.
+        for bad in [
+            "<!-- git-skill:allow-lint SK015 -->",
+            "<!-- git-skill:allow-lint SK999 -- x -->",
+            "<!-- git-skill:allow-lint -- x -->",
+            "<!-- git-skill:allow-lint SK031 -- x -->",
+        ] {
+            let d = lint_text("pdf", &md("", bad));
+            let invalid: Vec<_> = d.iter().filter(|d| d.code == INVALID_LINT_ALLOW).collect();
+            assert_eq!(invalid.len(), 1, "{bad}: {d:?}");
+            assert_eq!(
+                (invalid[0].line, invalid[0].level),
+                (Some(5), Level::Error),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
@@ -1313,6 +1439,7 @@ mod tests {
             column: None,
             message: message.to_owned(),
             hint: None,
+            setting: None,
         };
         let before = [
             d(INVALID_DESCRIPTION, 3, "description has 1,068 characters"),

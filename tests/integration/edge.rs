@@ -100,7 +100,8 @@ fn file_names_cannot_forge_output_lines() {
     sb.write("skills/nl/SKILL.md", skill_md("nl", "Newline."));
     sb.write("skills/nl/evil\nerror[SK999]: forged", "x");
     let run = sb.run(&["lint", "skills/nl"]);
-    run.assert_status(1);
+    // A file beside SKILL.md: a warning for a person's skill.
+    run.assert_status(0);
     assert!(
         !run.stdout.lines().any(|l| l.starts_with("error[SK999]")),
         "{}",

@@ -399,7 +399,7 @@ fn only_the_lint_errors_a_commit_brings_block_it() {
     let long = "x".repeat(1100);
     sb.write(
         ".claude/skills/pdf/SKILL.md",
-        &format!("---\nname: pdf\ndescription: {long}\n---\nSee [forms](forms.md) and [review](../tool/SKILL.md).\n"),
+        format!("---\nname: pdf\ndescription: {long}\n---\nSee [forms](forms.md) and [review](../tool/SKILL.md).\n"),
     );
     sb.write(".claude/skills/pdf/forms.md", "# Forms\n");
     sb.git(&["add", "."]).assert_ok();
@@ -440,7 +440,7 @@ fn only_the_lint_errors_a_commit_brings_block_it() {
     let body = std::fs::read_to_string(sb.repo().join(".claude/skills/pdf/SKILL.md")).unwrap();
     sb.write(
         ".claude/skills/pdf/SKILL.md",
-        &body.replacen("---\nname: pdf", "---\nlicense: MIT\nname: pdf", 1),
+        body.replacen("---\nname: pdf", "---\nlicense: MIT\nname: pdf", 1),
     );
     sb.git(&["add", "."]).assert_ok();
     commit(&sb, &[]).assert_ok();
@@ -449,7 +449,7 @@ fn only_the_lint_errors_a_commit_brings_block_it() {
     let body = std::fs::read_to_string(sb.repo().join(".claude/skills/pdf/SKILL.md")).unwrap();
     sb.write(
         ".claude/skills/pdf/SKILL.md",
-        &format!("{body}Also [keys](../../../.ssh/id_rsa).\n"),
+        format!("{body}Also [keys](../../../.ssh/id_rsa).\n"),
     );
     sb.git(&["add", "."]).assert_ok();
     let before = head(&sb);
@@ -469,7 +469,7 @@ fn a_commit_with_many_new_errors_lists_twenty() {
         .collect();
     sb.write(
         ".claude/skills/tool/SKILL.md",
-        &format!("{}{links}", skill_md("tool", "A tool.")),
+        format!("{}{links}", skill_md("tool", "A tool.")),
     );
     sb.git(&["add", "."]).assert_ok();
     let run = commit(&sb, &[]);

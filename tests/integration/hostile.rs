@@ -186,7 +186,8 @@ fn one_megabyte_single_line_in_the_body() {
     md.extend(std::iter::repeat_n(b'w', 1_000_000));
     md.push(b'\n');
     let (run, report) = lint_bytes("wide", &md);
-    run.assert_status(1);
+    // Over git-skill's own 100,000 characters: a warning for a person's skill.
+    run.assert_status(0);
     assert_eq!(codes(&report), ["SK009"]);
 }
 
@@ -269,7 +270,8 @@ fn utf8_bom_is_valid() {
     let md = b"\xef\xbb\xbf---\nname: bom\ndescription: Saved with a BOM.\n---\nbody\n";
     let (run, report, listed) = lint_and_list("bom", md);
     run.assert_ok();
-    assert_eq!(codes(&report), Vec::<String>::new(), "{}", run.stdout);
+    // Read, with a portability warning: the reference validator and Anthropic's reject it.
+    assert_eq!(codes(&report), ["SK030"], "{}", run.stdout);
     assert_eq!(listed["name"], "bom");
     assert_eq!(listed["description"], "Saved with a BOM.");
     assert_eq!(listed["invalid"], Value::Null);
@@ -280,7 +282,7 @@ fn bom_and_crlf_together_keep_line_numbers() {
     let md = b"\xef\xbb\xbf---\r\nname: both\r\ndescription: Use when: asked\r\n---\r\nbody\r\n";
     let (run, report) = lint_bytes("both", md);
     run.assert_status(1);
-    assert_eq!(codes(&report), ["SK003"]);
+    assert_eq!(codes(&report), ["SK030", "SK003"]);
     assert_eq!(diagnostic(&report, "SK003")["line"], 3);
 }
 
@@ -299,8 +301,13 @@ fn many_keys_and_long_keys() {
         frontmatter("keys", &format!("{keys}---\nbody\n")).as_bytes(),
     );
     run.assert_ok();
-    assert_eq!(codes(&report).len(), 5000);
-    assert!(codes(&report).iter().all(|c| c == "SK022"));
+    let codes = codes(&report);
+    assert_eq!(codes.iter().filter(|c| *c == "SK022").count(), 5000);
+    // And the file is over 500 lines.
+    assert_eq!(
+        codes.iter().filter(|c| *c != "SK022").collect::<Vec<_>>(),
+        ["SK023"]
+    );
 }
 
 #[cfg(unix)]

@@ -19,6 +19,9 @@ struct Fixture {
     column: Option<usize>,
     also: Vec<String>,
     ops: Vec<Op>,
+    /// The level the fixture is reported at, when not the code's default (a writer limit in a
+    /// person's skill is a warning).
+    level: Option<Level>,
 }
 
 #[derive(Debug)]
@@ -56,6 +59,7 @@ impl Fixture {
                     has_line = true;
                 }
                 ["column", c] => fx.column = Some(number(c)?),
+                ["level", l] => fx.level = Some(Level::parse(l).ok_or_else(bad)?),
                 ["also", rest @ ..] if !rest.is_empty() => {
                     fx.also.extend(rest.iter().map(|s| s.to_string()))
                 }
@@ -146,8 +150,9 @@ fn check_fixture(code: &Code, dir: &Path) -> Vec<String> {
     let sb = Sandbox::with_repo();
     fx.build(dir, &sb.repo().join("fixture"));
     let path = format!("fixture/{}", fx.path);
-    let level = code.level.as_str();
-    let want_status = if code.level == Level::Error { 1 } else { 0 };
+    let expected = fx.level.unwrap_or(code.level);
+    let level = expected.as_str();
+    let want_status = if expected == Level::Error { 1 } else { 0 };
 
     // JSON: the code, its level, path, line and a hint.
     let run = sb.run(&["lint", "--format", "json", "fixture"]);
@@ -252,7 +257,7 @@ fn check_fixture(code: &Code, dir: &Path) -> Vec<String> {
     );
 
     // --strict turns warnings into errors.
-    if code.level == Level::Warning {
+    if expected == Level::Warning {
         let strict = sb.run(&["lint", "--strict", "--format", "json", "fixture"]);
         check(
             strict.status == 1,
@@ -308,12 +313,16 @@ fn every_code_has_a_fixture_that_triggers_it() {
     assert!(stray.is_empty(), "fixtures for unknown codes: {stray:?}");
 }
 
+fn sb_explain(code: &str) -> String {
+    Sandbox::new().run(&["lint", "--explain", code]).stdout
+}
+
 #[test]
 fn the_code_registry_is_dense_and_every_code_explains_itself() {
     assert_eq!(
         CODES.len(),
-        27,
-        "SK001..SK027; add a fixture when adding a code"
+        31,
+        "SK001..SK031; add a fixture when adding a code"
     );
     // Errors break loaders; warnings are portability and style (client keys, layout, ...).
     let warnings: Vec<&str> = CODES
@@ -323,7 +332,17 @@ fn the_code_registry_is_dense_and_every_code_explains_itself() {
         .collect();
     assert_eq!(
         warnings,
-        ["SK020", "SK021", "SK022", "SK023", "SK024", "SK025", "SK026", "SK027"]
+        [
+            "SK020", "SK021", "SK022", "SK023", "SK024", "SK025", "SK026", "SK027", "SK028",
+            "SK029", "SK030"
+        ]
+    );
+    // The writer limits say when they are errors.
+    let run = sb_explain("SK011");
+    assert!(
+        run.contains("Level: error for skills that git-skill writes")
+            && run.contains("a warning for skills people publish"),
+        "{run}"
     );
     let sb = Sandbox::new();
     for (i, code) in CODES.iter().enumerate() {
@@ -370,7 +389,7 @@ fn a_valid_skill_with_every_optional_field_and_support_folder_is_clean() {
     assert_eq!(codes(&report), Vec::<String>::new(), "{}", run.stdout);
     assert_eq!(
         report["summary"],
-        serde_json::json!({"skills": 2, "errors": 0, "warnings": 0})
+        serde_json::json!({"skills": 2, "errors": 0, "warnings": 0, "off": 0})
     );
     assert_eq!(run.stderr, "");
     let text = sb.run(&["lint", "--strict"]);
@@ -496,9 +515,14 @@ fn limits_hold_exactly_at_their_boundaries() {
         put(name, format!("{head}{}\n", "é".repeat(pad)));
         expected.push((name.into(), codes));
     }
-    // body: 500 lines.
-    for (n, name, codes) in [(500, "body-500", vec![]), (501, "body-501", vec!["SK023"])] {
-        put(name, fm(name, "") + &"line\n".repeat(n));
+    // SKILL.md: 500 lines, frontmatter included.
+    for (n, name, codes) in [
+        (500, "lines-500", vec![]),
+        (501, "lines-501", vec!["SK023"]),
+    ] {
+        let head = fm(name, "");
+        let body = n - head.lines().count();
+        put(name, head + &"line\n".repeat(body));
         expected.push((name.into(), codes));
     }
     // frontmatter: 65,536 bytes between the `---` lines.
@@ -639,8 +663,9 @@ fn support_files_outside_the_four_folders_are_named_with_a_suggestion() {
     for folder in ["references", "templates", "scripts", "assets"] {
         sb.write(&format!("{dir}/{folder}/deep/er/file.txt"), "x\n");
     }
+    // A person's skill: warnings (see the level policy).
     let run = sb.run(&["lint", "--format", "json"]);
-    run.assert_status(1);
+    run.assert_status(0);
     let report = run.json();
     let got: Vec<(&str, &str)> = report["diagnostics"]
         .as_array()
@@ -741,7 +766,7 @@ fn errors_exit_1_and_warnings_exit_0_unless_strict() {
     assert_eq!(report["diagnostics"][0]["level"], "error");
     assert_eq!(
         report["summary"],
-        serde_json::json!({"skills": 1, "errors": 1, "warnings": 0})
+        serde_json::json!({"skills": 1, "errors": 1, "warnings": 0, "off": 0})
     );
 
     sb.write(
@@ -796,7 +821,7 @@ fn json_report_has_the_documented_shape() {
     for d in diagnostics {
         assert_eq!(
             keys(d),
-            ["code", "column", "hint", "level", "line", "message", "path"]
+            ["code", "column", "hint", "level", "line", "message", "path", "setting"]
         );
         let code = d["code"].as_str().unwrap();
         assert!(CODES.iter().any(|c| c.code == code), "{code}");
@@ -819,7 +844,7 @@ fn json_report_has_the_documented_shape() {
     assert_eq!(diagnostics[1]["column"], Value::Null);
     assert_eq!(
         report["summary"],
-        serde_json::json!({"skills": 3, "errors": 1, "warnings": 1})
+        serde_json::json!({"skills": 3, "errors": 1, "warnings": 1, "off": 0})
     );
 }
 
@@ -1047,5 +1072,60 @@ fn a_directory_named_skill_md_is_not_a_regular_file() {
         !codes(&report).contains(&"SK001".to_owned()),
         "{}",
         run.stdout
+    );
+}
+
+#[test]
+fn the_policy_file_sets_lint_levels_with_a_reason_and_the_hook_reads_it_staged() {
+    let sb = Sandbox::with_repo();
+    let long = "x".repeat(1100);
+    sb.write(
+        ".claude/skills/pdf/SKILL.md",
+        format!("---\nname: pdf\ndescription: {long}\n---\nbody\n"),
+    );
+    sb.write(".claude/skills/pdf/forms.md", "# Forms\n");
+    // Without configuration: the over-long description is an error.
+    sb.run(&["lint"]).assert_status(1);
+    sb.write(
+        ".skillguard.yaml",
+        "lint:\n  - code: SK008\n    level: warning\n    skill: pdf\n    reason: upstream's description, reported to them\n  - code: file-outside-allowed-dirs\n    level: off\n    path: '*.md'\n    reason: Anthropic's layout\n",
+    );
+    let run = sb.run(&["lint", "--format", "json"]);
+    run.assert_ok();
+    let report = run.json();
+    let by_code = |code: &str| diagnostic(&report, code).cloned().unwrap_or_default();
+    assert_eq!(by_code("SK008")["level"], "warning");
+    assert_eq!(
+        by_code("SK008")["setting"],
+        serde_json::json!({"kind": "policy", "reason": "upstream's description, reported to them"})
+    );
+    assert_eq!(by_code("SK011")["level"], "off");
+    assert_eq!(
+        report["summary"],
+        serde_json::json!({"skills": 1, "errors": 0, "warnings": 1, "off": 1})
+    );
+    // Off is not printed in text.
+    let text = sb.run(&["lint"]);
+    text.assert_ok();
+    assert!(!text.stdout.contains("SK011"), "{}", text.stdout);
+    assert!(text.stdout.contains("warning[SK008]"), "{}", text.stdout);
+
+    // The hook reads the policy as staged: committed together, the skill passes.
+    sb.git(&["skill", "hook", "install"]).assert_ok();
+    sb.git(&["add", "."]).assert_ok();
+    sb.git(&["commit", "-qm", "pdf"]).assert_ok();
+
+    // A malformed entry fails closed, naming the entry.
+    sb.write(
+        ".skillguard.yaml",
+        "lint:\n  - code: SK999\n    level: off\n    reason: x\n",
+    );
+    let run = sb.run(&["lint"]);
+    run.assert_status(2);
+    assert!(
+        run.stderr
+            .contains("lint entry 1: `code` 'SK999' is not a lint code"),
+        "{}",
+        run.stderr
     );
 }

@@ -151,7 +151,7 @@ fn skills_in_every_layout_lint_clean() {
     strict.assert_ok();
     assert_eq!(
         strict.json()["summary"],
-        json!({"skills": 4, "errors": 0, "warnings": 0})
+        json!({"skills": 4, "errors": 0, "warnings": 0, "off": 0})
     );
 }
 
