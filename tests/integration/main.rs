@@ -1,6 +1,7 @@
 //! The one integration-test runner: every module builds real temporary repositories with the
 //! real `git` binary and runs the real `git-skill` binary in a pinned environment.
 
+mod action;
 mod archive;
 mod common;
 mod config;
