@@ -70,12 +70,12 @@ pub const KEYS: &[KeySpec] = &[
     ),
     KeySpec::new(
         "autoSkill.enabled",
-        "allow the background review to write auto-skills",
+        "opt in to skills a review agent writes (read by nothing yet: the review is not built)",
         Some("false"),
     ),
     KeySpec::new(
         "autoSkill.threshold",
-        "tool calls in a session before a background review",
+        "tool calls in a session before a review (read by nothing yet)",
         Some("20"),
     ),
 ];

@@ -102,7 +102,8 @@ fn allowed_tools(skill: &StagedSkill) -> BTreeSet<String> {
 fn url_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(?:https?|wss?|ftp)://([a-z0-9.-]+)").expect("valid url regex")
+        Regex::new(r"(?i)\b(?:https?|wss?|ftp)://([a-z0-9.-]+)(?::([a-z0-9]+))?")
+            .expect("valid url regex")
     })
 }
 
@@ -113,11 +114,43 @@ fn hosts(skill: &StagedSkill) -> BTreeSet<String> {
         if let Ok(bytes) = skill.read(&entry.path) {
             let text = String::from_utf8_lossy(&bytes);
             for c in url_regex().captures_iter(&text) {
-                out.insert(c[1].to_ascii_lowercase().trim_end_matches('.').to_owned());
+                let host = c[1].to_ascii_lowercase().trim_end_matches('.').to_owned();
+                let port = c.get(2).map(|m| m.as_str());
+                if !placeholder(&host, port) {
+                    out.insert(host);
+                }
             }
         }
     }
     out
+}
+
+/// Words documentation writes where a host goes (`http://host:port`, `https://HOSTNAME/...`).
+const PLACEHOLDER_HOSTS: &[&str] = &[
+    "host",
+    "hostname",
+    "your-host",
+    "yourhost",
+    "my-host",
+    "myhost",
+    "server",
+    "your-server",
+    "yourserver",
+    "domain",
+    "your-domain",
+    "yourdomain",
+    "ip",
+    "address",
+    "url",
+    "endpoint",
+];
+
+/// A URL of documentation rather than a destination: a placeholder word as the host, or a port
+/// that is a word (`:port`, `:PORT`). A single-label host that is not such a word
+/// (`http://intranet/`) is a real destination on many networks and stays.
+fn placeholder(host: &str, port: Option<&str>) -> bool {
+    let word_port = port.is_some_and(|p| !p.chars().all(|c| c.is_ascii_digit()));
+    word_port || PLACEHOLDER_HOSTS.contains(&host)
 }
 
 fn is_script(path: &str, executable: bool, skill: &StagedSkill) -> bool {

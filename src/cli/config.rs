@@ -55,7 +55,9 @@ pub fn cmd_config(ui: &mut Ui, args: ConfigArgs) -> Result<Outcome, CommandError
             super::output::json(ui, serde_json::json!({ "keys": rows }))?;
         }
         Format::Text => {
-            let width = rows.iter().map(|r| r.key.len()).max().unwrap_or(0);
+            // Values differ in width (`120s`, a URL, a list of roots): a table keeps the
+            // sources in one column.
+            let mut table = super::table::Table::new(&["KEY", "VALUE", "SOURCE"]);
             for row in &rows {
                 let value = if row.values.is_empty() {
                     if row.key == "skill.roots" {
@@ -66,10 +68,10 @@ pub fn cmd_config(ui: &mut Ui, args: ConfigArgs) -> Result<Outcome, CommandError
                 } else {
                     row.values.join(", ")
                 };
-                let source = row.source.as_deref().unwrap_or("");
-                let line = format!("{:<width$}  {value}  {}", row.key, ui.out_style.dim(source));
-                writeln!(ui.out, "{}", line.trim_end())?;
+                let source = row.source.clone().unwrap_or_default();
+                table.row(vec![row.key.clone(), value, source], false);
             }
+            table.write(&mut ui.out, ui.out_style)?;
         }
     }
     let errors = ws.config.validate_all();

@@ -50,7 +50,7 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
     }
     let mut ws = Workspace::load(ui)?;
     ws.config.set_flag("roots", "--root", &args.roots);
-    let found = ws.skills(ui, &args.paths)?;
+    let found = ws.skills(ui, &args.paths, "lint")?;
     // The `lint:` levels of the work tree's policy file.
     let policy = match &ws.repo {
         Some(repo) => check::policy_file(&ws.display(&repo.workdir().join(POLICY_FILE)))?,

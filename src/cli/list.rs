@@ -4,7 +4,6 @@ use git_skill::skill::{meta, SkillFiles};
 
 use git_skill::report::one_line;
 
-use super::output::Format;
 use super::table::Table;
 use super::{CommandError, Outcome, Ui, Workspace};
 
@@ -25,13 +24,30 @@ pub struct ListArgs {
     #[arg(long)]
     pub category: Option<String>,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// Output format: `names` prints one skill name per line, for shell completion.
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    pub format: ListFormat,
 
     /// Skill root to search instead of the configured ones (repeatable; like skill.roots).
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    Text,
+    Json,
+    /// One name per line, each once, only names a shell can take as they are.
+    Names,
+}
+
+/// Whether a name can be offered to a shell's completion as it is: bash expands the words of
+/// `compgen -W`, so `$(...)` in a skill's name would run. Names the specification allows pass.
+fn completable(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 /// One row of `git skill list --format json`.
@@ -54,7 +70,7 @@ struct Row {
 pub fn cmd_list(ui: &mut Ui, args: ListArgs) -> Result<Outcome, CommandError> {
     let mut ws = Workspace::load(ui)?;
     ws.config.set_flag("roots", "--root", &args.roots);
-    let found = ws.skills(ui, &args.paths)?;
+    let found = ws.skills(ui, &args.paths, "list")?;
     let mut rows = Vec::new();
     for skill in &found.skills {
         if args.category.is_some() && skill.category != args.category {
@@ -95,10 +111,24 @@ pub fn cmd_list(ui: &mut Ui, args: ListArgs) -> Result<Outcome, CommandError> {
         });
     }
     match args.format {
-        Format::Json => {
+        ListFormat::Json => {
             super::output::json(ui, serde_json::json!({ "skills": rows }))?;
         }
-        Format::Text => render_table(ui, &rows)?,
+        ListFormat::Text => render_table(ui, &rows)?,
+        ListFormat::Names => {
+            let mut names: Vec<&str> = rows
+                .iter()
+                .map(|r| r.name.as_str())
+                .filter(|n| completable(n))
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            for name in names {
+                use std::io::Write as _;
+                writeln!(ui.out, "{name}")?;
+            }
+            return Ok(Outcome::Clean);
+        }
     }
     if rows.is_empty() && !ui.had_error {
         ui.status("no skills found")?;

@@ -6,7 +6,7 @@ use git_skill::llm::{self, Request, Settings};
 use super::output::Format;
 use super::{CommandError, Outcome, Ui, Workspace};
 
-/// Talk to the configured language model (used by optimize and the background review).
+/// Talk to the configured language model (the one optimize uses).
 ///
 /// The provider comes from skill.provider (openai, anthropic or command), skill.model,
 /// skill.baseUrl and skill.command; with nothing configured, ANTHROPIC_API_KEY selects

@@ -103,11 +103,11 @@ pub fn cmd_log(ui: &mut Ui, args: LogArgs) -> Result<Outcome, CommandError> {
                 };
                 writeln!(
                     ui.out,
-                    "{commit} {} {} {} signals, {} clusters, {gate}{state}",
+                    "{commit} {} {} {}, {}, {gate}{state}",
                     r.timestamp.get(..10).unwrap_or(&r.timestamp),
                     r.mode,
-                    r.signals_resolved,
-                    r.clusters,
+                    git_skill::report::plural(r.signals_resolved, "signal"),
+                    git_skill::report::plural(r.clusters, "cluster"),
                 )?;
                 writeln!(ui.out, "    {}", super::ui::safe(&r.summary))?;
             }

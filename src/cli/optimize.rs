@@ -190,12 +190,24 @@ impl Interact for Terminal<'_> {
         }
         let _ = write!(
             self.err,
-            "{} corrected and {} friction signals; about {} model calls ({} clusters + triage + reflect{}). Continue? [y/N] ",
+            "{} corrected and {} friction {}; about {} ({} + triage + reflect{}). Continue? [y/N] ",
             e.corrected,
             e.friction,
-            e.calls,
-            e.clusters,
-            if e.regression > 0 { format!(" + {} regression checks", e.regression) } else { String::new() }
+            if e.corrected + e.friction == 1 {
+                "signal"
+            } else {
+                "signals"
+            },
+            git_skill::report::plural(e.calls, "model call"),
+            git_skill::report::plural(e.clusters, "cluster"),
+            if e.regression > 0 {
+                format!(
+                    " + {}",
+                    git_skill::report::plural(e.regression, "regression check")
+                )
+            } else {
+                String::new()
+            }
         );
         let _ = self.err.flush();
         match read_answer() {
@@ -254,10 +266,10 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
     writeln!(out)?;
     writeln!(
         out,
-        "Signals: {} corrected, {} friction ({} clusters){}",
+        "Signals: {} corrected, {} friction ({}){}",
         r.corrected,
         r.friction,
-        r.clusters,
+        git_skill::report::plural(r.clusters, "cluster"),
         if r.stale.is_empty() {
             String::new()
         } else {
@@ -356,8 +368,10 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
         } else if !g.records.is_empty() {
             writeln!(
                 out,
-                "Gate: {}/{} clusters passed (threshold {})",
-                g.passed, g.total, g.threshold
+                "Gate: {}/{} passed (threshold {})",
+                g.passed,
+                git_skill::report::plural(g.total, "cluster"),
+                g.threshold
             )?;
             for rec in &g.records {
                 writeln!(

@@ -164,7 +164,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         Some(path) => Some(baseline_file(path)?),
         None => None,
     };
-    let found = ws.skills(ui, &args.paths)?;
+    let found = ws.skills(ui, &args.paths, "scan")?;
     if let (Some(repo), true) = (&ws.repo, args.paths.is_empty()) {
         let prefixes: Vec<String> = ws
             .repo_relative_roots()

@@ -92,7 +92,7 @@ fn dashboard(
     let mut found = Discovery::default();
     let in_repo = ws.repo.is_some() || !ws.roots().is_empty();
     if in_repo {
-        found = ws.skills(ui, &[])?;
+        found = ws.skills(ui, &[], "signals")?;
     } else if !args.all_roots {
         return Err(CommandError::new("not inside a git repository")
             .hint("run it in a repository, or look at the user-level skills: git skill signals --all-roots"));

@@ -131,8 +131,14 @@ impl Workspace {
     }
 
     /// The skills named by `paths`, or every skill of the roots when `paths` is empty.
-    /// A path that cannot be read is reported and skipped (the run then exits 2).
-    pub fn skills(&self, ui: &mut Ui, paths: &[PathBuf]) -> Result<Discovery, CommandError> {
+    /// A path that cannot be read is reported and skipped (the run then exits 2). `command`
+    /// (`lint`, `scan`...) is the subcommand the hints name.
+    pub fn skills(
+        &self,
+        ui: &mut Ui,
+        paths: &[PathBuf],
+        command: &str,
+    ) -> Result<Discovery, CommandError> {
         let roots = self.roots();
         let mut found = Discovery::default();
         if paths.is_empty() {
@@ -144,7 +150,7 @@ impl Workspace {
                     )),
                     None => CommandError::new("not inside a git repository, and no path given"),
                 };
-                return Err(error.hint("run inside a work tree, or name what to check: git skill lint path/to/skill (or --root DIR)"));
+                return Err(error.hint(format!("run inside a work tree, or name what to check: git skill {command} path/to/skill (or --root DIR)")));
             }
             found = discover::discover(&roots, self.repo.as_ref().map(|r| r.workdir()));
         } else {

@@ -182,7 +182,8 @@ impl Http {
                         provider,
                         url,
                         reason: format!(
-                            "the answer was cut off ({io}) after {attempts} attempt(s)"
+                            "the answer was cut off ({io}) after {}",
+                            super::attempts_text(attempts)
                         ),
                     }
                 } else {
@@ -204,7 +205,10 @@ impl Http {
                 LlmError::BadAnswer {
                     provider,
                     url,
-                    reason: format!("not a valid HTTP answer ({p}) after {attempts} attempt(s)"),
+                    reason: format!(
+                        "not a valid HTTP answer ({p}) after {}",
+                        super::attempts_text(attempts)
+                    ),
                 },
                 None,
             ),

@@ -156,7 +156,7 @@ impl fmt::Display for Describe {
 /// Everything that can go wrong; each message names the provider and where it was reached.
 #[derive(Debug, thiserror::Error)]
 pub enum LlmError {
-    #[error("{provider} at {url}: HTTP {status} after {attempts} attempt(s): {answer}")]
+    #[error("{provider} at {url}: HTTP {status} after {}: {answer}", attempts_text(*.attempts))]
     Status {
         provider: &'static str,
         url: String,
@@ -165,14 +165,14 @@ pub enum LlmError {
         /// The start of the server's answer, credentials masked.
         answer: String,
     },
-    #[error("{provider} at {url}: could not connect after {attempts} attempt(s): {reason}")]
+    #[error("{provider} at {url}: could not connect after {}: {reason}", attempts_text(*.attempts))]
     Connect {
         provider: &'static str,
         url: String,
         attempts: u32,
         reason: String,
     },
-    #[error("{provider} at {url}: no answer within {} after {attempts} attempt(s)", secs(*.after))]
+    #[error("{provider} at {url}: no answer within {} after {}", secs(*.after), attempts_text(*.attempts))]
     Timeout {
         provider: &'static str,
         url: String,
@@ -237,6 +237,11 @@ impl LlmError {
             _ => None,
         }
     }
+}
+
+/// `1 attempt`, `3 attempts`.
+pub(crate) fn attempts_text(n: u32) -> String {
+    crate::report::plural(n as usize, "attempt")
 }
 
 fn secs(d: Duration) -> String {

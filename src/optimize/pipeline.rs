@@ -356,7 +356,10 @@ impl<'r> Run<'r> {
                 4,
                 8,
                 "deep read",
-                &format!("{} signals with their context", chosen.signals.len()),
+                &format!(
+                    "{} with their context",
+                    crate::report::plural(chosen.signals.len(), "signal")
+                ),
             );
             self.cp.last_completed_step = 4;
             self.save()?;
@@ -590,8 +593,8 @@ impl<'r> Run<'r> {
                     8,
                     "gate",
                     &format!(
-                        "{} judges in parallel ({} at a time)",
-                        questions.len(),
+                        "{} in parallel ({} at a time)",
+                        crate::report::plural(questions.len(), "judge"),
                         ctx.parallel
                     ),
                 );
@@ -632,8 +635,10 @@ impl<'r> Run<'r> {
         report.reasons.extend(local.refusals.iter().cloned());
         if local.passed() && !outcome.accepted {
             report.reasons.push(format!(
-                "the gate passed {} of {} clusters, under the threshold {}",
-                outcome.passed, outcome.total, outcome.threshold
+                "the gate passed {} of {}, under the threshold {}",
+                outcome.passed,
+                crate::report::plural(outcome.total, "cluster"),
+                outcome.threshold
             ));
         }
         for r in outcome.regression.iter().filter(|r| !r.passed) {
@@ -647,20 +652,26 @@ impl<'r> Run<'r> {
             ));
         }
         report.audit_message = format!(
-            "audit(skill): archive {} signals for {}",
-            chosen.signals.len(),
+            "audit(skill): archive {} for {}",
+            crate::report::plural(chosen.signals.len(), "signal"),
             self.ctx.skill_name
         );
         report.optimize_message = format!(
-            "optimize(skill): {}: {}\n\n{}\n\nMode: {}\nGate: {}\nOptimization-Id: {}\n",
-            self.ctx.skill_name,
-            summary(reflection.diagnosis()),
+            "{}\n\n{}\n\nMode: {}\nGate: {}\nOptimization-Id: {}\n",
+            subject(
+                &format!("optimize(skill): {}", self.ctx.skill_name),
+                &summary(reflection.diagnosis())
+            ),
             wrap(reflection.diagnosis(), 72),
             candidate.mode.as_str(),
             if outcome.skipped {
                 "skipped (friction signals only)".to_owned()
             } else {
-                format!("{}/{} clusters passed", outcome.passed, outcome.total)
+                format!(
+                    "{}/{} passed",
+                    outcome.passed,
+                    crate::report::plural(outcome.total, "cluster")
+                )
             },
             self.cp.optimization_id
         );
@@ -818,8 +829,8 @@ impl<'r> Run<'r> {
             }
             optimization.signal_ids = removed.iter().map(|s| s.signal_id.clone()).collect();
             let message = format!(
-                "audit(skill): archive {} signals for {}",
-                removed.len(),
+                "audit(skill): archive {} for {}",
+                crate::report::plural(removed.len(), "signal"),
                 ctx.skill_name
             );
             let mut changes = vec![
@@ -1252,6 +1263,12 @@ fn regression_questions(ctx: &Job<'_>) -> Vec<Question> {
 }
 
 /// The commit subject's summary: the diagnosis's first sentence, at most 60 characters.
+/// Longest commit subject written, as git's own guidance has it.
+const MAX_SUBJECT_CHARS: usize = 72;
+/// Longest summary kept in the optimization record (`git skill log`).
+const MAX_SUMMARY_CHARS: usize = 200;
+
+/// The diagnosis's first sentence on one line, cut at a word at [`MAX_SUMMARY_CHARS`].
 fn summary(diagnosis: &str) -> String {
     let one_line = diagnosis.split_whitespace().collect::<Vec<_>>().join(" ");
     let first = one_line
@@ -1260,16 +1277,40 @@ fn summary(diagnosis: &str) -> String {
         .unwrap_or(&one_line)
         .trim()
         .trim_end_matches('.');
-    let mut out: String = first.chars().take(60).collect();
-    if first.chars().count() > 60 {
-        out = out.trim_end().to_owned();
-        out.push('…');
-    }
+    let out = cut_at_word(first, MAX_SUMMARY_CHARS);
     if out.is_empty() {
         "address recorded feedback".into()
     } else {
-        out
+        out.to_owned()
     }
+}
+
+/// `prefix: summary` in at most [`MAX_SUBJECT_CHARS`] characters, the summary cut at a word
+/// boundary (the whole diagnosis is in the body). A prefix too long to leave room for a few
+/// words stands alone.
+fn subject(prefix: &str, summary: &str) -> String {
+    let room = MAX_SUBJECT_CHARS.saturating_sub(prefix.chars().count() + 2);
+    let words = cut_at_word(summary, room);
+    if words.chars().count() < 8.min(summary.chars().count()) || words.is_empty() {
+        prefix.to_owned()
+    } else {
+        format!("{prefix}: {words}")
+    }
+}
+
+/// The longest start of `text` of at most `max` characters that ends at a word's end.
+fn cut_at_word(text: &str, max: usize) -> &str {
+    if text.chars().count() <= max {
+        return text;
+    }
+    let end = text.char_indices().nth(max).map_or(text.len(), |(i, _)| i);
+    // Cut before the word the limit falls in, unless the limit falls right after a word.
+    let cut = if text[end..].starts_with(char::is_whitespace) {
+        end
+    } else {
+        text[..end].rfind(char::is_whitespace).unwrap_or(0)
+    };
+    text[..cut].trim_end_matches([' ', ',', ';', ':', '-'])
 }
 
 fn wrap(text: &str, width: usize) -> String {
@@ -1288,4 +1329,40 @@ fn wrap(text: &str, width: usize) -> String {
         line += n;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subjects_fit_72_characters_and_end_at_a_word() {
+        let long = "The skill tells the agent to fill every field by its visual position although forms reorder fields. More after.";
+        let s = subject("optimize(skill): pdf-forms", &summary(long));
+        assert!(s.chars().count() <= MAX_SUBJECT_CHARS, "{s}");
+        assert_eq!(
+            s,
+            "optimize(skill): pdf-forms: The skill tells the agent to fill every"
+        );
+        // The record keeps the whole first sentence.
+        assert_eq!(
+            summary(long),
+            "The skill tells the agent to fill every field by its visual position although forms reorder fields"
+        );
+        // Short ones are whole.
+        assert_eq!(
+            subject("optimize(skill): pdf", "Say which field"),
+            "optimize(skill): pdf: Say which field"
+        );
+        // A name that leaves no room: the prefix alone.
+        let name = "a".repeat(60);
+        assert_eq!(
+            subject(&format!("optimize(skill): {name}"), long),
+            format!("optimize(skill): {name}")
+        );
+        // One word longer than the room, and multi-byte text.
+        assert_eq!(cut_at_word("Überprüfung der Felder", 12), "Überprüfung");
+        assert_eq!(cut_at_word("abcdefghijklmnop", 5), "");
+        assert_eq!(cut_at_word("one two, three", 8), "one two");
+    }
 }

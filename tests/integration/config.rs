@@ -298,20 +298,39 @@ fn config_text_lists_every_key_with_value_and_source() {
     let run = sb.git(&["skill", "config"]);
     run.assert_ok();
     let lines: Vec<&str> = run.stdout.lines().collect();
-    assert_eq!(lines.len(), 15, "{}", run.stdout);
+    assert_eq!(
+        lines.len(),
+        16,
+        "a header and a line per key: {}",
+        run.stdout
+    );
     let line = |key: &str| {
         *lines
             .iter()
             .find(|l| l.split_whitespace().next() == Some(key))
             .unwrap_or_else(|| panic!("{key}: {}", run.stdout))
     };
-    assert!(
-        line("skill.roots").contains(" custom  git config ("),
+    let words = |l: &str| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(
+        words(line("skill.roots"))[1..4],
+        ["custom", "git", "config"],
         "{}",
         run.stdout
     );
-    assert!(
-        line("skill.gateThreshold").ends_with(" 0.5  default"),
+    assert_eq!(
+        words(line("skill.gateThreshold"))[1..],
+        ["0.5", "default"],
+        "{}",
+        run.stdout
+    );
+    // Aligned: every source starts under the SOURCE header, whatever the value's width.
+    let column = lines[0].find("SOURCE").expect("a header");
+    for l in lines.iter().skip(1).filter(|l| l.ends_with("default")) {
+        assert_eq!(l.find("default"), Some(column), "{}", run.stdout);
+    }
+    assert_eq!(
+        line("skill.roots").find("git config"),
+        Some(column),
         "{}",
         run.stdout
     );

@@ -321,7 +321,7 @@ fn capability_drift_between_revisions_and_against_the_index() {
 
     sb.write(
         ".claude/skills/ops/SKILL.md",
-        "---\nname: ops\ndescription: Runs git status, deploys, rotates keys and cleans servers.\nallowed-tools: Read Bash\nmetadata:\n  source: auto-skill\n---\nFetch https://cdn.other.example/x and see https://docs.example.com/ops.\n",
+        "---\nname: ops\ndescription: Runs git status, deploys, rotates keys and cleans servers.\nallowed-tools: Read Bash\nmetadata:\n  source: auto-skill\n---\nFetch https://cdn.other.example/x and see https://docs.example.com/ops.\nYour server answers at `http://host:port/api` or `https://HOSTNAME:8443/`; ours at http://intranet/.\n",
     );
     sb.write(
         ".claude/skills/ops/scripts/deploy.sh",
@@ -356,6 +356,14 @@ fn capability_drift_between_revisions_and_against_the_index() {
     let has = |kind: &str, needle: &str| caps.iter().any(|(k, d)| k == kind && d.contains(needle));
     assert!(has("allowed-tools", "Bash (widened"), "{caps:?}");
     assert!(has("host", "cdn.other.example"), "{caps:?}");
+    // Placeholders of documentation are no destination; a single-label host is one.
+    assert!(
+        !caps
+            .iter()
+            .any(|(k, d)| k == "host" && (d == "host" || d == "hostname")),
+        "{caps:?}"
+    );
+    assert!(has("host", "intranet"), "{caps:?}");
     assert!(
         !has("host", "docs.example.com"),
         "an old host is not new: {caps:?}"
@@ -373,7 +381,7 @@ fn capability_drift_between_revisions_and_against_the_index() {
     run.assert_ok();
     assert!(
         run.stdout
-            .contains(".claude/skills/ops: 7 new capabilities"),
+            .contains(".claude/skills/ops: 8 new capabilities"),
         "{}",
         run.stdout
     );

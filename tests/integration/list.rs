@@ -346,7 +346,7 @@ fn outside_a_repository_without_a_path_is_a_usage_error() {
         ".claude/skills/pdf/SKILL.md",
         skill_md("pdf", "Fills PDFs."),
     );
-    for cmd in ["lint", "list"] {
+    for cmd in ["lint", "list", "scan"] {
         let run = sb.run_in("", &[cmd], &env);
         run.assert_status(2);
         assert_eq!(run.stdout, "", "{cmd}");
@@ -358,9 +358,8 @@ fn outside_a_repository_without_a_path_is_a_usage_error() {
             run.stderr
         );
         assert!(
-            lines
-                .iter()
-                .any(|l| l.starts_with("hint: ") && l.contains("git skill lint path/to/skill")),
+            lines.iter().any(|l| l.starts_with("hint: ")
+                && l.contains(&format!("git skill {cmd} path/to/skill"))),
             "{cmd}: {}",
             run.stderr
         );

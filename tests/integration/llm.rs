@@ -193,7 +193,7 @@ fn server_errors_are_retried_then_reported() {
         assert_eq!(server.requests().len(), 3, "{status}: 1 + 2 retries");
         let text = e.to_string();
         assert!(
-            text.contains(&format!("HTTP {status} after 3 attempt(s): busy")),
+            text.contains(&format!("HTTP {status} after 3 attempts: busy")),
             "{text}"
         );
         assert!(text.contains(&server.url("/v1/chat/completions")), "{text}");
@@ -213,7 +213,7 @@ fn client_errors_and_exhausted_quotas_are_not_retried() {
         assert_eq!(server.requests().len(), 1, "{status}");
         let text = e.to_string();
         assert!(
-            text.contains(&format!("HTTP {status} after 1 attempt(s)")),
+            text.contains(&format!("HTTP {status} after 1 attempt")),
             "{text}"
         );
         assert_no_key(&text);

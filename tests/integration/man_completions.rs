@@ -1,6 +1,6 @@
 //! Help, version, shell completions and man pages, checked with the real shells and `man`.
 
-use crate::common::{Sandbox, BIN};
+use crate::common::{skill_md, Sandbox, BIN};
 use std::path::Path;
 
 fn have(program: &str) -> bool {
@@ -75,6 +75,59 @@ COMPREPLY=(); COMP_WORDS=(git skill lint --for); COMP_CWORD=3; _git_skill; echo 
 }
 
 #[test]
+fn bash_completes_skill_names_and_never_runs_one() {
+    if !have("bash") {
+        eprintln!("bash not installed; skipped");
+        return;
+    }
+    let sb = Sandbox::with_repo();
+    sb.write(".claude/skills/pdf/SKILL.md", skill_md("pdf", "PDFs."));
+    sb.write(
+        ".claude/skills/deploy/SKILL.md",
+        skill_md("deploy", "Deploys."),
+    );
+    // A name that would run a command if a shell expanded it.
+    sb.write(
+        ".claude/skills/evil/SKILL.md",
+        "---\nname: \"$(touch pwned)\"\ndescription: x\n---\nbody\n",
+    );
+    let names = sb.run(&["list", "--format", "names"]);
+    names.assert_ok();
+    assert_eq!(names.stdout, "deploy\npdf\n");
+    let script = sb.tmp.path().join("git-skill.bash");
+    let run = sb.run_in("", &["completions", "bash"], &[]);
+    std::fs::write(&script, &run.stdout).unwrap();
+    let probe = format!(
+        r#"source '{}'
+COMP_WORDS=(git-skill optimize ''); COMP_CWORD=2; _git_skill_with_names; echo "all: ${{COMPREPLY[*]}}"
+COMPREPLY=(); COMP_WORDS=(git skill rollback p); COMP_CWORD=3; _git_skill; echo "via git: ${{COMPREPLY[*]}}"
+COMPREPLY=(); COMP_WORDS=(git-skill record --type ''); COMP_CWORD=3; _git_skill_with_names; echo "value: ${{COMPREPLY[*]}}"
+COMPREPLY=(); COMP_WORDS=(git-skill lint ''); COMP_CWORD=2; _git_skill_with_names; echo "lint: ${{COMPREPLY[*]}}""#,
+        script.display()
+    );
+    let run = sb.command("bash", &sb.repo(), &["-c", &probe]);
+    run.assert_ok();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(
+        lines[0].contains("pdf") && lines[0].contains("deploy"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(lines[1], "via git: pdf", "{}", run.stdout);
+    assert!(
+        !lines[2].contains("pdf"),
+        "a flag's value is not a skill: {}",
+        run.stdout
+    );
+    assert!(
+        !lines[3].contains("pdf"),
+        "lint takes paths: {}",
+        run.stdout
+    );
+    assert!(!sb.repo().join("pwned").exists(), "a skill's name was run");
+}
+
+#[test]
 fn zsh_and_fish_completions_name_the_subcommands() {
     let sb = Sandbox::new();
     for shell in ["zsh", "fish"] {
@@ -83,6 +136,11 @@ fn zsh_and_fish_completions_name_the_subcommands() {
         assert!(
             run.stdout.contains("lint") && run.stdout.contains("git-skill"),
             "{shell}"
+        );
+        assert!(
+            run.stdout
+                .contains("git-skill list --format names 2>/dev/null"),
+            "{shell} completes skill names"
         );
     }
     let run = sb.run_in("", &["completions", "tcsh"], &[]);

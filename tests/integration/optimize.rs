@@ -240,7 +240,7 @@ fn an_accepted_run_lands_two_commits_and_archives_the_signals() {
     assert_eq!(
         subjects(&sb, 3),
         [
-            "optimize(skill): pdf-forms: The skill says to fill fields by their printed labels",
+            "optimize(skill): pdf-forms: The skill says to fill fields by their",
             "audit(skill): archive 3 signals for pdf-forms",
             "add the pdf-forms skill"
         ]
@@ -606,7 +606,7 @@ fn a_failed_step_resumes_without_repeating_answered_calls() {
     );
     assert_eq!(
         subjects(&sb, 1)[0],
-        "optimize(skill): pdf-forms: The skill says to fill fields by their printed labels"
+        "optimize(skill): pdf-forms: The skill says to fill fields by their"
     );
 }
 
@@ -900,7 +900,7 @@ fn a_kill_after_each_step_resumes_to_the_same_two_commits() {
         assert_eq!(
             subjects(&sb, 3),
             [
-                "optimize(skill): pdf-forms: The skill says to fill fields by their printed labels",
+                "optimize(skill): pdf-forms: The skill says to fill fields by their",
                 "audit(skill): archive 3 signals for pdf-forms",
                 "add the pdf-forms skill"
             ],
@@ -1347,7 +1347,7 @@ fn a_kill_at_every_point_of_step_8_resumes_to_the_same_two_commits() {
         assert_eq!(
             subjects(&sb, 3),
             [
-                "optimize(skill): pdf-forms: The skill says to fill fields by their printed labels",
+                "optimize(skill): pdf-forms: The skill says to fill fields by their",
                 "audit(skill): archive 3 signals for pdf-forms",
                 "add the pdf-forms skill"
             ],
