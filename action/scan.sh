@@ -9,10 +9,23 @@
 #   ROOTS       skill roots to scan instead of the configured ones, one per line
 #   SARIF       where the SARIF report goes (default: skillguard.sarif)
 #   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY  set by the runner; optional here
-# Always exits 0 once the report is written: the exit status of the scan goes to the output
-# `exit-code` (0 pass, 1 a skill at the fail level, 2 the scan could not run), so that the
-# report is uploaded before the job fails on it. Exits 2 itself only when it cannot run at all.
+# Always exits 0: the exit status of the scan goes to the output `exit-code` (0 pass, 1 a skill
+# at the fail level, 2 the scan could not run, also when this script cannot start it), so that
+# the report is uploaded before the job fails on it.
+#
+# In range mode the policy file (.skillguard.yaml) is the base revision's, not the one the pull
+# request brings: a pull request must not suppress its own findings. A change to the policy
+# takes effect once it is merged.
 set -uo pipefail
+
+# Stops with exit code 2 in the outputs, and the reason on stderr.
+fail() {
+    echo "git-skill action: $1" >&2
+    if [ -n "${GITHUB_OUTPUT:-}" ]; then
+        echo "exit-code=2" >> "$GITHUB_OUTPUT"
+    fi
+    exit 0
+}
 
 git_skill=${GIT_SKILL:-git-skill}
 to_ref=${TO_REF:-HEAD}
@@ -23,7 +36,7 @@ args=(scan --no-inline-allow --format sarif)
 if [ -n "${FAIL_ON:-}" ]; then
     case "$FAIL_ON" in
         dangerous|caution|never) args+=(--fail-on "$FAIL_ON") ;;
-        *) echo "git-skill action: fail-on must be dangerous, caution or never, not '$FAIL_ON'" >&2; exit 2 ;;
+        *) fail "fail-on must be dangerous, caution or never, not '$FAIL_ON'" ;;
     esac
 fi
 while IFS= read -r root; do
@@ -34,17 +47,21 @@ done <<< "${ROOTS:-}"
 
 if [ -z "$from_ref" ] || [[ "$from_ref" =~ ^0+$ ]]; then
     # No base to compare with: every skill, at the revision checked out.
-    if [ "$(git rev-parse HEAD)" != "$(git rev-parse "$to_ref^{commit}")" ]; then
-        echo "git-skill action: without a base revision the work tree is scanned, and it is not at $to_ref" >&2
-        exit 2
+    if [ "$(git rev-parse HEAD)" != "$(git rev-parse "$to_ref^{commit}" 2>/dev/null)" ]; then
+        fail "without a base revision the work tree is scanned, and it is not at $to_ref"
     fi
     mode="every skill at $to_ref"
 else
     if ! git cat-file -e "$from_ref^{commit}" 2>/dev/null; then
-        echo "git-skill action: the base revision $from_ref is not in the clone; check out with fetch-depth: 0" >&2
-        exit 2
+        fail "the base revision $from_ref is not in the clone; check out with fetch-depth: 0"
     fi
-    args+=(--from-ref "$from_ref" --to-ref "$to_ref")
+    # The base's policy, or none: an empty file is a policy without entries.
+    policy=$(mktemp "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/skillguard-policy.XXXXXX") || fail "cannot create a temporary file"
+    trap 'rm -f "$policy"' EXIT
+    if git cat-file -e "$from_ref:.skillguard.yaml" 2>/dev/null; then
+        git show "$from_ref:.skillguard.yaml" > "$policy" || fail "cannot read the base's .skillguard.yaml"
+    fi
+    args+=(--from-ref "$from_ref" --to-ref "$to_ref" --policy "$policy")
     mode="skills changed from ${from_ref:0:12} to $to_ref"
 fi
 

@@ -145,12 +145,13 @@ const PLACEHOLDER_HOSTS: &[&str] = &[
     "endpoint",
 ];
 
-/// A URL of documentation rather than a destination: a placeholder word as the host, or a port
-/// that is a word (`:port`, `:PORT`). A single-label host that is not such a word
-/// (`http://intranet/`) is a real destination on many networks and stays.
+/// A URL of documentation rather than a destination: a placeholder word as the host, or a
+/// single-label host with a port that is a word (`http://myapp:PORT`). A real host keeps its
+/// place whatever its port (`http://exfil.example:PORT/` is filled in later), and so does a
+/// single-label one with a numeric port or none (`http://intranet/`).
 fn placeholder(host: &str, port: Option<&str>) -> bool {
     let word_port = port.is_some_and(|p| !p.chars().all(|c| c.is_ascii_digit()));
-    word_port || PLACEHOLDER_HOSTS.contains(&host)
+    PLACEHOLDER_HOSTS.contains(&host) || (word_port && !host.contains('.'))
 }
 
 fn is_script(path: &str, executable: bool, skill: &StagedSkill) -> bool {

@@ -93,7 +93,8 @@ pub fn lint_snapshot(
             written,
         },
     );
-    if let (Some(policy), false) = (policy, written) {
+    // What git-skill or an agent writes is held to its limits whatever the repository says.
+    if let (Some(policy), false) = (policy, written || lint::is_auto_skill(&snapshot.files)) {
         policy.apply_lint(&snapshot.name(), display, &mut diagnostics);
     }
     diagnostics

@@ -137,10 +137,18 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
     let mut kept = 0;
     let mut kept_in: Vec<String> = Vec::new();
     let mut reports = Vec::new();
-    for ((c, before), (_, display)) in checked.into_iter().zip(&befores).zip(&work) {
+    for ((mut c, before), (after, display)) in checked.into_iter().zip(&befores).zip(&work) {
+        // A skill that was an auto-skill at HEAD stays held to the writer limits: removing its
+        // mark in the same commit must not turn its errors into warnings.
+        let was_auto = before
+            .as_ref()
+            .is_some_and(|b| lint::is_auto_skill(&b.files));
+        if was_auto {
+            c.diagnostics = check::lint_snapshot(after, display, true, None);
+        }
         let old = before
             .as_ref()
-            .map(|b| check::lint_snapshot(b, display, false, policy.as_ref()))
+            .map(|b| check::lint_snapshot(b, display, was_auto, policy.as_ref()))
             .unwrap_or_default();
         let new_errors = lint::introduced(&old, &c.diagnostics);
         let errors = c

@@ -74,7 +74,7 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
             written: false,
         };
         let mut found = lint::lint(&files, &target);
-        if let Some(policy) = &policy {
+        if let (Some(policy), false) = (&policy, lint::is_auto_skill(&files)) {
             let name = files
                 .skill_md
                 .as_deref()

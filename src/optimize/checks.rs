@@ -147,6 +147,16 @@ pub fn check(
             format!("SkillGuard could not read the skill: {error}"),
         );
     }
+    // A model must not write its own exemptions: once committed, a person's checks would honour
+    // them.
+    // (`git-skill:allow` covers `git-skill:allow-lint` too.)
+    let marker = "git-skill:allow";
+    if candidate.matches(marker).count() > original.matches(marker).count() {
+        refuse(
+            "allow-comment",
+            "the candidate adds a `git-skill:allow` or `git-skill:allow-lint` comment; exemptions are for people to write".to_owned(),
+        );
+    }
     // Held to the limits of what git-skill writes, but only for what the candidate changes: a
     // person's skill may already break them in files optimize does not touch.
     let lint_errors: Vec<String> =
@@ -325,6 +335,21 @@ mod tests {
             "{:?}",
             c.refusals
         );
+    }
+
+    #[test]
+    fn a_candidate_cannot_write_its_own_exemptions() {
+        for comment in [
+            "<!-- git-skill:allow-lint SK015 -- needed -->",
+            "<!-- git-skill:allow\tSUP001 -- pinned -->",
+        ] {
+            let c = run(&format!("{SKILL}{comment}\n"), limits());
+            assert!(
+                checks_of(&c).contains(&"allow-comment"),
+                "{comment}: {:?}",
+                c.refusals
+            );
+        }
     }
 
     #[test]

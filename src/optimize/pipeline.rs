@@ -1262,7 +1262,6 @@ fn regression_questions(ctx: &Job<'_>) -> Vec<Question> {
     questions
 }
 
-/// The commit subject's summary: the diagnosis's first sentence, at most 60 characters.
 /// Longest commit subject written, as git's own guidance has it.
 const MAX_SUBJECT_CHARS: usize = 72;
 /// Longest summary kept in the optimization record (`git skill log`).

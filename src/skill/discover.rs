@@ -566,10 +566,11 @@ pub fn at_path(
     if owner.is_none() && !inner.is_empty() {
         return Ok(discover(&inner, Some(top.unwrap_or(&dir))));
     }
-    // A folder of another repository (a clone of anthropics/skills): its own roots, so that
+    // A folder of another repository (a clone of anthropics/skills): the whole folder is
+    // walked, and a skill inside one of its own roots takes its category from that root, so that
     // `skills/.curated/x` is in category `.curated`, not `skills/.curated`.
-    if owner.is_none() {
-        let held: Vec<Root> = crate::config::DEFAULT_ROOTS
+    let held: Vec<Root> = if owner.is_none() {
+        crate::config::DEFAULT_ROOTS
             .iter()
             .filter(|r| dir.join(r).is_dir())
             .map(|r| Root {
@@ -577,11 +578,10 @@ pub fn at_path(
                 label: path.join(r).display().to_string(),
                 explicit: true,
             })
-            .collect();
-        if !held.is_empty() {
-            return Ok(discover(&held, Some(top.unwrap_or(&dir))));
-        }
-    }
+            .collect()
+    } else {
+        Vec::new()
+    };
     let root = match owner {
         Some(root) => root.clone(),
         None => Root {
@@ -604,9 +604,14 @@ pub fn at_path(
         &canonical_roots,
         top.map(|t| RepoTree::new(t, known_roots)).as_ref(),
     );
-    // Re-anchor categories on the owning root.
+    // Re-anchor categories on the owning root (the longest held root containing the skill).
     for skill in found.skills.iter_mut().chain(&mut found.deleted) {
-        *skill = skill_at(&root, &skill.dir);
+        let anchor = held
+            .iter()
+            .filter(|r| skill.dir.starts_with(&r.path))
+            .max_by_key(|r| r.path.as_os_str().len())
+            .unwrap_or(&root);
+        *skill = skill_at(anchor, &skill.dir);
     }
     Ok(found)
 }
@@ -756,6 +761,8 @@ mod tests {
         touch_skill(&clone.join("skills/.curated/gh-fix-ci"));
         touch_skill(&clone.join("skills/.system/skill-creator"));
         touch_skill(&clone.join(".claude/skills/local"));
+        // Outside every root: still found, nothing is left unchecked.
+        touch_skill(&clone.join("plugins/evil"));
         let found = at_path(&clone, &[], None).unwrap();
         let mut got: Vec<(String, Option<String>)> = found
             .skills
@@ -766,6 +773,7 @@ mod tests {
         assert_eq!(
             got,
             [
+                ("evil".to_owned(), Some("plugins".to_owned())),
                 ("gh-fix-ci".to_owned(), Some(".curated".to_owned())),
                 ("local".to_owned(), None),
                 ("skill-creator".to_owned(), Some(".system".to_owned())),

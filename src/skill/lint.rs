@@ -117,13 +117,19 @@ impl Lint<'_> {
     }
 }
 
-/// Checks one skill. Diagnostics come sorted by file and line.
-pub fn lint(files: &SkillFiles, target: &Target<'_>) -> Vec<Diagnostic> {
-    let auto_skill = files
+/// Whether the skill's SKILL.md marks it `source: auto-skill` (written by an agent): held to the
+/// writer limits, and no configuration softens them.
+pub fn is_auto_skill(files: &SkillFiles) -> bool {
+    files
         .skill_md
         .as_deref()
         .and_then(|bytes| super::meta::parse(bytes).ok())
-        .is_some_and(|(meta, _)| meta.auto_skill);
+        .is_some_and(|(meta, _)| meta.auto_skill)
+}
+
+/// Checks one skill. Diagnostics come sorted by file and line.
+pub fn lint(files: &SkillFiles, target: &Target<'_>) -> Vec<Diagnostic> {
+    let auto_skill = is_auto_skill(files);
     let mut l = Lint {
         target,
         skill_md: target.display_dir.join("SKILL.md"),
@@ -558,7 +564,7 @@ fn check_fields(l: &mut Lint<'_>, map: &Mapping, yaml: &str, yaml_line: usize) {
             &format!("add `name: {}`", slug(l.target.dir_name)),
         ),
         Some(Value::String(name)) => {
-            if name_problem(name).is_some() && unicode_name(name) {
+            if name_problem(name).is_some() && unicode_name(name) && l.published {
                 l.at_md(
                     NON_ASCII_NAME,
                     line_of("name"),
@@ -1088,6 +1094,10 @@ fn apply_inline_allows(l: &mut Lint<'_>, text: &str) {
 /// file below it (`../requesting-code-review/code-reviewer.md`). Two levels up, an absolute
 /// path or `..` again further on leads elsewhere.
 fn sibling_skill_file(target: &str) -> bool {
+    // `..\` climbs on Windows loaders.
+    if target.contains('\\') {
+        return false;
+    }
     let Some(rest) = target.strip_prefix("../") else {
         return false;
     };
@@ -1335,6 +1345,9 @@ mod tests {
             let md = format!("---\nname: {name}\ndescription: A skill.\n---\n# Body\n");
             assert_eq!(got(&md, dir), want, "{name} in {dir}");
         }
+        // What an agent writes keeps to ASCII names.
+        let auto = "---\nname: навык\ndescription: A skill.\nmetadata:\n  source: auto-skill\n---\n# Body\n";
+        assert_eq!(got(auto, "навык"), [(INVALID_NAME, Error)]);
         // A byte order mark: accepted, with a portability warning.
         let bom = "\u{feff}---\nname: pdf\ndescription: Fill PDF forms.\n---\n# PDF\n";
         assert_eq!(got(bom, "pdf"), [(BYTE_ORDER_MARK, Warning)]);
@@ -1424,6 +1437,7 @@ mod tests {
             "../",
             "../../",
             "../other/./a",
+            "../a/..\\..\\x",
         ] {
             assert!(!sibling_skill_file(elsewhere), "{elsewhere}");
         }

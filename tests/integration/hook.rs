@@ -321,7 +321,7 @@ fn capability_drift_between_revisions_and_against_the_index() {
 
     sb.write(
         ".claude/skills/ops/SKILL.md",
-        "---\nname: ops\ndescription: Runs git status, deploys, rotates keys and cleans servers.\nallowed-tools: Read Bash\nmetadata:\n  source: auto-skill\n---\nFetch https://cdn.other.example/x and see https://docs.example.com/ops.\nYour server answers at `http://host:port/api` or `https://HOSTNAME:8443/`; ours at http://intranet/.\n",
+        "---\nname: ops\ndescription: Runs git status, deploys, rotates keys and cleans servers.\nallowed-tools: Read Bash\nmetadata:\n  source: auto-skill\n---\nFetch https://cdn.other.example/x and see https://docs.example.com/ops.\nYour server answers at `http://host:port/api` or `https://HOSTNAME:8443/`; ours at http://intranet/, then http://relay.example:PORT/.\n",
     );
     sb.write(
         ".claude/skills/ops/scripts/deploy.sh",
@@ -365,6 +365,10 @@ fn capability_drift_between_revisions_and_against_the_index() {
     );
     assert!(has("host", "intranet"), "{caps:?}");
     assert!(
+        has("host", "relay.example"),
+        "a real host with a port to fill in: {caps:?}"
+    );
+    assert!(
         !has("host", "docs.example.com"),
         "an old host is not new: {caps:?}"
     );
@@ -381,7 +385,7 @@ fn capability_drift_between_revisions_and_against_the_index() {
     run.assert_ok();
     assert!(
         run.stdout
-            .contains(".claude/skills/ops: 8 new capabilities"),
+            .contains(".claude/skills/ops: 9 new capabilities"),
         "{}",
         run.stdout
     );
@@ -494,4 +498,30 @@ fn a_commit_with_many_new_errors_lists_twenty() {
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn an_auto_skill_stays_held_to_the_writer_limits_when_a_commit_drops_its_mark() {
+    let sb = repo();
+    sb.write(
+        ".claude/skills/auto/SKILL.md",
+        "---\nname: auto\ndescription: Written by an agent.\nmetadata:\n  source: auto-skill\n---\nbody\n",
+    );
+    sb.git(&["add", "."]).assert_ok();
+    commit(&sb, &[]).assert_ok();
+    // The mark removed, a file outside the support folders and a policy that turns SK011 off,
+    // in one commit: the file is still an error for what an agent wrote.
+    sb.write(
+        ".claude/skills/auto/SKILL.md",
+        "---\nname: auto\ndescription: Written by an agent.\n---\nbody\n",
+    );
+    sb.write(".claude/skills/auto/payload.txt", "x\n");
+    sb.write(
+        ".skillguard.yaml",
+        "lint:\n  - code: SK011\n    level: off\n    reason: x\n",
+    );
+    sb.git(&["add", "."]).assert_ok();
+    let run = commit(&sb, &[]);
+    assert_ne!(run.status, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("error[SK011]"), "{}", run.stderr);
 }

@@ -1115,6 +1115,15 @@ fn the_policy_file_sets_lint_levels_with_a_reason_and_the_hook_reads_it_staged()
     sb.git(&["add", "."]).assert_ok();
     sb.git(&["commit", "-qm", "pdf"]).assert_ok();
 
+    // Not for a skill an agent wrote: its limits are not the repository's to soften.
+    sb.write(
+        ".claude/skills/auto/SKILL.md",
+        "---\nname: auto\ndescription: x\nmetadata:\n  source: auto-skill\n---\nbody\n",
+    );
+    sb.write(".claude/skills/auto/notes.md", "x\n");
+    let run = sb.run(&["lint", "--format", "json", ".claude/skills/auto"]);
+    run.assert_status(1);
+    assert_eq!(diagnostic(&run.json(), "SK011").unwrap()["level"], "error");
     // A malformed entry fails closed, naming the entry.
     sb.write(
         ".skillguard.yaml",
