@@ -74,17 +74,19 @@ pub fn changes(
         At::Revision(from),
         to.map_or(At::Index, At::Revision),
         roots,
+        Content::All,
     )
 }
 
 /// The skills the index changes from HEAD, each at both states (`before` is `None` for a skill
 /// HEAD does not have, or when there is no HEAD yet): what the pre-commit hook compares to
-/// block only on what a commit introduces.
+/// block only on what a commit introduces. `before` holds only what lint reads (the listing,
+/// sizes, links and SKILL.md), not the other files' bytes.
 pub fn staged_changes(
     repo: &Repo,
     roots: &[(String, String)],
 ) -> Result<(Vec<SkillChange>, Vec<Note>), GitError> {
-    changes_at(repo, At::Head, At::Index, roots)
+    changes_at(repo, At::Head, At::Index, roots, Content::SkillMd)
 }
 
 fn changes_at(
@@ -92,6 +94,7 @@ fn changes_at(
     from: At<'_>,
     to: At<'_>,
     roots: &[(String, String)],
+    before_content: Content,
 ) -> Result<(Vec<SkillChange>, Vec<Note>), GitError> {
     let old = Side::new(repo, from, roots)?;
     let new = Side::new(repo, to, roots)?;
@@ -106,13 +109,14 @@ fn changes_at(
             .iter()
             .any(|e| e.path.starts_with(&inside))
         {
-            Some(load(
+            Some(load_content(
                 repo,
                 &dir,
                 &root,
                 &after.root,
                 &old.listing,
                 &mut budget,
+                before_content,
             )?)
         } else {
             None
@@ -419,12 +423,21 @@ fn owner(path: &str, root: &str, is_skill: &dyn Fn(&str) -> bool) -> Owner {
     Owner::None
 }
 
-/// The skill at `dir` as `listing` holds it.
 /// The most bytes read from git for the skills of one check, all together: a commit touching
 /// many large skills makes the check refuse (the files left unread are findings), not exhaust
 /// memory.
 const MAX_CHANGE_BYTES: u64 = 256 << 20;
 
+/// How much of a skill [`load`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Content {
+    /// Every file within the bounds: for a scan.
+    All,
+    /// The listing, sizes and links, and SKILL.md: enough to lint.
+    SkillMd,
+}
+
+/// The skill at `dir` as `listing` holds it.
 fn load(
     repo: &Repo,
     dir: &str,
@@ -432,6 +445,18 @@ fn load(
     label: &str,
     listing: &Listing,
     budget: &mut u64,
+) -> Result<Snapshot, GitError> {
+    load_content(repo, dir, root, label, listing, budget, Content::All)
+}
+
+fn load_content(
+    repo: &Repo,
+    dir: &str,
+    root: &str,
+    label: &str,
+    listing: &Listing,
+    budget: &mut u64,
+    content: Content,
 ) -> Result<Snapshot, GitError> {
     let prefix = format!("{dir}/");
     let mut files = SkillFiles::default();
@@ -462,7 +487,9 @@ fn load(
                 let size = repo.entry_size(entry)?;
                 // Over the scan limits (the file's, or what is left of the skill's): listed with
                 // its size, never loaded; the scan refuses it by the same rules.
-                if size <= MAX_SCAN_BYTES
+                let wanted = content == Content::All || rel == "SKILL.md";
+                if wanted
+                    && size <= MAX_SCAN_BYTES
                     && within_skill_budget(&mut read_total, size)
                     && *budget >= size
                 {
