@@ -56,9 +56,10 @@ pub const BYTE_ORDER_MARK: &str = "SK030";
 pub const INVALID_LINT_ALLOW: &str = "SK031";
 
 /// Limits that come from the rules for what an agent may write (`skill-evolution-guard.md`
-/// §4.3), not from the format: errors for skills git-skill writes (manage, optimize, review)
-/// and skills marked `source: auto-skill`; warnings for skills people publish, whose loaders
-/// take them (the specification lets a skill "contain any files and directories"). A link to a
+/// §4.3), not from the format: errors for what git-skill writes (optimize's candidates; the
+/// manage and review commands to come) and skills marked `source: auto-skill`; warnings for
+/// skills people publish, whose loaders take them (the specification lets a skill "contain
+/// any files and directories"). A link to a
 /// sibling skill (`../other-skill/...`, SK015) is treated the same way; other escapes stay
 /// errors.
 pub const WRITER_LIMITS: &[&str] = &[
@@ -72,7 +73,7 @@ pub const WRITER_LIMITS: &[&str] = &[
 /// The level policy in words, for `lint --explain` of a code it concerns.
 pub fn level_policy(code: &str) -> Option<&'static str> {
     if WRITER_LIMITS.contains(&code) {
-        Some("Level: error for skills that git-skill writes (manage, optimize, review) and for skills marked `metadata.source: auto-skill`; a warning for skills people publish, which agents load as they are.")
+        Some("Level: error for skills that git-skill writes (an optimize candidate) and for skills marked `metadata.source: auto-skill`; a warning for skills people publish, which agents load as they are.")
     } else if code == PATH_ESCAPES {
         Some("Level: an error, except a link to a file of a sibling skill (`../other-skill/file.md`) in a skill people publish, which is a warning; for skills that git-skill writes or that are marked `metadata.source: auto-skill`, every escape is an error.")
     } else {

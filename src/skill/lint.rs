@@ -57,7 +57,7 @@ pub struct Target<'a> {
     /// Directories between the skill root and the skill.
     pub category: Option<&'a str>,
     /// Held to the limits of what git-skill writes ([`codes::WRITER_LIMITS`] as errors): true
-    /// for what manage, optimize and review produce. A skill marked `source: auto-skill` is
+    /// for an optimize candidate (and for manage and review, when they exist). A skill marked `source: auto-skill` is
     /// held to them whatever this says.
     pub written: bool,
 }
