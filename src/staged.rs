@@ -109,7 +109,7 @@ fn changes_at(
             .iter()
             .any(|e| e.path.starts_with(&inside))
         {
-            Some(load_content(
+            Some(load(
                 repo,
                 &dir,
                 &root,
@@ -379,8 +379,15 @@ fn changed(
     let mut dirs = Vec::new();
     let mut budget = MAX_CHANGE_BYTES;
     for (dir, (root, label)) in owners {
-        out.skills
-            .push(load(repo, &dir, &root, &label, &new.listing, &mut budget)?);
+        out.skills.push(load(
+            repo,
+            &dir,
+            &root,
+            &label,
+            &new.listing,
+            &mut budget,
+            Content::All,
+        )?);
         dirs.push((dir, root));
     }
     Ok((out, dirs))
@@ -437,19 +444,8 @@ enum Content {
     SkillMd,
 }
 
-/// The skill at `dir` as `listing` holds it.
+/// The skill at `dir` as `listing` holds it, as much of it as `content` says.
 fn load(
-    repo: &Repo,
-    dir: &str,
-    root: &str,
-    label: &str,
-    listing: &Listing,
-    budget: &mut u64,
-) -> Result<Snapshot, GitError> {
-    load_content(repo, dir, root, label, listing, budget, Content::All)
-}
-
-fn load_content(
     repo: &Repo,
     dir: &str,
     root: &str,

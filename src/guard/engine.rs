@@ -162,15 +162,12 @@ impl Engine {
                 }
             }
         }
-        let all = rules::all();
         let matched: Vec<Candidate> = self
             .raw
             .iter()
             .zip(holds)
-            .filter(|((rule, ranges), holds)| match ranges {
-                Some(_) => *holds,
-                None => all[*rule].prefilter.is_none_or(|may| may(text)),
-            })
+            // A rule's own prefilter is checked once, in `confirm_all`.
+            .filter(|((_, ranges), holds)| ranges.is_none() || *holds)
             .map(|((rule, _), _)| Candidate {
                 rule: *rule,
                 spans: None,
