@@ -20,8 +20,9 @@ use super::{CommandError, Outcome, Ui, Workspace};
 ///
 /// `pre-commit` is what the hook runs: it checks every skill the commit touches at its staged
 /// state (the index, never the work tree), with the linter and the scanner, and exits 1 to block
-/// the commit on a lint error or a verdict at `skill.failOn` (default dangerous). Any internal
-/// error also blocks (exit 2). Skip a check with `git commit --no-verify` or SKIP=git-skill.
+/// the commit on a lint error it introduces (errors the skill already had at HEAD are summed up,
+/// not blocking) or a verdict at `skill.failOn` (default dangerous). Any internal error also
+/// blocks (exit 2). Skip a check with `git commit --no-verify` or SKIP=git-skill.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  git skill hook install\n  git skill hook install --force\n  git skill hook uninstall\n  SKIP=git-skill git commit -m wip"
