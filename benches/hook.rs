@@ -1,7 +1,8 @@
 //! Pre-commit hook latency beside `git diff --cached --name-only`, in a generated repository
 //! of 10,000 files, with 1 and with 20 staged skill files, then with one staged edit to a
 //! skill of realistic prose and commands (the benign scan fixtures: security guidance, git
-//! helpers, downloads, placeholder credentials). Both run as processes, as git runs them.
+//! helpers, downloads, placeholder credentials). Both run as processes, as git runs them,
+//! in turn, 31 times each; medians.
 //! Run: `cargo bench --bench hook`.
 
 use std::path::Path;
@@ -20,24 +21,50 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(status.success(), "git {args:?}");
 }
 
-fn median(dir: &Path, program: &str, args: &[&str]) -> Duration {
-    let mut runs = Vec::new();
-    for _ in 0..15 {
-        let start = Instant::now();
-        let out = Command::new(program)
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        runs.push(start.elapsed());
-        assert!(
-            out.status.success(),
-            "{program} {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+/// Sets the modification time of every file below `dir` (`.git` left out) to `when`.
+fn backdate(dir: &Path, when: std::time::SystemTime) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().is_some_and(|n| n == ".git") {
+            continue;
+        }
+        if path.is_dir() {
+            backdate(&path, when);
+        } else {
+            let file = std::fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(when).unwrap();
+        }
     }
-    runs.sort();
-    runs[runs.len() / 2]
+}
+
+/// How long one run of `program args` takes.
+fn run(dir: &Path, program: &str, args: &[&str]) -> Duration {
+    let start = Instant::now();
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    took
+}
+
+/// The medians of `git diff --cached --name-only` and `git skill hook pre-commit`, run in
+/// turn 31 times each, so that both see the same drift of the machine's speed.
+fn medians(dir: &Path) -> (Duration, Duration) {
+    let (mut diff, mut hook) = (Vec::new(), Vec::new());
+    for _ in 0..31 {
+        diff.push(run(dir, "git", &["diff", "--cached", "--name-only"]));
+        hook.push(run(dir, BIN, &["hook", "pre-commit"]));
+    }
+    diff.sort();
+    hook.sort();
+    (diff[diff.len() / 2], hook[hook.len() / 2])
 }
 
 fn main() {
@@ -46,6 +73,9 @@ fn main() {
     git(repo, &["init", "-q"]);
     git(repo, &["config", "user.email", "bench@example.com"]);
     git(repo, &["config", "user.name", "bench"]);
+    // No automatic gc: after 10,000 new objects a commit starts one in the background, which
+    // would run during the timings and pack the objects halfway through them.
+    git(repo, &["config", "gc.auto", "0"]);
     // 9,800 ordinary source files and 40 skills of 5 files: 10,000 files.
     for i in 0..9_800 {
         let path = repo.join(format!("src/m{}/f{i}.rs", i / 100));
@@ -65,6 +95,11 @@ fn main() {
             .unwrap();
         }
     }
+    // Files older than the index, as in a repository where they were written before the
+    // last commit: files written in the second the index is written are "racily clean" to
+    // git, and `git add .` hashes them again and drops their directories' cache-tree records.
+    let hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    backdate(repo, hour_ago);
     git(repo, &["add", "."]);
     git(repo, &["commit", "-qm", "init"]);
     let files = String::from_utf8(
@@ -89,8 +124,7 @@ fn main() {
             .unwrap();
         }
         git(repo, &["add", "."]);
-        let diff = median(repo, "git", &["diff", "--cached", "--name-only"]);
-        let hook = median(repo, BIN, &["hook", "pre-commit"]);
+        let (diff, hook) = medians(repo);
         println!(
             "{staged:>2} staged skill file(s): git diff --cached --name-only {:.1} ms, git skill hook pre-commit {:.1} ms, ratio {:.2}",
             diff.as_secs_f64() * 1e3,
@@ -122,6 +156,7 @@ fn main() {
         };
         std::fs::write(target, text).unwrap();
     }
+    backdate(&skill, hour_ago);
     git(repo, &["add", "."]);
     git(repo, &["commit", "-qm", "realistic", "--no-verify"]);
     let md = skill.join("SKILL.md");
@@ -129,8 +164,7 @@ fn main() {
     text.push_str("\nOne more line.\n");
     std::fs::write(&md, text).unwrap();
     git(repo, &["add", "."]);
-    let diff = median(repo, "git", &["diff", "--cached", "--name-only"]);
-    let hook = median(repo, BIN, &["hook", "pre-commit"]);
+    let (diff, hook) = medians(repo);
     println!(
         "realistic skill ({} bytes, 7 files), 1 staged file: git diff --cached --name-only {:.1} ms, git skill hook pre-commit {:.1} ms, ratio {:.2}",
         bytes,

@@ -94,6 +94,59 @@ fn err(path: &Path, message: impl std::fmt::Display) -> GitError {
     }
 }
 
+fn join_path(base: &str, name: &str) -> String {
+    if base.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{base}/{name}")
+    }
+}
+
+/// What the index says of HEAD's trees, through its cache tree (the `TREE` extension): the
+/// tree that each directory's staged entries make, recorded by git when it wrote them and
+/// dropped for a directory as soon as an entry below it changes.
+struct Known<'a> {
+    index: &'a gix::index::File,
+}
+
+impl Known<'_> {
+    /// The entries below directory `path` (relative to the top), when the cache tree
+    /// records `tree` for it, taken from the index: then they are that tree's, and git will
+    /// commit that tree. `None` (read the tree) when the record is missing, invalidated,
+    /// another tree, or does not count the entries found, or when an entry below is not a
+    /// plain staged file, link or gitlink.
+    fn same(
+        &self,
+        path: &str,
+        tree: gix::ObjectId,
+    ) -> Option<Vec<(String, gix::ObjectId, EntryKind)>> {
+        let mut node = self.index.tree()?;
+        for part in path.split('/').filter(|p| !p.is_empty()) {
+            node = node
+                .children
+                .iter()
+                .find(|c| c.name.as_slice() == part.as_bytes())?;
+        }
+        if node.id != tree || path.is_empty() {
+            return None;
+        }
+        let count = node.num_entries? as usize;
+        let with_slash = format!("{path}/");
+        let entries = self.index.prefixed_entries(with_slash.as_bytes().into())?;
+        if entries.len() != count {
+            return None;
+        }
+        entries
+            .iter()
+            .map(|e| {
+                let kind = kind_of_index_mode(e.mode);
+                (e.stage_raw() == 0 && kind != EntryKind::Other)
+                    .then(|| (lossy(e.path(self.index)), e.id, kind))
+            })
+            .collect()
+    }
+}
+
 fn kind_of_index_mode(mode: gix::index::entry::Mode) -> EntryKind {
     use gix::index::entry::Mode;
     if mode == Mode::FILE {
@@ -231,7 +284,12 @@ impl Repo {
                 ))
             }
         };
-        self.tree_under(tree.detach(), prefixes)
+        // HEAD is compared with the index: a directory the index's cache tree records with
+        // HEAD's very tree holds what the index holds, and is not read. After a commit the
+        // new trees are loose objects, one file each to open; reading those of every skill
+        // was a pre-commit hook's largest cost in a repository of loose objects.
+        let index = self.staged_index()?;
+        self.list_tree(tree.detach(), prefixes, Some(&Known { index }))
     }
 
     /// A tree's entries below each of `prefixes`, with submodules looked into; a prefix that
@@ -241,10 +299,28 @@ impl Repo {
         tree: gix::ObjectId,
         prefixes: &[String],
     ) -> Result<Listing, GitError> {
+        self.list_tree(tree, prefixes, None)
+    }
+
+    fn list_tree(
+        &self,
+        tree: gix::ObjectId,
+        prefixes: &[String],
+        known: Option<&Known<'_>>,
+    ) -> Result<Listing, GitError> {
         let mut out = Listing::default();
         let gitmodules = self.tree_file(0, tree, ".gitmodules");
         for prefix in prefixes {
-            self.descend(0, tree, "", prefix, gitmodules.as_deref(), 0, &mut out)?;
+            self.descend(
+                0,
+                tree,
+                "",
+                prefix,
+                gitmodules.as_deref(),
+                0,
+                known,
+                &mut out,
+            )?;
         }
         Ok(out.finish())
     }
@@ -260,6 +336,7 @@ impl Repo {
         rest: &str,
         gitmodules: Option<&[u8]>,
         depth: usize,
+        known: Option<&Known<'_>>,
         out: &mut Listing,
     ) -> Result<(), GitError> {
         let join = |a: &str, b: &str| {
@@ -309,7 +386,67 @@ impl Repo {
             }
             return Ok(());
         }
-        self.traverse(store, current, &at, &in_store, gitmodules, depth, out)
+        match known {
+            // The cache tree is the top repository's; submodules have their own indexes.
+            Some(known) if store == 0 => self.traverse_known(current, &at, gitmodules, known, out),
+            _ => self.traverse(store, current, &at, &in_store, gitmodules, depth, out),
+        }
+    }
+
+    /// [`Repo::traverse`] of a tree of the top repository, taking from the index every
+    /// directory that the index's cache tree records with the same tree.
+    fn traverse_known(
+        &self,
+        tree: gix::ObjectId,
+        base: &str,
+        gitmodules: Option<&[u8]>,
+        known: &Known<'_>,
+        out: &mut Listing,
+    ) -> Result<(), GitError> {
+        // A stack, not recursion: a tree can nest as deep as its author likes.
+        let mut stack = vec![(tree, base.to_owned())];
+        while let Some((tree, at)) = stack.pop() {
+            let entries = match known.same(&at, tree) {
+                Some(entries) => entries,
+                None => self.with_store(0, |repo| -> Result<_, GitError> {
+                    let object = repo.find_tree(tree).map_err(|e| {
+                        err(Path::new(&at), format!("could not read tree {tree}: {e}"))
+                    })?;
+                    let decoded = object.decode().map_err(|e| {
+                        err(Path::new(&at), format!("could not read tree {tree}: {e}"))
+                    })?;
+                    let mut entries = Vec::with_capacity(decoded.entries.len());
+                    for e in &decoded.entries {
+                        let path = join_path(&at, &lossy(e.filename));
+                        if e.mode.is_tree() {
+                            stack.push((e.oid.to_owned(), path));
+                        } else if let Some(kind) = kind_of_tree_mode(e.mode) {
+                            entries.push((path, e.oid.to_owned(), kind));
+                        }
+                    }
+                    Ok(entries)
+                })?,
+            };
+            for (path, id, kind) in entries {
+                if let EntryKind::Gitlink { .. } = kind {
+                    self.expand_gitlink(0, &path, &path, id, gitmodules, "", 0, out)?;
+                    continue;
+                }
+                out.entries.push(Entry {
+                    path,
+                    id,
+                    kind,
+                    store: 0,
+                });
+            }
+            if out.entries.len() + stack.len() > MAX_LISTED {
+                return Err(err(
+                    Path::new(base),
+                    format!("more than {MAX_LISTED} entries below the skill roots (submodules included); not checked"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Every entry of `tree` of `store`, with `base/` in front (`store_base/` for the path
@@ -424,6 +561,7 @@ impl Repo {
             rest,
             inner_modules.as_deref(),
             depth + 1,
+            None,
             out,
         )
     }
@@ -929,5 +1067,146 @@ impl Repo {
             return Ok(true);
         }
         Ok(!matches!(self.path_at(At::Head, path)?, PathAt::Missing))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::process::Command;
+
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(["-c", "commit.gpgsign=false", "-c", "gc.auto=0"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// The loose object file of `id`.
+    fn object_file(dir: &Path, id: gix::ObjectId) -> std::path::PathBuf {
+        let hex = id.to_string();
+        dir.join(".git/objects").join(&hex[..2]).join(&hex[2..])
+    }
+
+    fn listing(repo: &Repo, prefixes: &[String], known: bool) -> Result<Listing, GitError> {
+        if known {
+            repo.head_under(prefixes)
+        } else {
+            let head = repo.repo.head_tree_id_or_empty().unwrap().detach();
+            repo.tree_under(head, prefixes)
+        }
+    }
+
+    /// HEAD's listing through the index's cache tree is the listing read from HEAD's trees:
+    /// unchanged skills come from the index, changed ones (whose cache-tree records git
+    /// dropped) from their trees, with links, executables and nested directories.
+    #[test]
+    fn head_through_the_cache_tree_is_head() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        git(dir, &["init", "-q"]);
+        for s in ["a", "b", "c"] {
+            write(dir, &format!("skills/{s}/SKILL.md"), &format!("# {s}\n"));
+            write(dir, &format!("skills/{s}/references/deep/x/y.md"), "y\n");
+            write(dir, &format!("skills/{s}/scripts/run.sh"), "echo\n");
+        }
+        write(dir, "other/file.txt", "o\n");
+        std::os::unix::fs::symlink("../a/SKILL.md", dir.join("skills/b/link.md")).unwrap();
+        git(dir, &["add", "."]);
+        git(
+            dir,
+            &["update-index", "--chmod=+x", "skills/c/scripts/run.sh"],
+        );
+        git(dir, &["commit", "-qm", "one"]);
+        // Staged after the commit: an edit in a, a new file in b, c deleted in part.
+        // (Named paths: `git add .` also drops the records of directories whose files are
+        // racily clean, as all are in a test.)
+        write(dir, "skills/a/SKILL.md", "# a changed\n");
+        write(dir, "skills/b/references/new.md", "n\n");
+        git(
+            dir,
+            &["add", "skills/a/SKILL.md", "skills/b/references/new.md"],
+        );
+        git(dir, &["rm", "-q", "--cached", "skills/c/scripts/run.sh"]);
+
+        let repo = Repo::discover(dir).unwrap().unwrap();
+        let prefixes = vec!["skills".to_owned(), "other".to_owned()];
+        let through = listing(&repo, &prefixes, true).unwrap();
+        let read = listing(&repo, &prefixes, false).unwrap();
+        assert_eq!(through.entries, read.entries);
+        assert!(read.entries.iter().any(|e| e.path == "skills/a/SKILL.md"));
+        assert!(read
+            .entries
+            .iter()
+            .any(|e| e.path == "skills/b/link.md" && e.kind == EntryKind::Symlink));
+        assert!(read
+            .entries
+            .iter()
+            .any(|e| e.path == "skills/c/scripts/run.sh"
+                && e.kind == EntryKind::File { executable: true }));
+        assert!(!read
+            .entries
+            .iter()
+            .any(|e| e.path == "skills/b/references/new.md"));
+    }
+
+    /// The shortcut is taken: with the tree objects of an unchanged directory gone, HEAD is
+    /// still listed through the index, and only a tree read finds them missing. A changed
+    /// directory's trees are read, so their loss is an error, never a silent pass.
+    #[test]
+    fn unchanged_trees_are_not_read_and_changed_ones_are() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        git(dir, &["init", "-q"]);
+        write(dir, "skills/a/SKILL.md", "# a\n");
+        write(dir, "skills/b/references/r.md", "r\n");
+        git(dir, &["add", "."]);
+        git(dir, &["commit", "-qm", "one"]);
+        write(dir, "skills/a/SKILL.md", "# a changed\n");
+        git(dir, &["add", "skills/a/SKILL.md"]);
+
+        let tree_of = |rev: &str| {
+            let out = Command::new("git")
+                .args(["rev-parse", rev])
+                .current_dir(dir)
+                .output()
+                .unwrap();
+            gix::ObjectId::from_hex(String::from_utf8(out.stdout).unwrap().trim().as_bytes())
+                .unwrap()
+        };
+        let b = tree_of("HEAD:skills/b");
+        let b_refs = tree_of("HEAD:skills/b/references");
+        let a = tree_of("HEAD:skills/a");
+        std::fs::remove_file(object_file(dir, b)).unwrap();
+        std::fs::remove_file(object_file(dir, b_refs)).unwrap();
+
+        let prefixes = vec!["skills".to_owned()];
+        let repo = Repo::discover(dir).unwrap().unwrap();
+        let through = listing(&repo, &prefixes, true).unwrap();
+        assert!(through
+            .entries
+            .iter()
+            .any(|e| e.path == "skills/b/references/r.md"));
+        let repo = Repo::discover(dir).unwrap().unwrap();
+        assert!(listing(&repo, &prefixes, false).is_err());
+
+        std::fs::remove_file(object_file(dir, a)).unwrap();
+        let repo = Repo::discover(dir).unwrap().unwrap();
+        let e = listing(&repo, &prefixes, true).unwrap_err().to_string();
+        assert!(e.contains("skills/a"), "{e}");
     }
 }

@@ -19,6 +19,7 @@ mod needs_table;
 pub mod normalize;
 pub mod parallel;
 mod prefilter;
+mod prefilter_index;
 #[cfg(test)]
 mod proptests;
 pub mod redact;

@@ -1,9 +1,11 @@
 //! Which text rules may match a text, and where, from the literals their matches need
 //! (`needs_table.rs`, generated from the patterns by a test).
 //!
-//! The index builds in microseconds from that static table. Parsing the patterns and
-//! building an Aho-Corasick automaton over their 1,500 literals took 13 ms, which a
-//! pre-commit hook paid on every commit. Matching looks up every 3-byte window of the
+//! The index is static data that `build.rs` works out from that table
+//! (`prefilter_index.rs`). Parsing the patterns and building an Aho-Corasick automaton over
+//! their 1,500 literals took 13 ms, which a pre-commit hook paid on every commit; building
+//! the index at start-up still cost it 2.4 million instructions. Matching looks up every
+//! 3-byte window of the
 //! lowercased text in a 64 Kbit filter and verifies the few that pass, which is linear in the
 //! text.
 //!
@@ -15,7 +17,13 @@
 use std::ops::Range;
 
 use super::needs_table;
+pub use super::prefilter_index::BOUNDARY;
+use super::prefilter_index::{filter_slot, literal, TextRule, BUCKET_SHIFT, FILTER_BITS};
 use super::rule::{Matcher, Rule};
+
+// The index's arrays, each described at its field of `prefilter_index::Index`; see
+// `Prefilter` for their meaning.
+include!(concat!(env!("OUT_DIR"), "/prefilter_index.rs"));
 
 /// A text rule that may match, and the spans where it may (`None`: anywhere).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,56 +35,39 @@ pub struct Candidate {
     pub line_local: bool,
 }
 
+/// The index (static arrays, from `build.rs`):
+///
+/// - `TRI_FILTER`, `TRI_START`, `TRI`: literals of 3 bytes or more by their rarest 3-byte
+///   window: a hashed bit filter, then, by bucket (the filter slot's high bits), the range
+///   of `TRI` (indexes of [`needs_table::LITERALS`]) to verify; `TRI_OFFSET`: literal -> how
+///   many bytes of it come before the window it is keyed by.
+/// - `TWO_FILTER`, `TWO`, `ONE_FILTER`, `ONE`: literals of 2 and 1 bytes: exact bit filters,
+///   then sorted (key, literal) pairs.
+/// - `RULES`: text rules with a usable need; `ALWAYS`: slots of the table without one.
+/// - `TRACKED`: literal -> whether a line-local rule needs it on the line: such literals are
+///   verified at every occurrence, the others until first found.
+/// - `LONG`: clause -> whether all its literals have 3 bytes or more. Only such clauses are
+///   placed on lines: tracking every `(` or `e` would cost more than it saves. A line-local
+///   rule's short clauses need only be seen somewhere.
+/// - `USERS_START`, `USERS`: clause -> the (index in `RULES`, branch) pairs of line-local
+///   rules that need it on the line; `NEEDED_BY_START`, `NEEDED_BY`: the same for all rules.
+///
+/// What is left to do at run time is to match the table's slots to the registry's rules.
 pub struct Prefilter {
-    /// Literal -> its bytes and the clauses it satisfies (the table's flat arrays, as slices).
-    literals: Vec<(&'static [u8], &'static [u16])>,
-    /// Literals of 3 bytes or more by their first three: a hashed bit filter, then, by
-    /// bucket (the filter slot's high bits), the range of `tri` (indexes of
-    /// [`needs_table::LITERALS`]) to verify.
-    tri_filter: Box<[u64]>,
-    tri_start: Vec<u32>,
-    tri: Vec<u16>,
-    /// Literal -> how many bytes of it come before the window it is keyed by.
-    tri_offset: Vec<u16>,
-    /// Literals of 2 and 1 bytes: exact bit filters, then sorted (key, literal) pairs.
-    two_filter: Box<[u64]>,
-    two: Vec<(u16, u16)>,
-    one_filter: [bool; 256],
-    one: Vec<(u8, u16)>,
-    /// Text rules with a need in the table: rule index, whether it is line-local, branches
-    /// (clause ids that must all be seen).
-    rules: Vec<(usize, bool, Vec<&'static [u16]>)>,
-    /// Literal -> whether a line-local rule needs it on the line: such literals are verified
-    /// at every occurrence, the others until first found.
-    tracked: Vec<bool>,
-    /// Clause -> whether all its literals have 3 bytes or more. Only such clauses are placed
-    /// on lines: tracking every `(` or `e` would cost more than it saves. A line-local rule's
-    /// short clauses need only be seen somewhere.
-    long: Vec<bool>,
-    /// Clause -> the (slot in `rules`, branch) pairs of line-local rules that need it on the
-    /// line, as ranges of `users`.
-    users_start: Vec<u32>,
-    users: Vec<(u16, u16)>,
-    /// Clause -> the (slot in `rules`, branch) pairs of all rules that need it.
-    needed_by_start: Vec<u32>,
-    needed_by: Vec<(u16, u16)>,
-    /// Text rules the table says nothing about: always candidates.
+    /// Slot of [`needs_table::TEXT`] -> the registry index of its rule (`None`: a rule this
+    /// registry lacks, which a stale table could hold; it is never a candidate).
+    rule_of: Vec<Option<usize>>,
+    /// Text rules the table says nothing usable about: always candidates.
     always: Vec<usize>,
 }
 
-/// Marks an ASCII word boundary inside a literal: `\bsu\b` needs `su` as a word, which
-/// `such` and `sure` do not have.
-pub const BOUNDARY: u8 = 0x01;
-
-const FILTER_BITS: u32 = 16;
-const BUCKET_SHIFT: u32 = 4;
+/// Texts from this size on mark the pair and trigram slots whose literals are all found.
+/// A pre-commit hook scans a few short files; each page of the marks it touched was a page
+/// fault, about as costly as scanning a few KiB.
+const DEAD_MIN_BYTES: usize = 16 * 1024;
 /// Past this many lines, a line-local rule is searched everywhere: a list of spans that
 /// long saves little over one pass.
 const MAX_SPANS: usize = 256;
-
-fn filter_slot(key: u32) -> usize {
-    (key.wrapping_mul(0x9E37_79B1) >> (32 - FILTER_BITS)) as usize
-}
 
 /// Per-thread working memory of [`Prefilter::candidates`], reused from call to call. A
 /// call's marks are those stamped with its epoch, so nothing is cleared between calls:
@@ -93,7 +84,9 @@ struct Scratch {
     /// Slot in the rules -> epoch and line (+1) last given a span.
     last_line: Vec<(u32, u32)>,
     /// Filter slot -> epoch in which every literal behind it was found (and none is
-    /// tracked by line): a common byte or word then costs one lookup per byte.
+    /// tracked by line): a common byte or word then costs one lookup per byte. The two
+    /// large tables (256 KiB each) are made for the first text of [`DEAD_MIN_BYTES`]: in a
+    /// short text the lookups they save cost less than the pages they touch.
     one_dead: Vec<u32>,
     two_dead: Vec<u32>,
     tri_dead: Vec<u32>,
@@ -117,8 +110,8 @@ impl Scratch {
                 line_of: vec![(0, 0); needs_table::CLAUSES],
                 last_line: vec![(0, 0); rules],
                 one_dead: vec![0; 256],
-                two_dead: vec![0; 1 << 16],
-                tri_dead: vec![0; 1 << FILTER_BITS],
+                two_dead: Vec::new(),
+                tri_dead: Vec::new(),
                 touched: Vec::new(),
                 seen_list: Vec::new(),
                 spans: Vec::new(),
@@ -137,7 +130,6 @@ thread_local! {
 
 /// One call of [`Prefilter::candidates`].
 struct Scan<'a> {
-    prefilter: &'a Prefilter,
     s: &'a mut Scratch,
     epoch: u32,
 }
@@ -145,10 +137,10 @@ struct Scan<'a> {
 impl Scan<'_> {
     fn verify(&mut self, bytes: &[u8], start: usize, lit: u16, line: u32) {
         let n = usize::from(lit);
-        if self.s.found[n] == self.epoch && !self.prefilter.tracked[n] {
+        if self.s.found[n] == self.epoch && !TRACKED[n] {
             return;
         }
-        let (literal, clauses) = self.prefilter.literals[n];
+        let (literal, clauses) = literal(n);
         if !literal_at(bytes, start, literal) {
             return;
         }
@@ -170,26 +162,25 @@ impl Scan<'_> {
     fn done(&self, mut lits: impl Iterator<Item = u16>) -> bool {
         lits.all(|lit| {
             let n = usize::from(lit);
-            self.s.found[n] == self.epoch && !self.prefilter.tracked[n]
+            self.s.found[n] == self.epoch && !TRACKED[n]
         })
     }
 
     /// At the end of a line (`line`, bytes `start..end`, its break excluded): the line-local
     /// rules whose branch holds on it get its span, widened by the breaks at both ends.
     fn end_line(&mut self, line: u32, start: usize, end: usize, len: usize) {
-        let p = self.prefilter;
         let here = (self.epoch, line + 1);
         for i in 0..self.s.touched.len() {
             let c = usize::from(self.s.touched[i]);
-            let users = &p.users[p.users_start[c] as usize..p.users_start[c + 1] as usize];
+            let users = &USERS[USERS_START[c] as usize..USERS_START[c + 1] as usize];
             for &(slot, branch) in users {
                 if self.s.last_line[usize::from(slot)] == here {
                     continue;
                 }
-                let clauses = p.rules[usize::from(slot)].2[usize::from(branch)];
+                let clauses = RULES[usize::from(slot)].branch(usize::from(branch));
                 if clauses
                     .iter()
-                    .filter(|&&k| p.long[usize::from(k)])
+                    .filter(|&&k| LONG[usize::from(k)])
                     .all(|&k| self.s.line_of[usize::from(k)] == here)
                 {
                     self.s.last_line[usize::from(slot)] = here;
@@ -204,126 +195,23 @@ impl Scan<'_> {
 
 impl Prefilter {
     pub fn new(all: &[Rule]) -> Prefilter {
-        let literals: Vec<_> = (0..needs_table::LITERALS.len()).map(literal).collect();
-        let mut rules = Vec::new();
+        let mut rule_of = vec![None; needs_table::TEXT.len()];
         let mut always = Vec::new();
-        let mut table = needs_table::TEXT.iter().peekable();
+        let mut table = needs_table::TEXT.iter().enumerate().peekable();
         for (i, rule) in all.iter().enumerate() {
             let Matcher::Text(_) = rule.matcher else {
                 continue;
             };
             // The table lists text rules in registry order; a rule it lacks (a stale table,
             // which a test forbids) is always confirmed rather than skipped.
-            let Some(&(_, local, first, count)) = table.next_if(|(id, ..)| *id == rule.id) else {
-                always.push(i);
-                continue;
-            };
-            let branches: Vec<&'static [u16]> = (first..first + u32::from(count))
-                .map(|b| {
-                    let (start, len) = needs_table::BRANCHES[b as usize];
-                    &needs_table::BRANCH_CLAUSES[start as usize..start as usize + usize::from(len)]
-                })
-                .collect();
-            if branches.is_empty() || branches.iter().any(|b| b.is_empty()) {
-                always.push(i);
-            } else {
-                rules.push((i, local, branches));
+            match table.next_if(|(_, (id, ..))| *id == rule.id) {
+                Some((slot, _)) => rule_of[slot] = Some(i),
+                None => always.push(i),
             }
         }
-        let mut long = vec![true; needs_table::CLAUSES];
-        for n in 0..needs_table::LITERALS.len() {
-            let (lit, clauses) = literal(n);
-            if lit.iter().filter(|&&b| b != BOUNDARY).count() < 3 {
-                for &c in clauses.iter() {
-                    long[usize::from(c)] = false;
-                }
-            }
-        }
-        // A rule is placed on lines when each of its branches has a long clause.
-        for rule in rules.iter_mut() {
-            rule.1 &= rule
-                .2
-                .iter()
-                .all(|b| b.iter().any(|&c| long[usize::from(c)]));
-        }
-        // Long clause -> its line-local users; clause -> every rule branch that needs it.
-        let mut local_pairs = Vec::new();
-        let mut all_pairs = Vec::new();
-        for (slot, (_, local, branches)) in rules.iter().enumerate() {
-            for (b, branch) in branches.iter().enumerate() {
-                for &c in branch.iter() {
-                    let pair = (usize::from(c), (slot as u16, b as u16));
-                    if *local && long[usize::from(c)] {
-                        local_pairs.push(pair);
-                    }
-                    all_pairs.push(pair);
-                }
-            }
-        }
-        let (users_start, users) = group_by_key(needs_table::CLAUSES, local_pairs);
-        let (needed_by_start, needed_by) = group_by_key(needs_table::CLAUSES, all_pairs);
-        let tracked = (0..needs_table::LITERALS.len())
-            .map(|n| {
-                literal(n)
-                    .1
-                    .iter()
-                    .any(|&c| users_start[usize::from(c)] < users_start[usize::from(c) + 1])
-            })
-            .collect();
-
-        let mut tri_filter = vec![0u64; (1 << FILTER_BITS) / 64].into_boxed_slice();
-        let mut two_filter = vec![0u64; (1 << 16) / 64].into_boxed_slice();
-        let mut one_filter = [false; 256];
-        let (mut tri, mut two, mut one) = (Vec::new(), Vec::new(), Vec::new());
-        let mut tri_offset = vec![0u16; needs_table::LITERALS.len()];
-        for (n, offset) in tri_offset.iter_mut().enumerate() {
-            let lit = literal(n).0;
-            let real: Vec<u8> = lit.iter().copied().filter(|&b| b != BOUNDARY).collect();
-            let k = rare_window(&real);
-            *offset = u16::try_from(k).expect("rare_window keeps offsets within u16");
-            let n = n as u16;
-            let mut real = real[k..].iter().copied();
-            match (real.next(), real.next(), real.next()) {
-                (Some(a), None, _) => {
-                    one_filter[usize::from(a)] = true;
-                    one.push((a, n));
-                }
-                (Some(a), Some(b), None) => {
-                    let key = u16::from_be_bytes([a, b]);
-                    two_filter[usize::from(key) / 64] |= 1 << (key % 64);
-                    two.push((key, n));
-                }
-                (Some(a), Some(b), Some(c)) => {
-                    let slot = filter_slot(u32::from_be_bytes([0, a, b, c]));
-                    tri_filter[slot / 64] |= 1 << (slot % 64);
-                    tri.push((slot >> BUCKET_SHIFT, n));
-                }
-                (None, _, _) => {}
-            }
-        }
-        let tri_buckets = 1 << (FILTER_BITS - BUCKET_SHIFT);
-        let (tri_start, bucketed) = group_by_key(tri_buckets, tri);
-        two.sort_unstable();
-        one.sort_unstable();
-        Prefilter {
-            literals,
-            tri_filter,
-            tri_start,
-            tri: bucketed,
-            tri_offset,
-            two_filter,
-            two,
-            one_filter,
-            one,
-            rules,
-            tracked,
-            long,
-            users_start,
-            users,
-            needed_by_start,
-            needed_by,
-            always,
-        }
+        always.extend(ALWAYS.iter().filter_map(|&slot| rule_of[usize::from(slot)]));
+        always.sort_unstable();
+        Prefilter { rule_of, always }
     }
 
     /// The text rules that may match `text`, in rule order, each with the spans of `text`
@@ -338,20 +226,21 @@ impl Prefilter {
 
     fn candidates_with(&self, text: &str, scratch: &mut Scratch) -> Vec<Candidate> {
         let bytes = text.as_bytes();
-        let epoch = scratch.begin(self.rules.len());
-        let mut scan = Scan {
-            prefilter: self,
-            s: scratch,
-            epoch,
-        };
+        let epoch = scratch.begin(RULES.len());
+        let dead = bytes.len() >= DEAD_MIN_BYTES;
+        if dead && scratch.two_dead.is_empty() {
+            scratch.two_dead = vec![0; 1 << 16];
+            scratch.tri_dead = vec![0; 1 << FILTER_BITS];
+        }
+        let mut scan = Scan { s: scratch, epoch };
         let mut key = 0u32;
         let mut line = 0u32;
         let mut line_start = 0usize;
         for (i, &b) in bytes.iter().enumerate() {
             let b = b.to_ascii_lowercase();
             key = ((key << 8) | u32::from(b)) & 0x00FF_FFFF;
-            if self.one_filter[usize::from(b)] && scan.s.one_dead[usize::from(b)] != epoch {
-                let entries = equal_range(&self.one, b);
+            if ONE_FILTER[usize::from(b)] && scan.s.one_dead[usize::from(b)] != epoch {
+                let entries = equal_range(&ONE, b);
                 for &(_, lit) in entries {
                     scan.verify(bytes, i, lit, line);
                 }
@@ -361,32 +250,31 @@ impl Prefilter {
             }
             let pair = key as u16;
             if i >= 1
-                && self.two_filter[usize::from(pair) / 64] & (1 << (pair % 64)) != 0
-                && scan.s.two_dead[usize::from(pair)] != epoch
+                && TWO_FILTER[usize::from(pair) / 64] & (1 << (pair % 64)) != 0
+                && !(dead && scan.s.two_dead[usize::from(pair)] == epoch)
             {
-                let entries = equal_range(&self.two, pair);
+                let entries = equal_range(&TWO, pair);
                 for &(_, lit) in entries {
                     scan.verify(bytes, i - 1, lit, line);
                 }
-                if scan.done(entries.iter().map(|&(_, lit)| lit)) {
+                if dead && scan.done(entries.iter().map(|&(_, lit)| lit)) {
                     scan.s.two_dead[usize::from(pair)] = epoch;
                 }
             }
             if i >= 2 {
                 let slot = filter_slot(key);
-                if self.tri_filter[slot / 64] & (1 << (slot % 64)) != 0
-                    && scan.s.tri_dead[slot] != epoch
+                if TRI_FILTER[slot / 64] & (1 << (slot % 64)) != 0
+                    && !(dead && scan.s.tri_dead[slot] == epoch)
                 {
                     let b = slot >> BUCKET_SHIFT;
-                    let bucket =
-                        &self.tri[self.tri_start[b] as usize..self.tri_start[b + 1] as usize];
+                    let bucket = &TRI[TRI_START[b] as usize..TRI_START[b + 1] as usize];
                     for &lit in bucket {
-                        let before = usize::from(self.tri_offset[usize::from(lit)]);
+                        let before = usize::from(TRI_OFFSET[usize::from(lit)]);
                         if let Some(start) = (i - 2).checked_sub(before) {
                             scan.verify(bytes, start, lit, line);
                         }
                     }
-                    if scan.done(bucket.iter().copied()) {
+                    if dead && scan.done(bucket.iter().copied()) {
                         scan.s.tri_dead[slot] = epoch;
                     }
                 }
@@ -405,7 +293,7 @@ impl Prefilter {
             scan.end_line(line, line_start, bytes.len(), bytes.len());
         }
 
-        let mut spans: Vec<Vec<Range<usize>>> = vec![Vec::new(); self.rules.len()];
+        let mut spans: Vec<Vec<Range<usize>>> = vec![Vec::new(); RULES.len()];
         for (slot, span) in scan.s.spans.drain(..) {
             spans[usize::from(slot)].push(span);
         }
@@ -420,21 +308,31 @@ impl Prefilter {
             .collect();
         // The rules one of whose branches holds, found from the clauses seen (a few) rather
         // than by trying every branch of every rule.
-        let mut holds = vec![false; self.rules.len()];
+        let mut holds = vec![false; RULES.len()];
         for &c in &scan.s.seen_list {
             let c = usize::from(c);
-            let needed_by = &self.needed_by
-                [self.needed_by_start[c] as usize..self.needed_by_start[c + 1] as usize];
+            let needed_by =
+                &NEEDED_BY[NEEDED_BY_START[c] as usize..NEEDED_BY_START[c + 1] as usize];
             for &(slot, branch) in needed_by {
                 let slot = usize::from(slot);
                 if !holds[slot] {
-                    holds[slot] = self.rules[slot].2[usize::from(branch)]
+                    holds[slot] = RULES[slot]
+                        .branch(usize::from(branch))
                         .iter()
                         .all(|&k| scan.s.seen[usize::from(k)] == epoch);
                 }
             }
         }
-        for (slot, &(rule, local, _)) in self.rules.iter().enumerate() {
+        for (
+            slot,
+            &TextRule {
+                slot: at, local, ..
+            },
+        ) in RULES.iter().enumerate()
+        {
+            let Some(rule) = self.rule_of[usize::from(at)] else {
+                continue;
+            };
             if !holds[slot] {
                 continue;
             }
@@ -465,58 +363,6 @@ impl Prefilter {
     pub fn always(&self) -> &[usize] {
         &self.always
     }
-}
-
-/// Where, among the bytes of a literal of 3 or more (its word-boundary marks left out), the
-/// 3-byte window to key it by starts: the one of the rarest bytes in text, so that "the
-/// following" is looked up at "fol", not at every "the". A literal holding a line break is
-/// keyed at its start, where the line it is on is counted from. Literals under 3 bytes: 0.
-fn rare_window(real: &[u8]) -> usize {
-    if real.len() < 3 || real.len() > usize::from(u16::MAX) || real.contains(&b'\n') {
-        return 0;
-    }
-    // How common a byte is in prose and code, roughly: letters by their English frequency,
-    // spaces and the separators of paths and names most of all.
-    let common = |b: u8| -> u32 {
-        match b {
-            b' ' => 12,
-            b'e' | b't' | b'a' | b'o' | b'i' | b'n' | b's' | b'r' | b'h' => 8,
-            b'l' | b'd' | b'c' | b'u' | b'm' | b'p' | b'f' | b'g' | b'w' | b'y' => 5,
-            b'.' | b',' | b'-' | b'/' | b'_' | b'"' | b'\'' | b'(' | b')' | b'=' | b':' => 5,
-            b'b' | b'v' | b'k' | b'0'..=b'9' => 3,
-            _ => 1,
-        }
-    };
-    (0..=real.len() - 3)
-        .min_by_key(|&k| real[k..k + 3].iter().map(|&b| common(b)).sum::<u32>())
-        .unwrap_or(0)
-}
-
-/// `pairs` grouped by key (below `keys`), in one array: the values of key `k` are
-/// `values[start[k]..start[k + 1]]` (a counting sort; each group keeps its input order).
-fn group_by_key<V: Copy + Default>(keys: usize, pairs: Vec<(usize, V)>) -> (Vec<u32>, Vec<V>) {
-    let mut start = vec![0u32; keys + 1];
-    for &(k, _) in &pairs {
-        start[k + 1] += 1;
-    }
-    for k in 1..start.len() {
-        start[k] += start[k - 1];
-    }
-    let mut next = start.clone();
-    let mut values = vec![V::default(); pairs.len()];
-    for (k, v) in pairs {
-        values[next[k] as usize] = v;
-        next[k] += 1;
-    }
-    (start, values)
-}
-
-/// Literal `n` of the table: its bytes, and the clauses it satisfies.
-fn literal(n: usize) -> (&'static [u8], &'static [u16]) {
-    let (start, len, first, count) = needs_table::LITERALS[n];
-    let bytes = &needs_table::LITERAL_TEXT.as_bytes()[start as usize..][..usize::from(len)];
-    let clauses = &needs_table::LITERAL_CLAUSES[first as usize..][..usize::from(count)];
-    (bytes, clauses)
 }
 
 /// Whether `literal` (lowercase, with [`BOUNDARY`] marks) occurs in `text` at `start`.
@@ -565,8 +411,52 @@ mod tests {
     use super::super::rules;
     use super::*;
 
+    /// The arrays `build.rs` wrote are the index built from the compiled table.
+    #[test]
+    fn the_static_index_is_the_built_one() {
+        let built = super::super::prefilter_index::build();
+        let statics = super::super::prefilter_index::Index {
+            tri_filter: TRI_FILTER.to_vec(),
+            tri_start: TRI_START.to_vec(),
+            tri: TRI.to_vec(),
+            tri_offset: TRI_OFFSET.to_vec(),
+            two_filter: TWO_FILTER.to_vec(),
+            two: TWO.to_vec(),
+            one_filter: ONE_FILTER.to_vec(),
+            one: ONE.to_vec(),
+            rules: RULES.to_vec(),
+            always: ALWAYS.to_vec(),
+            tracked: TRACKED.to_vec(),
+            long: LONG.to_vec(),
+            users_start: USERS_START.to_vec(),
+            users: USERS.to_vec(),
+            needed_by_start: NEEDED_BY_START.to_vec(),
+            needed_by: NEEDED_BY.to_vec(),
+        };
+        assert!(statics == built);
+        assert!(!RULES.is_empty() && TRI.len() > 1000);
+    }
+
+    /// Every text rule of the registry is a candidate somewhere, through its slot or always,
+    /// and no slot names another rule.
+    #[test]
+    fn every_slot_is_its_rule() {
+        let all = rules::all();
+        let p = Prefilter::new(all);
+        for (slot, rule) in p.rule_of.iter().enumerate() {
+            let rule = rule.expect("the table is current: every slot has its rule");
+            assert_eq!(all[rule].id, needs_table::TEXT[slot].0);
+        }
+        let text_rules = all
+            .iter()
+            .filter(|r| matches!(r.matcher, Matcher::Text(_)))
+            .count();
+        assert_eq!(p.rule_of.len(), text_rules);
+    }
+
     #[test]
     fn literals_are_keyed_by_their_rarest_window() {
+        use super::super::prefilter_index::rare_window;
         fn at(lit: &str) -> &str {
             let k = rare_window(lit.as_bytes());
             &lit[k..k + 3.min(lit.len())]

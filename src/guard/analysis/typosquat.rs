@@ -9,38 +9,59 @@
 //! Made-up words far from every entry (`scanpy`, `pymatgen`) are never reported; tokens of
 //! fewer than five letters are too short to tell a typo from an abbreviation.
 
-use std::collections::HashSet;
-use std::sync::OnceLock;
-
-const VOCABULARY: &str = include_str!("data/vocabulary.txt");
-const NOT_TYPOS: &str = include_str!("data/not_typos.txt");
 /// Shorter tokens are abbreviations as often as typos (`cfg`, `conf`, `util`).
 const MIN_LEN: usize = 5;
 /// Endings that make another correct form of a word.
 const SUFFIXES: &[&str] = &["s", "es", "ed", "d", "ing", "er", "ers"];
 const VOWELS: &[u8] = b"aeiou";
 
-struct Tables {
-    /// Every correct spelling: the vocabulary and its near neighbours.
-    words: HashSet<&'static str>,
-    /// The vocabulary, whose typos are looked for.
-    sources: HashSet<&'static str>,
+/// A sorted list of words, as ranges of [`TEXT`].
+struct Words(&'static [(u32, u8)]);
+
+impl Words {
+    fn word(&self, i: usize) -> &'static str {
+        let (at, len) = self.0[i];
+        &TEXT[at as usize..at as usize + usize::from(len)]
+    }
+
+    fn get(&self, word: &str) -> Option<&'static str> {
+        let i = self
+            .0
+            .binary_search_by(|&(at, len)| {
+                TEXT[at as usize..at as usize + usize::from(len)].cmp(word)
+            })
+            .ok()?;
+        Some(self.word(i))
+    }
+
+    fn contains(&self, word: &str) -> bool {
+        self.get(word).is_some()
+    }
+
+    #[cfg(test)]
+    fn iter(&self) -> impl Iterator<Item = &'static str> + '_ {
+        (0..self.0.len()).map(|i| self.word(i))
+    }
 }
 
+struct Tables {
+    /// Every correct spelling: the vocabulary and its near neighbours.
+    words: Words,
+    /// The vocabulary, whose typos are looked for.
+    sources: Words,
+}
+
+// `SOURCES` (`data/vocabulary.txt`) and `WORDS` (with `data/not_typos.txt`), sorted by
+// `build.rs`, and `TEXT` they are ranges of: a hash set of them cost every process half a
+// million instructions.
+include!(concat!(env!("OUT_DIR"), "/typosquat_words.rs"));
+
 fn tables() -> &'static Tables {
-    static T: OnceLock<Tables> = OnceLock::new();
-    T.get_or_init(|| {
-        let list = |text: &'static str| {
-            text.lines()
-                .filter(|l| !l.starts_with('#'))
-                .flat_map(str::split_whitespace)
-                .collect::<HashSet<&'static str>>()
-        };
-        let sources = list(VOCABULARY);
-        let mut words = sources.clone();
-        words.extend(list(NOT_TYPOS));
-        Tables { words, sources }
-    })
+    static T: Tables = Tables {
+        words: Words(&WORDS),
+        sources: Words(&SOURCES),
+    };
+    &T
 }
 
 /// The vocabulary word `token` is a typo of, worked back from the token: every edit that
@@ -55,7 +76,7 @@ fn typo_of(t: &Tables, token: &str) -> Option<&'static str> {
         let Ok(c) = std::str::from_utf8(&candidate) else {
             return;
         };
-        if let Some(&w) = t.sources.get(c) {
+        if let Some(w) = t.sources.get(c) {
             if w.len() >= MIN_LEN && typos_of(w).iter().any(|x| x == token) {
                 best = Some(best.map_or(w, |b| b.min(w)));
             }
@@ -84,7 +105,7 @@ fn typo_of(t: &Tables, token: &str) -> Option<&'static str> {
 }
 
 /// Whether `t` is a word or an inflection of one (`validated`, `parsing`, `tests`).
-fn known(words: &HashSet<&str>, t: &str) -> bool {
+fn known(words: &Words, t: &str) -> bool {
     words.contains(t)
         || SUFFIXES.iter().any(|s| {
             t.strip_suffix(s).is_some_and(|stem| {
@@ -260,7 +281,7 @@ mod tests {
     #[test]
     fn every_typo_shape_of_every_word_is_worked_back_and_no_word_is_a_typo() {
         let t = tables();
-        for &w in &t.sources {
+        for w in t.sources.iter() {
             assert_eq!(misspelling(w), None, "{w}");
             if w.len() < MIN_LEN {
                 continue;
@@ -271,6 +292,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The generated lists are sorted, so that every word of the files is found.
+    #[test]
+    fn the_lists_are_sorted_and_every_word_is_found() {
+        let t = tables();
+        for list in [&t.sources, &t.words] {
+            let words: Vec<&str> = list.iter().collect();
+            assert!(words.windows(2).all(|w| w[0] < w[1]));
+        }
+        for text in [
+            include_str!("data/vocabulary.txt"),
+            include_str!("data/not_typos.txt"),
+        ] {
+            for w in text
+                .lines()
+                .filter(|l| !l.starts_with('#'))
+                .flat_map(str::split_whitespace)
+            {
+                assert_eq!(t.words.get(w), Some(w));
+            }
+        }
+        assert!(t.sources.contains("request") && !t.sources.contains("instal"));
+        assert!(t.words.contains("instal") && !t.words.contains("reqeust"));
     }
 
     #[test]

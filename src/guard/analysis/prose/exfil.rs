@@ -329,9 +329,8 @@ fn secret_name(name: &str, lex: &Lexicon) -> bool {
     }
     let last = name.rsplit('.').next().unwrap_or(&name);
     lex.list("secret_name")
-        .iter()
         .chain(lex.list("conversation_name"))
-        .any(|w| last.contains(w.as_str()))
+        .any(|w| last.contains(w))
         || last.len() > 4 && last.ends_with("key") && last.contains(['_', '-'])
 }
 

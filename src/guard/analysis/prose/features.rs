@@ -489,7 +489,7 @@ fn is_domain(host: &str, lex: &Lexicon) -> bool {
     {
         return false;
     }
-    lex.list("tld").iter().any(|tld| dotted_suffix(host, tld))
+    lex.list("tld").any(|tld| dotted_suffix(host, tld))
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -510,7 +510,6 @@ fn file_kind(name: &str, lex: &Lexicon) -> Option<FileKind> {
     }
     let ends = |list: &str| {
         lex.list(list)
-            .iter()
             .any(|ext| name.len() > ext.len() + 1 && dotted_suffix(name, ext))
     };
     if ends("executable_ext") {
@@ -560,15 +559,15 @@ fn urls(text: &str, lex: &Lexicon) -> Vec<Url> {
         let host = host.trim_end_matches('.').to_owned();
         let rest = body[host_end..].to_owned();
         let on = |list: &str| {
-            lex.list(list).iter().any(|h| {
+            lex.list(list).any(|h| {
                 if h.contains('/') && !h.starts_with('/') {
                     let (hh, path) = h.split_once('/').unwrap_or((h, ""));
                     (host == hh || dotted_suffix(&host, hh))
                         && rest.strip_prefix('/').is_some_and(|r| r.starts_with(path))
                 } else if h.starts_with('/') {
-                    rest.contains(h.as_str())
+                    rest.contains(h)
                 } else {
-                    host == *h || dotted_suffix(&host, h)
+                    host == h || dotted_suffix(&host, h)
                 }
             })
         };
