@@ -61,10 +61,6 @@ pub struct Prefilter {
     always: Vec<usize>,
 }
 
-/// Texts from this size on mark the pair and trigram slots whose literals are all found.
-/// A pre-commit hook scans a few short files; each page of the marks it touched was a page
-/// fault, about as costly as scanning a few KiB.
-const DEAD_MIN_BYTES: usize = 16 * 1024;
 /// Past this many lines, a line-local rule is searched everywhere: a list of spans that
 /// long saves little over one pass.
 const MAX_SPANS: usize = 256;
@@ -84,12 +80,15 @@ struct Scratch {
     /// Slot in the rules -> epoch and line (+1) last given a span.
     last_line: Vec<(u32, u32)>,
     /// Filter slot -> epoch in which every literal behind it was found (and none is
-    /// tracked by line): a common byte or word then costs one lookup per byte. The two
-    /// large tables (256 KiB each) are made for the first text of [`DEAD_MIN_BYTES`]: in a
-    /// short text the lookups they save cost less than the pages they touch.
+    /// tracked by line): a common byte or word then costs one lookup per byte.
     one_dead: Vec<u32>,
-    two_dead: Vec<u32>,
-    tri_dead: Vec<u32>,
+    /// The same for pair and trigram slots, as bits cleared at the start of each call (the
+    /// words set are listed in `dead_words`): as epochs they were 512 KiB, whose pages a
+    /// pre-commit hook scanning a few small files paid for in page faults.
+    two_dead: Vec<u64>,
+    tri_dead: Vec<u64>,
+    /// Words of `two_dead` (below 1,024) and `tri_dead` (1,024 and up) set in this call.
+    dead_words: Vec<u16>,
     /// Clauses first seen on the current line.
     touched: Vec<u16>,
     /// Clauses seen anywhere, each once.
@@ -110,17 +109,45 @@ impl Scratch {
                 line_of: vec![(0, 0); needs_table::CLAUSES],
                 last_line: vec![(0, 0); rules],
                 one_dead: vec![0; 256],
-                two_dead: Vec::new(),
-                tri_dead: Vec::new(),
+                two_dead: vec![0; (1 << 16) / 64],
+                tri_dead: vec![0; (1 << FILTER_BITS) / 64],
+                dead_words: Vec::new(),
                 touched: Vec::new(),
                 seen_list: Vec::new(),
                 spans: Vec::new(),
             };
         }
+        for &w in &self.dead_words {
+            match usize::from(w).checked_sub(self.two_dead.len()) {
+                None => self.two_dead[usize::from(w)] = 0,
+                Some(t) => self.tri_dead[t] = 0,
+            }
+        }
+        self.dead_words.clear();
         self.touched.clear();
         self.seen_list.clear();
         self.spans.clear();
         self.epoch
+    }
+
+    fn is_dead(table: &[u64], slot: usize) -> bool {
+        table[slot / 64] & (1 << (slot % 64)) != 0
+    }
+
+    fn mark_two_dead(&mut self, slot: usize) {
+        let w = slot / 64;
+        if self.two_dead[w] == 0 {
+            self.dead_words.push(w as u16);
+        }
+        self.two_dead[w] |= 1 << (slot % 64);
+    }
+
+    fn mark_tri_dead(&mut self, slot: usize) {
+        let w = slot / 64;
+        if self.tri_dead[w] == 0 {
+            self.dead_words.push((self.two_dead.len() + w) as u16);
+        }
+        self.tri_dead[w] |= 1 << (slot % 64);
     }
 }
 
@@ -227,11 +254,6 @@ impl Prefilter {
     fn candidates_with(&self, text: &str, scratch: &mut Scratch) -> Vec<Candidate> {
         let bytes = text.as_bytes();
         let epoch = scratch.begin(RULES.len());
-        let dead = bytes.len() >= DEAD_MIN_BYTES;
-        if dead && scratch.two_dead.is_empty() {
-            scratch.two_dead = vec![0; 1 << 16];
-            scratch.tri_dead = vec![0; 1 << FILTER_BITS];
-        }
         let mut scan = Scan { s: scratch, epoch };
         let mut key = 0u32;
         let mut line = 0u32;
@@ -251,20 +273,20 @@ impl Prefilter {
             let pair = key as u16;
             if i >= 1
                 && TWO_FILTER[usize::from(pair) / 64] & (1 << (pair % 64)) != 0
-                && !(dead && scan.s.two_dead[usize::from(pair)] == epoch)
+                && !Scratch::is_dead(&scan.s.two_dead, usize::from(pair))
             {
                 let entries = equal_range(&TWO, pair);
                 for &(_, lit) in entries {
                     scan.verify(bytes, i - 1, lit, line);
                 }
-                if dead && scan.done(entries.iter().map(|&(_, lit)| lit)) {
-                    scan.s.two_dead[usize::from(pair)] = epoch;
+                if scan.done(entries.iter().map(|&(_, lit)| lit)) {
+                    scan.s.mark_two_dead(usize::from(pair));
                 }
             }
             if i >= 2 {
                 let slot = filter_slot(key);
                 if TRI_FILTER[slot / 64] & (1 << (slot % 64)) != 0
-                    && !(dead && scan.s.tri_dead[slot] == epoch)
+                    && !Scratch::is_dead(&scan.s.tri_dead, slot)
                 {
                     let b = slot >> BUCKET_SHIFT;
                     let bucket = &TRI[TRI_START[b] as usize..TRI_START[b + 1] as usize];
@@ -274,8 +296,8 @@ impl Prefilter {
                             scan.verify(bytes, start, lit, line);
                         }
                     }
-                    if dead && scan.done(bucket.iter().copied()) {
-                        scan.s.tri_dead[slot] = epoch;
+                    if scan.done(bucket.iter().copied()) {
+                        scan.s.mark_tri_dead(slot);
                     }
                 }
             }
