@@ -1,5 +1,10 @@
 //! `POST {baseUrl}/v1/messages`, Anthropic's API: `x-api-key`, `anthropic-version`, the
-//! system text at the top level, `max_tokens` required.
+//! system text at the top level, `max_tokens` required. A JSON schema goes in as the
+//! `input_schema` of one tool the model is made to call (`tool_choice`), whose input is the
+//! answer; a server that refuses tools gets the request again without, and is not sent them
+//! again.
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{json, Value};
 
@@ -15,6 +20,8 @@ pub(crate) struct Anthropic {
     url: String,
     key: Option<super::settings::Secret>,
     describe: Describe,
+    /// Set once the server has refused `tools`.
+    no_tools: AtomicBool,
 }
 
 impl Anthropic {
@@ -31,10 +38,11 @@ impl Anthropic {
                 model: settings.model.clone(),
                 endpoint: display_url(base),
             },
+            no_tools: AtomicBool::new(false),
         }
     }
 
-    fn body(&self, request: &Request) -> Value {
+    fn body(&self, request: &Request, with_tool: bool) -> Value {
         let messages: Vec<Value> = request
             .messages
             .iter()
@@ -57,6 +65,14 @@ impl Anthropic {
         if let Some(t) = request.temperature {
             body["temperature"] = json!(t);
         }
+        if let (Some(schema), true) = (&request.schema, with_tool) {
+            body["tools"] = json!([{
+                "name": schema.name,
+                "description": "Give your answer through this tool: its input is the JSON object the instructions describe.",
+                "input_schema": schema.schema,
+            }]);
+            body["tool_choice"] = json!({ "type": "tool", "name": schema.name });
+        }
         body
     }
 }
@@ -68,7 +84,21 @@ impl Provider for Anthropic {
         if let Some(purpose) = request.purpose {
             headers.push(("x-git-skill-purpose", purpose));
         }
-        let answer = self.http.post(&self.url, &headers, &self.body(request))?;
+        let mut with_tool = request.schema.is_some() && !self.no_tools.load(Ordering::Relaxed);
+        let mut spent = 0;
+        let answer = loop {
+            match self
+                .http
+                .post(&self.url, &headers, &self.body(request, with_tool))
+            {
+                Err(e) if with_tool && super::refuses(&e, &["tool"]) => {
+                    self.no_tools.store(true, Ordering::Relaxed);
+                    with_tool = false;
+                    spent += 1;
+                }
+                other => break other?,
+            }
+        };
         let bad = |reason: String| LlmError::BadAnswer {
             provider: "anthropic",
             url: display_url(&self.url),
@@ -86,11 +116,21 @@ impl Provider for Anthropic {
                 super::excerpt(&answer.body, 200)
             ))
         })?;
-        let text: String = blocks
-            .iter()
-            .filter(|b| b["type"] == "text")
-            .filter_map(|b| b["text"].as_str())
-            .collect();
+        // The forced tool's input is the answer; without one, the text is.
+        let tool_input = request.schema.as_ref().and_then(|schema| {
+            blocks
+                .iter()
+                .find(|b| b["type"] == "tool_use" && b["name"] == schema.name.as_str())
+                .map(|b| b["input"].to_string())
+        });
+        let text: String = match tool_input {
+            Some(input) => input,
+            None => blocks
+                .iter()
+                .filter(|b| b["type"] == "text")
+                .filter_map(|b| b["text"].as_str())
+                .collect(),
+        };
         if v["stop_reason"] == "max_tokens" {
             return Err(bad(format!(
                 "the answer was cut off at max_tokens ({}): {}",
@@ -106,7 +146,7 @@ impl Provider for Anthropic {
         Ok(Completion {
             text,
             usage,
-            attempts: answer.attempts,
+            attempts: answer.attempts + spent,
         })
     }
 

@@ -57,6 +57,15 @@ pub(crate) fn flatten(request: &Request) -> String {
         out.push_str(&m.content);
         out.push_str("\n\n");
     }
+    // Agent CLIs take no schema parameter: it goes in the prompt, and the answer is checked
+    // against it all the same.
+    if let Some(schema) = &request.schema {
+        out.push_str(
+            "Answer with one JSON object that follows this JSON schema (a field that may be null may be left out):\n\n```json\n",
+        );
+        out.push_str(&serde_json::to_string(&schema.schema).expect("a schema serialises"));
+        out.push_str("\n```\n");
+    }
     out.truncate(out.trim_end().len());
     out.push('\n');
     out

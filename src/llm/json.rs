@@ -122,7 +122,22 @@ pub fn parse<T: DeserializeOwned>(
     text: &str,
     check: &dyn Fn(&T) -> Result<(), String>,
 ) -> Result<T, String> {
-    let value = extract(text).ok_or_else(|| "no JSON object found in the answer".to_owned())?;
+    parse_with(text, None, check)
+}
+
+/// [`parse`], the extracted value first checked against `schema` (the one the request
+/// carried: a server may have ignored it), then its `null` fields dropped.
+pub fn parse_with<T: DeserializeOwned>(
+    text: &str,
+    schema: Option<&serde_json::Value>,
+    check: &dyn Fn(&T) -> Result<(), String>,
+) -> Result<T, String> {
+    let mut value = extract(text).ok_or_else(|| "no JSON object found in the answer".to_owned())?;
+    if let Some(schema) = schema {
+        super::schema::check(schema, &value)
+            .map_err(|e| format!("the JSON does not follow the schema: {e}"))?;
+        super::schema::strip_nulls(&mut value);
+    }
     let parsed: T = serde_json::from_value(value)
         .map_err(|e| format!("the JSON does not fit the contract: {e}"))?;
     check(&parsed)?;
@@ -149,8 +164,9 @@ pub fn complete_json<T: DeserializeOwned>(
     check: &dyn Fn(&T) -> Result<(), String>,
     raw_dir: Option<&Path>,
 ) -> Result<Structured<T>, LlmError> {
+    let schema = request.schema.as_ref().map(|s| &s.schema);
     let first: Completion = provider.complete(request)?;
-    let problem = match parse::<T>(&first.text, check) {
+    let problem = match parse_with::<T>(&first.text, schema, check) {
         Ok(value) => {
             return Ok(Structured {
                 value,
@@ -167,7 +183,7 @@ pub fn complete_json<T: DeserializeOwned>(
         "Your answer could not be used: {problem}.\nAnswer again with only the JSON object that the instructions above describe, and nothing else."
     )));
     let second = provider.complete(&repair)?;
-    match parse::<T>(&second.text, check) {
+    match parse_with::<T>(&second.text, schema, check) {
         Ok(value) => Ok(Structured {
             value,
             usage: first.usage + second.usage,

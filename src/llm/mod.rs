@@ -10,6 +10,7 @@ mod http;
 pub mod json;
 mod openai;
 pub mod retry;
+pub mod schema;
 pub mod settings;
 
 use std::fmt;
@@ -236,6 +237,22 @@ impl LlmError {
             LlmError::Spawn { .. } => Some("check skill.command: the program must be on PATH".into()),
             _ => None,
         }
+    }
+}
+
+/// A 400 or 422 whose answer mentions one of `words`: the server refuses that field of the
+/// request (a schema, a tool, a parameter its model does not take).
+pub(crate) fn refuses(e: &LlmError, words: &[&str]) -> bool {
+    match e {
+        LlmError::Status {
+            status: 400 | 422,
+            answer,
+            ..
+        } => {
+            let a = answer.to_ascii_lowercase();
+            words.iter().any(|w| a.contains(w))
+        }
+        _ => false,
     }
 }
 

@@ -74,7 +74,7 @@ impl OpenAi {
         if let (Some(schema), true) = (&request.schema, with_schema) {
             body["response_format"] = json!({
                 "type": "json_schema",
-                "json_schema": { "name": schema.name, "schema": schema.schema },
+                "json_schema": { "name": schema.name, "schema": schema.schema, "strict": true },
             });
         }
         body
@@ -134,21 +134,6 @@ impl OpenAi {
     }
 }
 
-/// A 400 or 422 whose answer mentions one of `words`: the server refuses that field.
-fn refuses(e: &LlmError, words: &[&str]) -> bool {
-    match e {
-        LlmError::Status {
-            status: 400 | 422,
-            answer,
-            ..
-        } => {
-            let a = answer.to_ascii_lowercase();
-            words.iter().any(|w| a.contains(w))
-        }
-        _ => false,
-    }
-}
-
 impl Provider for OpenAi {
     fn complete(&self, request: &Request) -> Result<Completion, LlmError> {
         let mut with_schema = request.schema.is_some() && !self.no_schema.load(Ordering::Relaxed);
@@ -156,14 +141,16 @@ impl Provider for OpenAi {
         // At most one resend for each field a server may refuse.
         let (body, attempts) = loop {
             match self.send(request, with_schema) {
-                Err(e) if with_schema && refuses(&e, &["response_format", "json_schema"]) => {
+                Err(e)
+                    if with_schema && super::refuses(&e, &["response_format", "json_schema"]) =>
+                {
                     self.no_schema.store(true, Ordering::Relaxed);
                     with_schema = false;
                     spent += 1;
                 }
                 Err(e)
                     if !self.completion_tokens.load(Ordering::Relaxed)
-                        && refuses(&e, &["max_completion_tokens"]) =>
+                        && super::refuses(&e, &["max_completion_tokens"]) =>
                 {
                     self.completion_tokens.store(true, Ordering::Relaxed);
                     spent += 1;
@@ -171,7 +158,7 @@ impl Provider for OpenAi {
                 Err(e)
                     if request.temperature.is_some()
                         && !self.no_temperature.load(Ordering::Relaxed)
-                        && refuses(&e, &["temperature"]) =>
+                        && super::refuses(&e, &["temperature"]) =>
                 {
                     self.no_temperature.store(true, Ordering::Relaxed);
                     spent += 1;

@@ -60,6 +60,7 @@ pub fn ask(
             "gate"
         };
         let mut request = Request::new(prompt).purpose(purpose);
+        request.schema = Some(crate::prompt::schemas::gate(gate_mode));
         request.max_tokens = 1024;
         request.temperature = Some(0.0);
         let cluster_id = q.cluster.cluster_id.clone();

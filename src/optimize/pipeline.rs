@@ -287,7 +287,7 @@ impl<'r> Run<'r> {
         let check = |t: &TriageAnswer| t.validate(&ids).map_err(|e| e.to_string());
         let answer = json::complete_json::<TriageAnswer>(
             ctx.provider,
-            &request("triage", prompt, 8192),
+            &request("triage", prompt, 8192, crate::prompt::schemas::triage()),
             &check,
             self.raw_dir(),
         )?;
@@ -394,7 +394,7 @@ impl<'r> Run<'r> {
                 |r: &Reflection| r.validate(&cluster_ids, omitted).map_err(|e| e.to_string());
             let answer = json::complete_json::<Reflection>(
                 ctx.provider,
-                &request("reflect", prompt, 16384),
+                &request("reflect", prompt, 16384, crate::prompt::schemas::reflect()),
                 &check,
                 self.raw_dir(),
             )?;
@@ -1165,9 +1165,15 @@ fn finish(work: &Path, dry_run: bool) {
     }
 }
 
-fn request(purpose: &'static str, prompt: String, max_tokens: u32) -> Request {
+fn request(
+    purpose: &'static str,
+    prompt: String,
+    max_tokens: u32,
+    schema: crate::llm::Schema,
+) -> Request {
     let mut r = Request::new(prompt).purpose(purpose);
     r.max_tokens = max_tokens;
+    r.schema = Some(schema);
     r.temperature = Some(0.2);
     r
 }

@@ -17,6 +17,7 @@ pub mod fence;
 pub mod long_skill;
 mod name;
 mod overrides;
+pub mod schemas;
 pub mod vars;
 
 use std::fmt;

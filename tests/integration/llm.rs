@@ -103,6 +103,11 @@ fn openai_request_and_answer_follow_the_protocol() {
     );
     assert_eq!(body["response_format"]["type"], "json_schema");
     assert_eq!(body["response_format"]["json_schema"]["name"], "verdict");
+    assert_eq!(body["response_format"]["json_schema"]["strict"], true);
+    assert_eq!(
+        body["response_format"]["json_schema"]["schema"],
+        schema_request().schema.unwrap().schema
+    );
     // Without a key (Ollama), no authorization header at all.
     let server = Server::start(vec![Reply::openai("pong")]);
     openai(&server, None)
@@ -465,13 +470,151 @@ fn structured_answers_are_extracted_repaired_or_kept_for_inspection() {
         panic!("{e}")
     };
     assert!(raw.starts_with(&raw_dir), "{}", raw.display());
-    assert!(reason.contains("does not fit the contract"), "{reason}");
+    assert!(
+        reason.contains("does not follow the schema: `verdict` must be string, not a number"),
+        "{reason}"
+    );
     assert!(e.to_string().contains(&raw.display().to_string()));
     let kept = std::fs::read_to_string(raw).unwrap();
     assert!(
         kept.contains("I cannot decide.") && kept.contains("{\"verdict\": 3}"),
         "{kept}"
     );
+}
+
+/// A tool-use answer of Anthropic's API, the tool's input being `input`.
+fn anthropic_tool(name: &str, input: serde_json::Value) -> Reply {
+    Reply::json(
+        200,
+        json!({
+            "id": "msg_2",
+            "type": "message",
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Calling the tool."},
+                {"type": "tool_use", "id": "toolu_1", "name": name, "input": input}
+            ],
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 30, "output_tokens": 9}
+        }),
+    )
+}
+
+#[test]
+fn anthropic_structured_answers_come_through_a_forced_tool() {
+    let server = Server::start(vec![anthropic_tool(
+        "verdict",
+        json!({"cluster_id": "c_001", "verdict": "NO"}),
+    )]);
+    let s = json::complete_json::<Verdict>(
+        anthropic(&server).as_ref(),
+        &schema_request(),
+        &check,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        (s.value.cluster_id.as_str(), s.value.verdict.as_str()),
+        ("c_001", "NO")
+    );
+    let body = server.requests()[0].json();
+    assert_eq!(body["tools"][0]["name"], "verdict");
+    assert_eq!(
+        body["tools"][0]["input_schema"],
+        schema_request().schema.unwrap().schema
+    );
+    assert_eq!(
+        body["tool_choice"],
+        json!({"type": "tool", "name": "verdict"})
+    );
+
+    // A server that does not take tools: asked again without, and not sent them again.
+    let server = Server::start(vec![
+        Reply::json(
+            400,
+            json!({"type": "error", "error": {"type": "invalid_request_error", "message": "tools: Extra inputs are not permitted"}}),
+        ),
+        Reply::anthropic("{\"cluster_id\": \"c_001\", \"verdict\": \"YES\"}"),
+    ]);
+    let provider = anthropic(&server);
+    let c = provider.complete(&schema_request()).unwrap();
+    assert_eq!(c.attempts, 2);
+    provider.complete(&schema_request()).unwrap();
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs[0].json().get("tools").is_some());
+    assert!(reqs[1].json().get("tools").is_none());
+    assert!(reqs[1].json().get("tool_choice").is_none());
+    assert!(reqs[2].json().get("tools").is_none(), "not sent again");
+    // No schema, no tool.
+    let server = Server::start(vec![Reply::anthropic("pong")]);
+    anthropic(&server).complete(&Request::new("ping")).unwrap();
+    assert!(server.requests()[0].json().get("tools").is_none());
+}
+
+/// A server that ignores the schema cannot slip an answer past it: the answer is checked
+/// locally, the repair request quotes what broke it, and a second bad answer is refused.
+#[test]
+fn answers_are_checked_against_the_schema_the_server_ignored() {
+    let mut request = schema_request();
+    request.schema = Some(git_skill::prompt::schemas::gate(
+        git_skill::prompt::contracts::GateMode::TextEdit,
+    ));
+    let server = Server::start(vec![
+        Reply::openai("{\"cluster_id\": \"c_001\", \"verdict\": \"MAYBE\", \"reason\": \"r\"}"),
+        Reply::openai("{\"cluster_id\": \"c_001\", \"verdict\": \"NO\", \"reason\": null}"),
+    ]);
+    let s = json::complete_json::<Verdict>(openai(&server, None).as_ref(), &request, &check, None)
+        .unwrap();
+    assert!(s.repaired);
+    assert_eq!(s.value.verdict, "NO");
+    let repair = server.requests()[1].json();
+    let last = repair["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        last.contains("does not follow the schema: `verdict` must be one of \"YES\", \"NO\""),
+        "{last}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![Reply::openai(
+        "{\"cluster_id\": \"c_001\", \"verdict\": \"NO\", \"extra\": 1}",
+    )]);
+    let e = json::complete_json::<Verdict>(
+        openai(&server, None).as_ref(),
+        &request,
+        &check,
+        Some(dir.path()),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("the answer has `extra`, which is not one of its fields"),
+        "{e}"
+    );
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn the_command_provider_gets_the_schema_in_its_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("prompt.txt");
+    let p = command(
+        &format!(
+            "cat > '{}'; echo '{{\"cluster_id\":\"c_001\",\"verdict\":\"NO\"}}'",
+            seen.display()
+        ),
+        Duration::from_secs(10),
+    );
+    json::complete_json::<Verdict>(p.as_ref(), &schema_request(), &check, None).unwrap();
+    let prompt = std::fs::read_to_string(&seen).unwrap();
+    assert!(
+        prompt.starts_with("You are a gate.\n\nJudge the cluster.\n\nAnswer with one JSON object that follows this JSON schema"),
+        "{prompt}"
+    );
+    assert!(prompt.contains(&schema_request().schema.unwrap().schema.to_string()));
 }
 
 #[test]

@@ -336,6 +336,22 @@ fn an_accepted_run_lands_two_commits_and_archives_the_signals() {
         ),
         (1, 1, 3)
     );
+    // Each request carries its answer's schema, strict, for the server to enforce.
+    for r in server.requests() {
+        let format = &r.json()["response_format"];
+        let expected = match kind_of(&r) {
+            Kind::Triage => "triage",
+            Kind::Reflect => "reflect",
+            Kind::Gate => "gate_text_edit",
+        };
+        assert_eq!(format["type"], "json_schema");
+        assert_eq!(format["json_schema"]["name"], expected);
+        assert_eq!(format["json_schema"]["strict"], true);
+        assert_eq!(
+            format["json_schema"]["schema"]["additionalProperties"],
+            false
+        );
+    }
     // log shows it.
     let log = sb.run(&["log", "pdf-forms", "--format", "json"]);
     log.assert_ok();
