@@ -64,6 +64,11 @@ pub const KEYS: &[KeySpec] = &[
         Some("0.5"),
     ),
     KeySpec::new(
+        "gateVotes",
+        "judges asked per cluster in the optimize gate, each shown the skill and the signals in another order; the majority decides (1..9)",
+        Some("1"),
+    ),
+    KeySpec::new(
         "maxGrowth",
         "largest growth of SKILL.md an optimize may cause (0.5 = +50%)",
         Some("0.5"),
@@ -311,6 +316,16 @@ impl Config {
             .map(|v| v.unwrap_or(0.5))
     }
 
+    pub fn gate_votes(&self) -> Result<u32, ConfigError> {
+        self.parse("gateVotes", |s| {
+            s.parse::<u32>()
+                .ok()
+                .filter(|n| (1..=9).contains(n))
+                .ok_or_else(|| "expected a whole number from 1 to 9".to_owned())
+        })
+        .map(|v| v.unwrap_or(1))
+    }
+
     pub fn max_growth(&self) -> Result<f64, ConfigError> {
         self.parse("maxGrowth", |s| {
             let v: f64 = s
@@ -387,6 +402,7 @@ impl Config {
         };
         check(self.fail_on().map(drop));
         check(self.gate_threshold().map(drop));
+        check(self.gate_votes().map(drop));
         check(self.max_growth().map(drop));
         check(self.timeout().map(drop));
         check(self.connect_timeout().map(drop));

@@ -249,12 +249,7 @@ impl From<RunError> for CommandError {
             dry_run,
             error,
         } = run;
-        // A dry run writes no checkpoint: nothing to resume from.
-        let resume = if dry_run {
-            "a dry run keeps no checkpoint; run it again".to_owned()
-        } else {
-            format!("the checkpoint is kept: git skill optimize {skill} --resume continues without repeating the calls that answered")
-        };
+        let resume = format!("the checkpoint is kept: git skill optimize {skill}{} --resume continues without repeating the calls that answered", if dry_run { " --dry-run" } else { "" });
         let dry = if dry_run { " --dry-run" } else { "" };
         use OptimizeError as O;
         let error = *error;
@@ -273,11 +268,11 @@ impl From<RunError> for CommandError {
             O::NothingToResume { .. } => {
                 Some(format!("start a run: git skill optimize {skill}"))
             }
-            O::NeedsConfirmation(_) if dry_run => Some(format!(
-                "add --yes to go on without asking: git skill optimize {skill} --dry-run --yes"
+            O::DryRunWaiting { .. } => Some(format!(
+                "commit exactly what it showed: git skill optimize {skill} --resume (add --yes not to be asked), or discard it: git skill optimize {skill} --restart"
             )),
-            O::NeedsConfirmation(_) => Some(format!(
-                "add --yes to go on without asking, or --dry-run to see the change first: git skill optimize {skill} --yes"
+            O::DryRunChanged { .. } => Some(format!(
+                "preview again: git skill optimize {skill} --dry-run --restart"
             )),
             O::Conflicts(_) => Some(format!(
                 "choose the direction, once per pair: git skill optimize {skill}{dry} --prefer SIGNAL_ID (the other stays pending){}",

@@ -1,7 +1,10 @@
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::time::Instant;
 
-use git_skill::optimize::{self, Confirm, Decision, Estimate, Interact, Progress, Report};
+use git_skill::optimize::{
+    self, Approval, Approve, Confirm, Decision, Estimate, Interact, Progress, Report, Reuse,
+    WaitingDryRun,
+};
 use git_skill::prompt::contracts::{Conflict, EditKind};
 use git_skill::prompt::{self, Prompts};
 use git_skill::report::one_line;
@@ -16,15 +19,21 @@ use super::{clock, CommandError, Outcome, Ui, Workspace};
 ///
 /// The model clusters the signals and proposes edits to SKILL.md; edits that do not apply are
 /// dropped; the candidate must pass SkillGuard, lint, the size budget (skill.maxGrowth), the
-/// model gate (one judge per cluster, in parallel, skill.gateThreshold) and a regression check
-/// against earlier optimizations. Accepted, it lands as two commits: `audit(skill): ...`
+/// model gate (one judge per cluster, in parallel, skill.gateThreshold; skill.gateVotes judges
+/// each, the majority deciding) and a regression check against earlier optimizations. On a
+/// terminal you then see the diff, the verdicts and both commit messages, and answer
+/// `Commit? [y/N/e]` (e edits the candidate, which is checked and judged again); without a
+/// terminal and without --yes nothing is committed and the command to commit exactly this
+/// change is printed. Accepted, it lands as two commits: `audit(skill): ...`
 /// (the signals move to .skillopt/resolved/ with optimization.json) and `optimize(skill): ...`
 /// (SKILL.md only), undone with `git skill rollback`. Each step is checkpointed in
-/// .skillopt/work/, so a run that stops resumes where it was. Exit 0 accepted, 1 rejected or
-/// nothing to apply, 2 error.
+/// .skillopt/work/, so a run that stops resumes where it was. Exit 0 accepted (or a dry run
+/// the gate accepted), 1 rejected, nothing to apply, declined or waiting for approval, 2
+/// error.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   git skill optimize pdf --dry-run
+  git skill optimize pdf --resume
   git skill optimize pdf --yes
   git skill optimize .claude/skills/pdf --resume
   git skill optimize pdf --prefer 20261129T101500Z_pdf_1a2b3c4d --yes --format json")]
@@ -32,15 +41,17 @@ pub struct OptimizeArgs {
     /// The skill, by name or directory.
     pub skill: String,
 
-    /// Run every step, print the diff and both commit messages, change nothing.
+    /// Run every step, print the diff and both commit messages, commit nothing. The
+    /// checkpoint is kept: `--resume` then commits exactly this change, with no model call.
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Do not ask before calling the model.
+    /// Do not ask: neither before calling the model nor before committing.
     #[arg(short, long)]
     pub yes: bool,
 
-    /// Continue from the checkpoint of an interrupted run (the default when one exists).
+    /// Continue from the checkpoint of an interrupted run (the default for one) or of a dry
+    /// run, whose change it commits as it was shown.
     #[arg(long, conflicts_with = "restart")]
     pub resume: bool,
 
@@ -106,6 +117,7 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         prompts: &prompts,
         parallel: settings.parallel,
         gate_threshold: ws.config.gate_threshold()?,
+        gate_votes: ws.config.gate_votes()?,
         max_growth: ws.config.max_growth()?,
         fail_on: ws.config.fail_on()?,
         now: clock::now()?,
@@ -140,9 +152,11 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
     }
     Ok(match report.outcome {
         Decision::Accepted | Decision::DryRunAccepted => Outcome::Clean,
-        Decision::Rejected | Decision::DryRunRejected | Decision::NothingToApply => {
-            Outcome::Problems
-        }
+        Decision::Rejected
+        | Decision::DryRunRejected
+        | Decision::NothingToApply
+        | Decision::Declined
+        | Decision::AwaitingApproval => Outcome::Problems,
     })
 }
 
@@ -216,6 +230,109 @@ impl Interact for Terminal<'_> {
         }
     }
 
+    fn approve(&mut self, a: &Approval<'_>) -> Approve {
+        if !self.ask {
+            return Approve::CannotAsk;
+        }
+        let safe = super::ui::safe;
+        let _ = writeln!(self.err);
+        let _ = write!(self.err, "{}", safe(a.diff));
+        let _ = writeln!(self.err);
+        if a.gate.skipped {
+            let _ = writeln!(self.err, "Gate: skipped (friction signals only)");
+        } else {
+            let _ = writeln!(
+                self.err,
+                "Gate: {}/{} passed (threshold {})",
+                a.gate.passed,
+                git_skill::report::plural(a.gate.total, "cluster"),
+                a.gate.threshold
+            );
+            for rec in a.gate.records.iter().chain(&a.gate.regression) {
+                let _ = writeln!(
+                    self.err,
+                    "  {}{}: {} - {}",
+                    rec.cluster_id,
+                    rec.from_optimization
+                        .as_deref()
+                        .map(|o| format!(" (fixed by {o})"))
+                        .unwrap_or_default(),
+                    rec.verdict,
+                    safe(&rec.reason)
+                );
+            }
+        }
+        let _ = writeln!(
+            self.err,
+            "Checks: SkillGuard {}, lint ok, size {} -> {} bytes",
+            a.checks.verdict, a.checks.original_bytes, a.checks.candidate_bytes
+        );
+        let _ = writeln!(self.err, "Commit 1: {}", safe(a.audit_message));
+        let _ = writeln!(
+            self.err,
+            "Commit 2: {}",
+            safe(a.optimize_message.trim_end()).replace('\n', "\n          ")
+        );
+        if a.edited {
+            let _ = writeln!(
+                self.err,
+                "(the candidate is your edit, checked and judged again)"
+            );
+        }
+        let _ = write!(
+            self.err,
+            "Commit {}? [y = yes / N = no / e = edit the candidate first] ",
+            a.skill
+        );
+        let _ = self.err.flush();
+        match read_answer().as_deref() {
+            Some("y" | "yes") => Approve::Commit,
+            Some("e" | "edit") => Approve::Edit,
+            _ => Approve::Decline,
+        }
+    }
+
+    fn edit(&mut self, path: &std::path::Path) -> Result<(), String> {
+        let editor = editor();
+        let _ = writeln!(self.err, "Opening {} in {editor} ...", path.display());
+        // As git runs an editor: through the shell, so that `code --wait` works.
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{editor} \"$@\""))
+            .arg(&editor)
+            .arg(path)
+            .status()
+            .map_err(|e| format!("{editor}: {e}"))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("{editor} exited with {status}"))
+        }
+    }
+
+    fn reuse(&mut self, w: &WaitingDryRun) -> Reuse {
+        if !self.ask {
+            return Reuse::CannotAsk;
+        }
+        let _ = write!(
+            self.err,
+            "A dry run from {} left a candidate ({}, {}). Use it, as --resume does (no model call)? [y = use it / n = discard it and start again / anything else stops] ",
+            w.started,
+            git_skill::report::plural(w.signals, "signal"),
+            if w.accepted {
+                "accepted by the gate"
+            } else {
+                "refused only for what a flag allows"
+            }
+        );
+        let _ = self.err.flush();
+        match read_answer().as_deref() {
+            Some("y" | "yes") => Reuse::Reuse,
+            Some("n" | "no") => Reuse::Discard,
+            _ => Reuse::Stop,
+        }
+    }
+
     fn choose(&mut self, c: &Conflict, a: Option<&Signal>, b: Option<&Signal>) -> Option<String> {
         if !self.ask {
             return None;
@@ -251,6 +368,26 @@ impl Interact for Terminal<'_> {
             _ => None,
         }
     }
+}
+
+/// The editor git would run: `git var GIT_EDITOR` (GIT_EDITOR, core.editor, VISUAL, EDITOR),
+/// else `$EDITOR`, else `vi`.
+fn editor() -> String {
+    std::process::Command::new("git")
+        .args(["var", "GIT_EDITOR"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|e| e.trim().to_owned())
+        .filter(|e| !e.is_empty())
+        .or_else(|| {
+            std::env::var("EDITOR")
+                .ok()
+                .filter(|e| !e.trim().is_empty())
+        })
+        .unwrap_or_else(|| "vi".to_owned())
 }
 
 fn read_answer() -> Option<String> {
@@ -423,12 +560,39 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
             writeln!(out, "Undo with: git skill rollback {}", r.skill)?;
         }
         Decision::DryRunAccepted | Decision::DryRunRejected => {
-            writeln!(out, "Dry run: nothing was changed. The change to SKILL.md:")?;
+            writeln!(out, "Dry run: nothing was committed. The change to SKILL.md:")?;
             writeln!(out)?;
             write!(out, "{}", r.diff.as_deref().unwrap_or(""))?;
             writeln!(out)?;
             writeln!(out, "Commit 1: {}", r.audit_message)?;
             writeln!(out, "Commit 2: {}", r.optimize_message.lines().next().unwrap_or(""))?;
+            match &r.commit_with {
+                Some(with) => writeln!(
+                    out,
+                    "The dry run's checkpoint is kept: git skill optimize {} {with} commits exactly this change, with no model call (it asks first; add --yes not to); --restart discards it.",
+                    r.skill
+                )?,
+                None => writeln!(out, "Nothing was kept: no flag could let this candidate through.")?,
+            }
+        }
+        Decision::Declined | Decision::AwaitingApproval => {
+            if r.outcome == Decision::AwaitingApproval {
+                writeln!(out, "The change to SKILL.md:")?;
+                writeln!(out)?;
+                write!(out, "{}", r.diff.as_deref().unwrap_or(""))?;
+                writeln!(out)?;
+                writeln!(out, "Commit 1: {}", r.audit_message)?;
+                writeln!(out, "Commit 2: {}", r.optimize_message.lines().next().unwrap_or(""))?;
+                writeln!(out, "Nothing was committed: the gate accepted this change, and there is no terminal to ask whether to commit it.")?;
+            } else {
+                writeln!(out, "Nothing was committed, as you answered.")?;
+            }
+            writeln!(
+                out,
+                "The checkpoint is kept: git skill optimize {} {} commits exactly this change, with no model call; --restart discards it.",
+                r.skill,
+                r.commit_with.as_deref().unwrap_or("--resume")
+            )?;
         }
         Decision::Rejected => {
             writeln!(out, "Nothing was committed; the signals stay pending.")?;

@@ -41,6 +41,9 @@ pub struct Optimization {
     pub model: String,
     pub summary: String,
     pub tokens: super::checkpoint::Tokens,
+    /// A person edited the candidate before approving it; it was checked and judged again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub edited: bool,
 }
 
 /// The resolved folder of an optimization: `YY-MM-DD_<desc>` below `.skillopt/resolved/`,

@@ -44,6 +44,10 @@ pub struct Candidate {
     pub edits: Vec<Edit>,
     /// MODE 1: the edits dropped, with the reason.
     pub dropped: Vec<Dropped>,
+    /// A person edited it before approving (`e` at the question): `text` is theirs, checked
+    /// and judged again; `edits` are the model's, from before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub edited: bool,
 }
 
 /// One gate verdict.
@@ -57,6 +61,19 @@ pub struct GateRecord {
     /// For regression checks: the optimization that fixed this cluster.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from_optimization: Option<String>,
+    /// With `skill.gateVotes` above 1: every judge's vote, the majority giving `verdict`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub votes: Vec<Vote>,
+}
+
+/// One judge's vote on a cluster, and how the question was put to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Vote {
+    pub verdict: String,
+    pub passed: bool,
+    pub reason: String,
+    /// `skill first` or `signals first`, and whether the signals came in reverse order.
+    pub framing: String,
 }
 
 /// The gate of step 7.
@@ -112,6 +129,16 @@ pub struct Checkpoint {
     pub max_signals: usize,
     /// HEAD when the run started.
     pub head: String,
+    /// Made by `--dry-run`: a `--resume` commits exactly its candidate, and refuses when the
+    /// skill, the selected signals or the configuration changed since.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
+    /// The configuration that shaped the prompts and the verdict, when the run started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<super::fingerprint::Fingerprint>,
+    /// How many times the judges were asked: once, and once more after each edit by hand.
+    #[serde(default = "one")]
+    pub gate_rounds: u32,
     /// Step 8 under way: its commits prepared (their objects written) and what they archive,
     /// saved before the work tree, the index or HEAD change, so that a resume after a crash at
     /// any point knows whether they landed.
@@ -131,6 +158,10 @@ pub struct CommitIntent {
     pub resolved_dir: String,
     /// The pending store, relative to the top.
     pub pending: String,
+}
+
+fn one() -> u32 {
+    1
 }
 
 #[derive(Debug, thiserror::Error)]

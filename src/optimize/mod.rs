@@ -10,11 +10,12 @@ pub mod checkpoint;
 pub mod checks;
 pub mod diff;
 pub mod edits;
+pub mod fingerprint;
 mod gate;
 pub mod history;
 mod pipeline;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -40,6 +41,8 @@ pub struct Job<'a> {
     pub prompts: &'a Prompts,
     pub parallel: usize,
     pub gate_threshold: f64,
+    /// `skill.gateVotes`: judges per cluster, the majority deciding.
+    pub gate_votes: u32,
     pub max_growth: f64,
     /// `skill.failOn`: what the candidate adds is rejected at this verdict.
     pub fail_on: crate::config::FailOn,
@@ -87,9 +90,63 @@ pub enum Confirm {
     CannotAsk,
 }
 
+/// What a person sees before the commits of step 8: the change, the gate's verdicts and the
+/// two commit messages.
+pub struct Approval<'a> {
+    pub skill: &'a str,
+    /// The unified diff of SKILL.md.
+    pub diff: &'a str,
+    pub gate: &'a GateOutcome,
+    pub checks: &'a checks::LocalChecks,
+    pub audit_message: &'a str,
+    pub optimize_message: &'a str,
+    /// Whether the candidate is the person's own edit, judged again.
+    pub edited: bool,
+}
+
+/// The answer to "Commit?".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Approve {
+    Commit,
+    /// No: nothing is committed; the checkpoint is kept for a later `--resume`.
+    Decline,
+    /// Open the candidate in an editor, then check and judge it again.
+    Edit,
+    /// Nobody to ask (no terminal).
+    CannotAsk,
+}
+
+/// The checkpoint of a dry run that a plain run found.
+#[derive(Debug, Clone)]
+pub struct WaitingDryRun {
+    /// RFC 3339.
+    pub started: String,
+    pub signals: usize,
+    /// Whether the dry run's candidate passed the gate.
+    pub accepted: bool,
+}
+
+/// What to do with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reuse {
+    /// Go on from it, as `--resume` would: commit exactly what it showed.
+    Reuse,
+    /// Discard it and start again, as `--restart` would.
+    Discard,
+    Stop,
+    CannotAsk,
+}
+
 /// What the pipeline tells (its 8 steps, through [`Progress`]) and asks the person running it.
 pub trait Interact: Progress {
     fn confirm(&mut self, estimate: &Estimate) -> Confirm;
+    /// Whether to commit the candidate the gate accepted.
+    fn approve(&mut self, approval: &Approval<'_>) -> Approve;
+    /// Opens `path` (the candidate, written there by the run) in the person's editor and
+    /// returns when they close it; `Err` says why it could not be opened.
+    fn edit(&mut self, path: &Path) -> Result<(), String>;
+    /// A plain run found the checkpoint of a dry run.
+    fn reuse(&mut self, waiting: &WaitingDryRun) -> Reuse;
     /// Which of two conflicting signals to follow: the id of the one preferred, or `None`
     /// when nobody can be asked.
     fn choose(
@@ -114,6 +171,11 @@ pub enum Decision {
     DryRunAccepted,
     /// `--dry-run`: the candidate would have been rejected; nothing changed.
     DryRunRejected,
+    /// The person answered no at "Commit?": nothing committed, the checkpoint kept.
+    Declined,
+    /// Accepted by the gate, but nobody could be asked (no terminal, no `--yes`): nothing
+    /// committed, the checkpoint kept for `--resume --yes`.
+    AwaitingApproval,
 }
 
 /// The summary of a run, as `skill-optimizer.md` prints it (and as `--format json` gives it).
@@ -145,6 +207,11 @@ pub struct Report {
     /// Rejected only by checks that these flags allow; the checkpoint is kept, so
     /// `--resume` with them repeats no model call.
     pub resume_with: Option<String>,
+    /// Nothing committed, the checkpoint kept: the options that commit exactly this
+    /// candidate with no new model call (`--resume`, `--resume --yes`).
+    pub commit_with: Option<String>,
+    /// The person edited the candidate before approving it.
+    pub edited: bool,
     pub resolved_dir: Option<String>,
     pub tokens: checkpoint::Tokens,
     pub resumed_from_step: Option<u8>,
@@ -182,6 +249,14 @@ pub enum OptimizeError {
     Busy { skill: String, lock: PathBuf },
     #[error("the checkpoint '{}' was made for another version of SKILL.md", .path.display())]
     StaleCheckpoint { path: PathBuf },
+    #[error("a dry run of {skill} from {started} is waiting: a plain run would not commit what it showed")]
+    DryRunWaiting { skill: String, started: String },
+    #[error("{} changed since the dry run of {started}, so its candidate is not what a run would give now: {}", .skill, .changes.join("; "))]
+    DryRunChanged {
+        skill: String,
+        started: String,
+        changes: Vec<String>,
+    },
     #[error("the checkpoint '{}' was made with --days {days} --max-signals {max_signals}", .path.display())]
     OptionsChanged {
         path: PathBuf,
@@ -204,8 +279,6 @@ pub enum OptimizeError {
     Failpoint(String),
     #[error("--resume: there is no checkpoint for {skill}")]
     NothingToResume { skill: String },
-    #[error("about {} model calls are needed, and there is no terminal to ask whether to go on", .0.calls)]
-    NeedsConfirmation(Estimate),
     #[error("stopped before any model call, as asked")]
     Declined,
     #[error("triage found conflicting signals: {}", describe_conflicts(.0))]

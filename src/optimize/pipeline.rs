@@ -6,9 +6,13 @@ use std::path::{Path, PathBuf};
 use super::checkpoint::{
     self, Candidate, Checkpoint, CommitIntent, GateOutcome, GateRecord, Mode, Tokens,
 };
+use super::fingerprint::Fingerprint;
 use super::gate::{self, Question};
 use super::{archive, checks, diff, edits, history};
-use super::{Confirm, Decision, Estimate, Interact, Job, OptimizeError, Options, Report, RunError};
+use super::{
+    Approval, Approve, Confirm, Decision, Estimate, Interact, Job, OptimizeError, Options, Report,
+    Reuse, RunError, WaitingDryRun,
+};
 use crate::git::FileChange;
 use crate::llm::{json, Request, Usage};
 use crate::prompt::contracts::{Cluster, Reflection, TriageAnswer};
@@ -46,12 +50,37 @@ fn steps(ctx: &Job<'_>, opts: &Options, ui: &mut dyn Interact) -> Result<Report,
     run.deep_read(&chosen)?;
     let reflection = run.reflect(&chosen)?;
     let mut report = run.report(&chosen, &reflection);
-    let Some(candidate) = run.dry_run(&reflection, &mut report)? else {
+    let Some(mut candidate) = run.dry_run(&reflection, &mut report)? else {
         return Ok(report);
     };
     run.gate(&chosen, &candidate)?;
     run.judge(&mut report, &chosen, &reflection, &candidate);
+    // A person approves what lands (unless --yes): shown the diff, the verdicts and the
+    // messages, they commit, decline, or edit the candidate, which is then checked and
+    // judged again.
+    while !opts.dry_run && !opts.yes && report.reasons.is_empty() {
+        match run.approve(&mut report, &candidate)? {
+            Approved::Commit => break,
+            Approved::Stop => return Ok(report),
+            Approved::Edited(text) => {
+                candidate = run.take_edit(text)?;
+                report = run.report(&chosen, &reflection);
+                report.mode = Some(candidate.mode);
+                run.gate(&chosen, &candidate)?;
+                run.judge(&mut report, &chosen, &reflection, &candidate);
+            }
+        }
+    }
     run.update(report, &chosen, &reflection, &candidate)
+}
+
+/// The person's answer, as the run goes on with it.
+enum Approved {
+    Commit,
+    /// Declined, or nobody to ask: the report says which.
+    Stop,
+    /// The candidate as the person left it in the editor.
+    Edited(String),
 }
 
 /// What step 1 found: a run to go on with, or the report of one whose commits had landed
@@ -68,8 +97,8 @@ struct Run<'r> {
     ui: &'r mut dyn Interact,
     /// `.skillopt/work/`.
     work: PathBuf,
-    /// Held for the whole run (a dry run writes nothing, not even the lock).
-    _lock: Option<WorkLock>,
+    /// Held for the whole run.
+    _lock: WorkLock,
     /// The checkpoint file and what it holds.
     path: PathBuf,
     cp: Checkpoint,
@@ -100,11 +129,8 @@ impl<'r> Run<'r> {
     ) -> Result<Started<'r>, OptimizeError> {
         ui.progress(1, 8, "confirm", &format!("checking {}", ctx.skill_rel));
         let work = checkpoint::work_dir(&ctx.skill_dir);
-        let lock = if opts.dry_run {
-            None
-        } else {
-            Some(lock(&work, &ctx.skill_name)?)
-        };
+        // Dry runs too: they keep their checkpoint, for the --resume that commits it.
+        let lock = lock(&work, &ctx.skill_name)?;
         // Its commits landed or not, and the work tree must be put right before anything
         // looks at it.
         if let Some(report) = recover_commit(ctx, opts, &work, ui)? {
@@ -125,10 +151,59 @@ impl<'r> Run<'r> {
         }
         let (path, cp, resumed) = match existing {
             Some((path, _)) if opts.restart => {
-                if !opts.dry_run {
-                    let _ = std::fs::remove_file(&path);
-                }
+                let _ = std::fs::remove_file(&path);
                 fresh(ctx, opts, &pre_hash, &work)?
+            }
+            // A dry run's candidate, to commit: exactly what it showed, or nothing.
+            Some((path, mut cp)) if cp.dry_run && !opts.dry_run => {
+                if !opts.resume {
+                    let waiting = WaitingDryRun {
+                        started: cp.started.clone(),
+                        signals: cp.signals.len(),
+                        accepted: cp.gate.as_ref().is_some_and(|g| g.accepted)
+                            && cp.checks.as_ref().is_some_and(|c| c.passed()),
+                    };
+                    let answer = if opts.yes {
+                        Reuse::CannotAsk
+                    } else {
+                        ui.reuse(&waiting)
+                    };
+                    match answer {
+                        Reuse::Reuse => {}
+                        Reuse::Discard => {
+                            let _ = std::fs::remove_file(&path);
+                            let (path, cp, resumed) = fresh(ctx, opts, &pre_hash, &work)?;
+                            return Run::start(
+                                ctx, opts, ui, work, lock, path, cp, original, resumed,
+                            );
+                        }
+                        Reuse::Stop => return Err(OptimizeError::Declined),
+                        Reuse::CannotAsk => {
+                            return Err(OptimizeError::DryRunWaiting {
+                                skill: ctx.skill_name.clone(),
+                                started: cp.started,
+                            })
+                        }
+                    }
+                }
+                let changes = dry_run_changes(ctx, &cp, &pre_hash)?;
+                if !changes.is_empty() {
+                    return Err(OptimizeError::DryRunChanged {
+                        skill: ctx.skill_name.clone(),
+                        started: cp.started,
+                        changes,
+                    });
+                }
+                if (cp.days, cp.max_signals) != (opts.days, opts.max_signals) {
+                    return Err(OptimizeError::OptionsChanged {
+                        path,
+                        days: cp.days,
+                        max_signals: cp.max_signals,
+                    });
+                }
+                cp.dry_run = false;
+                let step = cp.last_completed_step;
+                (path, cp, Some(step))
             }
             Some((path, cp)) => {
                 if cp.pre_hash != pre_hash {
@@ -151,6 +226,22 @@ impl<'r> Run<'r> {
             }
             None => fresh(ctx, opts, &pre_hash, &work)?,
         };
+        Run::start(ctx, opts, ui, work, lock, path, cp, original, resumed)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn start(
+        ctx: &'r Job<'r>,
+        opts: &'r Options,
+        ui: &'r mut dyn Interact,
+        work: PathBuf,
+        lock: WorkLock,
+        path: PathBuf,
+        cp: Checkpoint,
+        original: String,
+        resumed: Option<u8>,
+    ) -> Result<Started<'r>, OptimizeError> {
+        let pre_hash = cp.pre_hash.clone();
         let run = Run {
             ctx,
             opts,
@@ -168,32 +259,28 @@ impl<'r> Run<'r> {
         Ok(Started::Run(Box::new(run)))
     }
 
-    /// Writes the checkpoint (not in a dry run); crash tests stop right after it.
+    /// Writes the checkpoint; crash tests stop right after it.
     fn save(&self) -> Result<(), OptimizeError> {
-        if !self.opts.dry_run {
-            checkpoint::save(&self.path, &self.cp)?;
-            failpoint(
-                self.opts,
-                &format!("after-step-{}", self.cp.last_completed_step),
-            );
-        }
+        checkpoint::save(&self.path, &self.cp)?;
+        failpoint(
+            self.opts,
+            &format!("after-step-{}", self.cp.last_completed_step),
+        );
         Ok(())
     }
 
     /// A run that stops before its first model call leaves no checkpoint behind.
     fn discard(&self) {
-        if !self.opts.dry_run {
-            let _ = std::fs::remove_file(&self.path);
-        }
+        let _ = std::fs::remove_file(&self.path);
     }
 
-    /// Where raw model answers that do not parse are kept (none in a dry run).
+    /// Where raw model answers that do not parse are kept.
     fn raw_dir(&self) -> Option<&Path> {
-        (!self.opts.dry_run).then_some(self.work.as_path())
+        Some(self.work.as_path())
     }
 
     fn show_calls(&mut self) {
-        let planned = planned(&self.cp, self.earlier.len());
+        let planned = planned(&self.cp, self.earlier.len(), self.ctx.gate_votes);
         self.ui.calls(self.cp.tokens.calls, planned);
     }
 
@@ -240,20 +327,22 @@ impl<'r> Run<'r> {
         Ok(())
     }
 
-    /// Before the first model call: the estimate, and the user's go-ahead (`--yes` gives it).
+    /// Before the first model call: the estimate, and the user's go-ahead on a terminal
+    /// (`--yes` gives it). With nobody to ask the run goes on: it commits nothing unless a
+    /// person approves the result, or `--yes` was given.
     fn ask_consent(&mut self) -> Result<(), OptimizeError> {
         if self.cp.triage.is_none() && !self.opts.yes {
-            let estimate = estimate(&self.cp.signals, self.earlier.len());
+            let estimate = estimate(&self.cp.signals, self.earlier.len(), self.ctx.gate_votes);
             match self.ui.confirm(&estimate) {
                 Confirm::Yes => {}
                 Confirm::No => {
                     self.discard();
                     return Err(OptimizeError::Declined);
                 }
-                Confirm::CannotAsk => {
-                    self.discard();
-                    return Err(OptimizeError::NeedsConfirmation(estimate));
-                }
+                Confirm::CannotAsk => self.ui.warn(&format!(
+                    "no terminal to ask: going on with about {}; nothing is committed before a person approves (or --yes)",
+                    crate::report::plural(estimate.calls, "model call")
+                )),
             }
         }
         self.show_calls();
@@ -433,6 +522,8 @@ impl<'r> Run<'r> {
             optimize_message: String::new(),
             diff: None,
             resume_with: None,
+            commit_with: None,
+            edited: false,
             resolved_dir: None,
             tokens: self.cp.tokens.clone(),
             resumed_from_step: self.resumed,
@@ -457,6 +548,7 @@ impl<'r> Run<'r> {
                         text: applied.text,
                         edits: applied.kept,
                         dropped: applied.dropped,
+                        edited: false,
                     }
                 }
                 Reflection::Rewrite { content, .. } => {
@@ -470,6 +562,7 @@ impl<'r> Run<'r> {
                         text: content.clone(),
                         edits: Vec::new(),
                         dropped: Vec::new(),
+                        edited: false,
                     }
                 }
             };
@@ -480,7 +573,7 @@ impl<'r> Run<'r> {
                 report.mode = Some(candidate.mode);
                 report.candidate = Some(candidate);
                 report.tokens = self.cp.tokens.clone();
-                finish(&self.work, self.opts.dry_run);
+                finish(&self.work);
                 return Ok(None);
             }
             self.cp.candidate = Some(candidate);
@@ -514,6 +607,7 @@ impl<'r> Run<'r> {
             &candidate.text,
             questions,
             answers,
+            ctx.gate_votes,
             ctx.parallel,
             raw_dir.as_deref(),
         );
@@ -527,10 +621,7 @@ impl<'r> Run<'r> {
         } else {
             &self.cp.gate_answers
         };
-        Ok(questions
-            .iter()
-            .filter_map(|q| answers.get(&q.key).cloned())
-            .collect())
+        Ok(gate::tally(questions, answers, ctx.gate_votes))
     }
 
     /// Step 7: the local checks, then one judge per cluster, then the regression check.
@@ -594,7 +685,10 @@ impl<'r> Run<'r> {
                     "gate",
                     &format!(
                         "{} in parallel ({} at a time)",
-                        crate::report::plural(questions.len(), "judge"),
+                        crate::report::plural(
+                            questions.len() * ctx.gate_votes.max(1) as usize,
+                            "judge"
+                        ),
                         ctx.parallel
                     ),
                 );
@@ -657,13 +751,18 @@ impl<'r> Run<'r> {
             self.ctx.skill_name
         );
         report.optimize_message = format!(
-            "{}\n\n{}\n\nMode: {}\nGate: {}\nOptimization-Id: {}\n",
+            "{}\n\n{}\n\nMode: {}{}\nGate: {}\nOptimization-Id: {}\n",
             subject(
                 &format!("optimize(skill): {}", self.ctx.skill_name),
                 &summary(reflection.diagnosis())
             ),
             wrap(reflection.diagnosis(), 72),
             candidate.mode.as_str(),
+            if candidate.edited {
+                ", edited by hand before commit"
+            } else {
+                ""
+            },
             if outcome.skipped {
                 "skipped (friction signals only)".to_owned()
             } else {
@@ -678,7 +777,103 @@ impl<'r> Run<'r> {
         report.checks = Some(local);
         report.gate = Some(outcome);
         report.candidate = Some(candidate.clone());
+        report.edited = candidate.edited;
         report.tokens = self.cp.tokens.clone();
+    }
+
+    /// Shows the person what would land and asks; an edit is written to the run's work
+    /// directory for their editor and read back. Loops until an answer that ends the
+    /// question (an editor that changed nothing, or could not be opened, asks again).
+    fn approve(
+        &mut self,
+        report: &mut Report,
+        candidate: &Candidate,
+    ) -> Result<Approved, OptimizeError> {
+        let ctx = self.ctx;
+        let diff = diff::unified(
+            &format!("{}/SKILL.md", ctx.skill_rel),
+            &self.original,
+            &candidate.text,
+        );
+        loop {
+            let answer = self.ui.approve(&Approval {
+                skill: &ctx.skill_name,
+                diff: &diff,
+                gate: report.gate.as_ref().expect("judged"),
+                checks: report.checks.as_ref().expect("checked"),
+                audit_message: &report.audit_message,
+                optimize_message: &report.optimize_message,
+                edited: candidate.edited,
+            });
+            match answer {
+                Approve::Commit => return Ok(Approved::Commit),
+                Approve::Decline | Approve::CannotAsk => {
+                    report.outcome = if answer == Approve::Decline {
+                        Decision::Declined
+                    } else {
+                        Decision::AwaitingApproval
+                    };
+                    report.diff = Some(diff);
+                    report.commit_with = Some(if answer == Approve::Decline {
+                        "--resume".to_owned()
+                    } else {
+                        "--resume --yes".to_owned()
+                    });
+                    // The checkpoint stays: the answers, the candidate, the verdicts.
+                    self.save()?;
+                    return Ok(Approved::Stop);
+                }
+                Approve::Edit => {
+                    let path = self.work.join("CANDIDATE_SKILL.md");
+                    crate::fsutil::write_private(&path, candidate.text.as_bytes()).map_err(
+                        |source| checkpoint::CheckpointError::Write {
+                            path: path.clone(),
+                            source,
+                        },
+                    )?;
+                    let opened = self.ui.edit(&path);
+                    let text = std::fs::read(&path);
+                    let _ = std::fs::remove_file(&path);
+                    match (opened, text) {
+                        (Err(why), _) => self.ui.warn(&format!("could not open an editor: {why}")),
+                        (Ok(()), Err(e)) => self
+                            .ui
+                            .warn(&format!("could not read the edited candidate back: {e}")),
+                        (Ok(()), Ok(bytes)) => match String::from_utf8(bytes) {
+                            Ok(text) if text.trim().is_empty() => self
+                                .ui
+                                .warn("the edited candidate is empty; nothing changed"),
+                            Ok(text) if text == candidate.text => {
+                                self.ui.warn("the candidate was not changed")
+                            }
+                            Ok(text) => return Ok(Approved::Edited(text)),
+                            Err(_) => self
+                                .ui
+                                .warn("the edited candidate is not UTF-8; nothing changed"),
+                        },
+                    }
+                }
+            }
+        }
+    }
+
+    /// The person's edit becomes the candidate: the checks and the judges look at it again
+    /// (their earlier answers were about the model's text), and a resume after a crash
+    /// judges it, not the model's.
+    fn take_edit(&mut self, text: String) -> Result<Candidate, OptimizeError> {
+        let mut candidate = self.cp.candidate.clone().expect("the dry run is done");
+        candidate.text = text;
+        candidate.edited = true;
+        self.cp.candidate = Some(candidate.clone());
+        self.cp.gate_answers.clear();
+        self.cp.regression_answers.clear();
+        self.cp.gate = None;
+        self.cp.checks = None;
+        self.cp.gate_rounds += 1;
+        self.cp.last_completed_step = 6;
+        self.save()?;
+        self.show_calls();
+        Ok(candidate)
     }
 
     /// Step 8: a dry run shows the diff; a rejected run ends (keeping its answers when only a
@@ -692,6 +887,7 @@ impl<'r> Run<'r> {
     ) -> Result<Report, OptimizeError> {
         let ctx = self.ctx;
         let accepted = report.reasons.is_empty();
+        let flags = self.flags_that_allow(&report);
         if self.opts.dry_run {
             report.outcome = if accepted {
                 Decision::DryRunAccepted
@@ -703,29 +899,30 @@ impl<'r> Run<'r> {
                 &self.original,
                 &candidate.text,
             ));
+            // Kept, marked as a dry run, for the --resume that commits exactly this; a
+            // candidate no flag can save is not worth keeping.
+            if accepted || flags.is_some() {
+                self.cp.dry_run = true;
+                self.save()?;
+                report.commit_with = Some(match &flags {
+                    Some(flags) => format!("--resume {flags}"),
+                    None => "--resume".to_owned(),
+                });
+                report.resume_with = flags;
+            } else {
+                finish(&self.work);
+            }
             return Ok(report);
         }
         if !accepted {
             report.outcome = Decision::Rejected;
             // Refused only for what a flag can allow: the answers are kept, so that accepting
             // the change after reading why costs no model call.
-            let refusals = &self.cp.checks.as_ref().expect("the checks ran").refusals;
-            let flags: Vec<&str> = refusals
-                .iter()
-                .map(|r| match r.split(':').next() {
-                    Some("frontmatter") => Some("--allow-frontmatter"),
-                    Some("drift") => Some("--allow-drift"),
-                    _ => None,
-                })
-                .collect::<Option<Vec<_>>>()
-                .unwrap_or_default();
-            if !flags.is_empty() && report.reasons.len() == refusals.len() {
-                let mut flags = flags;
-                flags.dedup();
-                report.resume_with = Some(flags.join(" "));
+            if let Some(flags) = flags {
+                report.resume_with = Some(flags);
                 return Ok(report);
             }
-            finish(&self.work, false);
+            finish(&self.work);
             return Ok(report);
         }
         self.ui
@@ -749,8 +946,27 @@ impl<'r> Run<'r> {
         report.optimize_commit = Some(ids[1].to_string());
         report.resolved_dir = Some(dir_rel);
         report.outcome = Decision::Accepted;
-        finish(&self.work, false);
+        finish(&self.work);
         Ok(report)
+    }
+
+    /// When every refusal is one a flag allows (`--allow-frontmatter`, `--allow-drift`),
+    /// those flags.
+    fn flags_that_allow(&self, report: &Report) -> Option<String> {
+        let refusals = &self.cp.checks.as_ref()?.refusals;
+        let mut flags: Vec<&str> = refusals
+            .iter()
+            .map(|r| match r.split(':').next() {
+                Some("frontmatter") => Some("--allow-frontmatter"),
+                Some("drift") => Some("--allow-drift"),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        if flags.is_empty() || report.reasons.len() != refusals.len() {
+            return None;
+        }
+        flags.dedup();
+        Some(flags.join(" "))
     }
 
     /// The two commits of step 8, crash-safe at every system call: the plan (objects only)
@@ -809,6 +1025,7 @@ impl<'r> Run<'r> {
             model,
             summary: summary(reflection.diagnosis()),
             tokens: self.cp.tokens.clone(),
+            edited: candidate.edited,
         };
         let ids: HashSet<String> = chosen.signals.iter().map(|s| s.signal_id.clone()).collect();
         let gitignore = layout::path(&ctx.skill_dir, layout::GITIGNORE);
@@ -991,12 +1208,14 @@ fn recover_commit(
             optimize_message: intent.optimize_message.clone(),
             diff: None,
             resume_with: None,
+            commit_with: None,
+            edited: cp.candidate.as_ref().is_some_and(|c| c.edited),
             resolved_dir: Some(intent.resolved_dir.clone()),
             tokens: cp.tokens.clone(),
             resumed_from_step: Some(8),
         };
         ui.warn("the commits of the interrupted run had landed; its cleanup is finished now");
-        finish(work, false);
+        finish(work);
         return Ok(Some(report));
     }
     ui.warn("the commits of the interrupted run had not landed; the work tree is back as it was, and the run makes them again");
@@ -1077,11 +1296,13 @@ fn merge_pending(ctx: &Job<'_>, file: &crate::git::PlannedFile) -> Result<bool, 
     Ok(false)
 }
 
-/// The model calls a run makes in all: the estimate before triage, the count after.
-fn planned(cp: &Checkpoint, regression: usize) -> usize {
+/// The model calls a run makes in all: the estimate before triage, the count after; the
+/// judges again for each edit by hand.
+fn planned(cp: &Checkpoint, regression: usize, votes: u32) -> usize {
+    let votes = votes.max(1) as usize;
     match &cp.triage {
-        Some(t) => t.clusters.len() + 2 + regression,
-        None => estimate(&cp.signals, regression).calls,
+        Some(t) => 2 + (t.clusters.len() + regression) * votes * cp.gate_rounds.max(1) as usize,
+        None => estimate(&cp.signals, regression, votes as u32).calls,
     }
 }
 
@@ -1131,6 +1352,9 @@ fn fresh(
         max_signals: opts.max_signals,
         head,
         commit: None,
+        dry_run: false,
+        fingerprint: Some(Fingerprint::of(ctx)),
+        gate_rounds: 1,
     };
     Ok((work.join(format!("optimization_{stamp}.json")), cp, None))
 }
@@ -1159,10 +1383,56 @@ fn lock(work: &Path, skill: &str) -> Result<WorkLock, OptimizeError> {
 }
 
 /// The run is over: `.skillopt/work/` goes.
-fn finish(work: &Path, dry_run: bool) {
-    if !dry_run {
-        let _ = std::fs::remove_dir_all(work);
+fn finish(work: &Path) {
+    let _ = std::fs::remove_dir_all(work);
+}
+
+/// What changed since the dry run whose checkpoint is `cp`: SKILL.md, the signals a run
+/// would select now, the configuration that shaped its prompts and verdict. Empty: its
+/// candidate is what a run would commit.
+fn dry_run_changes(
+    ctx: &Job<'_>,
+    cp: &Checkpoint,
+    pre_hash: &str,
+) -> Result<Vec<String>, OptimizeError> {
+    let mut changes = Vec::new();
+    if cp.pre_hash != pre_hash {
+        changes.push(format!("{}/SKILL.md was edited", ctx.skill_rel));
     }
+    let mut selector = Selector::new(ctx.now, cp.days, cp.max_signals);
+    store::stream(&store::pending_path(&ctx.skill_dir), |entry| {
+        if let Line::Signal(_, signal) = entry {
+            selector.push(signal)
+        }
+    })?;
+    let now: Vec<String> = selector
+        .finish(pre_hash)
+        .selected
+        .into_iter()
+        .map(|s| s.signal_id)
+        .collect();
+    let then: Vec<&str> = cp.signals.iter().map(|s| s.signal_id.as_str()).collect();
+    let added: Vec<&str> = now
+        .iter()
+        .map(String::as_str)
+        .filter(|id| !then.contains(id))
+        .collect();
+    let gone: Vec<&str> = then
+        .iter()
+        .copied()
+        .filter(|id| !now.iter().any(|n| n == id))
+        .collect();
+    if !added.is_empty() {
+        changes.push(format!("new signals: {}", added.join(", ")));
+    }
+    if !gone.is_empty() {
+        changes.push(format!("signals no longer selected: {}", gone.join(", ")));
+    }
+    match &cp.fingerprint {
+        Some(then) => changes.extend(then.changes(&Fingerprint::of(ctx))),
+        None => changes.push("the configuration was not recorded".into()),
+    }
+    Ok(changes)
 }
 
 fn request(
@@ -1184,9 +1454,10 @@ fn spend(tokens: &mut Tokens, usage: Usage, calls: u32) {
     tokens.calls += calls;
 }
 
-/// The estimate of `skill-optimizer.md` step 2: a cluster per 1-2 corrected or 3-4 friction signals; calls = clusters
-/// (the gate) + 2 (triage and reflect) + the regression checks.
-fn estimate(signals: &[Signal], regression: usize) -> Estimate {
+/// The estimate of `skill-optimizer.md` step 2: a cluster per 1-2 corrected or 3-4 friction
+/// signals; calls = (clusters (the gate) + the regression checks) x `skill.gateVotes` + 2
+/// (triage and reflect).
+fn estimate(signals: &[Signal], regression: usize, votes: u32) -> Estimate {
     let corrected = signals
         .iter()
         .filter(|s| s.kind == SignalType::Corrected)
@@ -1198,7 +1469,7 @@ fn estimate(signals: &[Signal], regression: usize) -> Estimate {
         friction,
         clusters,
         regression,
-        calls: clusters + 2 + regression,
+        calls: (clusters + regression) * votes.max(1) as usize + 2,
     }
 }
 

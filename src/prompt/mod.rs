@@ -228,6 +228,25 @@ impl Prompts {
         self.render(name, &vars)
     }
 
+    /// sha256 of the text of `names` as loaded (embedded or overridden): what changes when a
+    /// template that shapes a run does.
+    pub fn fingerprint(&self, names: &[PromptName]) -> String {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        for &name in names {
+            let text = self
+                .env
+                .get_template(name.file_name())
+                .map(|t| t.source().to_owned())
+                .unwrap_or_default();
+            hash.update(name.file_name().as_bytes());
+            hash.update([0]);
+            hash.update((text.len() as u64).to_le_bytes());
+            hash.update(text.as_bytes());
+        }
+        hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     /// Every template and where it comes from, in [`PromptName::ALL`] order.
     pub fn list(&self) -> Vec<(PromptName, TemplateSource)> {
         self.sources.clone()

@@ -33,7 +33,8 @@ fn all_vars() -> Value {
         "skills": [{"name": "pdf", "description": "d", "provenance": "authored"}],
         "editable_skills": [],
         "allow_create": true,
-        "allow_update": true
+        "allow_update": true,
+        "signals_first": false
     })
 }
 
@@ -362,11 +363,39 @@ fn typed_variables_render_every_template() {
         candidate_skill: "x".into(),
         cluster,
         signals: vec![SignalDetail::from(&signal)],
+        signals_first: false,
     };
-    prompts
+    let skill_first = prompts
         .render_with(PromptName::GateTextEdit, &gate)
         .unwrap();
     prompts.render_with(PromptName::GateRewrite, &gate).unwrap();
+    // Another judge of skill.gateVotes reads the signals before the skill, the rest alike.
+    let gate = GateVars {
+        signals_first: true,
+        ..gate
+    };
+    for name in [PromptName::GateTextEdit, PromptName::GateRewrite] {
+        let text = prompts.render_with(name, &gate).unwrap();
+        let at = |what: &str| {
+            text.find(what)
+                .unwrap_or_else(|| panic!("{what} in {text}"))
+        };
+        assert!(at("## Its signals") < at(" skill\n\n"), "{text}");
+    }
+    let signals_first = prompts
+        .render_with(PromptName::GateTextEdit, &gate)
+        .unwrap();
+    assert_ne!(skill_first, signals_first);
+    let lines = |t: &str| {
+        let mut l: Vec<String> = t.lines().map(str::to_owned).collect();
+        l.sort();
+        l
+    };
+    assert_eq!(
+        lines(&skill_first),
+        lines(&signals_first),
+        "the same text, reordered"
+    );
     prompts
         .render_with(PromptName::ReviewSystem, &ReviewSystemVars::default())
         .unwrap();

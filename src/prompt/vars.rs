@@ -126,6 +126,9 @@ pub struct GateVars {
     pub cluster: Cluster,
     /// The cluster's signals.
     pub signals: Vec<SignalDetail>,
+    /// Show the cluster and its signals before the skill (the judges of `skill.gateVotes`
+    /// read the question in different orders).
+    pub signals_first: bool,
 }
 
 /// `review_system.md.j2` takes no variables.

@@ -389,17 +389,36 @@ fn a_rejected_run_commits_nothing_and_keeps_the_signals() {
     assert!(skill.contains("printed label, the text"));
 }
 
+/// The repository's files and git's, `.skillopt/work/` (the run's own, never committed)
+/// left out.
+fn snapshot_outside_work(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let work = Path::new(SKILL).join(".skillopt/work");
+    snapshot(root)
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with(&work))
+        .collect()
+}
+
 #[test]
 fn a_dry_run_changes_nothing_and_shows_the_diff_and_messages() {
     let sb = repo_with_signals();
     let server = Model::new().serve();
-    let before = snapshot(&sb.repo());
+    let before = snapshot_outside_work(&sb.repo());
+    let status = sb.git(&["status", "--porcelain"]).stdout;
     let run = optimize(&sb, &server, &["--dry-run", "--yes"]);
     run.assert_ok();
     assert_eq!(
-        snapshot(&sb.repo()),
+        snapshot_outside_work(&sb.repo()),
         before,
-        "the repository is byte-for-byte unchanged"
+        "the repository is byte-for-byte unchanged, but for the kept checkpoint"
+    );
+    assert_eq!(sb.git(&["status", "--porcelain"]).stdout, status);
+    assert!(
+        run.stdout.contains(
+            "The dry run's checkpoint is kept: git skill optimize pdf-forms --resume commits exactly this change"
+        ),
+        "{}",
+        run.stdout
     );
     assert!(
         run.stdout.contains(&format!("--- a/{SKILL}/SKILL.md")),
@@ -426,22 +445,56 @@ fn a_dry_run_changes_nothing_and_shows_the_diff_and_messages() {
         .contains("Commit 2: optimize(skill): pdf-forms: "));
 }
 
+/// Without a terminal and without --yes nobody can approve: the run goes as far as the
+/// gate, commits nothing, shows the change and prints the command that commits exactly it;
+/// that command then makes no model call.
 #[test]
-fn without_a_terminal_the_run_asks_for_yes_first() {
+fn without_a_terminal_the_run_stops_before_committing() {
     let sb = repo_with_signals();
     let server = Model::new().serve();
+    let head = sb.git(&["rev-parse", "HEAD"]).stdout;
+    let status = sb.git(&["status", "--porcelain"]).stdout;
     let run = optimize(&sb, &server, &[]);
-    run.assert_status(2);
+    run.assert_status(1);
     assert!(
-        run.stderr.contains("model calls are needed"),
+        run.stderr
+            .contains("no terminal to ask: going on with about 5 model calls"),
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("--yes"), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("+2. Fill each field by its form field name"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("git skill optimize pdf-forms --resume --yes commits exactly this change"),
+        "{}",
+        run.stdout
+    );
     assert_eq!(
-        server.requests().len(),
-        0,
-        "no model call before the answer"
+        sb.git(&["rev-parse", "HEAD"]).stdout,
+        head,
+        "nothing committed"
+    );
+    assert_eq!(pending_lines(&sb), 3);
+    assert_eq!(sb.git(&["status", "--porcelain"]).stdout, status);
+    assert_eq!(server.requests().len(), 5);
+    // Asked again without a terminal: the same stop, no new call.
+    optimize(&sb, &server, &["--resume"]).assert_status(1);
+    assert_eq!(server.requests().len(), 5);
+    // With --yes: committed, still no new call.
+    let run = optimize(&sb, &server, &["--resume", "--yes"]);
+    run.assert_ok();
+    assert_eq!(server.requests().len(), 5);
+    assert_eq!(
+        subjects(&sb, 2),
+        [
+            "optimize(skill): pdf-forms: The skill says to fill fields by their",
+            "audit(skill): archive 3 signals for pdf-forms"
+        ]
     );
 }
 
@@ -546,7 +599,7 @@ fn malformed_model_output_is_repaired_or_kept_for_inspection() {
         )
         .fault(Kind::Reflect, Reply::openai("{\"diagnosis\": 3}"))
         .serve();
-    let run = optimize(&sb, &server, &["--yes"]);
+    let run = optimize(&sb, &server, &["--yes", "--restart"]);
     run.assert_status(2);
     assert!(
         run.stderr
@@ -611,7 +664,7 @@ fn a_failed_step_resumes_without_repeating_answered_calls() {
     );
 
     let again = Model::new().serve();
-    let run = optimize(&sb, &again, &["--resume"]);
+    let run = optimize(&sb, &again, &["--resume", "--yes"]);
     run.assert_ok();
     assert_eq!(count(&again, Kind::Triage), 0);
     assert_eq!(count(&again, Kind::Reflect), 0);
@@ -656,7 +709,7 @@ fn a_killed_run_resumes_from_its_checkpoint() {
     child.wait().unwrap();
     assert_eq!(pending_lines(&sb), 3);
     let fresh = Model::new().serve();
-    let run = optimize(&sb, &fresh, &["--resume"]);
+    let run = optimize(&sb, &fresh, &["--resume", "--yes"]);
     run.assert_ok();
     assert_eq!(
         count(&fresh, Kind::Triage) + count(&fresh, Kind::Reflect),
@@ -1090,8 +1143,9 @@ fn resuming_with_other_options_is_refused_and_early_stops_leave_no_work_dir() {
     );
     assert!(run.stderr.contains("--restart"), "{}", run.stderr);
     // --restart discards it; then a run that stops before any model call leaves nothing.
-    let run = optimize(&sb, &server, &["--restart"]);
+    let run = optimize(&sb, &server, &["--restart", "--days", "1"]);
     run.assert_status(2);
+    assert!(run.stderr.contains("no pending signals"), "{}", run.stderr);
     let work = sb.repo().join(SKILL).join(".skillopt/work");
     assert!(
         !work.exists(),
@@ -1654,7 +1708,7 @@ fn the_whole_output_of_an_optimization() {
     );
     assert_snapshot(
         "optimize-accepted",
-        &show(&sb, &optimize(&sb, &server, &["--yes"])),
+        &show(&sb, &optimize(&sb, &server, &["--resume", "--yes"])),
     );
     let env = [("GIT_SKILL_NOW", NOW)];
     let log = sb.run_in("", &["log", "pdf-forms"], &env);
