@@ -236,7 +236,7 @@ impl Interact for Terminal<'_> {
         }
         let safe = super::ui::safe;
         let _ = writeln!(self.err);
-        let _ = write!(self.err, "{}", safe(a.diff));
+        let _ = write_lines(&mut self.err, a.diff);
         let _ = writeln!(self.err);
         if a.gate.skipped {
             let _ = writeln!(self.err, "Gate: skipped (friction signals only)");
@@ -268,11 +268,10 @@ impl Interact for Terminal<'_> {
             a.checks.verdict, a.checks.original_bytes, a.checks.candidate_bytes
         );
         let _ = writeln!(self.err, "Commit 1: {}", safe(a.audit_message));
-        let _ = writeln!(
-            self.err,
-            "Commit 2: {}",
-            safe(a.optimize_message.trim_end()).replace('\n', "\n          ")
-        );
+        for (i, line) in a.optimize_message.trim_end().lines().enumerate() {
+            let lead = if i == 0 { "Commit 2: " } else { "          " };
+            let _ = writeln!(self.err, "{}", format!("{lead}{}", safe(line)).trim_end());
+        }
         if a.edited {
             let _ = writeln!(
                 self.err,
@@ -388,6 +387,14 @@ fn editor() -> String {
                 .filter(|e| !e.trim().is_empty())
         })
         .unwrap_or_else(|| "vi".to_owned())
+}
+
+/// A text of many lines (a diff), each line made safe for the terminal.
+fn write_lines(out: &mut dyn std::io::Write, text: &str) -> std::io::Result<()> {
+    for line in text.lines() {
+        writeln!(out, "{}", super::ui::safe(line))?;
+    }
+    Ok(())
 }
 
 fn read_answer() -> Option<String> {
@@ -562,7 +569,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
         Decision::DryRunAccepted | Decision::DryRunRejected => {
             writeln!(out, "Dry run: nothing was committed. The change to SKILL.md:")?;
             writeln!(out)?;
-            write!(out, "{}", r.diff.as_deref().unwrap_or(""))?;
+            write_lines(out, r.diff.as_deref().unwrap_or(""))?;
             writeln!(out)?;
             writeln!(out, "Commit 1: {}", r.audit_message)?;
             writeln!(out, "Commit 2: {}", r.optimize_message.lines().next().unwrap_or(""))?;
@@ -579,7 +586,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
             if r.outcome == Decision::AwaitingApproval {
                 writeln!(out, "The change to SKILL.md:")?;
                 writeln!(out)?;
-                write!(out, "{}", r.diff.as_deref().unwrap_or(""))?;
+                write_lines(out, r.diff.as_deref().unwrap_or(""))?;
                 writeln!(out)?;
                 writeln!(out, "Commit 1: {}", r.audit_message)?;
                 writeln!(out, "Commit 2: {}", r.optimize_message.lines().next().unwrap_or(""))?;

@@ -26,7 +26,7 @@ pub struct Question {
 /// and the signals in their order or reversed, so that no two of the first four judges read
 /// the same prompt and a candidate worded to sway one framing meets the others.
 fn framing(k: u32) -> (bool, bool) {
-    let signals_first = k % 2 == 0;
+    let signals_first = k.is_multiple_of(2);
     let reversed = ((k - 1) / 2) % 2 == 1;
     (signals_first, reversed)
 }

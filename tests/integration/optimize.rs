@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 use super::common::{Run, Sandbox};
 use super::llm_server::{Recorded, Reply, Server};
 
-const NOW: &str = "2026-11-30T12:00:00Z";
-const SKILL: &str = ".claude/skills/pdf-forms";
+pub(super) const NOW: &str = "2026-11-30T12:00:00Z";
+pub(super) const SKILL: &str = ".claude/skills/pdf-forms";
 
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")
@@ -21,7 +21,7 @@ fn examples() -> PathBuf {
 
 /// Which prompt a request carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Triage,
     Reflect,
     Gate,
@@ -42,7 +42,7 @@ fn prompt_of(r: &Recorded) -> String {
 
 /// What a request is for, by the purpose git-skill tags it with (never by the prompt's wording,
 /// which template overrides change).
-fn kind_of(r: &Recorded) -> Kind {
+pub(super) fn kind_of(r: &Recorded) -> Kind {
     match r.header("x-git-skill-purpose") {
         Some("triage") => Kind::Triage,
         Some("reflect") => Kind::Reflect,
@@ -78,9 +78,12 @@ fn signal_ids(prompt: &str) -> Vec<String> {
 /// Given the signal ids of a triage prompt, the triage answer.
 type Triage = Arc<dyn Fn(&[String]) -> Value + Send + Sync>;
 
+/// Given a gate prompt, the verdict.
+pub(super) type Judge = Arc<dyn Fn(&str) -> &'static str + Send + Sync>;
+
 /// How the fake model answers.
 #[derive(Clone)]
-struct Model {
+pub(super) struct Model {
     /// Triage: given the signal ids, the answer (default: one cluster per signal).
     triage: Triage,
     /// Reflect: the answer.
@@ -92,10 +95,12 @@ struct Model {
     delay_gate: Duration,
     /// Gate prompts holding this text are answered "YES" (the problem would come back).
     regress_on: Option<&'static str>,
+    /// When set, the verdict of every gate prompt (before `verdicts`).
+    pub(super) judge: Option<Judge>,
 }
 
 impl Model {
-    fn new() -> Model {
+    pub(super) fn new() -> Model {
         let model = Model {
             triage: Arc::new(|_: &[String]| Value::Null),
             reflect: json!({
@@ -108,6 +113,7 @@ impl Model {
             faults: Arc::new(Mutex::new(Vec::new())),
             delay_gate: Duration::ZERO,
             regress_on: None,
+            judge: None,
         };
         model.causes("root cause")
     }
@@ -125,12 +131,12 @@ impl Model {
         self
     }
 
-    fn fault(self, kind: Kind, reply: Reply) -> Model {
+    pub(super) fn fault(self, kind: Kind, reply: Reply) -> Model {
         self.faults.lock().unwrap().push((kind, reply));
         self
     }
 
-    fn serve(self) -> Server {
+    pub(super) fn serve(self) -> Server {
         Server::start_with(move |r, _| {
             let prompt = prompt_of(r);
             let kind = kind_of(r);
@@ -146,6 +152,11 @@ impl Model {
                 Kind::Gate if self.regress_on.is_some_and(|m| prompt.contains(m)) => {
                     let cluster = gate_cluster(&prompt);
                     Reply::openai(&json!({"cluster_id": cluster, "verdict": "YES", "reason": "label filling is back"}).to_string())
+                }
+                Kind::Gate if self.judge.is_some() => {
+                    let cluster = gate_cluster(&prompt);
+                    let verdict = (self.judge.as_ref().unwrap())(&prompt);
+                    Reply::openai(&json!({"cluster_id": cluster, "verdict": verdict, "reason": format!("{verdict} on {cluster}")}).to_string())
                 }
                 Kind::Gate => {
                     let cluster = gate_cluster(&prompt);
@@ -164,7 +175,7 @@ impl Model {
     }
 }
 
-fn count(server: &Server, kind: Kind) -> usize {
+pub(super) fn count(server: &Server, kind: Kind) -> usize {
     server
         .requests()
         .iter()
@@ -173,7 +184,7 @@ fn count(server: &Server, kind: Kind) -> usize {
 }
 
 /// A repository with the example skill committed and its example signals recorded.
-fn repo_with_signals() -> Sandbox {
+pub(super) fn repo_with_signals() -> Sandbox {
     let sb = Sandbox::with_repo();
     let skill = std::fs::read_to_string(examples().join("sample_skill.md")).unwrap();
     sb.write(&format!("{SKILL}/SKILL.md"), skill);
@@ -191,11 +202,11 @@ fn repo_with_signals() -> Sandbox {
     sb
 }
 
-fn optimize(sb: &Sandbox, server: &Server, args: &[&str]) -> Run {
+pub(super) fn optimize(sb: &Sandbox, server: &Server, args: &[&str]) -> Run {
     optimize_env(sb, server, args, &[])
 }
 
-fn subjects(sb: &Sandbox, n: usize) -> Vec<String> {
+pub(super) fn subjects(sb: &Sandbox, n: usize) -> Vec<String> {
     sb.git(&["log", &format!("-{n}"), "--format=%s"])
         .stdout
         .lines()
@@ -203,7 +214,7 @@ fn subjects(sb: &Sandbox, n: usize) -> Vec<String> {
         .collect()
 }
 
-fn pending_lines(sb: &Sandbox) -> usize {
+pub(super) fn pending_lines(sb: &Sandbox) -> usize {
     std::fs::read_to_string(sb.repo().join(SKILL).join(".skillopt/pending/signal.json"))
         .map(|t| t.lines().count())
         .unwrap_or(0)
@@ -929,7 +940,12 @@ fn rollback_refuses_a_dirty_skill_and_a_skill_never_optimized() {
     assert!(run.stderr.contains("uncommitted changes"), "{}", run.stderr);
 }
 
-fn optimize_env(sb: &Sandbox, server: &Server, args: &[&str], extra: &[(&str, &str)]) -> Run {
+pub(super) fn optimize_env(
+    sb: &Sandbox,
+    server: &Server,
+    args: &[&str],
+    extra: &[(&str, &str)],
+) -> Run {
     let base = server.url("/v1");
     let mut all = vec!["optimize", "pdf-forms"];
     all.extend_from_slice(args);
@@ -1355,7 +1371,7 @@ fn kill_at(sb: &Sandbox, server: &Server, point: &str) {
 }
 
 /// The ids of the signals in the pending store, in order.
-fn pending_ids(sb: &Sandbox) -> Vec<String> {
+pub(super) fn pending_ids(sb: &Sandbox) -> Vec<String> {
     std::fs::read_to_string(sb.repo().join(SKILL).join(".skillopt/pending/signal.json"))
         .unwrap_or_default()
         .lines()
@@ -1467,7 +1483,7 @@ fn a_kill_at_every_point_of_step_8_resumes_to_the_same_two_commits() {
     }
 }
 
-fn server_calls(server: &Server) -> usize {
+pub(super) fn server_calls(server: &Server) -> usize {
     server.requests().len()
 }
 
