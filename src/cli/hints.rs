@@ -240,6 +240,29 @@ impl From<CheckpointError> for CommandError {
     }
 }
 
+impl From<git_skill::optimize::rollback::RollbackError> for CommandError {
+    fn from(e: git_skill::optimize::rollback::RollbackError) -> Self {
+        use git_skill::optimize::rollback::RollbackError as R;
+        match e {
+            R::Git(e) => CommandError::from(e)
+                .hint("nothing was changed; resolve by hand with git revert, then commit"),
+            R::Store(e) => CommandError::from(e),
+            R::Dirty { .. } => hinted(
+                ErrorKind::User,
+                e,
+                Some(
+                    "commit or stash them first; a rollback must not mix with work in progress"
+                        .into(),
+                ),
+            ),
+            R::Nothing { ref skill, .. } => {
+                let hint = format!("see its history: git skill log {skill}");
+                hinted(ErrorKind::User, e, Some(hint))
+            }
+        }
+    }
+}
+
 /// Optimize's errors, with the skill and the kind of run they happened in: the hints name the
 /// command to run next.
 impl From<RunError> for CommandError {

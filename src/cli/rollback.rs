@@ -1,20 +1,21 @@
 use std::io::Write as _;
 
-use git_skill::optimize::history;
+use git_skill::optimize::rollback;
 
 use super::output::Format;
-use git_skill::skill::layout;
-
 use super::skill_arg::{self, Allow};
-use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
+use super::{CommandError, Outcome, Ui, Workspace};
 
-/// Undo the newest optimization of a skill: revert its `optimize(skill):` commit.
+/// Undo the newest optimization of a skill: revert its `optimize(skill):` commit, and put the
+/// signals it resolved back in the pending store, in the same commit.
 ///
-/// Only the SKILL.md change is reverted; the audit commit (the archived signals and
-/// optimization.json) stays, so `git skill log` still shows the optimization, marked rolled
-/// back. The revert is a tree edit when SKILL.md has not changed since, a three-way tree merge
-/// through gix when it has; a merge that conflicts goes to `git revert`, and a conflict there
-/// is reported with nothing changed.
+/// The problem those signals describe is back, so they count as pending again for
+/// `git skill signals`, the dashboard and the next optimize (`git skill signals <skill>` shows
+/// them as returned by the rollback). The audit commit stays, so `git skill log` still shows
+/// the optimization, marked rolled back. The revert is a tree edit when SKILL.md has not
+/// changed since, a three-way tree merge through gix when it has; a merge that conflicts goes
+/// to `git revert` (the signals then come back in a commit right after it), and a conflict
+/// there is reported with nothing changed.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  git skill rollback pdf\n  git skill rollback .claude/skills/pdf --format json"
@@ -38,39 +39,14 @@ pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandE
             skill.dir.display()
         ))
     })?;
-    let ignore = format!("{}/", layout::rel(&rel, layout::DIR));
-    let dirty = repo.dirty_paths(&rel, &[ignore.as_str()])?;
-    if !dirty.is_empty() {
-        return Err(CommandError::new(format!(
-            "{} has uncommitted changes: {}",
-            skill.dir_name,
-            dirty.join(", ")
-        ))
-        .hint("commit or stash them first; a rollback must not mix with work in progress"));
-    }
-    let optimizations = history::optimizations(repo, &rel)?;
-    let Some(target) = optimizations.iter().find(|o| o.reverted_by.is_none()) else {
-        let why = if optimizations.is_empty() {
-            format!("no optimize(skill) commit touched {rel}/SKILL.md")
-        } else {
-            "every optimization of it is rolled back already".to_owned()
-        };
-        return Err(CommandError::new(format!(
-            "nothing to roll back for {}: {why}",
-            skill.dir_name
-        ))
-        .hint(format!("see its history: git skill log {}", skill.dir_name)));
-    };
-    let commit = gix_id(&target.commit)?;
-    let outcome = repo
-        .revert_path_commit(commit, &format!("{rel}/SKILL.md"))
-        .hint("nothing was changed; resolve by hand with git revert, then commit")?;
-    let new = outcome.commit.to_string();
-    let via = match outcome.method {
+    let done = rollback::rollback(repo, &skill.dir, &rel, &skill.dir_name)?;
+    let new = done.commit.to_string();
+    let via = match done.method {
         git_skill::git::RevertMethod::TreeEdit => "tree-edit",
         git_skill::git::RevertMethod::TreeMerge => "tree-merge",
         git_skill::git::RevertMethod::GitRevert => "git-revert",
     };
+    let target = &done.reverted;
     match args.format {
         Format::Json => {
             super::output::json(
@@ -79,7 +55,9 @@ pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandE
                     "reverted": target.commit,
                     "optimization_id": target.optimization_id,
                     "commit": new,
-                    "via": via }),
+                    "via": via,
+                    "returned": done.returned,
+                    "returned_in": done.returned_in.map(|c| c.to_string()).unwrap_or_else(|| new.clone()) }),
             )?;
         }
         Format::Text => {
@@ -91,13 +69,28 @@ pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandE
                 &new[..7],
                 target.subject
             )?;
+            match (done.returned.len(), done.returned_in) {
+                (0, _) if done.no_record => writeln!(
+                    ui.out,
+                    "no record of the optimization's signals was found: none returned to pending"
+                )?,
+                (0, _) => writeln!(ui.out, "its signals are pending already")?,
+                (n, None) => writeln!(
+                    ui.out,
+                    "{} back in pending, in the same commit: git skill signals {}",
+                    git_skill::report::plural(n, "signal"),
+                    skill.dir_name
+                )?,
+                (n, Some(c)) => writeln!(
+                    ui.out,
+                    "{} back in pending, in {} right after the revert: git skill signals {}",
+                    git_skill::report::plural(n, "signal"),
+                    &c.to_string()[..7],
+                    skill.dir_name
+                )?,
+            }
         }
     }
     ui.status("the audit commit stays; git skill log shows the optimization as rolled back")?;
     Ok(Outcome::Clean)
-}
-
-fn gix_id(hex: &str) -> Result<gix::ObjectId, CommandError> {
-    gix::ObjectId::from_hex(hex.as_bytes())
-        .map_err(|e| CommandError::new(format!("bad commit id {hex}: {e}")))
 }

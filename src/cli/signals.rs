@@ -5,6 +5,7 @@ use git_skill::signal::store::{self, BadLine, Line};
 use git_skill::signal::{input, Signal, SignalType};
 use git_skill::skill::discover::{self, Discovery, Skill};
 use serde_json::{json, Value};
+use std::collections::HashMap;
 
 use super::skill_arg::{self, Allow};
 use git_skill::report::one_line;
@@ -268,11 +269,12 @@ fn list(
     })?;
     report_bad(ui, ws, &path, &bad, bad_count)?;
     let shown = ws.display(&skill.dir).display().to_string();
+    let returned = returned(ws, skill);
     match args.format {
         Format::Json => {
             let items: Vec<Value> = signals
                 .iter()
-                .map(|(line, s)| signal_json(s, Some(*line), current.as_deref()))
+                .map(|(line, s)| signal_json(s, Some(*line), current.as_deref(), &returned))
                 .collect();
             let bad: Vec<Value> = bad
                 .iter()
@@ -304,8 +306,9 @@ fn list(
                 ""
             };
             ui.status(&format!(
-                "{n}{filtered} pending {what} for {}{gone}",
-                skill.dir_name
+                "{n}{filtered} pending {what} for {}{gone}{}",
+                skill.dir_name,
+                returned_note(signals.iter().map(|(_, s)| s), &returned)
             ))?;
         }
     }
@@ -338,12 +341,13 @@ fn selected(
     })?;
     report_bad(ui, ws, &path, &bad, bad_count)?;
     let selection = selector.finish(&current);
+    let returned = returned(ws, skill);
     match args.format {
         Format::Json => {
             let items: Vec<Value> = selection
                 .selected
                 .iter()
-                .map(|s| signal_json(s, None, Some(&current)))
+                .map(|s| signal_json(s, None, Some(&current), &returned))
                 .collect();
             super::output::json(
                 ui,
@@ -381,6 +385,7 @@ fn selected(
                     selection.too_old, args.days
                 ));
             }
+            status.push_str(&returned_note(selection.selected.iter(), &returned));
             ui.status(&status)?;
         }
     }
@@ -436,14 +441,54 @@ fn redact(text: &str) -> String {
     git_skill::guard::redact::redact(text)
 }
 
-/// A signal for JSON output: every field, credentials masked, plus where it is and whether it
-/// was recorded against the SKILL.md of today.
-fn signal_json(s: &Signal, line: Option<usize>, current: Option<&str>) -> Value {
+/// Pending signals that a rollback put back: id -> the revert commit. Empty outside a
+/// repository, or when the history cannot be read (the listing does not depend on it).
+fn returned(ws: &Workspace, skill: &Skill) -> HashMap<String, String> {
+    let Some(repo) = ws.repo.as_ref() else {
+        return HashMap::new();
+    };
+    let Some(rel) = repo.relative(&skill.dir) else {
+        return HashMap::new();
+    };
+    git_skill::optimize::rollback::returned_by(repo, &skill.dir, &rel).unwrap_or_default()
+}
+
+/// `; 3 returned by rollback 1a2b3c4` for the signals listed that a rollback put back.
+fn returned_note<'a>(
+    signals: impl Iterator<Item = &'a Signal>,
+    returned: &HashMap<String, String>,
+) -> String {
+    let mut by: Vec<(String, usize)> = Vec::new();
+    for s in signals {
+        if let Some(sha) = returned.get(&s.signal_id) {
+            let short: String = sha.chars().take(7).collect();
+            match by.iter_mut().find(|(c, _)| *c == short) {
+                Some((_, n)) => *n += 1,
+                None => by.push((short, 1)),
+            }
+        }
+    }
+    by.iter()
+        .map(|(sha, n)| format!("; {n} returned by rollback {sha}"))
+        .collect()
+}
+
+/// A signal for JSON output: every field, credentials masked, plus where it is, whether it
+/// was recorded against the SKILL.md of today, and the rollback that returned it, if one did.
+fn signal_json(
+    s: &Signal,
+    line: Option<usize>,
+    current: Option<&str>,
+    returned: &HashMap<String, String>,
+) -> Value {
     let mut value = serde_json::to_value(s).expect("a signal serialises");
     input::redact_value(&mut value);
     if let Value::Object(map) = &mut value {
         if let Some(line) = line {
             map.insert("line".into(), line.into());
+        }
+        if let Some(sha) = returned.get(&s.signal_id) {
+            map.insert("returned_by".into(), sha.clone().into());
         }
         if let Some(h) = current {
             map.insert(

@@ -29,6 +29,9 @@ pub struct RevertOutcome {
     /// The new commit, now HEAD.
     pub commit: gix::ObjectId,
     pub method: RevertMethod,
+    /// With [`RevertMethod::GitRevert`] and `also` changes: the commit after the revert that
+    /// holds them (`git revert` makes its own commit). `None`: they are in `commit`.
+    pub also_commit: Option<gix::ObjectId>,
 }
 
 /// An entry of a tree: its id and mode.
@@ -50,10 +53,16 @@ impl Repo {
     /// Refused: a merge commit, a root commit, a commit that did not change `path`, a `path`
     /// that HEAD already has as it was before the commit (reverted already), an unborn HEAD,
     /// and uncommitted changes to `path` (staged, unstaged or untracked).
+    ///
+    /// `also`: more changes (other paths) that belong with the revert, written in the same
+    /// commit when the revert is a tree edit or merge; after `git revert`, in a commit of
+    /// their own with `also_message`, right after it.
     pub fn revert_path_commit(
         &self,
         commit: gix::ObjectId,
         path: &str,
+        also: &[FileChange],
+        also_message: &str,
     ) -> Result<RevertOutcome, GitError> {
         let refuse = |reason: String| GitError::Revert { commit, reason };
         validate_path(path).map_err(|reason| GitError::InvalidPath {
@@ -113,22 +122,28 @@ impl Repo {
             parent_tree,
             commit_tree,
         )? {
-            let id = self.commit_files_as("revert", &message, &[change])?;
+            let id = self.commit_files_as("revert", &message, &with(change, also))?;
             return Ok(RevertOutcome {
                 commit: id,
                 method: RevertMethod::TreeEdit,
+                also_commit: None,
             });
         }
         if let Some(change) =
             self.merged_revert_change(path, commit_tree, parent_tree, at_commit)?
         {
-            let id = self.commit_files_as("revert", &message, &[change])?;
+            let id = self.commit_files_as("revert", &message, &with(change, also))?;
             return Ok(RevertOutcome {
                 commit: id,
                 method: RevertMethod::TreeMerge,
+                also_commit: None,
             });
         }
-        self.git_revert(commit, path)
+        let mut outcome = self.git_revert(commit, path)?;
+        if !also.is_empty() {
+            outcome.also_commit = Some(self.commit_files_as("commit", also_message, also)?);
+        }
+        Ok(outcome)
     }
 
     /// The revert of a commit that changed only `path`, as a tree merge: the reverse change
@@ -272,6 +287,7 @@ impl Repo {
             return Ok(RevertOutcome {
                 commit: head,
                 method: RevertMethod::GitRevert,
+                also_commit: None,
             });
         }
         let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
@@ -329,6 +345,12 @@ impl Repo {
                 message: format!("could not run git: {e}"),
             })
     }
+}
+
+fn with(change: FileChange, also: &[FileChange]) -> Vec<FileChange> {
+    let mut all = vec![change];
+    all.extend(also.iter().cloned());
+    all
 }
 
 fn first_nonempty(a: &str, b: &str) -> String {

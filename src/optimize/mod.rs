@@ -14,6 +14,7 @@ pub mod fingerprint;
 mod gate;
 pub mod history;
 mod pipeline;
+pub mod rollback;
 
 use std::path::{Path, PathBuf};
 

@@ -224,6 +224,7 @@ fn config_json_shows_each_value_and_its_source() {
             "skill.roots",
             "skill.failOn",
             "skill.gateThreshold",
+            "skill.gateVotes",
             "skill.maxGrowth",
             "skill.autoSkill.enabled",
             "skill.autoSkill.threshold",
@@ -300,7 +301,7 @@ fn config_text_lists_every_key_with_value_and_source() {
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(
         lines.len(),
-        16,
+        17,
         "a header and a line per key: {}",
         run.stdout
     );

@@ -770,7 +770,9 @@ fn revert_is_a_tree_edit_when_nothing_changed_since() {
         git(&sb, &["commit", "-qam", "later"]);
         let base = head(&sb);
         let repo = open(&sb);
-        let outcome = repo.revert_path_commit(optimize, SKILL).expect("revert");
+        let outcome = repo
+            .revert_path_commit(optimize, SKILL, &[], "")
+            .expect("revert");
         assert_eq!(outcome.method, RevertMethod::TreeEdit);
         assert_eq!(outcome.commit.to_string(), head(&sb));
         assert_eq!(read(&sb, SKILL), V1);
@@ -782,7 +784,7 @@ fn revert_is_a_tree_edit_when_nothing_changed_since() {
         assert_eq!(names_in_head(&sb), vec![SKILL]);
         assert!(git(&sb, &["reflog", "-1", "--format=%gs"]).starts_with("revert: Revert"));
         let err = repo
-            .revert_path_commit(optimize, SKILL)
+            .revert_path_commit(optimize, SKILL, &[], "")
             .expect_err("already reverted");
         assert!(err.to_string().contains("reverted already"), "{err}");
         assert_fsck_clean(&sb);
@@ -806,7 +808,7 @@ fn reverting_the_commit_that_added_a_file_deletes_it() {
             .commit_files("add c", &[FileChange::write("skills/c/SKILL.md", "c\n")])
             .expect("commit");
         let outcome = repo
-            .revert_path_commit(added, "skills/c/SKILL.md")
+            .revert_path_commit(added, "skills/c/SKILL.md", &[], "")
             .expect("revert");
         assert_eq!(outcome.method, RevertMethod::TreeEdit);
         assert!(!sb.repo().join("skills/c").exists());
@@ -829,7 +831,9 @@ fn revert_merges_through_gix_when_the_file_changed_since() {
             sb.write(SKILL, &later);
             git(&sb, &["commit", "-qam", "edit line 10"]);
             let repo = open(&sb);
-            let outcome = repo.revert_path_commit(optimize, SKILL).expect("revert");
+            let outcome = repo
+                .revert_path_commit(optimize, SKILL, &[], "")
+                .expect("revert");
             assert_eq!(outcome.method, RevertMethod::TreeMerge);
             assert_eq!(outcome.commit.to_string(), head(&sb));
             assert_eq!(read(&sb, SKILL), V1.replace("\n10\n", "\nten\n"));
@@ -859,7 +863,9 @@ fn a_commit_that_changed_more_than_the_path_is_reverted_by_git() {
                     ],
                 )
                 .expect("commit");
-            let outcome = repo.revert_path_commit(both, SKILL).expect("revert");
+            let outcome = repo
+                .revert_path_commit(both, SKILL, &[], "")
+                .expect("revert");
             assert_eq!(outcome.method, RevertMethod::GitRevert);
             assert_eq!(read(&sb, SKILL), V1);
             assert_eq!(read(&sb, "README.md"), "readme\n");
@@ -878,7 +884,7 @@ fn a_conflicting_revert_is_aborted_and_explained() {
         let before = head(&sb);
         let repo = open(&sb);
         let err = repo
-            .revert_path_commit(optimize, SKILL)
+            .revert_path_commit(optimize, SKILL, &[], "")
             .expect_err("conflict");
         assert!(matches!(err, GitError::RevertConflict { .. }), "{err}");
         let text = err.to_string();
@@ -903,17 +909,21 @@ fn revert_refusals() {
         let optimize = optimized(&sb);
         let repo = open(&sb);
         let root_id = gix::ObjectId::from_hex(root.as_bytes()).unwrap();
-        let err = repo.revert_path_commit(root_id, SKILL).expect_err("root");
+        let err = repo
+            .revert_path_commit(root_id, SKILL, &[], "")
+            .expect_err("root");
         assert!(err.to_string().contains("root commit"), "{err}");
         let err = repo
-            .revert_path_commit(optimize, "README.md")
+            .revert_path_commit(optimize, "README.md", &[], "")
             .expect_err("does not touch it");
         assert!(
             err.to_string().contains("does not change 'README.md'"),
             "{err}"
         );
         sb.write(SKILL, "dirty\n");
-        let err = repo.revert_path_commit(optimize, SKILL).expect_err("dirty");
+        let err = repo
+            .revert_path_commit(optimize, SKILL, &[], "")
+            .expect_err("dirty");
         assert!(err.to_string().contains("uncommitted changes"), "{err}");
         git(&sb, &["checkout", "--", SKILL]);
 
@@ -926,7 +936,7 @@ fn revert_refusals() {
         git(&sb, &["merge", "-q", "--no-ff", "-m", "merge side", "side"]);
         let merge = gix::ObjectId::from_hex(head(&sb).as_bytes()).unwrap();
         let err = repo
-            .revert_path_commit(merge, "side.md")
+            .revert_path_commit(merge, "side.md", &[], "")
             .expect_err("merge");
         assert!(err.to_string().contains("merge commit"), "{err}");
         assert_eq!(head(&sb), merge.to_string());
@@ -1011,5 +1021,51 @@ fn log_path_lists_the_commits_that_changed_a_path() {
         assert_eq!(repo.blob_at_commit(c2_id, "skills/a").unwrap(), None);
         assert_eq!(repo.blob_at_commit(c2_id, "nope.md").unwrap(), None);
         assert_eq!(repo.head_commit_id().unwrap().unwrap().to_string(), c5);
+    });
+}
+
+/// Changes that belong with a revert land in its commit when it is a tree edit, and in the
+/// commit right after `git revert`'s when git had to make it.
+#[test]
+fn changes_that_go_with_a_revert_land_with_it() {
+    hermetic("changes_that_go_with_a_revert_land_with_it", || {
+        let sb = repo();
+        let optimize = optimized(&sb);
+        let r = open(&sb);
+        let also = [FileChange::write("returned.txt", "back\n")];
+        let outcome = r
+            .revert_path_commit(optimize, SKILL, &also, "not used")
+            .expect("revert");
+        assert_eq!(outcome.method, RevertMethod::TreeEdit);
+        assert_eq!(outcome.also_commit, None);
+        assert_eq!(names_in_head(&sb), vec!["returned.txt", SKILL]);
+        assert_eq!(read(&sb, "returned.txt"), "back\n");
+        assert_fsck_clean(&sb);
+        assert_status_clean(&sb);
+
+        let sb = repo();
+        let r = open(&sb);
+        let both = r
+            .commit_files(
+                "two files",
+                &[
+                    FileChange::write(SKILL, "v2\n"),
+                    FileChange::write("README.md", "readme 2\n"),
+                ],
+            )
+            .expect("commit");
+        let outcome = r
+            .revert_path_commit(both, SKILL, &also, "return what the revert gives back")
+            .expect("revert");
+        assert_eq!(outcome.method, RevertMethod::GitRevert);
+        let after = outcome.also_commit.expect("a commit of its own");
+        assert_eq!(after.to_string(), head(&sb));
+        assert_eq!(
+            git(&sb, &["log", "-2", "--format=%s"]),
+            "return what the revert gives back\nRevert \"two files\"\n"
+        );
+        assert_eq!(read(&sb, "returned.txt"), "back\n");
+        assert_fsck_clean(&sb);
+        assert_status_clean(&sb);
     });
 }

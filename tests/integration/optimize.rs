@@ -898,10 +898,14 @@ fn rollback_reverts_the_skill_change_and_a_regression_is_caught_later() {
         "{head:?}"
     );
     sb.git(&["fsck", "--no-progress"]).assert_ok();
-    // Only the signal recorded since (not committed) shows; the rollback left nothing behind.
+    // The rollback put the three signals of the undone fix back in the pending store, in its
+    // own commit, after the one recorded since (committed with them); nothing is left behind.
+    assert_eq!(sb.git(&["status", "--porcelain"]).stdout, "");
+    assert_eq!(pending_lines(&sb), 4);
+    let files = sb.git(&["show", "--name-only", "--format=", "HEAD"]).stdout;
     assert_eq!(
-        sb.git(&["status", "--porcelain"]).stdout,
-        format!(" M {SKILL}/.skillopt/pending/signal.json\n")
+        files,
+        format!("{SKILL}/.skillopt/pending/signal.json\n{SKILL}/SKILL.md\n")
     );
     let log = sb.run(&["log", "pdf-forms", "--format", "json"]).json();
     assert_eq!(log["optimizations"][0]["rolled_back"], true);

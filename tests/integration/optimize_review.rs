@@ -414,3 +414,78 @@ fn show_a_terminal_session() {
     let (_, out) = t.wait();
     println!("{out}");
 }
+
+/// A rollback gives the feedback back: the signals of the undone fix are pending again, in
+/// the revert's commit, shown as returned by it; the next optimization archives them again.
+#[test]
+fn a_rollback_returns_the_signals_and_the_next_optimization_archives_them_again() {
+    let sb = repo_with_signals();
+    let server = Model::new().serve();
+    optimize(&sb, &server, &["--yes"]).assert_ok();
+    assert_eq!(pending_lines(&sb), 0);
+    let ids: Vec<String> = record(&sb)["signal_ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+
+    let run = sb.run(&["rollback", "pdf-forms"]);
+    run.assert_ok();
+    assert!(
+        run.stdout
+            .contains("3 signals back in pending, in the same commit"),
+        "{}",
+        run.stdout
+    );
+    let revert = head(&sb);
+    let revert = revert.trim();
+    assert_eq!(pending_lines(&sb), 3);
+    assert_eq!(sb.git(&["status", "--porcelain"]).stdout, "");
+    let files = sb.git(&["show", "--name-only", "--format=", "HEAD"]).stdout;
+    assert!(files.contains(".skillopt/pending/signal.json"), "{files}");
+    sb.git(&["fsck", "--no-progress"]).assert_ok();
+
+    // `signals` counts them, and says where they came from.
+    let list = sb.run(&["signals", "pdf-forms"]);
+    list.assert_ok();
+    assert!(
+        list.stderr.contains(&format!(
+            "3 pending signals for pdf-forms; 3 returned by rollback {}",
+            &revert[..7]
+        )),
+        "{}",
+        list.stderr
+    );
+    let json = sb.run(&["signals", "pdf-forms", "--format", "json"]).json();
+    for s in json["signals"].as_array().unwrap() {
+        assert_eq!(s["returned_by"], revert, "{s}");
+        assert!(ids.contains(&s["signal_id"].as_str().unwrap().to_owned()));
+    }
+    let dashboard = sb.run(&["signals"]);
+    assert!(
+        dashboard.stdout.contains("pdf-forms"),
+        "{}",
+        dashboard.stdout
+    );
+
+    // The next optimization uses them and archives them again.
+    let server = Model::new().serve();
+    optimize(&sb, &server, &["--yes"]).assert_ok();
+    assert_eq!(pending_lines(&sb), 0);
+    let again: Vec<String> = record(&sb)["signal_ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    let mut again_sorted = again;
+    again_sorted.sort();
+    assert_eq!(again_sorted, sorted);
+    // Nothing is returned by the rollback any more: none of them is pending.
+    let json = sb.run(&["signals", "pdf-forms", "--format", "json"]).json();
+    assert_eq!(json["signals"].as_array().unwrap().len(), 0);
+    sb.git(&["fsck", "--no-progress"]).assert_ok();
+}

@@ -1,0 +1,171 @@
+//! `git skill rollback`: the newest optimization of a skill that is still in place is
+//! reverted, and the signals it resolved go back to the pending store, in the same commit as
+//! the revert: the problem they describe is back, so the feedback is too. The audit commit
+//! stays (its `resolved/` folder still says what was done, `git skill log` marks it rolled
+//! back), and nothing in history is rewritten.
+//!
+//! Why write them back rather than derive "pending again" from history: the store stays the
+//! one place every reader looks (`signals`, the dashboard, `optimize`, anything else that
+//! reads `pending/signal.json`), no command walks the log to count signals, and `git show`
+//! of the rollback shows the feedback coming back. A later optimization that resolves them
+//! archives them again, under its own folder.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use super::{archive, history};
+use crate::git::{FileChange, GitError, Repo, RevertMethod};
+use crate::signal::store::{self, StoreError};
+use crate::signal::Signal;
+use crate::skill::layout;
+
+/// What a rollback did.
+#[derive(Debug, Clone)]
+pub struct Rollback {
+    /// The optimize commit reverted.
+    pub reverted: history::Optimized,
+    /// The revert, now HEAD (or its parent when `returned_in` is set).
+    pub commit: gix::ObjectId,
+    pub method: RevertMethod,
+    /// The ids of the signals put back in the pending store.
+    pub returned: Vec<String>,
+    /// When `git revert` had to make the revert, the commit right after it that puts the
+    /// signals back; `None`: they are in the revert itself.
+    pub returned_in: Option<gix::ObjectId>,
+    /// The optimization's archive was not found (an optimize commit without its record):
+    /// nothing could be returned.
+    pub no_record: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RollbackError {
+    #[error("{skill} has uncommitted changes: {}", .paths.join(", "))]
+    Dirty { skill: String, paths: Vec<String> },
+    #[error("nothing to roll back for {skill}: {why}")]
+    Nothing { skill: String, why: String },
+    #[error(transparent)]
+    Git(#[from] GitError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Reverts the newest optimization of the skill at `skill_dir` (`skill_rel` from the top)
+/// that is not reverted yet, its signals back in `pending/` with the revert.
+pub fn rollback(
+    repo: &Repo,
+    skill_dir: &Path,
+    skill_rel: &str,
+    skill: &str,
+) -> Result<Rollback, RollbackError> {
+    let ignore = format!("{}/", layout::rel(skill_rel, layout::DIR));
+    let dirty = repo.dirty_paths(skill_rel, &[ignore.as_str()])?;
+    if !dirty.is_empty() {
+        return Err(RollbackError::Dirty {
+            skill: skill.to_owned(),
+            paths: dirty,
+        });
+    }
+    let optimizations = history::optimizations(repo, skill_rel)?;
+    let Some(target) = optimizations
+        .iter()
+        .find(|o| o.reverted_by.is_none())
+        .cloned()
+    else {
+        let why = if optimizations.is_empty() {
+            format!("no optimize(skill) commit touched {skill_rel}/SKILL.md")
+        } else {
+            "every optimization of it is rolled back already".to_owned()
+        };
+        return Err(RollbackError::Nothing {
+            skill: skill.to_owned(),
+            why,
+        });
+    };
+    let commit = gix::ObjectId::from_hex(target.commit.as_bytes()).map_err(|e| GitError::Read {
+        path: skill_dir.to_owned(),
+        message: format!("bad commit id {}: {e}", target.commit),
+    })?;
+    let archived = archived_signals(skill_dir, target.optimization_id.as_deref());
+    let no_record = archived.is_none();
+    let pending = store::pending_path(skill_dir);
+    let present: HashSet<String> = store::load(&pending)?
+        .signals
+        .into_iter()
+        .map(|(_, s)| s.signal_id)
+        .collect();
+    let returning: Vec<Signal> = archived
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|s| !present.contains(&s.signal_id))
+        .collect();
+    let pending_rel = layout::rel(skill_rel, layout::PENDING);
+    let skill_md = format!("{skill_rel}/SKILL.md");
+    let message = format!(
+        "audit(skill): return {} of {} to pending after its rollback",
+        crate::report::plural(returning.len(), "signal"),
+        target
+            .optimization_id
+            .as_deref()
+            .unwrap_or("the optimization")
+    );
+    // Under the store's writers' lock, as optimize's archive: an append waiting meanwhile
+    // lands in the file the commit writes.
+    let nothing = std::collections::HashSet::new();
+    let outcome = store::rewrite_without(skill_dir, &nothing, |current, _| {
+        let also = if returning.is_empty() {
+            Vec::new()
+        } else {
+            let mut content = current.to_vec();
+            if !content.is_empty() && !content.ends_with(b"\n") {
+                content.push(b'\n');
+            }
+            content.extend_from_slice(&store::to_lines(&returning));
+            vec![FileChange::write(pending_rel.clone(), content)]
+        };
+        repo.revert_path_commit(commit, &skill_md, &also, &message)
+    })??;
+    Ok(Rollback {
+        reverted: target,
+        commit: outcome.commit,
+        method: outcome.method,
+        returned: returning.into_iter().map(|s| s.signal_id).collect(),
+        returned_in: outcome.also_commit,
+        no_record,
+    })
+}
+
+/// The signals the optimization `id` archived (its `resolved/` folder's `signal.json`);
+/// `None` when its record is not there.
+fn archived_signals(skill_dir: &Path, id: Option<&str>) -> Option<Vec<Signal>> {
+    let id = id?;
+    let (earlier, _) = archive::earlier(skill_dir);
+    let (dir, _) = earlier.iter().find(|(_, o)| o.optimization_id == id)?;
+    let loaded = store::load(&dir.join("signal.json")).ok()?;
+    Some(loaded.signals.into_iter().map(|(_, s)| s).collect())
+}
+
+/// Pending signals that a rollback returned: signal id -> the revert that returned it, from
+/// the optimizations rolled back (newest revert first). For `git skill signals`.
+pub fn returned_by(
+    repo: &Repo,
+    skill_dir: &Path,
+    skill_rel: &str,
+) -> Result<std::collections::HashMap<String, String>, GitError> {
+    let mut out = std::collections::HashMap::new();
+    let rolled: Vec<(String, String)> = history::optimizations(repo, skill_rel)?
+        .into_iter()
+        .filter_map(|o| Some((o.optimization_id?, o.reverted_by?)))
+        .collect();
+    if rolled.is_empty() {
+        return Ok(out);
+    }
+    let (earlier, _) = archive::earlier(skill_dir);
+    for (id, revert) in rolled {
+        if let Some((_, o)) = earlier.iter().find(|(_, o)| o.optimization_id == id) {
+            for signal in &o.signal_ids {
+                out.entry(signal.clone()).or_insert_with(|| revert.clone());
+            }
+        }
+    }
+    Ok(out)
+}
