@@ -1,7 +1,9 @@
 //! `git skill optimize` against a model that takes 1 s per gate call: 8 clusters are judged in
-//! parallel (about 1 s) rather than one after another (about 8 s), and the pipeline's own
-//! overhead beside the model is milliseconds. The model is a scripted HTTP server on
-//! 127.0.0.1 (the one the integration tests use). Run: `cargo bench --bench optimize`.
+//! parallel (about 1 s) rather than one after another (about 8 s), three judges a cluster
+//! (`skill.gateVotes`) cost one more round of the same, and the pipeline's own overhead beside
+//! the model is milliseconds, for a whole dry run and for the `--resume --yes` that commits its
+//! candidate. The model is a scripted HTTP server on 127.0.0.1 (the one the integration tests
+//! use). Run: `cargo bench --bench optimize`.
 
 #[path = "../tests/integration/llm_server.rs"]
 mod llm_server;
@@ -110,19 +112,22 @@ fn repo() -> tempfile::TempDir {
     tmp
 }
 
-/// One dry run (it changes nothing, so runs repeat on the same repository); `parallel` sets
-/// `skill.parallel`, the default (8) when `None`.
-fn run(dir: &Path, server: &Server, parallel: Option<usize>) -> Duration {
+/// One dry run from scratch (`--restart`: a dry run keeps its checkpoint, which the next
+/// would reuse; it commits nothing, so runs repeat on the same repository); `parallel` sets
+/// `skill.parallel`, the default (8) when `None`, and `votes` `skill.gateVotes`.
+fn run(dir: &Path, server: &Server, parallel: Option<usize>, votes: u32) -> Duration {
     let start = Instant::now();
     let mut command = Command::new(BIN);
     if let Some(n) = parallel {
         command.env("GIT_SKILL_PARALLEL", n.to_string());
     }
     let out = command
+        .env("GIT_SKILL_GATE_VOTES", votes.to_string())
         .args([
             "optimize",
             "pdf-forms",
             "--dry-run",
+            "--restart",
             "--yes",
             "--format",
             "json",
@@ -146,6 +151,33 @@ fn run(dir: &Path, server: &Server, parallel: Option<usize>) -> Duration {
     elapsed
 }
 
+/// `--resume --yes` after a dry run, in a repository of its own: the two commits of the
+/// previewed candidate, with no model call.
+fn commit_after_dry_run(server: &Server) -> Duration {
+    let tmp = repo();
+    let dir = tmp.path();
+    run(dir, server, None, 1);
+    let calls = server.requests().len();
+    let start = Instant::now();
+    let out = Command::new(BIN)
+        .args(["optimize", "pdf-forms", "--resume", "--yes"])
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_SKILL_PROVIDER", "openai")
+        .env("GIT_SKILL_BASE_URL", server.url("/v1"))
+        .env("GIT_SKILL_MODEL", "bench")
+        .output()
+        .unwrap();
+    let elapsed = start.elapsed();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(server.requests().len(), calls, "no model call");
+    elapsed
+}
+
 fn median(mut runs: Vec<Duration>) -> Duration {
     runs.sort();
     runs[runs.len() / 2]
@@ -155,10 +187,12 @@ fn main() {
     let tmp = repo();
     let dir = tmp.path();
     let slow = model(Duration::from_secs(1));
-    let parallel = median((0..3).map(|_| run(dir, &slow, None)).collect());
-    let serial = run(dir, &slow, Some(1));
+    let parallel = median((0..3).map(|_| run(dir, &slow, None, 1)).collect());
+    let serial = run(dir, &slow, Some(1), 1);
+    let votes = run(dir, &slow, None, 3);
     let instant = model(Duration::ZERO);
-    let overhead = median((0..9).map(|_| run(dir, &instant, None)).collect());
+    let overhead = median((0..9).map(|_| run(dir, &instant, None, 1)).collect());
+    let commit = median((0..9).map(|_| commit_after_dry_run(&instant)).collect());
     println!(
         "cores: {}",
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -169,6 +203,7 @@ fn main() {
         parallel.as_secs_f64()
     );
     println!("  skill.parallel = 1: {:.2} s", serial.as_secs_f64());
+    println!("  skill.gateVotes = 3: {:.2} s", votes.as_secs_f64());
     println!(
         "model answering at once (10 calls: triage, reflect, {CLUSTERS} judges): {:.1} ms a run, process start and git included (median of 9)",
         overhead.as_secs_f64() * 1000.0
@@ -185,7 +220,16 @@ fn main() {
         serial.as_secs_f64()
     );
     println!(
+        "| {} gate calls of 1 s (`skill.gateVotes` = 3), `skill.parallel` default (8) | {:.2} s |",
+        CLUSTERS * 3,
+        votes.as_secs_f64()
+    );
+    println!(
         "| whole dry run, model answering at once | {:.1} ms |",
         overhead.as_secs_f64() * 1000.0
+    );
+    println!(
+        "| `--resume --yes` after a dry run: both commits, no model call | {:.1} ms |",
+        commit.as_secs_f64() * 1000.0
     );
 }

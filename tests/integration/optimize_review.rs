@@ -403,18 +403,6 @@ fn three_judges_per_cluster_and_the_majority_decides() {
     assert_eq!(pending_lines(&sb), 3);
 }
 
-#[test]
-#[ignore]
-fn show_a_terminal_session() {
-    let sb = repo_with_signals();
-    let server = Model::new().serve();
-    let mut t = on_terminal(&sb, &server, &[], &[]);
-    t.answer("Continue? [y/N]", "y");
-    t.answer("Commit pdf-forms?", "y");
-    let (_, out) = t.wait();
-    println!("{out}");
-}
-
 /// A rollback gives the feedback back: the signals of the undone fix are pending again, in
 /// the revert's commit, shown as returned by it; the next optimization archives them again.
 #[test]
