@@ -244,9 +244,17 @@ impl From<git_skill::optimize::rollback::RollbackError> for CommandError {
     fn from(e: git_skill::optimize::rollback::RollbackError) -> Self {
         use git_skill::optimize::rollback::RollbackError as R;
         match e {
-            R::Git(e) => CommandError::from(e)
-                .hint("nothing was changed; resolve by hand with git revert, then commit"),
+            R::Git(e @ (GitError::RevertConflict { .. } | GitError::Revert { .. })) => {
+                CommandError::from(e)
+                    .hint("nothing was changed; resolve by hand with git revert, then commit")
+            }
+            R::Git(e) => CommandError::from(e),
             R::Store(e) => CommandError::from(e),
+            R::Busy { .. } => hinted(ErrorKind::User, e, Some("wait for it to finish".into())),
+            R::Interrupted { ref skill } => {
+                let hint = format!("finish it first: git skill optimize {skill} --resume");
+                hinted(ErrorKind::User, e, Some(hint))
+            }
             R::Dirty { .. } => hinted(
                 ErrorKind::User,
                 e,
@@ -286,7 +294,7 @@ impl From<RunError> for CommandError {
             )),
             O::Busy { .. } => Some("wait for it to finish".into()),
             O::StaleCheckpoint { .. } => Some(format!(
-                "SKILL.md changed since that run; start again: git skill optimize {skill} --restart"
+                "SKILL.md changed since that run; start again: git skill optimize {skill}{dry} --restart"
             )),
             O::NothingToResume { .. } => {
                 Some(format!("start a run: git skill optimize {skill}"))
@@ -298,8 +306,7 @@ impl From<RunError> for CommandError {
                 "preview again: git skill optimize {skill} --dry-run --restart"
             )),
             O::Conflicts(_) => Some(format!(
-                "choose the direction, once per pair: git skill optimize {skill}{dry} --prefer SIGNAL_ID (the other stays pending){}",
-                if dry_run { "" } else { "; the triage answer is kept, so this repeats no model call" }
+                "choose the direction, once per pair: git skill optimize {skill}{dry} --prefer SIGNAL_ID (the other stays pending); the triage answer is kept, so this repeats no model call"
             )),
             O::Llm(l) => Some(format!(
                 "{}{resume}",

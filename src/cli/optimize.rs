@@ -280,7 +280,7 @@ impl Interact for Terminal<'_> {
         }
         let _ = write!(
             self.err,
-            "Commit {}? [y = yes / N = no / e = edit the candidate first] ",
+            "Commit {}? [y/N/e] (e: edit the candidate first) ",
             a.skill
         );
         let _ = self.err.flush();
@@ -295,11 +295,13 @@ impl Interact for Terminal<'_> {
         let editor = editor();
         let _ = writeln!(self.err, "Opening {} in {editor} ...", path.display());
         // As git runs an editor: through the shell, so that `code --wait` works.
+        // The editor draws on the terminal through stderr: stdout may be a report's file.
         let status = std::process::Command::new("sh")
             .arg("-c")
             .arg(format!("{editor} \"$@\""))
             .arg(&editor)
             .arg(path)
+            .stdout(std::io::stderr())
             .status()
             .map_err(|e| format!("{editor}: {e}"))?;
         if status.success() {
@@ -387,6 +389,20 @@ fn editor() -> String {
                 .filter(|e| !e.trim().is_empty())
         })
         .unwrap_or_else(|| "vi".to_owned())
+}
+
+/// Both commit messages, whole, made safe for the terminal.
+fn write_messages(out: &mut dyn std::io::Write, r: &Report) -> std::io::Result<()> {
+    writeln!(out, "Commit 1: {}", super::ui::safe(&r.audit_message))?;
+    for (i, line) in r.optimize_message.trim_end().lines().enumerate() {
+        let lead = if i == 0 { "Commit 2: " } else { "          " };
+        writeln!(
+            out,
+            "{}",
+            format!("{lead}{}", super::ui::safe(line)).trim_end()
+        )?;
+    }
+    Ok(())
 }
 
 /// A text of many lines (a diff), each line made safe for the terminal.
@@ -571,8 +587,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
             writeln!(out)?;
             write_lines(out, r.diff.as_deref().unwrap_or(""))?;
             writeln!(out)?;
-            writeln!(out, "Commit 1: {}", r.audit_message)?;
-            writeln!(out, "Commit 2: {}", r.optimize_message.lines().next().unwrap_or(""))?;
+            write_messages(out, r)?;
             match &r.commit_with {
                 Some(with) => writeln!(
                     out,
@@ -588,8 +603,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
                 writeln!(out)?;
                 write_lines(out, r.diff.as_deref().unwrap_or(""))?;
                 writeln!(out)?;
-                writeln!(out, "Commit 1: {}", r.audit_message)?;
-                writeln!(out, "Commit 2: {}", r.optimize_message.lines().next().unwrap_or(""))?;
+                write_messages(out, r)?;
                 writeln!(out, "Nothing was committed: the gate accepted this change, and there is no terminal to ask whether to commit it.")?;
             } else {
                 writeln!(out, "Nothing was committed, as you answered.")?;

@@ -14,8 +14,8 @@ use super::{CommandError, Outcome, Ui, Workspace};
 /// them as returned by the rollback). The audit commit stays, so `git skill log` still shows
 /// the optimization, marked rolled back. The revert is a tree edit when SKILL.md has not
 /// changed since, a three-way tree merge through gix when it has; a merge that conflicts goes
-/// to `git revert` (the signals then come back in a commit right after it), and a conflict
-/// there is reported with nothing changed.
+/// to `git revert` (then the index must be as HEAD has it), and a conflict there is reported
+/// with nothing changed. Refused while an optimize of the skill runs.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  git skill rollback pdf\n  git skill rollback .claude/skills/pdf --format json"
@@ -39,7 +39,13 @@ pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandE
             skill.dir.display()
         ))
     })?;
-    let done = rollback::rollback(repo, &skill.dir, &rel, &skill.dir_name)?;
+    let done = rollback::rollback(
+        repo,
+        &skill.dir,
+        &rel,
+        &skill.dir_name,
+        super::clock::now()?,
+    )?;
     let new = done.commit.to_string();
     let via = match done.method {
         git_skill::git::RevertMethod::TreeEdit => "tree-edit",
@@ -57,7 +63,7 @@ pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandE
                     "commit": new,
                     "via": via,
                     "returned": done.returned,
-                    "returned_in": done.returned_in.map(|c| c.to_string()).unwrap_or_else(|| new.clone()) }),
+                    "returned_older_than_window": done.returned_old }),
             )?;
         }
         Format::Text => {
@@ -69,25 +75,27 @@ pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandE
                 &new[..7],
                 target.subject
             )?;
-            match (done.returned.len(), done.returned_in) {
-                (0, _) if done.no_record => writeln!(
+            match done.returned.len() {
+                0 if done.no_record => writeln!(
                     ui.out,
                     "no record of the optimization's signals was found: none returned to pending"
                 )?,
-                (0, _) => writeln!(ui.out, "its signals are pending already")?,
-                (n, None) => writeln!(
+                0 => writeln!(ui.out, "its signals are pending already")?,
+                n => writeln!(
                     ui.out,
                     "{} back in pending, in the same commit: git skill signals {}",
                     git_skill::report::plural(n, "signal"),
                     skill.dir_name
                 )?,
-                (n, Some(c)) => writeln!(
+            }
+            if done.returned_old > 0 {
+                writeln!(
                     ui.out,
-                    "{} back in pending, in {} right after the revert: git skill signals {}",
-                    git_skill::report::plural(n, "signal"),
-                    &c.to_string()[..7],
+                    "{} of them older than {} days, which optimize leaves out by default: git skill optimize {} --days N takes them",
+                    done.returned_old,
+                    git_skill::signal::select::DEFAULT_DAYS,
                     skill.dir_name
-                )?,
+                )?;
             }
         }
     }

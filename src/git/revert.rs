@@ -29,9 +29,6 @@ pub struct RevertOutcome {
     /// The new commit, now HEAD.
     pub commit: gix::ObjectId,
     pub method: RevertMethod,
-    /// With [`RevertMethod::GitRevert`] and `also` changes: the commit after the revert that
-    /// holds them (`git revert` makes its own commit). `None`: they are in `commit`.
-    pub also_commit: Option<gix::ObjectId>,
 }
 
 /// An entry of a tree: its id and mode.
@@ -54,15 +51,14 @@ impl Repo {
     /// that HEAD already has as it was before the commit (reverted already), an unborn HEAD,
     /// and uncommitted changes to `path` (staged, unstaged or untracked).
     ///
-    /// `also`: more changes (other paths) that belong with the revert, written in the same
-    /// commit when the revert is a tree edit or merge; after `git revert`, in a commit of
-    /// their own with `also_message`, right after it.
+    /// `also`: more changes (other paths) that belong with the revert, in the same commit
+    /// whichever way it is made (with `git revert`: `--no-commit`, the changes added, then
+    /// `git commit` with git's revert message; that needs an index as HEAD has it).
     pub fn revert_path_commit(
         &self,
         commit: gix::ObjectId,
         path: &str,
         also: &[FileChange],
-        also_message: &str,
     ) -> Result<RevertOutcome, GitError> {
         let refuse = |reason: String| GitError::Revert { commit, reason };
         validate_path(path).map_err(|reason| GitError::InvalidPath {
@@ -126,7 +122,6 @@ impl Repo {
             return Ok(RevertOutcome {
                 commit: id,
                 method: RevertMethod::TreeEdit,
-                also_commit: None,
             });
         }
         if let Some(change) =
@@ -136,14 +131,9 @@ impl Repo {
             return Ok(RevertOutcome {
                 commit: id,
                 method: RevertMethod::TreeMerge,
-                also_commit: None,
             });
         }
-        let mut outcome = self.git_revert(commit, path)?;
-        if !also.is_empty() {
-            outcome.also_commit = Some(self.commit_files_as("commit", also_message, also)?);
-        }
-        Ok(outcome)
+        self.git_revert(commit, path, also)
     }
 
     /// The revert of a commit that changed only `path`, as a tree merge: the reverse change
@@ -274,20 +264,47 @@ impl Repo {
         Ok(edited == commit_tree)
     }
 
-    /// `git revert --no-edit <commit>`; on a conflict, `git revert --abort` and
+    /// `git revert --no-edit <commit>` (with `also`: `--no-commit`, the changes written and
+    /// added, then `git commit --no-edit`); on a conflict, `git revert --abort` and
     /// [`GitError::RevertConflict`].
-    fn git_revert(&self, commit: gix::ObjectId, path: &str) -> Result<RevertOutcome, GitError> {
+    fn git_revert(
+        &self,
+        commit: gix::ObjectId,
+        path: &str,
+        also: &[FileChange],
+    ) -> Result<RevertOutcome, GitError> {
         let sha = commit.to_string();
-        let command = format!("git revert --no-edit {sha}");
-        let output = self.run_git(&["revert", "--no-edit", &sha], &command)?;
+        if !also.is_empty() {
+            let staged = self.run_git(&["diff", "--cached", "--quiet"], "git diff --cached")?;
+            if !staged.status.success() {
+                return Err(GitError::GitCommand {
+                    command: format!("git revert --no-commit {sha}"),
+                    message: "this revert needs `git revert`, which needs the index as HEAD has it: commit or unstage your staged changes first".into(),
+                });
+            }
+        }
+        let (command, args) = if also.is_empty() {
+            (
+                format!("git revert --no-edit {sha}"),
+                vec!["revert", "--no-edit", sha.as_str()],
+            )
+        } else {
+            (
+                format!("git revert --no-commit {sha}"),
+                vec!["revert", "--no-commit", sha.as_str()],
+            )
+        };
+        let output = self.run_git(&args, &command)?;
         if output.status.success() {
+            if !also.is_empty() {
+                self.commit_reverted_with(also)?;
+            }
             let head = self.head_commit_id()?.ok_or_else(|| GitError::UnbornHead {
                 path: self.workdir.clone(),
             })?;
             return Ok(RevertOutcome {
                 commit: head,
                 method: RevertMethod::GitRevert,
-                also_commit: None,
             });
         }
         let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
@@ -328,6 +345,69 @@ impl Repo {
         Err(GitError::RevertConflict {
             commit,
             path: path.to_owned(),
+        })
+    }
+
+    /// After `git revert --no-commit`: writes `also` into the work tree, adds it, and commits
+    /// with git's prepared revert message (no hooks: the content was checked). Any failure
+    /// aborts the revert, leaving HEAD where it was.
+    fn commit_reverted_with(&self, also: &[FileChange]) -> Result<(), GitError> {
+        let result = (|| -> Result<(), GitError> {
+            for change in also {
+                validate_path(&change.path).map_err(|reason| GitError::InvalidPath {
+                    path: change.path.clone(),
+                    reason,
+                })?;
+                let abs = self.workdir.join(&change.path);
+                let io = |e: std::io::Error| GitError::GitCommand {
+                    command: format!("write {}", change.path),
+                    message: e.to_string(),
+                };
+                match &change.content {
+                    Some(bytes) => {
+                        if let Some(dir) = abs.parent() {
+                            std::fs::create_dir_all(dir).map_err(io)?;
+                        }
+                        crate::fsutil::write_atomic(&abs, bytes).map_err(io)?;
+                        self.git_ok(&["add", "--", &change.path], "git add")?;
+                    }
+                    None => {
+                        self.git_ok(
+                            &["rm", "-q", "--ignore-unmatch", "--", &change.path],
+                            "git rm",
+                        )?;
+                    }
+                }
+            }
+            self.git_ok(
+                &[
+                    "commit",
+                    "-q",
+                    "--no-verify",
+                    "--no-edit",
+                    "--cleanup=strip",
+                ],
+                "git commit --no-edit",
+            )
+        })();
+        if result.is_err() {
+            let _ = self.run_git(&["revert", "--abort"], "git revert --abort");
+        }
+        result
+    }
+
+    /// `git ARGS`, an error with its message unless it succeeds.
+    fn git_ok(&self, args: &[&str], command: &str) -> Result<(), GitError> {
+        let out = self.run_git(args, command)?;
+        if out.status.success() {
+            return Ok(());
+        }
+        Err(GitError::GitCommand {
+            command: command.to_owned(),
+            message: first_nonempty(
+                String::from_utf8_lossy(&out.stderr).trim(),
+                String::from_utf8_lossy(&out.stdout).trim(),
+            ),
         })
     }
 

@@ -86,6 +86,7 @@ impl Provider for Anthropic {
         }
         let mut with_tool = request.schema.is_some() && !self.no_tools.load(Ordering::Relaxed);
         let mut spent = 0;
+        let mut dropped = None;
         let answer = loop {
             match self
                 .http
@@ -94,6 +95,7 @@ impl Provider for Anthropic {
                 Err(e) if with_tool && super::refuses(&e, &["tool"]) => {
                     self.no_tools.store(true, Ordering::Relaxed);
                     with_tool = false;
+                    dropped = Some("tools");
                     spent += 1;
                 }
                 other => break other?,
@@ -147,6 +149,7 @@ impl Provider for Anthropic {
             text,
             usage,
             attempts: answer.attempts + spent,
+            dropped,
         })
     }
 

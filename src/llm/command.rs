@@ -94,6 +94,7 @@ impl Provider for CommandProvider {
             text,
             usage,
             attempts: 1,
+            dropped: None,
         })
     }
 

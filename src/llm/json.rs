@@ -153,6 +153,8 @@ pub struct Structured<T> {
     pub attempts: u32,
     /// Whether a repair request was needed.
     pub repaired: bool,
+    /// The server refused the schema's field on this call (see [`Completion::dropped`]).
+    pub dropped: Option<&'static str>,
 }
 
 /// Sends `request` and reads a `T` from the answer; when that fails, asks once more, quoting
@@ -173,6 +175,7 @@ pub fn complete_json<T: DeserializeOwned>(
                 usage: first.usage,
                 attempts: first.attempts,
                 repaired: false,
+                dropped: first.dropped,
             })
         }
         Err(problem) => problem,
@@ -189,6 +192,7 @@ pub fn complete_json<T: DeserializeOwned>(
             usage: first.usage + second.usage,
             attempts: first.attempts + second.attempts,
             repaired: true,
+            dropped: first.dropped.or(second.dropped),
         }),
         Err(reason) => {
             let raw = keep_raw(raw_dir, &[&first.text, &second.text]).map_err(|e| {

@@ -130,6 +130,10 @@ pub struct Completion {
     pub usage: Usage,
     /// Requests sent for this answer, retries included.
     pub attempts: u32,
+    /// The field of the request this server refused, and which was dropped from this
+    /// request and the rest of the run (`response_format`, `tools`): the answer's schema
+    /// was then not enforced by the server.
+    pub dropped: Option<&'static str>,
 }
 
 /// Something that answers requests.

@@ -138,6 +138,7 @@ impl Provider for OpenAi {
     fn complete(&self, request: &Request) -> Result<Completion, LlmError> {
         let mut with_schema = request.schema.is_some() && !self.no_schema.load(Ordering::Relaxed);
         let mut spent = 0;
+        let mut dropped = None;
         // At most one resend for each field a server may refuse.
         let (body, attempts) = loop {
             match self.send(request, with_schema) {
@@ -146,6 +147,7 @@ impl Provider for OpenAi {
                 {
                     self.no_schema.store(true, Ordering::Relaxed);
                     with_schema = false;
+                    dropped = Some("response_format");
                     spent += 1;
                 }
                 Err(e)
@@ -172,6 +174,7 @@ impl Provider for OpenAi {
             text,
             usage,
             attempts,
+            dropped,
         })
     }
 

@@ -3,8 +3,10 @@
 //! past the pipeline. Only the keywords git-skill's own schemas use are understood
 //! (`type`, `properties`, `required`, `additionalProperties: false`, `enum`, `items`,
 //! `minItems`, `maxItems`, `minLength`, `maxLength`, `minimum`, `description`); a schema with
-//! any other keyword is refused rather than half-checked. One departure from the standard,
-//! on purpose: a required field whose type allows `null` may be absent. The crate's tests
+//! any other keyword is refused rather than half-checked. Two departures from the standard,
+//! on purpose: a required field whose type allows `null` may be absent, and an enum string
+//! may differ in ASCII case or a space for an underscore (the contracts take `yes` and
+//! `NOT COVERED`, as the models write them). The crate's tests
 //! hold this checker to the `jsonschema` crate on every schema git-skill sends.
 
 use serde_json::Value;
@@ -52,7 +54,7 @@ fn check_at(schema: &Value, value: &Value, path: &mut String, depth: usize) -> R
         }
     }
     if let Some(Value::Array(options)) = keywords.get("enum") {
-        if !options.contains(value) {
+        if !options.contains(value) && !options.iter().any(|o| loosely_equal(o, value)) {
             let list: Vec<String> = options.iter().map(Value::to_string).collect();
             return Err(format!(
                 "{} must be one of {}",
@@ -157,6 +159,16 @@ const KNOWN: &[&str] = &[
     "description",
 ];
 
+/// Two enum strings that differ only in ASCII case or a space for an underscore (`yes`,
+/// `Not covered`): what the contracts' serde aliases accept, not worth a repair request.
+fn loosely_equal(option: &Value, value: &Value) -> bool {
+    let norm = |s: &str| s.to_ascii_uppercase().replace(' ', "_");
+    match (option, value) {
+        (Value::String(o), Value::String(v)) => norm(o) == norm(v),
+        _ => false,
+    }
+}
+
 /// A field whose type allows `null` may be left out: absent and `null` mean the same to
 /// git-skill ([`strip_nulls`]), and answers shaped as the templates describe them leave
 /// such fields out.
@@ -259,6 +271,8 @@ mod tests {
         let ok =
             json!({"id": "c_1", "count": 2, "mode": "a", "note": null, "items": [{"x": true}]});
         assert_eq!(check(&s, &ok), Ok(()));
+        let loose = json!({"id": "c_1", "mode": "A", "items": [{"x": true}]});
+        assert_eq!(check(&s, &loose), Ok(()), "case differs only");
         let cases = [
             (json!([]), "the answer must be object, not an array"),
             (
@@ -276,6 +290,10 @@ mod tests {
             (
                 json!({"id": "a", "items": [{"x": true}], "mode": "c"}),
                 "`mode` must be one of \"a\", \"b\"",
+            ),
+            (
+                json!({"id": "a", "items": [{"x": true}], "mode": "a b"}),
+                "`mode` must be one of",
             ),
             (
                 json!({"id": "a", "items": [], "mode": "a"}),

@@ -22,25 +22,47 @@ pub struct Question {
     pub from_optimization: Option<String>,
 }
 
-/// How vote `k` (1-based) of a cluster is put to its judge: the skill or the signals first,
-/// and the signals in their order or reversed, so that no two of the first four judges read
-/// the same prompt and a candidate worded to sway one framing meets the others.
-fn framing(k: u32) -> (bool, bool) {
-    let signals_first = k.is_multiple_of(2);
-    let reversed = ((k - 1) / 2) % 2 == 1;
-    (signals_first, reversed)
+/// Where the skill stands beside the cluster and its signals, as `order` of the gate
+/// templates.
+const ORDERS: [&str; 3] = ["skill_first", "signals_first", "skill_between"];
+
+/// How vote `k` (1-based) of a cluster with `signals` signals is put to its judge: an order
+/// of the sections, the signals in their order or reversed (with two or more), and, past
+/// the distinct framings (3 for one signal, 6 for more), sampled at temperature 0.7 rather
+/// than 0, so that no two judges read the same prompt the same way and a candidate worded
+/// to sway one reading meets the others.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Framing {
+    order: &'static str,
+    reversed: bool,
+    sampled: bool,
 }
 
-fn framing_text(k: u32) -> String {
-    let (signals_first, reversed) = framing(k);
+fn framing(k: u32, signals: usize) -> Framing {
+    let i = (k.max(1) - 1) as usize;
+    let distinct = if signals > 1 { 6 } else { 3 };
+    let j = i % distinct;
+    Framing {
+        order: ORDERS[j % 3],
+        reversed: j >= 3,
+        sampled: i >= distinct,
+    }
+}
+
+fn framing_text(f: Framing) -> String {
+    let order = match f.order {
+        "signals_first" => "signals first",
+        "skill_between" => "cluster, skill, signals",
+        _ => "skill first",
+    };
     format!(
-        "{} first{}",
-        if signals_first { "signals" } else { "skill" },
-        if reversed {
+        "{order}{}{}",
+        if f.reversed {
             ", signals in reverse order"
         } else {
             ""
-        }
+        },
+        if f.sampled { ", sampled" } else { "" }
     )
 }
 
@@ -56,7 +78,8 @@ fn ballot_key(q: &Question, k: u32, votes: u32) -> String {
 
 /// Asks every judge not yet in `answers`, `votes` per question, `parallel` at a time.
 /// Answers that arrive are added to `answers` even when another call fails, so that a
-/// resumed run asks only the rest. Returns the usage, the calls and the first error.
+/// resumed run asks only the rest. Returns the usage, the calls, the first error, and the
+/// field a server refused (its schema then not enforced there), if one did.
 #[allow(clippy::too_many_arguments)]
 pub fn ask(
     provider: &dyn Provider,
@@ -68,7 +91,7 @@ pub fn ask(
     votes: u32,
     parallel: usize,
     raw_dir: Option<&std::path::Path>,
-) -> (Usage, u32, Option<LlmError>) {
+) -> (Usage, u32, Option<LlmError>, Option<&'static str>) {
     let votes = votes.max(1);
     let open: Vec<(&Question, u32)> = questions
         .iter()
@@ -76,9 +99,9 @@ pub fn ask(
         .filter(|(q, k)| !answers.contains_key(&ballot_key(q, *k, votes)))
         .collect();
     let results = llm::batch::run(&open, parallel, |&(q, k)| {
-        let (signals_first, reversed) = framing(k);
+        let f = framing(k, q.signals.len());
         let mut signals: Vec<SignalDetail> = q.signals.iter().map(SignalDetail::from).collect();
-        if reversed {
+        if f.reversed {
             signals.reverse();
         }
         let vars = GateVars {
@@ -86,7 +109,7 @@ pub fn ask(
             candidate_skill: candidate.to_owned(),
             cluster: q.cluster.clone(),
             signals,
-            signals_first,
+            order: f.order.to_owned(),
         };
         let (name, gate_mode) = match q.mode {
             Mode::TextEdit => (PromptName::GateTextEdit, GateMode::TextEdit),
@@ -103,7 +126,7 @@ pub fn ask(
         let mut request = Request::new(prompt).purpose(purpose);
         request.schema = Some(crate::prompt::schemas::gate(gate_mode));
         request.max_tokens = 1024;
-        request.temperature = Some(0.0);
+        request.temperature = Some(if f.sampled { 0.7 } else { 0.0 });
         let cluster_id = q.cluster.cluster_id.clone();
         let check = move |a: &GateAnswer| {
             a.validate(gate_mode, &cluster_id)
@@ -114,9 +137,11 @@ pub fn ask(
     let mut usage = Usage::default();
     let mut calls = 0;
     let mut first_error = None;
+    let mut dropped = None;
     for (&(q, k), result) in open.iter().zip(results.results) {
         match result {
             Ok(answer) => {
+                dropped = dropped.or(answer.dropped);
                 usage = usage + answer.usage;
                 calls += answer.attempts;
                 let verdict = serde_json::to_value(answer.value.verdict)
@@ -141,7 +166,7 @@ pub fn ask(
             }
         }
     }
-    (usage, calls, first_error)
+    (usage, calls, first_error, dropped)
 }
 
 /// The verdict on each question that all its judges answered: its one judge's, or with
@@ -191,7 +216,7 @@ pub fn tally(
                     verdict: b.verdict.clone(),
                     passed: b.passed,
                     reason: b.reason.clone(),
-                    framing: framing_text(k),
+                    framing: framing_text(framing(k, q.signals.len())),
                 })
                 .collect(),
         });
@@ -245,8 +270,9 @@ mod tests {
         assert_eq!(r.verdict, "NO");
         assert_eq!(r.reason, "2 of 3 judges: fixed");
         assert_eq!(r.votes.len(), 3);
+        assert_eq!(r.votes[0].framing, "skill first");
         assert_eq!(r.votes[1].framing, "signals first");
-        assert_eq!(r.votes[2].framing, "skill first, signals in reverse order");
+        assert_eq!(r.votes[2].framing, "cluster, skill, signals");
         answers.insert("c#4".to_owned(), record(false));
         let r = &tally(&q, &answers, 4)[0];
         assert!(!r.passed, "2 of 4 is no majority");
@@ -257,14 +283,37 @@ mod tests {
         assert_eq!(tally(&q, &one, 1), vec![record(true)]);
     }
 
+    /// Every judge of a cluster reads another prompt, or the same one sampled: with one
+    /// signal, three orders; with more, six framings; past them, sampling.
     #[test]
-    fn the_first_four_framings_differ() {
-        let all: Vec<(bool, bool)> = (1..=4).map(framing).collect();
-        for i in 0..4 {
-            for j in i + 1..4 {
-                assert_ne!(all[i], all[j]);
+    fn no_two_judges_read_the_same_prompt_the_same_way() {
+        for (signals, distinct) in [(1, 3), (2, 6)] {
+            let all: Vec<Framing> = (1..=9).map(|k| framing(k, signals)).collect();
+            for i in 0..distinct {
+                for j in i + 1..distinct {
+                    assert_ne!(
+                        all[i],
+                        all[j],
+                        "{signals} signals, votes {} and {}",
+                        i + 1,
+                        j + 1
+                    );
+                }
+                assert!(!all[i].sampled);
+                if signals == 1 {
+                    assert!(!all[i].reversed, "reversing one signal changes nothing");
+                }
             }
+            assert!(all[distinct..].iter().all(|f| f.sampled));
         }
-        assert_eq!(framing(1), (false, false), "one vote is the plain prompt");
+        assert_eq!(
+            framing(1, 1),
+            Framing {
+                order: "skill_first",
+                reversed: false,
+                sampled: false
+            },
+            "one vote is the plain prompt"
+        );
     }
 }

@@ -63,11 +63,25 @@ fn steps(ctx: &Job<'_>, opts: &Options, ui: &mut dyn Interact) -> Result<Report,
             Approved::Commit => break,
             Approved::Stop => return Ok(report),
             Approved::Edited(text) => {
+                let before = run.cp.clone();
                 candidate = run.take_edit(text)?;
                 report = run.report(&chosen, &reflection);
                 report.mode = Some(candidate.mode);
                 run.gate(&chosen, &candidate)?;
                 run.judge(&mut report, &chosen, &reflection, &candidate);
+                // A refused edit does not cost the candidate that passed: back to it, its
+                // answers kept, and the question again.
+                if !report.reasons.is_empty() {
+                    run.ui.warn(&format!(
+                        "your edit was refused ({}); back to the candidate before it",
+                        report.reasons.join("; ")
+                    ));
+                    candidate = run.restore(before)?;
+                    report = run.report(&chosen, &reflection);
+                    report.mode = Some(candidate.mode);
+                    run.gate(&chosen, &candidate)?;
+                    run.judge(&mut report, &chosen, &reflection, &candidate);
+                }
             }
         }
     }
@@ -109,6 +123,8 @@ struct Run<'r> {
     resumed: Option<u8>,
     /// The earlier fixes the regression check asks about.
     earlier: Vec<Question>,
+    /// The provider refused the schema's field once already (said once).
+    schema_dropped: bool,
 }
 
 /// What triage leaves for the later steps: the signals and clusters of this run, without those
@@ -155,7 +171,7 @@ impl<'r> Run<'r> {
                 fresh(ctx, opts, &pre_hash, &work)?
             }
             // A dry run's candidate, to commit: exactly what it showed, or nothing.
-            Some((path, mut cp)) if cp.dry_run && !opts.dry_run => {
+            Some((path, cp)) if cp.dry_run && !opts.dry_run => {
                 if !opts.resume {
                     let waiting = WaitingDryRun {
                         started: cp.started.clone(),
@@ -201,13 +217,40 @@ impl<'r> Run<'r> {
                         max_signals: cp.max_signals,
                     });
                 }
-                cp.dry_run = false;
+                // Still a dry run's until its commits are under way: a resume that stops
+                // (declined, no terminal, an error) leaves it for the next resume to check again.
+                let step = cp.last_completed_step;
+                (path, cp, Some(step))
+            }
+            // A dry run again over a dry run: its answers, unless what shaped them changed.
+            Some((path, cp)) if cp.dry_run => {
+                let changes = dry_run_changes(ctx, &cp, &pre_hash)?;
+                if !changes.is_empty() {
+                    return Err(OptimizeError::DryRunChanged {
+                        skill: ctx.skill_name.clone(),
+                        started: cp.started,
+                        changes,
+                    });
+                }
+                ui.warn(&format!(
+                    "showing the dry run of {} again, with no model call (--restart makes a new one)",
+                    cp.started
+                ));
                 let step = cp.last_completed_step;
                 (path, cp, Some(step))
             }
             Some((path, cp)) => {
                 if cp.pre_hash != pre_hash {
                     return Err(OptimizeError::StaleCheckpoint { path });
+                }
+                if let Some(then) = &cp.fingerprint {
+                    let changes = then.changes(&Fingerprint::of(ctx));
+                    if !changes.is_empty() && cp.last_completed_step >= 7 {
+                        ui.warn(&format!(
+                            "the configuration changed since this run started ({}): the gate judges again where it must",
+                            changes.join("; ")
+                        ));
+                    }
                 }
                 if (cp.days, cp.max_signals) != (opts.days, opts.max_signals) {
                     return Err(OptimizeError::OptionsChanged {
@@ -254,6 +297,7 @@ impl<'r> Run<'r> {
             pre_hash,
             resumed,
             earlier: Vec::new(),
+            schema_dropped: false,
         };
         run.save()?;
         Ok(Started::Run(Box::new(run)))
@@ -277,6 +321,18 @@ impl<'r> Run<'r> {
     /// Where raw model answers that do not parse are kept.
     fn raw_dir(&self) -> Option<&Path> {
         Some(self.work.as_path())
+    }
+
+    /// A server refused the answers' schema: said once, since the answers are then held to
+    /// it by git-skill alone.
+    fn note_dropped(&mut self, dropped: Option<&'static str>) {
+        if let (Some(field), false) = (dropped, self.schema_dropped) {
+            self.schema_dropped = true;
+            self.ui.warn(&format!(
+                "{} refused `{field}`: the answers' JSON schemas are not sent to it any more this run, and are checked here instead",
+                self.ctx.provider.describe()
+            ));
+        }
     }
 
     fn show_calls(&mut self) {
@@ -381,6 +437,7 @@ impl<'r> Run<'r> {
             self.raw_dir(),
         )?;
         spend(&mut self.cp.tokens, answer.usage, answer.attempts);
+        self.note_dropped(answer.dropped);
         self.cp.triage = Some(answer.value);
         self.show_calls();
         self.cp.last_completed_step = 3;
@@ -488,6 +545,7 @@ impl<'r> Run<'r> {
                 self.raw_dir(),
             )?;
             spend(&mut self.cp.tokens, answer.usage, answer.attempts);
+            self.note_dropped(answer.dropped);
             self.cp.reflection = Some(answer.value);
             self.show_calls();
             self.cp.last_completed_step = 5;
@@ -600,7 +658,7 @@ impl<'r> Run<'r> {
         } else {
             &mut self.cp.gate_answers
         };
-        let (usage, calls, error) = gate::ask(
+        let (usage, calls, error, dropped) = gate::ask(
             ctx.provider,
             ctx.prompts,
             &ctx.skill_name,
@@ -612,6 +670,7 @@ impl<'r> Run<'r> {
             raw_dir.as_deref(),
         );
         spend(&mut self.cp.tokens, usage, calls);
+        self.note_dropped(dropped);
         self.save()?;
         if let Some(e) = error {
             return Err(OptimizeError::from(e));
@@ -659,7 +718,9 @@ impl<'r> Run<'r> {
             regression: Vec::new(),
         };
         self.cp.checks = Some(local.clone());
-        if local.passed() {
+        // Refused only for what a flag allows: the judges are asked all the same, so that the
+        // resume with the flag (after reading why) commits what was judged, with no call.
+        if local.passed() || only_flag_refusals(&local) {
             let friction_only = chosen
                 .signals
                 .iter()
@@ -814,11 +875,8 @@ impl<'r> Run<'r> {
                         Decision::AwaitingApproval
                     };
                     report.diff = Some(diff);
-                    report.commit_with = Some(if answer == Approve::Decline {
-                        "--resume".to_owned()
-                    } else {
-                        "--resume --yes".to_owned()
-                    });
+                    report.commit_with =
+                        Some(self.resume_options(None, answer == Approve::CannotAsk));
                     // The checkpoint stays: the answers, the candidate, the verdicts.
                     self.save()?;
                     return Ok(Approved::Stop);
@@ -843,9 +901,12 @@ impl<'r> Run<'r> {
                             Ok(text) if text.trim().is_empty() => self
                                 .ui
                                 .warn("the edited candidate is empty; nothing changed"),
-                            Ok(text) if text == candidate.text => {
+                            Ok(text) if text.trim_end() == candidate.text.trim_end() => {
                                 self.ui.warn("the candidate was not changed")
                             }
+                            Ok(text) if text.trim_end() == self.original.trim_end() => self
+                                .ui
+                                .warn("that is SKILL.md as it is now: answer N to commit nothing"),
                             Ok(text) => return Ok(Approved::Edited(text)),
                             Err(_) => self
                                 .ui
@@ -855,6 +916,17 @@ impl<'r> Run<'r> {
                 }
             }
         }
+    }
+
+    /// The checkpoint as it was before a refused edit, with what the edit's judging spent.
+    fn restore(&mut self, before: Checkpoint) -> Result<Candidate, OptimizeError> {
+        let tokens = self.cp.tokens.clone();
+        let rounds = self.cp.gate_rounds;
+        self.cp = before;
+        self.cp.tokens = tokens;
+        self.cp.gate_rounds = rounds;
+        self.save()?;
+        Ok(self.cp.candidate.clone().expect("the dry run is done"))
     }
 
     /// The person's edit becomes the candidate: the checks and the judges look at it again
@@ -904,10 +976,7 @@ impl<'r> Run<'r> {
             if accepted || flags.is_some() {
                 self.cp.dry_run = true;
                 self.save()?;
-                report.commit_with = Some(match &flags {
-                    Some(flags) => format!("--resume {flags}"),
-                    None => "--resume".to_owned(),
-                });
+                report.commit_with = Some(self.resume_options(flags.as_deref(), false));
                 report.resume_with = flags;
             } else {
                 finish(&self.work);
@@ -956,17 +1025,36 @@ impl<'r> Run<'r> {
         let refusals = &self.cp.checks.as_ref()?.refusals;
         let mut flags: Vec<&str> = refusals
             .iter()
-            .map(|r| match r.split(':').next() {
-                Some("frontmatter") => Some("--allow-frontmatter"),
-                Some("drift") => Some("--allow-drift"),
-                _ => None,
-            })
+            .map(|r| flag_for(r))
             .collect::<Option<Vec<_>>>()?;
         if flags.is_empty() || report.reasons.len() != refusals.len() {
             return None;
         }
         flags.dedup();
         Some(flags.join(" "))
+    }
+
+    /// The options that commit exactly this candidate: `--resume`, the allow flags this run
+    /// was given and `extra` (those a refusal asks for), and `--yes` when asked for.
+    fn resume_options(&self, extra: Option<&str>, yes: bool) -> String {
+        let mut options = vec!["--resume"];
+        let mut flags: Vec<&str> = Vec::new();
+        if self.opts.allow_frontmatter {
+            flags.push("--allow-frontmatter");
+        }
+        if self.opts.allow_drift {
+            flags.push("--allow-drift");
+        }
+        for f in extra.into_iter().flat_map(|e| e.split(' ')) {
+            if !flags.contains(&f) {
+                flags.push(f);
+            }
+        }
+        options.extend(flags);
+        if yes {
+            options.push("--yes");
+        }
+        options.join(" ")
     }
 
     /// The two commits of step 8, crash-safe at every system call: the plan (objects only)
@@ -1382,6 +1470,20 @@ fn lock(work: &Path, skill: &str) -> Result<WorkLock, OptimizeError> {
     Ok(lock)
 }
 
+/// The flag that allows a refusal of the local checks, if one does.
+fn flag_for(refusal: &str) -> Option<&'static str> {
+    match refusal.split(':').next() {
+        Some("frontmatter") => Some("--allow-frontmatter"),
+        Some("drift") => Some("--allow-drift"),
+        _ => None,
+    }
+}
+
+/// Whether the local checks refused the candidate only for what a flag allows.
+fn only_flag_refusals(local: &checks::LocalChecks) -> bool {
+    !local.refusals.is_empty() && local.refusals.iter().all(|r| flag_for(r).is_some())
+}
+
 /// The run is over: `.skillopt/work/` goes.
 fn finish(work: &Path) {
     let _ = std::fs::remove_dir_all(work);
@@ -1546,7 +1648,12 @@ const MAX_SUMMARY_CHARS: usize = 200;
 
 /// The diagnosis's first sentence on one line, cut at a word at [`MAX_SUMMARY_CHARS`].
 fn summary(diagnosis: &str) -> String {
-    let one_line = diagnosis.split_whitespace().collect::<Vec<_>>().join(" ");
+    // The model's words go into a commit subject: no control characters (escape sequences).
+    let plain: String = diagnosis
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let one_line = plain.split_whitespace().collect::<Vec<_>>().join(" ");
     let first = one_line
         .split_inclusive(". ")
         .next()

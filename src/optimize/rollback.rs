@@ -10,7 +10,6 @@
 //! of the rollback shows the feedback coming back. A later optimization that resolves them
 //! archives them again, under its own folder.
 
-use std::collections::HashSet;
 use std::path::Path;
 
 use super::{archive, history};
@@ -18,20 +17,20 @@ use crate::git::{FileChange, GitError, Repo, RevertMethod};
 use crate::signal::store::{self, StoreError};
 use crate::signal::Signal;
 use crate::skill::layout;
+use crate::worklock::{LockError, WorkLock};
 
 /// What a rollback did.
 #[derive(Debug, Clone)]
 pub struct Rollback {
     /// The optimize commit reverted.
     pub reverted: history::Optimized,
-    /// The revert, now HEAD (or its parent when `returned_in` is set).
+    /// The revert, now HEAD.
     pub commit: gix::ObjectId,
     pub method: RevertMethod,
-    /// The ids of the signals put back in the pending store.
+    /// The ids of the signals put back in the pending store, in the revert's commit.
     pub returned: Vec<String>,
-    /// When `git revert` had to make the revert, the commit right after it that puts the
-    /// signals back; `None`: they are in the revert itself.
-    pub returned_in: Option<gix::ObjectId>,
+    /// How many of them are older than the default window of optimize (`--days`).
+    pub returned_old: usize,
     /// The optimization's archive was not found (an optimize commit without its record):
     /// nothing could be returned.
     pub no_record: bool,
@@ -43,6 +42,13 @@ pub enum RollbackError {
     Dirty { skill: String, paths: Vec<String> },
     #[error("nothing to roll back for {skill}: {why}")]
     Nothing { skill: String, why: String },
+    #[error("an optimize of {skill} is running (lock '{}')", .lock.display())]
+    Busy {
+        skill: String,
+        lock: std::path::PathBuf,
+    },
+    #[error("an optimize of {skill} was cut short while committing")]
+    Interrupted { skill: String },
     #[error(transparent)]
     Git(#[from] GitError),
     #[error(transparent)]
@@ -56,6 +62,7 @@ pub fn rollback(
     skill_dir: &Path,
     skill_rel: &str,
     skill: &str,
+    now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Rollback, RollbackError> {
     let ignore = format!("{}/", layout::rel(skill_rel, layout::DIR));
     let dirty = repo.dirty_paths(skill_rel, &[ignore.as_str()])?;
@@ -85,33 +92,43 @@ pub fn rollback(
         path: skill_dir.to_owned(),
         message: format!("bad commit id {}: {e}", target.commit),
     })?;
+    // No optimize of this skill meanwhile: it could land a newer optimization than the one
+    // chosen, or be halfway through its commits.
+    let work = super::checkpoint::work_dir(skill_dir);
+    let _lock = WorkLock::acquire(&work).map_err(|e| match e {
+        LockError::Busy { lock } => RollbackError::Busy {
+            skill: skill.to_owned(),
+            lock,
+        },
+        LockError::NotADirectory { path } | LockError::Io { path, .. } => {
+            RollbackError::Git(GitError::Read {
+                path,
+                message: "cannot take the optimize lock".into(),
+            })
+        }
+    })?;
+    if let Ok(Some((_, cp))) = super::checkpoint::find(skill_dir) {
+        if cp.commit.is_some() {
+            return Err(RollbackError::Interrupted {
+                skill: skill.to_owned(),
+            });
+        }
+    }
     let archived = archived_signals(skill_dir, target.optimization_id.as_deref());
     let no_record = archived.is_none();
-    let pending = store::pending_path(skill_dir);
-    let present: HashSet<String> = store::load(&pending)?
-        .signals
-        .into_iter()
-        .map(|(_, s)| s.signal_id)
-        .collect();
-    let returning: Vec<Signal> = archived
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|s| !present.contains(&s.signal_id))
-        .collect();
+    let archived = archived.unwrap_or_default();
     let pending_rel = layout::rel(skill_rel, layout::PENDING);
     let skill_md = format!("{skill_rel}/SKILL.md");
-    let message = format!(
-        "audit(skill): return {} of {} to pending after its rollback",
-        crate::report::plural(returning.len(), "signal"),
-        target
-            .optimization_id
-            .as_deref()
-            .unwrap_or("the optimization")
-    );
     // Under the store's writers' lock, as optimize's archive: an append waiting meanwhile
-    // lands in the file the commit writes.
+    // lands in the file the commit writes, and what is pending is read there.
     let nothing = std::collections::HashSet::new();
-    let outcome = store::rewrite_without(skill_dir, &nothing, |current, _| {
+    let (outcome, returning) = store::rewrite_without(skill_dir, &nothing, |current, _| {
+        let present = store::signal_ids(current);
+        let returning: Vec<Signal> = archived
+            .iter()
+            .filter(|s| !present.contains(&s.signal_id))
+            .cloned()
+            .collect();
         let also = if returning.is_empty() {
             Vec::new()
         } else {
@@ -122,14 +139,20 @@ pub fn rollback(
             content.extend_from_slice(&store::to_lines(&returning));
             vec![FileChange::write(pending_rel.clone(), content)]
         };
-        repo.revert_path_commit(commit, &skill_md, &also, &message)
+        repo.revert_path_commit(commit, &skill_md, &also)
+            .map(|outcome| (outcome, returning))
     })??;
+    let window = chrono::Duration::days(i64::from(crate::signal::select::DEFAULT_DAYS));
+    let returned_old = returning
+        .iter()
+        .filter(|s| s.time().is_some_and(|t| t < now - window))
+        .count();
     Ok(Rollback {
         reverted: target,
         commit: outcome.commit,
         method: outcome.method,
         returned: returning.into_iter().map(|s| s.signal_id).collect(),
-        returned_in: outcome.also_commit,
+        returned_old,
         no_record,
     })
 }

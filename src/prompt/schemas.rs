@@ -1,6 +1,7 @@
 //! The JSON schema of each answer in [`super::contracts`], sent with the request where the
 //! provider can enforce it (OpenAI-compatible `response_format`, an Anthropic tool's
-//! `input_schema`) and checked locally on every answer ([`crate::llm::schema`]).
+//! `input_schema`) and checked locally on every answer ([`crate::llm::schema`]). The review's
+//! is here for the review agent, which does not exist yet; optimize sends the others.
 //!
 //! They are written for OpenAI's strict mode: every object closed
 //! (`additionalProperties: false`) and every field listed in `required`, the optional ones
@@ -114,7 +115,7 @@ pub fn review() -> Schema {
     )
 }
 
-/// Every schema, for the tests and `git skill prompt`.
+/// Every schema: the tests hold each to strict mode and to the `jsonschema` crate.
 pub fn all() -> Vec<Schema> {
     vec![
         triage(),

@@ -34,7 +34,7 @@ fn all_vars() -> Value {
         "editable_skills": [],
         "allow_create": true,
         "allow_update": true,
-        "signals_first": false
+        "order": "skill_first"
     })
 }
 
@@ -363,39 +363,42 @@ fn typed_variables_render_every_template() {
         candidate_skill: "x".into(),
         cluster,
         signals: vec![SignalDetail::from(&signal)],
-        signals_first: false,
+        order: "skill_first".into(),
     };
-    let skill_first = prompts
+    prompts
         .render_with(PromptName::GateTextEdit, &gate)
         .unwrap();
     prompts.render_with(PromptName::GateRewrite, &gate).unwrap();
-    // Another judge of skill.gateVotes reads the signals before the skill, the rest alike.
-    let gate = GateVars {
-        signals_first: true,
-        ..gate
-    };
-    for name in [PromptName::GateTextEdit, PromptName::GateRewrite] {
-        let text = prompts.render_with(name, &gate).unwrap();
-        let at = |what: &str| {
-            text.find(what)
-                .unwrap_or_else(|| panic!("{what} in {text}"))
-        };
-        assert!(at("## Its signals") < at(" skill\n\n"), "{text}");
-    }
-    let signals_first = prompts
-        .render_with(PromptName::GateTextEdit, &gate)
-        .unwrap();
-    assert_ne!(skill_first, signals_first);
+    // The judges of skill.gateVotes read the same text in other orders.
     let lines = |t: &str| {
         let mut l: Vec<String> = t.lines().map(str::to_owned).collect();
         l.sort();
         l
     };
-    assert_eq!(
-        lines(&skill_first),
-        lines(&signals_first),
-        "the same text, reordered"
-    );
+    for name in [PromptName::GateTextEdit, PromptName::GateRewrite] {
+        let plain = prompts.render_with(name, &gate).unwrap();
+        let mut seen = vec![plain.clone()];
+        for order in ["signals_first", "skill_between"] {
+            let vars = GateVars {
+                order: order.into(),
+                ..gate.clone()
+            };
+            let text = prompts.render_with(name, &vars).unwrap();
+            let at = |what: &str| {
+                text.find(what)
+                    .unwrap_or_else(|| panic!("{what} in {text}"))
+            };
+            if order == "signals_first" {
+                assert!(at("## Its signals") < at(" skill\n\n"), "{text}");
+            } else {
+                assert!(at("## The cluster") < at(" skill\n\n"), "{text}");
+                assert!(at(" skill\n\n") < at("## Its signals"), "{text}");
+            }
+            assert!(!seen.contains(&text), "{order} reads like another order");
+            assert_eq!(lines(&plain), lines(&text), "the same text, reordered");
+            seen.push(text);
+        }
+    }
     prompts
         .render_with(PromptName::ReviewSystem, &ReviewSystemVars::default())
         .unwrap();

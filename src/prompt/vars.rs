@@ -126,9 +126,10 @@ pub struct GateVars {
     pub cluster: Cluster,
     /// The cluster's signals.
     pub signals: Vec<SignalDetail>,
-    /// Show the cluster and its signals before the skill (the judges of `skill.gateVotes`
-    /// read the question in different orders).
-    pub signals_first: bool,
+    /// Where the skill stands beside the cluster and its signals: `skill_first` (the
+    /// default), `signals_first` or `skill_between`, so that the judges of
+    /// `skill.gateVotes` read the question in different orders.
+    pub order: String,
 }
 
 /// `review_system.md.j2` takes no variables.

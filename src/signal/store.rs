@@ -278,6 +278,16 @@ pub fn with_writers_lock<T>(skill_dir: &Path, f: impl FnOnce() -> T) -> Result<T
     Ok(out)
 }
 
+/// The ids of the valid signals in `bytes`, a store's content.
+pub fn signal_ids(bytes: &[u8]) -> std::collections::HashSet<String> {
+    bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .filter_map(|(i, line)| parse_line(line, i + 1).ok().flatten())
+        .map(|s| s.signal_id)
+        .collect()
+}
+
 /// The lines of `signals` as the store writes them.
 pub fn to_lines(signals: &[Signal]) -> Vec<u8> {
     let mut out = Vec::new();

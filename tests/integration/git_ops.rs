@@ -771,7 +771,7 @@ fn revert_is_a_tree_edit_when_nothing_changed_since() {
         let base = head(&sb);
         let repo = open(&sb);
         let outcome = repo
-            .revert_path_commit(optimize, SKILL, &[], "")
+            .revert_path_commit(optimize, SKILL, &[])
             .expect("revert");
         assert_eq!(outcome.method, RevertMethod::TreeEdit);
         assert_eq!(outcome.commit.to_string(), head(&sb));
@@ -784,7 +784,7 @@ fn revert_is_a_tree_edit_when_nothing_changed_since() {
         assert_eq!(names_in_head(&sb), vec![SKILL]);
         assert!(git(&sb, &["reflog", "-1", "--format=%gs"]).starts_with("revert: Revert"));
         let err = repo
-            .revert_path_commit(optimize, SKILL, &[], "")
+            .revert_path_commit(optimize, SKILL, &[])
             .expect_err("already reverted");
         assert!(err.to_string().contains("reverted already"), "{err}");
         assert_fsck_clean(&sb);
@@ -808,7 +808,7 @@ fn reverting_the_commit_that_added_a_file_deletes_it() {
             .commit_files("add c", &[FileChange::write("skills/c/SKILL.md", "c\n")])
             .expect("commit");
         let outcome = repo
-            .revert_path_commit(added, "skills/c/SKILL.md", &[], "")
+            .revert_path_commit(added, "skills/c/SKILL.md", &[])
             .expect("revert");
         assert_eq!(outcome.method, RevertMethod::TreeEdit);
         assert!(!sb.repo().join("skills/c").exists());
@@ -832,7 +832,7 @@ fn revert_merges_through_gix_when_the_file_changed_since() {
             git(&sb, &["commit", "-qam", "edit line 10"]);
             let repo = open(&sb);
             let outcome = repo
-                .revert_path_commit(optimize, SKILL, &[], "")
+                .revert_path_commit(optimize, SKILL, &[])
                 .expect("revert");
             assert_eq!(outcome.method, RevertMethod::TreeMerge);
             assert_eq!(outcome.commit.to_string(), head(&sb));
@@ -863,9 +863,7 @@ fn a_commit_that_changed_more_than_the_path_is_reverted_by_git() {
                     ],
                 )
                 .expect("commit");
-            let outcome = repo
-                .revert_path_commit(both, SKILL, &[], "")
-                .expect("revert");
+            let outcome = repo.revert_path_commit(both, SKILL, &[]).expect("revert");
             assert_eq!(outcome.method, RevertMethod::GitRevert);
             assert_eq!(read(&sb, SKILL), V1);
             assert_eq!(read(&sb, "README.md"), "readme\n");
@@ -884,7 +882,7 @@ fn a_conflicting_revert_is_aborted_and_explained() {
         let before = head(&sb);
         let repo = open(&sb);
         let err = repo
-            .revert_path_commit(optimize, SKILL, &[], "")
+            .revert_path_commit(optimize, SKILL, &[])
             .expect_err("conflict");
         assert!(matches!(err, GitError::RevertConflict { .. }), "{err}");
         let text = err.to_string();
@@ -910,11 +908,11 @@ fn revert_refusals() {
         let repo = open(&sb);
         let root_id = gix::ObjectId::from_hex(root.as_bytes()).unwrap();
         let err = repo
-            .revert_path_commit(root_id, SKILL, &[], "")
+            .revert_path_commit(root_id, SKILL, &[])
             .expect_err("root");
         assert!(err.to_string().contains("root commit"), "{err}");
         let err = repo
-            .revert_path_commit(optimize, "README.md", &[], "")
+            .revert_path_commit(optimize, "README.md", &[])
             .expect_err("does not touch it");
         assert!(
             err.to_string().contains("does not change 'README.md'"),
@@ -922,7 +920,7 @@ fn revert_refusals() {
         );
         sb.write(SKILL, "dirty\n");
         let err = repo
-            .revert_path_commit(optimize, SKILL, &[], "")
+            .revert_path_commit(optimize, SKILL, &[])
             .expect_err("dirty");
         assert!(err.to_string().contains("uncommitted changes"), "{err}");
         git(&sb, &["checkout", "--", SKILL]);
@@ -936,7 +934,7 @@ fn revert_refusals() {
         git(&sb, &["merge", "-q", "--no-ff", "-m", "merge side", "side"]);
         let merge = gix::ObjectId::from_hex(head(&sb).as_bytes()).unwrap();
         let err = repo
-            .revert_path_commit(merge, "side.md", &[], "")
+            .revert_path_commit(merge, "side.md", &[])
             .expect_err("merge");
         assert!(err.to_string().contains("merge commit"), "{err}");
         assert_eq!(head(&sb), merge.to_string());
@@ -1024,8 +1022,9 @@ fn log_path_lists_the_commits_that_changed_a_path() {
     });
 }
 
-/// Changes that belong with a revert land in its commit when it is a tree edit, and in the
-/// commit right after `git revert`'s when git had to make it.
+/// Changes that belong with a revert land in its commit, whether it is a tree edit or made
+/// by `git revert` (then `--no-commit`, the changes added, one commit with git's message);
+/// the latter refuses a staged change that would slip into that commit.
 #[test]
 fn changes_that_go_with_a_revert_land_with_it() {
     hermetic("changes_that_go_with_a_revert_land_with_it", || {
@@ -1034,10 +1033,9 @@ fn changes_that_go_with_a_revert_land_with_it() {
         let r = open(&sb);
         let also = [FileChange::write("returned.txt", "back\n")];
         let outcome = r
-            .revert_path_commit(optimize, SKILL, &also, "not used")
+            .revert_path_commit(optimize, SKILL, &also)
             .expect("revert");
         assert_eq!(outcome.method, RevertMethod::TreeEdit);
-        assert_eq!(outcome.also_commit, None);
         assert_eq!(names_in_head(&sb), vec!["returned.txt", SKILL]);
         assert_eq!(read(&sb, "returned.txt"), "back\n");
         assert_fsck_clean(&sb);
@@ -1054,17 +1052,31 @@ fn changes_that_go_with_a_revert_land_with_it() {
                 ],
             )
             .expect("commit");
-        let outcome = r
-            .revert_path_commit(both, SKILL, &also, "return what the revert gives back")
+        // A staged change elsewhere (a removal: no new object): git revert --no-commit
+        // would take it along.
+        git(&sb, &["rm", "-q", "--cached", "skills/b/SKILL.md"]);
+        let head_before = head(&sb);
+        let err = open(&sb)
+            .revert_path_commit(both, SKILL, &also)
+            .expect_err("a staged change");
+        assert!(err.to_string().contains("unstage"), "{err}");
+        assert_eq!(head(&sb), head_before);
+        git(&sb, &["reset", "-q", "--", "skills/b/SKILL.md"]);
+
+        let outcome = open(&sb)
+            .revert_path_commit(both, SKILL, &also)
             .expect("revert");
         assert_eq!(outcome.method, RevertMethod::GitRevert);
-        let after = outcome.also_commit.expect("a commit of its own");
-        assert_eq!(after.to_string(), head(&sb));
+        assert_eq!(outcome.commit.to_string(), head(&sb));
         assert_eq!(
-            git(&sb, &["log", "-2", "--format=%s"]),
-            "return what the revert gives back\nRevert \"two files\"\n"
+            git(&sb, &["log", "-1", "--format=%B"]),
+            format!("Revert \"two files\"\n\nThis reverts commit {both}.\n\n")
         );
+        let mut names = names_in_head(&sb);
+        names.sort();
+        assert_eq!(names, vec!["README.md", "returned.txt", SKILL]);
         assert_eq!(read(&sb, "returned.txt"), "back\n");
+        assert_eq!(read(&sb, SKILL), V1);
         assert_fsck_clean(&sb);
         assert_status_clean(&sb);
     });

@@ -87,7 +87,7 @@ pub(super) struct Model {
     /// Triage: given the signal ids, the answer (default: one cluster per signal).
     triage: Triage,
     /// Reflect: the answer.
-    reflect: Value,
+    pub(super) reflect: Value,
     /// Gate verdict by cluster id (default "NO": fixed).
     verdicts: HashMap<String, &'static str>,
     /// Replies that override by kind (errors, garbage), consumed in order.
@@ -1206,13 +1206,13 @@ fn rollback_after_a_later_edit_merges_the_revert_through_gix() {
 }
 
 /// A model answer with one edit (text-edit mode).
-fn one_edit(kind: &str, target: &str, new: &str) -> Value {
+pub(super) fn one_edit(kind: &str, target: &str, new: &str) -> Value {
     json!({"diagnosis": "The skill needs a change.", "edits": [
         {"type": kind, "target": target, "new": new, "reason": "r", "source_cluster_id": "c_001"}
     ]})
 }
 
-const DESCRIPTION: &str = "description: Fill in, merge and check PDF forms. Use it when the user asks to fill a PDF form, combine PDFs or read the fields of a form.";
+pub(super) const DESCRIPTION: &str = "description: Fill in, merge and check PDF forms. Use it when the user asks to fill a PDF form, combine PDFs or read the fields of a form.";
 
 /// Optimize commits run no hooks: the gate must check whatever the candidate changes.
 #[test]
@@ -1255,7 +1255,11 @@ fn a_candidate_that_changes_the_frontmatter_is_rejected_until_confirmed() {
             "{}",
             run.stdout
         );
-        assert_eq!(count(&server, Kind::Gate), 0, "no judge is asked");
+        assert_eq!(
+            count(&server, Kind::Gate),
+            3,
+            "the judges are asked all the same: the resume with the flag makes no call"
+        );
         assert_eq!(sb.git(&["rev-parse", "HEAD"]).stdout, head);
         assert_eq!(pending_lines(&sb), 3);
         // The rejection is in the checkpoint, with the check that made it.
