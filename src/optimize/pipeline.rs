@@ -202,14 +202,7 @@ impl<'r> Run<'r> {
                         }
                     }
                 }
-                let changes = dry_run_changes(ctx, &cp, &pre_hash)?;
-                if !changes.is_empty() {
-                    return Err(OptimizeError::DryRunChanged {
-                        skill: ctx.skill_name.clone(),
-                        started: cp.started,
-                        changes,
-                    });
-                }
+                refuse_if_changed(ctx, &cp, &pre_hash)?;
                 if (cp.days, cp.max_signals) != (opts.days, opts.max_signals) {
                     return Err(OptimizeError::OptionsChanged {
                         path,
@@ -224,14 +217,7 @@ impl<'r> Run<'r> {
             }
             // A dry run again over a dry run: its answers, unless what shaped them changed.
             Some((path, cp)) if cp.dry_run => {
-                let changes = dry_run_changes(ctx, &cp, &pre_hash)?;
-                if !changes.is_empty() {
-                    return Err(OptimizeError::DryRunChanged {
-                        skill: ctx.skill_name.clone(),
-                        started: cp.started,
-                        changes,
-                    });
-                }
+                refuse_if_changed(ctx, &cp, &pre_hash)?;
                 ui.warn(&format!(
                     "showing the dry run of {} again, with no model call (--restart makes a new one)",
                     cp.started
@@ -1487,6 +1473,19 @@ fn only_flag_refusals(local: &checks::LocalChecks) -> bool {
 /// The run is over: `.skillopt/work/` goes.
 fn finish(work: &Path) {
     let _ = std::fs::remove_dir_all(work);
+}
+
+/// The dry run of `cp` as it was, or [`OptimizeError::DryRunChanged`] naming what changed.
+fn refuse_if_changed(ctx: &Job<'_>, cp: &Checkpoint, pre_hash: &str) -> Result<(), OptimizeError> {
+    let changes = dry_run_changes(ctx, cp, pre_hash)?;
+    if changes.is_empty() {
+        return Ok(());
+    }
+    Err(OptimizeError::DryRunChanged {
+        skill: ctx.skill_name.clone(),
+        started: cp.started.clone(),
+        changes,
+    })
 }
 
 /// What changed since the dry run whose checkpoint is `cp`: SKILL.md, the signals a run
