@@ -74,14 +74,54 @@ pub const KEYS: &[KeySpec] = &[
         Some("0.5"),
     ),
     KeySpec::new(
+        "autoSkill.root",
+        "skill root that `git skill manage` (and the review agent) writes to, relative to the repository top [default: the first default root that exists]",
+        None,
+    ),
+    KeySpec::new(
         "autoSkill.enabled",
-        "opt in to skills a review agent writes (read by nothing yet: the review is not built)",
+        "opt in to reviews started by an agent's session-end hook (`git skill review` by hand needs no opt-in)",
         Some("false"),
     ),
     KeySpec::new(
         "autoSkill.threshold",
-        "tool calls in a session before a review (read by nothing yet)",
+        "tool calls in a session before a hook starts a review",
         Some("20"),
+    ),
+    KeySpec::new(
+        "autoSkill.allowCreate",
+        "the review may create new skills",
+        Some("true"),
+    ),
+    KeySpec::new(
+        "autoSkill.allowOptimize",
+        "the review may change skills it is allowed to touch (auto-skill ones, linked ones in propose mode)",
+        Some("true"),
+    ),
+    KeySpec::new(
+        "autoSkill.linked",
+        "skills a review may improve besides those the session loaded (multi-valued names)",
+        None,
+    ),
+    KeySpec::new(
+        "autoSkill.maxRounds",
+        "model rounds of one review (1..32)",
+        Some("8"),
+    ),
+    KeySpec::new(
+        "autoSkill.timeout",
+        "wall-clock limit of one review (seconds, or 30s / 2m)",
+        Some("120s"),
+    ),
+    KeySpec::new(
+        "autoSkill.maxNew",
+        "new skills one review may create (0..10)",
+        Some("2"),
+    ),
+    KeySpec::new(
+        "autoSkill.apply",
+        "what a review does with its result: propose (a ref under refs/skill-proposals/), stage (work tree and index) or commit",
+        Some("propose"),
     ),
 ];
 
@@ -223,8 +263,8 @@ impl Config {
         env.sort();
         for (name, value) in env {
             match KEYS.iter().find(|k| env_matches(k, &name)) {
-                Some(spec) if spec.key == "roots" => {
-                    // Like PATH: one variable, several roots.
+                Some(spec) if spec.key == "roots" || spec.key == "autoSkill.linked" => {
+                    // Like PATH: one variable, several values.
                     config.clear(spec.key);
                     for root in value.split(':').filter(|r| !r.is_empty()) {
                         config.push(spec.key, root.to_owned(), Source::Env(name.clone()));
@@ -392,6 +432,62 @@ impl Config {
         .map(|v| v.unwrap_or(20))
     }
 
+    pub fn auto_skill_allow_create(&self) -> Result<bool, ConfigError> {
+        self.parse("autoSkill.allowCreate", parse_bool)
+            .map(|v| v.unwrap_or(true))
+    }
+
+    pub fn auto_skill_allow_optimize(&self) -> Result<bool, ConfigError> {
+        self.parse("autoSkill.allowOptimize", parse_bool)
+            .map(|v| v.unwrap_or(true))
+    }
+
+    /// Names from `autoSkill.linked`, empty entries dropped.
+    pub fn auto_skill_linked(&self) -> Vec<String> {
+        self.get_all("autoSkill.linked")
+            .into_iter()
+            .map(|v| v.text.trim().to_owned())
+            .filter(|t| !t.is_empty())
+            .collect()
+    }
+
+    pub fn auto_skill_max_rounds(&self) -> Result<u32, ConfigError> {
+        self.parse("autoSkill.maxRounds", |s| {
+            s.parse::<u32>()
+                .ok()
+                .filter(|n| (1..=32).contains(n))
+                .ok_or_else(|| "expected a whole number from 1 to 32".to_owned())
+        })
+        .map(|v| v.unwrap_or(8))
+    }
+
+    pub fn auto_skill_timeout(&self) -> Result<Duration, ConfigError> {
+        self.parse("autoSkill.timeout", parse_duration)
+            .map(|v| v.unwrap_or(Duration::from_secs(120)))
+    }
+
+    pub fn auto_skill_max_new(&self) -> Result<u32, ConfigError> {
+        self.parse("autoSkill.maxNew", |s| {
+            s.parse::<u32>()
+                .ok()
+                .filter(|n| *n <= 10)
+                .ok_or_else(|| "expected a whole number from 0 to 10".to_owned())
+        })
+        .map(|v| v.unwrap_or(2))
+    }
+
+    pub fn auto_skill_apply(&self) -> Result<ApplyMode, ConfigError> {
+        self.parse("autoSkill.apply", |s| {
+            match s.to_ascii_lowercase().as_str() {
+                "propose" => Ok(ApplyMode::Propose),
+                "stage" => Ok(ApplyMode::Stage),
+                "commit" => Ok(ApplyMode::Commit),
+                _ => Err("expected propose, stage or commit".to_owned()),
+            }
+        })
+        .map(|v| v.unwrap_or(ApplyMode::Propose))
+    }
+
     /// Checks every key that has a value; used by `git skill config`.
     pub fn validate_all(&self) -> Vec<ConfigError> {
         let mut errors = Vec::new();
@@ -411,6 +507,12 @@ impl Config {
         check(self.provider().map(drop));
         check(self.auto_skill_enabled().map(drop));
         check(self.auto_skill_threshold().map(drop));
+        check(self.auto_skill_allow_create().map(drop));
+        check(self.auto_skill_allow_optimize().map(drop));
+        check(self.auto_skill_max_rounds().map(drop));
+        check(self.auto_skill_timeout().map(drop));
+        check(self.auto_skill_max_new().map(drop));
+        check(self.auto_skill_apply().map(drop));
         errors
     }
 
@@ -431,6 +533,18 @@ impl Config {
                 reason,
             })
     }
+}
+
+/// What a review does with its result (`skill.autoSkill.apply`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ApplyMode {
+    /// A commit under `refs/skill-proposals/<id>`; the work tree is untouched.
+    Propose,
+    /// The proposal applied to the work tree and the index.
+    Stage,
+    /// Applied and committed on the current branch.
+    Commit,
 }
 
 /// Which scan verdict fails a check (`skill.failOn`, `--fail-on`).

@@ -19,6 +19,7 @@
 //! | [`drift`] | capability drift: what a changed skill can do that it could not before |
 //! | [`signal`] | feedback signals: schema, the locked JSON-lines store, selection, dashboard |
 //! | [`optimize`] | the eight steps from signals to an audited change, checkpointed and crash-safe |
+//! | [`manage`] | `skill_manage`: validated, guarded, atomic writes of skills, for a person or an agent |
 //! | [`llm`], [`prompt`] | model providers (the only network access) and the prompt templates |
 //! | [`git`] | the only place that touches git: listings, commits, reverts, log, the pre-commit hook's script |
 //! | [`report`] | findings and diagnostics as text, JSON, SARIF and JUnit |
@@ -32,6 +33,7 @@ pub mod fsutil;
 pub mod git;
 pub mod guard;
 pub mod llm;
+pub mod manage;
 pub mod optimize;
 pub mod parallel;
 pub mod progress;

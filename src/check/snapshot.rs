@@ -133,6 +133,17 @@ impl Snapshot {
         self
     }
 
+    /// The same skill without the file `rel` (nothing when it has none).
+    pub fn without_file(mut self, rel: &str) -> Snapshot {
+        self.files.entries.retain(|e| e.path != rel);
+        self.overlay.remove(rel);
+        if rel == "SKILL.md" {
+            self.files.skill_md = None;
+            self.files.skill_md_size = 0;
+        }
+        self
+    }
+
     /// The SKILL.md frontmatter, when it parses.
     pub fn meta(&self) -> Option<meta::SkillMeta> {
         let bytes = self.files.skill_md.as_deref()?;

@@ -271,6 +271,12 @@ impl From<git_skill::optimize::rollback::RollbackError> for CommandError {
     }
 }
 
+impl From<git_skill::manage::ManageError> for CommandError {
+    fn from(e: git_skill::manage::ManageError) -> Self {
+        hinted(ErrorKind::Internal, e, Some("nothing was written".into()))
+    }
+}
+
 /// Optimize's errors, with the skill and the kind of run they happened in: the hints name the
 /// command to run next.
 impl From<RunError> for CommandError {

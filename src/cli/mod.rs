@@ -12,6 +12,7 @@ mod list;
 mod llm;
 mod log;
 mod man;
+mod manage;
 mod optimize;
 mod output;
 mod prompt;
@@ -81,6 +82,7 @@ enum Command {
     Rollback(rollback::RollbackArgs),
     Log(log::LogArgs),
     Prompt(prompt::PromptArgs),
+    Manage(manage::ManageArgs),
 }
 
 /// How a command ended when it did not fail with an error.
@@ -118,6 +120,7 @@ pub fn main() -> ExitCode {
         Command::Rollback(args) => rollback::cmd_rollback(&mut ui, args),
         Command::Log(args) => log::cmd_log(&mut ui, args),
         Command::Prompt(args) => prompt::cmd_prompt(&mut ui, args),
+        Command::Manage(args) => manage::cmd_manage(&mut ui, args),
     };
     let result = result.and_then(|outcome| {
         ui.out.flush()?;

@@ -226,8 +226,16 @@ fn config_json_shows_each_value_and_its_source() {
             "skill.gateThreshold",
             "skill.gateVotes",
             "skill.maxGrowth",
+            "skill.autoSkill.root",
             "skill.autoSkill.enabled",
             "skill.autoSkill.threshold",
+            "skill.autoSkill.allowCreate",
+            "skill.autoSkill.allowOptimize",
+            "skill.autoSkill.linked",
+            "skill.autoSkill.maxRounds",
+            "skill.autoSkill.timeout",
+            "skill.autoSkill.maxNew",
+            "skill.autoSkill.apply",
         ]
     );
     let value_and_source = |key: &str| {
@@ -301,7 +309,7 @@ fn config_text_lists_every_key_with_value_and_source() {
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(
         lines.len(),
-        17,
+        25,
         "a header and a line per key: {}",
         run.stdout
     );

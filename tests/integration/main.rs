@@ -14,6 +14,7 @@ mod list;
 mod llm;
 mod llm_server;
 mod man_completions;
+mod manage;
 mod optimize;
 mod optimize_review;
 mod prompt;

@@ -1,0 +1,429 @@
+//! `skill_manage` (`skill-evolution-guard.md` §4): create, edit, patch, delete a skill, write
+//! or remove a support file, for a person (`git skill manage`) or an agent (the review's
+//! tool). Every request is validated (§4.3), the skill as it would be is assembled in memory
+//! and checked as a whole (SkillGuard and lint, through the one check path), and only then
+//! written: each file by a temporary file, fsync and rename, under one lock per skill, so that
+//! concurrent writers serialise and a patch applies to the latest content. A refused request
+//! changes nothing and says why.
+//!
+//! The library never prints: [`manage`] returns an [`Outcome`].
+
+mod disk;
+pub mod provenance;
+pub mod request;
+pub mod rules;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub use request::{Action, Request};
+
+use crate::check::{self, Settings, Snapshot};
+use crate::guard::{ScanOptions, Verdict};
+use crate::report::Level;
+use crate::skill::files::SkillFiles;
+
+/// Where a request applies.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The skill root (absolute): skills are `<root>/[<category>/]<name>/`.
+    pub root: PathBuf,
+    /// The root as reports show it (relative to the repository top when in one).
+    pub root_shown: String,
+    /// Directories from which on no path component may be a symbolic link: the repository
+    /// top (or the root itself outside a repository).
+    pub top: PathBuf,
+    /// Where the per-skill locks live (under the git directory in a repository).
+    pub locks: PathBuf,
+}
+
+/// How a request is carried out.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Written for an agent: `create` stamps `metadata.source: auto-skill` and
+    /// `extracted_at`, edits keep the mark, inline `git-skill:allow` comments are not
+    /// honoured (the model could write one), and lint holds the skill to the writer limits.
+    pub auto_skill: bool,
+    /// RFC 3339, for `extracted_at`.
+    pub now: String,
+    /// Assemble and check, write nothing.
+    pub dry_run: bool,
+}
+
+/// One SkillGuard finding of the skill as it would be.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FindingSummary {
+    pub rule: &'static str,
+    pub severity: &'static str,
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// What a request did, as `--format json` gives it: `{ok, action, skill, path, verdict,
+/// findings, errors}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub ok: bool,
+    pub action: Action,
+    pub skill: String,
+    /// The skill's directory as shown (its root, its category, its name).
+    pub path: String,
+    /// SkillGuard's verdict on the skill as it would be; `None` when refused before that.
+    pub verdict: Option<&'static str>,
+    pub findings: Vec<FindingSummary>,
+    /// Why it was refused: validation, lint errors it would bring, a dangerous verdict.
+    pub errors: Vec<String>,
+    /// Files written or removed, relative to the skill (nothing when refused or dry).
+    pub changed: Vec<String>,
+}
+
+/// What stops a request from being carried out at all (as opposed to a refusal, which is an
+/// [`Outcome`] with `ok: false`).
+#[derive(Debug, thiserror::Error)]
+pub enum ManageError {
+    #[error("cannot take the lock of skill {skill} ('{}'): {source}", .path.display())]
+    Lock {
+        skill: String,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot read '{}': {message}", .path.display())]
+    Read { path: PathBuf, message: String },
+    #[error("cannot write '{}': {source}", .path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// A change to one file of the skill: its new bytes, or `None` to remove it.
+type Change = (String, Option<Vec<u8>>);
+
+/// Carries out `request` on the skills under `target`.
+pub fn manage(
+    target: &Target,
+    request: &Request,
+    options: &Options,
+) -> Result<Outcome, ManageError> {
+    let mut outcome = Outcome {
+        ok: false,
+        action: request.action,
+        skill: request.name.clone(),
+        path: join(
+            &target.root_shown,
+            request.category.as_deref(),
+            &request.name,
+        ),
+        verdict: None,
+        findings: Vec::new(),
+        errors: Vec::new(),
+        changed: Vec::new(),
+    };
+    let refuse = |mut outcome: Outcome, why: String| {
+        outcome.errors.push(why);
+        Ok(outcome)
+    };
+    if let Err(e) = request.check_parameters() {
+        return refuse(outcome, e);
+    }
+    if let Err(e) = rules::name(&request.name) {
+        return refuse(outcome, e);
+    }
+    if let Some(category) = &request.category {
+        if let Err(e) = rules::category(category) {
+            return refuse(outcome, e);
+        }
+    }
+    if let Some(path) = &request.file_path {
+        let is_skill_md = path == "SKILL.md" && request.action == Action::Patch;
+        if !is_skill_md {
+            if let Err(e) = rules::support_path(path) {
+                return refuse(outcome, e);
+            }
+        }
+    }
+    if let Err(e) = disk::no_link_on_the_way(&target.top, &target.root) {
+        return refuse(outcome, e);
+    }
+    // One writer per skill from here: what is read below is what the write replaces.
+    let _lock = disk::lock(&target.locks, &target.root, &request.name)?;
+    let existing = disk::find_skill(&target.root, &request.name)?;
+    let (dir, category) = match (&existing, request.action) {
+        (Some(found), Action::Create) => {
+            let where_ = found.strip_prefix(&target.root).unwrap_or(found);
+            return refuse(
+                outcome,
+                format!(
+                    "a skill named '{}' exists already ({}): create never overwrites; edit or patch it",
+                    request.name,
+                    where_.display()
+                ),
+            );
+        }
+        (None, Action::Create) => {
+            let mut dir = target.root.clone();
+            if let Some(c) = &request.category {
+                dir.push(c);
+            }
+            dir.push(&request.name);
+            (dir, request.category.clone())
+        }
+        (None, _) => {
+            return refuse(
+                outcome,
+                format!(
+                    "no skill named '{}' under {}",
+                    request.name, target.root_shown
+                ),
+            )
+        }
+        (Some(found), _) => {
+            let category = found
+                .parent()
+                .filter(|p| *p != target.root)
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned());
+            (found.clone(), category)
+        }
+    };
+    outcome.path = join(&target.root_shown, category.as_deref(), &request.name);
+    if let Err(e) = disk::no_link_on_the_way(&target.root, &dir) {
+        return refuse(outcome, e);
+    }
+    let dir_rel = outcome.path.clone();
+    let before = match existing {
+        Some(_) => Some(
+            Snapshot::from_dir(
+                &dir,
+                dir_rel.clone(),
+                target.root_shown.clone(),
+                category.clone(),
+            )
+            .map_err(|e| ManageError::Read {
+                path: e.path.clone(),
+                message: e.source.to_string(),
+            })?,
+        ),
+        None => None,
+    };
+    let changes = match changes(request, before.as_ref(), options) {
+        Ok(c) => c,
+        Err(e) => return refuse(outcome, e),
+    };
+    // The skill as it would be, checked as a whole.
+    let after = match (&before, request.action) {
+        (_, Action::Delete) => None,
+        (None, _) => {
+            let bytes = changes[0].1.clone().unwrap_or_default();
+            let mut blobs = std::collections::HashMap::new();
+            blobs.insert("SKILL.md".to_owned(), bytes.clone());
+            Some(Snapshot::from_blobs(
+                dir_rel.clone(),
+                request.name.clone(),
+                target.root_shown.clone(),
+                category.clone(),
+                SkillFiles::with_skill_md(bytes),
+                blobs,
+            ))
+        }
+        (Some(before), _) => {
+            let mut s = before.clone();
+            for (rel, bytes) in &changes {
+                s = match bytes {
+                    Some(b) => s.with_file(rel, b.clone()),
+                    None => s.without_file(rel),
+                };
+            }
+            Some(s)
+        }
+    };
+    if let Some(after) = &after {
+        if let Err(e) = check_limits(after, &changes) {
+            return refuse(outcome, e);
+        }
+        let settings = Settings {
+            scan: ScanOptions {
+                inline_allow: !options.auto_skill,
+                strict: false,
+            },
+            policy: None,
+            baseline: None,
+            today: chrono::Utc::now().date_naive(),
+            lint: true,
+            written: options.auto_skill,
+        };
+        let shown = Path::new(&dir_rel);
+        let checked = check::check_skill(after, shown, &settings);
+        outcome.verdict = Some(checked.report.verdict.as_str());
+        outcome.findings = checked
+            .report
+            .findings
+            .iter()
+            .filter(|f| f.suppressed.is_none())
+            .map(|f| FindingSummary {
+                rule: f.rule,
+                severity: f.severity.as_str(),
+                file: f.file.clone(),
+                line: f.line,
+                message: f.message.clone(),
+            })
+            .collect();
+        for e in &checked.report.errors {
+            outcome.errors.push(format!("could not be checked: {e}"));
+        }
+        if checked.report.verdict == Verdict::Dangerous {
+            outcome.errors.push(
+                "SkillGuard: the skill would be dangerous (its critical findings are listed)"
+                    .into(),
+            );
+        }
+        // Lint errors the change brings; those the skill had already are not this request's.
+        let old: Vec<(String, String)> = before
+            .as_ref()
+            .map(|b| {
+                check::lint_snapshot(b, shown, options.auto_skill, None)
+                    .into_iter()
+                    .filter(|d| d.level == Level::Error)
+                    .map(|d| (d.code.to_owned(), d.message))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for d in checked
+            .diagnostics
+            .iter()
+            .filter(|d| d.level == Level::Error)
+        {
+            if !old.contains(&(d.code.to_owned(), d.message.clone())) {
+                outcome
+                    .errors
+                    .push(format!("lint {}: {}", d.code, d.message));
+            }
+        }
+        if !outcome.errors.is_empty() {
+            return Ok(outcome);
+        }
+    }
+    if options.dry_run {
+        outcome.ok = true;
+        return Ok(outcome);
+    }
+    outcome.changed = match request.action {
+        Action::Delete => {
+            disk::remove_skill(&dir)?;
+            vec![String::new()]
+        }
+        _ => disk::write(&dir, &changes)?,
+    };
+    outcome.ok = true;
+    Ok(outcome)
+}
+
+/// `root/category/name`, `/`-separated.
+fn join(root: &str, category: Option<&str>, name: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    if !root.is_empty() {
+        parts.push(root.trim_end_matches('/'));
+    }
+    if let Some(c) = category {
+        parts.push(c);
+    }
+    parts.push(name);
+    parts.join("/")
+}
+
+/// The files the request changes, worked out from the skill as it is.
+fn changes(
+    request: &Request,
+    before: Option<&Snapshot>,
+    options: &Options,
+) -> Result<Vec<Change>, String> {
+    let stamp = |text: &str| -> Result<String, String> {
+        rules::skill_md(text)?;
+        let text = if options.auto_skill {
+            provenance::stamp(text, &options.now)?
+        } else {
+            text.to_owned()
+        };
+        let meta = crate::skill::meta::parse(text.as_bytes())
+            .map_err(|e| e.to_string())?
+            .0;
+        if meta.name.as_deref() != Some(request.name.as_str()) {
+            return Err(format!(
+                "SKILL.md's `name` is '{}', not '{}': they must be the same",
+                meta.name.unwrap_or_default(),
+                request.name
+            ));
+        }
+        rules::skill_md(&text)?;
+        Ok(text)
+    };
+    let read = |rel: &str| -> Result<String, String> {
+        let snapshot = before.ok_or("the skill does not exist")?;
+        if snapshot.files.entry(rel).is_none() {
+            return Err(format!("the skill has no file '{rel}'"));
+        }
+        let bytes = snapshot.read(rel).map_err(|e| format!("'{rel}': {e}"))?;
+        String::from_utf8(bytes)
+            .map_err(|_| format!("'{rel}' is not UTF-8 text; it cannot be patched"))
+    };
+    match request.action {
+        Action::Create | Action::Edit => {
+            let text = stamp(request.content.as_deref().unwrap_or_default())?;
+            Ok(vec![("SKILL.md".into(), Some(text.into_bytes()))])
+        }
+        Action::Patch => {
+            let rel = request.file_path.as_deref().unwrap_or("SKILL.md");
+            let current = read(rel)?;
+            let old = request.old_string.as_deref().unwrap_or_default();
+            let new = request.new_string.as_deref().unwrap_or_default();
+            let count = current.matches(old).count();
+            let patched = match (count, request.replace_all) {
+                (0, _) => {
+                    return Err(format!(
+                        "`old_string` does not occur in {rel} (any more: the skill may have changed since it was read); read it again"
+                    ))
+                }
+                (1, _) | (_, true) => current.replace(old, new),
+                (n, false) => {
+                    return Err(format!(
+                        "`old_string` occurs {n} times in {rel}; give more context to make it unique, or set replace_all"
+                    ))
+                }
+            };
+            let patched = if rel == "SKILL.md" {
+                stamp(&patched)?
+            } else {
+                rules::file_size(rel, patched.len())?;
+                patched
+            };
+            Ok(vec![(rel.to_owned(), Some(patched.into_bytes()))])
+        }
+        Action::Delete => Ok(Vec::new()),
+        Action::WriteFile => {
+            let rel = request.file_path.clone().unwrap_or_default();
+            let content = request.file_content.clone().unwrap_or_default();
+            rules::file_size(&rel, content.len())?;
+            Ok(vec![(rel, Some(content.into_bytes()))])
+        }
+        Action::RemoveFile => {
+            let rel = request.file_path.clone().unwrap_or_default();
+            let snapshot = before.ok_or("the skill does not exist")?;
+            if snapshot.files.entry(&rel).is_none() {
+                return Err(format!("the skill has no file '{rel}'"));
+            }
+            Ok(vec![(rel, None)])
+        }
+    }
+}
+
+/// The whole skill's limits, and each changed support file's.
+fn check_limits(after: &Snapshot, changes: &[Change]) -> Result<(), String> {
+    for (rel, bytes) in changes {
+        if let Some(b) = bytes {
+            rules::file_size(rel, b.len())?;
+        }
+    }
+    rules::totals(after.files.entries.len(), after.total_bytes())
+}
