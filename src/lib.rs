@@ -20,12 +20,15 @@
 //! | [`signal`] | feedback signals: schema, the locked JSON-lines store, selection, dashboard |
 //! | [`optimize`] | the eight steps from signals to an audited change, checkpointed and crash-safe |
 //! | [`manage`] | `skill_manage`: validated, guarded, atomic writes of skills, for a person or an agent |
+//! | [`agent`] | the agent CLIs: their names and their transcripts, read into one conversation |
+//! | [`review`] | the sandboxed review agent: a tool loop over an in-memory overlay, ending in a proposal commit |
 //! | [`llm`], [`prompt`] | model providers (the only network access) and the prompt templates |
 //! | [`git`] | the only place that touches git: listings, commits, reverts, log, the pre-commit hook's script |
 //! | [`report`] | findings and diagnostics as text, JSON, SARIF and JUnit |
 //! | [`config`] | layered configuration: flags, `GIT_SKILL_*`, `git config skill.*`, defaults |
 //! | [`parallel`], [`progress`], [`worklock`], [`fsutil`] | shared plumbing: ordered thread maps, progress reporting, a run's locked directory, safe file I/O |
 
+pub mod agent;
 pub mod check;
 pub mod config;
 pub mod drift;
@@ -39,6 +42,7 @@ pub mod parallel;
 pub mod progress;
 pub mod prompt;
 pub mod report;
+pub mod review;
 pub mod signal;
 pub mod skill;
 pub mod staged;

@@ -48,6 +48,19 @@ pub fn changed_skills(repo: &Repo, roots: &[(String, String)]) -> Result<Changed
     Ok(changed(repo, &old, &new)?.0)
 }
 
+/// Every skill at `at` below the roots, each as a scan reads it, and the notes about links and
+/// submodules: a whole state, compared with nothing.
+pub fn skills_at(repo: &Repo, at: At<'_>, roots: &[(String, String)]) -> Result<Changed, GitError> {
+    let new = Side::new(repo, at, roots)?;
+    let old = Side {
+        repo,
+        at,
+        roots: new.roots.clone(),
+        listing: Listing::default(),
+    };
+    Ok(changed(repo, &old, &new)?.0)
+}
+
 /// The same between two revisions (CI range mode): the skills changed from `from` to `to`,
 /// each at its content in `to`.
 pub fn changed_between_revisions(

@@ -157,6 +157,7 @@ pub fn cmd_manage(ui: &mut Ui, args: ManageArgs) -> Result<Exit, CommandError> {
     let target = target(&ws, args.root.as_deref())?;
     let options = manage::Options {
         auto_skill: args.auto_skill,
+        stamp: args.auto_skill,
         now: super::clock::now()?.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         dry_run: args.dry_run,
     };

@@ -1004,6 +1004,19 @@ fn quote_paths(changes: &[FileChange]) -> String {
         .join(", ")
 }
 
+/// The owned signature of `role` (`author`, `committer`), or why there is none.
+pub(super) fn signature(
+    role: &'static str,
+    sig: Option<Result<gix::actor::SignatureRef<'_>, gix::Error>>,
+) -> Result<gix::actor::Signature, GitError> {
+    identity(role, sig)?
+        .to_owned()
+        .map_err(|e| GitError::Identity {
+            role,
+            message: format!("the date is not valid: {e}"),
+        })
+}
+
 fn identity<'a>(
     role: &'static str,
     sig: Option<Result<gix::actor::SignatureRef<'a>, gix::Error>>,
@@ -1187,6 +1200,106 @@ fn check_index(index: &gix::index::File, changes: &[FileChange]) -> Result<(), G
         }
     }
     Ok(())
+}
+
+impl Repo {
+    /// Writes `changes` into the work tree and the index, like editing the files and running
+    /// `git add`/`git rm` on exactly those paths: HEAD does not move, every other index entry
+    /// stays. Under git's index lock (made as in [`Repo::apply_plan`]); a failure puts every
+    /// file already written back and leaves the index as it was. An existing file keeps its
+    /// permissions and its index mode follows them; a new file is 100644.
+    ///
+    /// Refused before anything changes: the path checks of [`Repo::commit_files`] (form,
+    /// duplicates, nesting, links and files on the way, a directory at the path, a conflict in
+    /// the index).
+    pub fn stage_files(&self, changes: &[FileChange]) -> Result<(), GitError> {
+        let paths = quote_paths(changes);
+        let fail = |message: String| GitError::Commit {
+            paths: paths.clone(),
+            message,
+        };
+        validate_changes(changes)?;
+        for change in changes {
+            check_worktree_path(&self.workdir, &change.path, change.content.is_some())?;
+        }
+        let mut blobs = Vec::new();
+        for change in changes {
+            if let Some(content) = &change.content {
+                let id = self
+                    .repo
+                    .write_blob(content)
+                    .map_err(|e| fail(format!("could not store '{}': {e}", change.path)))?
+                    .detach();
+                blobs.push((change.path.clone(), id));
+            }
+        }
+        let token = format!("stage-{}", process_token());
+        let index_path = self.repo.index_path();
+        let mut lock_path = index_path.as_os_str().to_owned();
+        lock_path.push(".lock");
+        let mut tmp_path = index_path.as_os_str().to_owned();
+        tmp_path.push(format!(".git-skill-{token}"));
+        let lock = Lock::acquire(Path::new(&tmp_path), Path::new(&lock_path)).map_err(|e| {
+            fail(format!(
+                "could not lock the index (another git command running? if not, remove '{}'): {e}",
+                Path::new(&lock_path).display()
+            ))
+        })?;
+        let mut index = match gix::index::File::at_or_default(
+            &index_path,
+            self.repo.object_hash(),
+            true,
+            gix::index::decode::Options::default(),
+        ) {
+            Ok(index) => index,
+            Err(e) => {
+                lock.release();
+                return Err(fail(format!("could not read the index: {e}")));
+            }
+        };
+        if let Err(e) = check_index(&index, changes) {
+            lock.release();
+            return Err(e);
+        }
+        let mut journal = Journal::default();
+        let staged = (|| -> Result<(), String> {
+            let mut written = Vec::new();
+            for change in changes {
+                journal.apply(
+                    &self.workdir,
+                    &change.path,
+                    change.content.as_deref(),
+                    &token,
+                    &mut |_| {},
+                )?;
+                if let Some((_, id)) = blobs.iter().find(|(p, _)| *p == change.path) {
+                    let meta = std::fs::symlink_metadata(self.workdir.join(&change.path))
+                        .map_err(|e| format!("could not stat '{}': {e}", change.path))?;
+                    let executable = mode_bits(&meta) & 0o111 != 0;
+                    written.push((change.path.clone(), *id, executable));
+                }
+            }
+            update_index(&mut index, &self.workdir, changes, &written)?;
+            let mut bytes = Vec::new();
+            index
+                .write_to(&mut bytes, gix::index::write::Options::default())
+                .map_err(|e| format!("could not write the index: {e}"))?;
+            lock.write(&bytes)
+                .map_err(|e| format!("could not write the index: {e}"))?;
+            std::fs::rename(&lock_path, &index_path)
+                .map_err(|e| format!("could not write the index: {e}"))?;
+            lock.forget_lock();
+            Ok(())
+        })();
+        lock.release();
+        match staged {
+            Ok(()) => {
+                journal.cleanup_empty_dirs(&self.workdir);
+                Ok(())
+            }
+            Err(message) => Err(journal.undo(paths, message)),
+        }
+    }
 }
 
 /// Replaces the entries of the changed paths: removed, or set to the new blob with the stat data

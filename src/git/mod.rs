@@ -4,12 +4,14 @@ mod commit;
 mod config_parameters;
 pub mod hooks;
 mod log;
+mod proposal;
 mod revert;
 mod status;
 mod tree;
 
 pub use commit::{FileChange, Plan, PlannedFile, Recovery};
 pub use log::LogEntry;
+pub use proposal::{CommitInfo, Merged, TreeChange};
 pub use revert::{RevertMethod, RevertOutcome};
 pub use tree::{At, Entry, EntryKind, Listing, PathAt, RegularBlob, Unavailable};
 

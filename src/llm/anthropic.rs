@@ -51,7 +51,38 @@ impl Anthropic {
                     Role::User => "user",
                     Role::Assistant => "assistant",
                 };
-                json!({ "role": role, "content": m.content })
+                if m.tool_calls.is_empty() && m.tool_results.is_empty() {
+                    return json!({ "role": role, "content": m.content });
+                }
+                // Blocks: the results first (Anthropic wants them at the start of the turn
+                // that follows the calls), then the text, then the calls.
+                let mut blocks: Vec<Value> = m
+                    .tool_results
+                    .iter()
+                    .map(|r| {
+                        json!({
+                            "type": "tool_result",
+                            "tool_use_id": r.id,
+                            "content": r.content,
+                            "is_error": r.is_error,
+                        })
+                    })
+                    .collect();
+                if !m.content.is_empty() {
+                    blocks.push(json!({ "type": "text", "text": m.content }));
+                }
+                for c in &m.tool_calls {
+                    // The input must be an object; what the model sent was one when it came
+                    // from this API, and anything else is sent as an empty one.
+                    let input = serde_json::from_str::<Value>(&c.arguments)
+                        .ok()
+                        .filter(Value::is_object)
+                        .unwrap_or_else(|| json!({}));
+                    blocks.push(
+                        json!({ "type": "tool_use", "id": c.id, "name": c.name, "input": input }),
+                    );
+                }
+                json!({ "role": role, "content": blocks })
             })
             .collect();
         let mut body = json!({
@@ -65,7 +96,20 @@ impl Anthropic {
         if let Some(t) = request.temperature {
             body["temperature"] = json!(t);
         }
-        if let (Some(schema), true) = (&request.schema, with_tool) {
+        if with_tool && !request.tools.is_empty() {
+            let tools: Vec<Value> = request
+                .tools
+                .iter()
+                .map(|t| {
+                    json!({
+                        "name": t.name,
+                        "description": t.description,
+                        "input_schema": t.parameters,
+                    })
+                })
+                .collect();
+            body["tools"] = json!(tools);
+        } else if let (Some(schema), true) = (&request.schema, with_tool) {
             body["tools"] = json!([{
                 "name": schema.name,
                 "description": "Give your answer through this tool: its input is the JSON object the instructions describe.",
@@ -84,7 +128,8 @@ impl Provider for Anthropic {
         if let Some(purpose) = request.purpose {
             headers.push(("x-git-skill-purpose", purpose));
         }
-        let mut with_tool = request.schema.is_some() && !self.no_tools.load(Ordering::Relaxed);
+        let wants_tools = request.schema.is_some() || !request.tools.is_empty();
+        let mut with_tool = wants_tools && !self.no_tools.load(Ordering::Relaxed);
         let mut spent = 0;
         let mut dropped = None;
         let answer = loop {
@@ -118,13 +163,39 @@ impl Provider for Anthropic {
                 super::excerpt(&answer.body, 200)
             ))
         })?;
+        let mut tool_calls = Vec::new();
+        if !request.tools.is_empty() {
+            for (i, b) in blocks.iter().enumerate() {
+                if b["type"] != "tool_use" {
+                    continue;
+                }
+                let name = b["name"].as_str().ok_or_else(|| {
+                    bad(format!(
+                        "tool_use block {i} has no name: {}",
+                        super::excerpt(&b.to_string(), 200)
+                    ))
+                })?;
+                tool_calls.push(super::ToolCall {
+                    id: b["id"]
+                        .as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| format!("toolu_{i}")),
+                    name: name.to_owned(),
+                    arguments: b["input"].to_string(),
+                });
+            }
+        }
         // The forced tool's input is the answer; without one, the text is.
-        let tool_input = request.schema.as_ref().and_then(|schema| {
-            blocks
-                .iter()
-                .find(|b| b["type"] == "tool_use" && b["name"] == schema.name.as_str())
-                .map(|b| b["input"].to_string())
-        });
+        let tool_input = request
+            .schema
+            .as_ref()
+            .filter(|_| request.tools.is_empty())
+            .and_then(|schema| {
+                blocks
+                    .iter()
+                    .find(|b| b["type"] == "tool_use" && b["name"] == schema.name.as_str())
+                    .map(|b| b["input"].to_string())
+            });
         let text: String = match tool_input {
             Some(input) => input,
             None => blocks
@@ -145,12 +216,20 @@ impl Provider for Anthropic {
             output_tokens: v["usage"]["output_tokens"].as_u64().unwrap_or(0),
             estimated: false,
         };
+        if !request.tools.is_empty() && !with_tool && dropped.is_none() {
+            dropped = Some("tools");
+        }
         Ok(Completion {
             text,
             usage,
             attempts: answer.attempts + spent,
             dropped,
+            tool_calls,
         })
+    }
+
+    fn native_tools(&self) -> bool {
+        !self.no_tools.load(Ordering::Relaxed)
     }
 
     fn describe(&self) -> &Describe {

@@ -73,6 +73,12 @@ pub(crate) fn flatten(request: &Request) -> String {
 
 impl Provider for CommandProvider {
     fn complete(&self, request: &Request) -> Result<Completion, LlmError> {
+        if !request.tools.is_empty() {
+            return Err(LlmError::Config(
+                "the command provider has no native tool calling; its caller speaks to it in text"
+                    .into(),
+            ));
+        }
         let prompt = flatten(request);
         let (stdout, _stderr) = run(&self.command, &prompt, self.timeout, request.purpose)?;
         let text = String::from_utf8(stdout).map_err(|_| LlmError::CommandOutput {
@@ -95,6 +101,7 @@ impl Provider for CommandProvider {
             usage,
             attempts: 1,
             dropped: None,
+            tool_calls: Vec::new(),
         })
     }
 

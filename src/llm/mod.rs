@@ -31,6 +31,10 @@ pub enum Role {
 pub struct Message {
     pub role: Role,
     pub content: String,
+    /// An assistant message's calls of the request's tools.
+    pub tool_calls: Vec<ToolCall>,
+    /// A user message's answers to the calls of the assistant message before it.
+    pub tool_results: Vec<ToolResult>,
 }
 
 impl Message {
@@ -38,6 +42,8 @@ impl Message {
         Message {
             role: Role::User,
             content: content.into(),
+            tool_calls: Vec::new(),
+            tool_results: Vec::new(),
         }
     }
 
@@ -45,8 +51,37 @@ impl Message {
         Message {
             role: Role::Assistant,
             content: content.into(),
+            tool_calls: Vec::new(),
+            tool_results: Vec::new(),
         }
     }
+}
+
+/// A tool the model may call: its name, what it does, and the JSON schema of its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: serde_json::Value,
+}
+
+/// One call of a tool in an answer, as the model gave it: `arguments` is the raw JSON text
+/// (hostile: the caller parses and checks it).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ToolCall {
+    /// The provider's id for the call (`call_...`, `toolu_...`), echoed with its result.
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// What a tool call gave back.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ToolResult {
+    pub id: String,
+    pub content: String,
+    /// The call was refused or failed; `content` says why.
+    pub is_error: bool,
 }
 
 /// A JSON schema the answer must follow, for providers that can enforce one.
@@ -69,6 +104,9 @@ pub struct Request {
     /// the `x-git-skill-purpose` header (HTTP) or `GIT_SKILL_PURPOSE` (a command), for logs,
     /// proxies and scripted test models; the prompt itself never depends on it.
     pub purpose: Option<&'static str>,
+    /// Tools the model may call instead of answering (native tool calling: OpenAI
+    /// `tools`/`tool_calls`, Anthropic `tools`/`tool_use`). Empty for a plain answer.
+    pub tools: Vec<ToolSpec>,
 }
 
 impl Request {
@@ -81,6 +119,7 @@ impl Request {
             temperature: None,
             max_tokens: 4096,
             purpose: None,
+            tools: Vec::new(),
         }
     }
 
@@ -134,11 +173,18 @@ pub struct Completion {
     /// request and the rest of the run (`response_format`, `tools`): the answer's schema
     /// was then not enforced by the server.
     pub dropped: Option<&'static str>,
+    /// The tools the model called (in order); empty when it answered in `text`.
+    pub tool_calls: Vec<ToolCall>,
 }
 
 /// Something that answers requests.
 pub trait Provider: Send + Sync {
     fn complete(&self, request: &Request) -> Result<Completion, LlmError>;
+    /// Whether [`Request::tools`] reach the model as native tool calling; a provider that
+    /// cannot (a command) is driven through a JSON protocol in text instead.
+    fn native_tools(&self) -> bool {
+        false
+    }
     /// Provider, model and where it is reached, for messages and `git skill llm ping`.
     fn describe(&self) -> &Describe;
 }

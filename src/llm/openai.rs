@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::http::Http;
 use super::{
-    display_url, Completion, Describe, LlmError, Provider, Request, Role, Settings, Usage,
+    display_url, Completion, Describe, LlmError, Provider, Request, Role, Settings, ToolCall, Usage,
 };
 
 pub(crate) struct OpenAi {
@@ -23,6 +23,8 @@ pub(crate) struct OpenAi {
     completion_tokens: AtomicBool,
     /// Set once the server has refused `temperature` (reasoning models take only the default).
     no_temperature: AtomicBool,
+    /// Set once the server has refused `tools` (a model without tool calling).
+    no_tools: AtomicBool,
 }
 
 impl OpenAi {
@@ -40,20 +42,49 @@ impl OpenAi {
             no_schema: AtomicBool::new(false),
             completion_tokens: AtomicBool::new(false),
             no_temperature: AtomicBool::new(false),
+            no_tools: AtomicBool::new(false),
         }
     }
 
-    fn body(&self, request: &Request, with_schema: bool) -> Value {
+    fn body(&self, request: &Request, with_schema: bool, with_tools: bool) -> Value {
         let mut messages = Vec::new();
         if let Some(system) = &request.system {
             messages.push(json!({ "role": "system", "content": system }));
         }
         for m in &request.messages {
-            let role = match m.role {
-                Role::User => "user",
-                Role::Assistant => "assistant",
-            };
-            messages.push(json!({ "role": role, "content": m.content }));
+            // Tool results are messages of their own, right after the calls they answer.
+            for r in &m.tool_results {
+                messages
+                    .push(json!({ "role": "tool", "tool_call_id": r.id, "content": r.content }));
+            }
+            match m.role {
+                Role::Assistant if !m.tool_calls.is_empty() => {
+                    let calls: Vec<Value> = m
+                        .tool_calls
+                        .iter()
+                        .map(|c| {
+                            json!({
+                                "id": c.id,
+                                "type": "function",
+                                "function": { "name": c.name, "arguments": c.arguments },
+                            })
+                        })
+                        .collect();
+                    let content = if m.content.is_empty() {
+                        Value::Null
+                    } else {
+                        json!(m.content)
+                    };
+                    messages.push(
+                        json!({ "role": "assistant", "content": content, "tool_calls": calls }),
+                    );
+                }
+                Role::User if !m.tool_results.is_empty() && m.content.is_empty() => {}
+                Role::User => messages.push(json!({ "role": "user", "content": m.content })),
+                Role::Assistant => {
+                    messages.push(json!({ "role": "assistant", "content": m.content }))
+                }
+            }
         }
         let mut body = json!({
             "model": self.describe.model,
@@ -77,10 +108,33 @@ impl OpenAi {
                 "json_schema": { "name": schema.name, "schema": schema.schema, "strict": true },
             });
         }
+        if with_tools && !request.tools.is_empty() {
+            let tools: Vec<Value> = request
+                .tools
+                .iter()
+                .map(|t| {
+                    json!({
+                        "type": "function",
+                        "function": {
+                            "name": t.name,
+                            "description": t.description,
+                            "parameters": t.parameters,
+                        },
+                    })
+                })
+                .collect();
+            body["tools"] = json!(tools);
+            body["tool_choice"] = json!("auto");
+        }
         body
     }
 
-    fn send(&self, request: &Request, with_schema: bool) -> Result<(String, u32), LlmError> {
+    fn send(
+        &self,
+        request: &Request,
+        with_schema: bool,
+        with_tools: bool,
+    ) -> Result<(String, u32), LlmError> {
         let auth = self.key.as_ref().map(|k| format!("Bearer {}", k.expose()));
         let mut headers: Vec<(&str, &str)> = auth
             .as_deref()
@@ -89,13 +143,15 @@ impl OpenAi {
         if let Some(purpose) = request.purpose {
             headers.push(("x-git-skill-purpose", purpose));
         }
-        let answer = self
-            .http
-            .post(&self.url, &headers, &self.body(request, with_schema))?;
+        let answer = self.http.post(
+            &self.url,
+            &headers,
+            &self.body(request, with_schema, with_tools),
+        )?;
         Ok((answer.body, answer.attempts))
     }
 
-    fn parse(&self, body: &str) -> Result<(String, Usage), LlmError> {
+    fn parse(&self, body: &str) -> Result<(String, Vec<ToolCall>, Usage), LlmError> {
         let bad = |reason: String| LlmError::BadAnswer {
             provider: "openai",
             url: display_url(&self.url),
@@ -104,8 +160,34 @@ impl OpenAi {
         let v: Value = serde_json::from_str(body)
             .map_err(|e| bad(format!("not JSON ({e}): {}", super::excerpt(body, 200))))?;
         let choice = &v["choices"][0];
+        let mut calls = Vec::new();
+        if let Some(list) = choice["message"]["tool_calls"].as_array() {
+            for (i, c) in list.iter().enumerate() {
+                let name = c["function"]["name"].as_str().ok_or_else(|| {
+                    bad(format!(
+                        "tool call {i} has no function.name: {}",
+                        super::excerpt(&c.to_string(), 200)
+                    ))
+                })?;
+                // Arguments are a JSON string by the protocol; some servers send the object.
+                let arguments = match &c["function"]["arguments"] {
+                    Value::String(s) => s.clone(),
+                    Value::Null => "{}".to_owned(),
+                    other => other.to_string(),
+                };
+                calls.push(ToolCall {
+                    id: c["id"]
+                        .as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| format!("call_{i}")),
+                    name: name.to_owned(),
+                    arguments,
+                });
+            }
+        }
         let text = match &choice["message"]["content"] {
             Value::String(s) => s.clone(),
+            Value::Null if !calls.is_empty() => String::new(),
             Value::Null if choice["message"]["refusal"].is_string() => {
                 return Err(bad(format!(
                     "the model refused: {}",
@@ -130,24 +212,31 @@ impl OpenAi {
             output_tokens: v["usage"]["completion_tokens"].as_u64().unwrap_or(0),
             estimated: false,
         };
-        Ok((text, usage))
+        Ok((text, calls, usage))
     }
 }
 
 impl Provider for OpenAi {
     fn complete(&self, request: &Request) -> Result<Completion, LlmError> {
         let mut with_schema = request.schema.is_some() && !self.no_schema.load(Ordering::Relaxed);
+        let mut with_tools = !request.tools.is_empty() && !self.no_tools.load(Ordering::Relaxed);
         let mut spent = 0;
         let mut dropped = None;
         // At most one resend for each field a server may refuse.
         let (body, attempts) = loop {
-            match self.send(request, with_schema) {
+            match self.send(request, with_schema, with_tools) {
                 Err(e)
                     if with_schema && super::refuses(&e, &["response_format", "json_schema"]) =>
                 {
                     self.no_schema.store(true, Ordering::Relaxed);
                     with_schema = false;
                     dropped = Some("response_format");
+                    spent += 1;
+                }
+                Err(e) if with_tools && super::refuses(&e, &["tool", "function"]) => {
+                    self.no_tools.store(true, Ordering::Relaxed);
+                    with_tools = false;
+                    dropped = Some("tools");
                     spent += 1;
                 }
                 Err(e)
@@ -169,13 +258,22 @@ impl Provider for OpenAi {
                 Err(e) => return Err(e),
             }
         };
-        let (text, usage) = self.parse(&body)?;
+        let (text, tool_calls, usage) = self.parse(&body)?;
+        if !request.tools.is_empty() && !with_tools && dropped.is_none() {
+            // Refused earlier in this run: the caller must know its tools were not sent.
+            dropped = Some("tools");
+        }
         Ok(Completion {
             text,
             usage,
             attempts,
             dropped,
+            tool_calls,
         })
+    }
+
+    fn native_tools(&self) -> bool {
+        !self.no_tools.load(Ordering::Relaxed)
     }
 
     fn describe(&self) -> &Describe {

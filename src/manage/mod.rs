@@ -45,6 +45,9 @@ pub struct Options {
     /// `extracted_at`, edits keep the mark, inline `git-skill:allow` comments are not
     /// honoured (the model could write one), and lint holds the skill to the writer limits.
     pub auto_skill: bool,
+    /// Stamp the provenance mark on SKILL.md (`create` and edits by an agent). Off for the
+    /// review's edits of a person's linked skill: an agent's edit never claims the skill.
+    pub stamp: bool,
     /// RFC 3339, for `extracted_at`.
     pub now: String,
     /// Assemble and check, write nothing.
@@ -99,7 +102,190 @@ pub enum ManageError {
 }
 
 /// A change to one file of the skill: its new bytes, or `None` to remove it.
-type Change = (String, Option<Vec<u8>>);
+pub type Change = (String, Option<Vec<u8>>);
+
+/// Where a skill is, as reports show it.
+#[derive(Debug, Clone)]
+pub struct Place {
+    /// The root as shown (relative to the repository top when in one).
+    pub root_shown: String,
+    pub category: Option<String>,
+}
+
+impl Place {
+    /// `root/category/name`.
+    pub fn dir(&self, name: &str) -> String {
+        join(&self.root_shown, self.category.as_deref(), name)
+    }
+}
+
+/// A request judged against the skill as it is: the outcome (refused, or `ok` with the
+/// verdict and findings), the file changes it makes, and the skill as it would be.
+#[derive(Debug)]
+pub struct Assessed {
+    pub outcome: Outcome,
+    pub changes: Vec<Change>,
+    /// `None` for a deletion or a refusal.
+    pub after: Option<Snapshot>,
+}
+
+/// An outcome for `request` at `path`, not yet decided.
+pub fn blank_outcome(request: &Request, path: String) -> Outcome {
+    Outcome {
+        ok: false,
+        action: request.action,
+        skill: request.name.clone(),
+        path,
+        verdict: None,
+        findings: Vec::new(),
+        errors: Vec::new(),
+        changed: Vec::new(),
+    }
+}
+
+/// The checks that need nothing but the request: its parameters, the name, the category and
+/// a support file's path (§4.3).
+pub fn validate(request: &Request) -> Result<(), String> {
+    request.check_parameters()?;
+    rules::name(&request.name)?;
+    if let Some(category) = &request.category {
+        rules::category(category)?;
+    }
+    if let Some(path) = &request.file_path {
+        let is_skill_md = path == "SKILL.md" && request.action == Action::Patch;
+        if !is_skill_md {
+            rules::support_path(path)?;
+        }
+    }
+    Ok(())
+}
+
+/// Judges `request` against the skill as it is (`before`, `None` when it does not exist):
+/// works out the changed files, assembles the skill as it would be and checks it whole
+/// (limits, SkillGuard, the lint errors the change brings). Reads and writes nothing: the disk
+/// writer and the review's in-memory overlay both start from this.
+pub fn assess(
+    request: &Request,
+    before: Option<&Snapshot>,
+    place: &Place,
+    options: &Options,
+) -> Assessed {
+    let dir_rel = place.dir(&request.name);
+    let mut outcome = blank_outcome(request, dir_rel.clone());
+    let refused = |mut outcome: Outcome, why: String| {
+        outcome.errors.push(why);
+        Assessed {
+            outcome,
+            changes: Vec::new(),
+            after: None,
+        }
+    };
+    let changes = match changes(request, before, options) {
+        Ok(c) => c,
+        Err(e) => return refused(outcome, e),
+    };
+    let after = match (before, request.action) {
+        (_, Action::Delete) => None,
+        (None, _) => {
+            let bytes = changes[0].1.clone().unwrap_or_default();
+            let mut blobs = std::collections::HashMap::new();
+            blobs.insert("SKILL.md".to_owned(), bytes.clone());
+            Some(Snapshot::from_blobs(
+                dir_rel.clone(),
+                request.name.clone(),
+                place.root_shown.clone(),
+                place.category.clone(),
+                SkillFiles::with_skill_md(bytes),
+                blobs,
+            ))
+        }
+        (Some(before), _) => {
+            let mut s = before.clone();
+            for (rel, bytes) in &changes {
+                s = match bytes {
+                    Some(b) => s.with_file(rel, b.clone()),
+                    None => s.without_file(rel),
+                };
+            }
+            Some(s)
+        }
+    };
+    if let Some(after) = &after {
+        if let Err(e) = check_limits(after, &changes) {
+            return refused(outcome, e);
+        }
+        let settings = Settings {
+            scan: ScanOptions {
+                inline_allow: !options.auto_skill,
+                strict: false,
+            },
+            policy: None,
+            baseline: None,
+            today: chrono::Utc::now().date_naive(),
+            lint: true,
+            written: options.auto_skill,
+        };
+        let shown = Path::new(&dir_rel);
+        let checked = check::check_skill(after, shown, &settings);
+        outcome.verdict = Some(checked.report.verdict.as_str());
+        outcome.findings = checked
+            .report
+            .findings
+            .iter()
+            .filter(|f| f.suppressed.is_none())
+            .map(|f| FindingSummary {
+                rule: f.rule,
+                severity: f.severity.as_str(),
+                file: f.file.clone(),
+                line: f.line,
+                message: f.message.clone(),
+            })
+            .collect();
+        for e in &checked.report.errors {
+            outcome.errors.push(format!("could not be checked: {e}"));
+        }
+        if checked.report.verdict == Verdict::Dangerous {
+            outcome.errors.push(
+                "SkillGuard: the skill would be dangerous (its critical findings are listed)"
+                    .into(),
+            );
+        }
+        // Lint errors the change brings; those the skill had already are not this request's.
+        let old: Vec<(String, String)> = before
+            .map(|b| {
+                check::lint_snapshot(b, shown, options.auto_skill, None)
+                    .into_iter()
+                    .filter(|d| d.level == Level::Error)
+                    .map(|d| (d.code.to_owned(), d.message))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for d in checked
+            .diagnostics
+            .iter()
+            .filter(|d| d.level == Level::Error)
+        {
+            if !old.contains(&(d.code.to_owned(), d.message.clone())) {
+                outcome
+                    .errors
+                    .push(format!("lint {}: {}", d.code, d.message));
+            }
+        }
+        if !outcome.errors.is_empty() {
+            return Assessed {
+                outcome,
+                changes: Vec::new(),
+                after: None,
+            };
+        }
+    }
+    outcome.ok = true;
+    Assessed {
+        outcome,
+        changes,
+        after,
+    }
+}
 
 /// Carries out `request` on the skills under `target`.
 pub fn manage(
@@ -107,42 +293,17 @@ pub fn manage(
     request: &Request,
     options: &Options,
 ) -> Result<Outcome, ManageError> {
-    let mut outcome = Outcome {
-        ok: false,
-        action: request.action,
-        skill: request.name.clone(),
-        path: join(
-            &target.root_shown,
-            request.category.as_deref(),
-            &request.name,
-        ),
-        verdict: None,
-        findings: Vec::new(),
-        errors: Vec::new(),
-        changed: Vec::new(),
+    let first = Place {
+        root_shown: target.root_shown.clone(),
+        category: request.category.clone(),
     };
+    let mut outcome = blank_outcome(request, first.dir(&request.name));
     let refuse = |mut outcome: Outcome, why: String| {
         outcome.errors.push(why);
         Ok(outcome)
     };
-    if let Err(e) = request.check_parameters() {
+    if let Err(e) = validate(request) {
         return refuse(outcome, e);
-    }
-    if let Err(e) = rules::name(&request.name) {
-        return refuse(outcome, e);
-    }
-    if let Some(category) = &request.category {
-        if let Err(e) = rules::category(category) {
-            return refuse(outcome, e);
-        }
-    }
-    if let Some(path) = &request.file_path {
-        let is_skill_md = path == "SKILL.md" && request.action == Action::Patch;
-        if !is_skill_md {
-            if let Err(e) = rules::support_path(path) {
-                return refuse(outcome, e);
-            }
-        }
     }
     if let Err(e) = disk::no_link_on_the_way(&target.top, &target.root) {
         return refuse(outcome, e);
@@ -188,18 +349,21 @@ pub fn manage(
             (found.clone(), category)
         }
     };
-    outcome.path = join(&target.root_shown, category.as_deref(), &request.name);
+    let place = Place {
+        root_shown: target.root_shown.clone(),
+        category,
+    };
+    outcome.path = place.dir(&request.name);
     if let Err(e) = disk::no_link_on_the_way(&target.root, &dir) {
         return refuse(outcome, e);
     }
-    let dir_rel = outcome.path.clone();
     let before = match existing {
         Some(_) => Some(
             Snapshot::from_dir(
                 &dir,
-                dir_rel.clone(),
+                outcome.path.clone(),
                 target.root_shown.clone(),
-                category.clone(),
+                place.category.clone(),
             )
             .map_err(|e| ManageError::Read {
                 path: e.path.clone(),
@@ -208,105 +372,12 @@ pub fn manage(
         ),
         None => None,
     };
-    let changes = match changes(request, before.as_ref(), options) {
-        Ok(c) => c,
-        Err(e) => return refuse(outcome, e),
-    };
-    // The skill as it would be, checked as a whole.
-    let after = match (&before, request.action) {
-        (_, Action::Delete) => None,
-        (None, _) => {
-            let bytes = changes[0].1.clone().unwrap_or_default();
-            let mut blobs = std::collections::HashMap::new();
-            blobs.insert("SKILL.md".to_owned(), bytes.clone());
-            Some(Snapshot::from_blobs(
-                dir_rel.clone(),
-                request.name.clone(),
-                target.root_shown.clone(),
-                category.clone(),
-                SkillFiles::with_skill_md(bytes),
-                blobs,
-            ))
-        }
-        (Some(before), _) => {
-            let mut s = before.clone();
-            for (rel, bytes) in &changes {
-                s = match bytes {
-                    Some(b) => s.with_file(rel, b.clone()),
-                    None => s.without_file(rel),
-                };
-            }
-            Some(s)
-        }
-    };
-    if let Some(after) = &after {
-        if let Err(e) = check_limits(after, &changes) {
-            return refuse(outcome, e);
-        }
-        let settings = Settings {
-            scan: ScanOptions {
-                inline_allow: !options.auto_skill,
-                strict: false,
-            },
-            policy: None,
-            baseline: None,
-            today: chrono::Utc::now().date_naive(),
-            lint: true,
-            written: options.auto_skill,
-        };
-        let shown = Path::new(&dir_rel);
-        let checked = check::check_skill(after, shown, &settings);
-        outcome.verdict = Some(checked.report.verdict.as_str());
-        outcome.findings = checked
-            .report
-            .findings
-            .iter()
-            .filter(|f| f.suppressed.is_none())
-            .map(|f| FindingSummary {
-                rule: f.rule,
-                severity: f.severity.as_str(),
-                file: f.file.clone(),
-                line: f.line,
-                message: f.message.clone(),
-            })
-            .collect();
-        for e in &checked.report.errors {
-            outcome.errors.push(format!("could not be checked: {e}"));
-        }
-        if checked.report.verdict == Verdict::Dangerous {
-            outcome.errors.push(
-                "SkillGuard: the skill would be dangerous (its critical findings are listed)"
-                    .into(),
-            );
-        }
-        // Lint errors the change brings; those the skill had already are not this request's.
-        let old: Vec<(String, String)> = before
-            .as_ref()
-            .map(|b| {
-                check::lint_snapshot(b, shown, options.auto_skill, None)
-                    .into_iter()
-                    .filter(|d| d.level == Level::Error)
-                    .map(|d| (d.code.to_owned(), d.message))
-                    .collect()
-            })
-            .unwrap_or_default();
-        for d in checked
-            .diagnostics
-            .iter()
-            .filter(|d| d.level == Level::Error)
-        {
-            if !old.contains(&(d.code.to_owned(), d.message.clone())) {
-                outcome
-                    .errors
-                    .push(format!("lint {}: {}", d.code, d.message));
-            }
-        }
-        if !outcome.errors.is_empty() {
-            return Ok(outcome);
-        }
-    }
-    if options.dry_run {
-        outcome.ok = true;
+    let Assessed {
+        mut outcome,
+        changes,
+        ..
+    } = assess(request, before.as_ref(), &place, options);
+    if !outcome.ok || options.dry_run {
         return Ok(outcome);
     }
     outcome.changed = match request.action {
@@ -316,7 +387,6 @@ pub fn manage(
         }
         _ => disk::write(&dir, &changes)?,
     };
-    outcome.ok = true;
     Ok(outcome)
 }
 
@@ -341,7 +411,7 @@ fn changes(
 ) -> Result<Vec<Change>, String> {
     let stamp = |text: &str| -> Result<String, String> {
         rules::skill_md(text)?;
-        let text = if options.auto_skill {
+        let text = if options.stamp {
             provenance::stamp(text, &options.now)?
         } else {
             text.to_owned()
