@@ -354,3 +354,34 @@ impl From<RunError> for CommandError {
         hinted(kind, error, hint)
     }
 }
+
+impl From<git_skill::review::ReviewError> for CommandError {
+    fn from(e: git_skill::review::ReviewError) -> Self {
+        use git_skill::review::ReviewError as R;
+        match e {
+            R::Git(e) => e.into(),
+            R::Prompt(e) => e.into(),
+            R::Transcript(e) => hinted(
+                ErrorKind::User,
+                e,
+                Some("nothing was reviewed; give the transcript file the agent wrote (--agent names its format when it is not detected)".into()),
+            ),
+            e @ R::WrongSession { .. } => hinted(ErrorKind::User, e, None),
+            R::Llm { rounds, source, log } => {
+                let hint = source.hint();
+                let error = CommandError::with(
+                    ErrorKind::User,
+                    anyhow::Error::new(source).context(format!(
+                        "the review stopped after {rounds} rounds; nothing was proposed (log: {})",
+                        log.display()
+                    )),
+                );
+                match hint {
+                    Some(h) => error.hint(h),
+                    None => error,
+                }
+            }
+            e @ R::Log { .. } => hinted(ErrorKind::Internal, e, None),
+        }
+    }
+}

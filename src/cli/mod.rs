@@ -16,7 +16,9 @@ mod manage;
 mod optimize;
 mod output;
 mod prompt;
+mod proposals;
 mod record;
+mod review;
 mod rollback;
 mod rules;
 mod scan;
@@ -83,6 +85,8 @@ enum Command {
     Log(log::LogArgs),
     Prompt(prompt::PromptArgs),
     Manage(manage::ManageArgs),
+    Review(review::ReviewArgs),
+    Proposals(proposals::ProposalsArgs),
 }
 
 /// How a command ended when it did not fail with an error.
@@ -121,6 +125,8 @@ pub fn main() -> ExitCode {
         Command::Log(args) => log::cmd_log(&mut ui, args),
         Command::Prompt(args) => prompt::cmd_prompt(&mut ui, args),
         Command::Manage(args) => manage::cmd_manage(&mut ui, args),
+        Command::Review(args) => review::cmd_review(&mut ui, args),
+        Command::Proposals(args) => proposals::cmd_proposals(&mut ui, args),
     };
     let result = result.and_then(|outcome| {
         ui.out.flush()?;

@@ -69,9 +69,11 @@ impl PromptName {
             PromptName::GateRewrite => {
                 "optimize step 7, rewrite: is this cluster's root cause covered? COVERED/NOT_COVERED"
             }
-            PromptName::ReviewSystem => "background review: system prompt of the skill reviewer",
+            PromptName::ReviewSystem => {
+                "review agent: system prompt (rules, the tools in text for providers without tool calling)"
+            }
             PromptName::Review => {
-                "background review: the session, existing skills, create/update/none answer"
+                "review agent: the session, the repository's skills, what the review may do"
             }
         }
     }

@@ -96,25 +96,6 @@ pub fn gate(mode: GateMode) -> Schema {
     )
 }
 
-/// review.md.j2: `{"action": "none"|"create"|"update", ...}` as one object.
-pub fn review() -> Schema {
-    let edit = object(json!({
-        "target": {"type": "string"},
-        "new": {"type": "string"},
-    }));
-    schema(
-        "review",
-        object(json!({
-            "action": {"type": "string", "enum": ["none", "create", "update"]},
-            "name": {"type": ["string", "null"]},
-            "description": {"type": ["string", "null"]},
-            "body": {"type": ["string", "null"]},
-            "edits": {"type": ["array", "null"], "items": edit},
-            "reason": {"type": "string"},
-        })),
-    )
-}
-
 /// Every schema: the tests hold each to strict mode and to the `jsonschema` crate.
 pub fn all() -> Vec<Schema> {
     vec![
@@ -122,7 +103,6 @@ pub fn all() -> Vec<Schema> {
         reflect(),
         gate(GateMode::TextEdit),
         gate(GateMode::Rewrite),
-        review(),
     ]
 }
 
@@ -130,7 +110,7 @@ pub fn all() -> Vec<Schema> {
 mod tests {
     use serde_json::json;
 
-    use super::super::contracts::{GateAnswer, Reflection, ReviewAnswer, TriageAnswer};
+    use super::super::contracts::{GateAnswer, Reflection, TriageAnswer};
     use super::*;
     use crate::llm::schema::{check, strip_nulls};
 
@@ -202,17 +182,6 @@ mod tests {
         let mut v = gate_answer;
         strip_nulls(&mut v);
         serde_json::from_value::<GateAnswer>(v).unwrap();
-
-        for v in [
-            json!({"action": "none", "reason": "nothing new", "name": null, "description": null, "body": null, "edits": null}),
-            json!({"action": "create", "name": "x", "description": "d", "body": "b", "reason": "r"}),
-            json!({"action": "update", "name": "x", "description": null, "edits": [{"target": "a", "new": "b"}], "body": null, "reason": "r"}),
-        ] {
-            check(&review().schema, &v).unwrap();
-            let mut v = v;
-            strip_nulls(&mut v);
-            serde_json::from_value::<ReviewAnswer>(v).unwrap();
-        }
     }
 
     #[test]
@@ -238,12 +207,6 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("\"COVERED\", \"NOT_COVERED\""), "{e}");
-        let e = check(
-            &review().schema,
-            &json!({"action": "delete", "reason": "r"}),
-        )
-        .unwrap_err();
-        assert!(e.contains("`action`"), "{e}");
     }
 
     /// The local checker agrees with the `jsonschema` crate on every schema: on the
@@ -267,10 +230,6 @@ mod tests {
             (
                 gate(GateMode::Rewrite),
                 json!({"cluster_id": "c", "verdict": "COVERED", "reason": "r"}),
-            ),
-            (
-                review(),
-                json!({"action": "update", "name": "x", "description": null, "body": null, "edits": [{"target": "a", "new": "b"}], "reason": "r"}),
             ),
         ];
         let breakages = [

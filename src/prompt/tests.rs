@@ -30,10 +30,18 @@ fn all_vars() -> Value {
         "candidate_skill": "---\nname: pdf\ndescription: d\n---\n# PDF\nUse field names.\n",
         "cluster": cluster(),
         "transcript": "user: hi",
-        "skills": [{"name": "pdf", "description": "d", "provenance": "authored"}],
-        "editable_skills": [],
+        "skills": [{"name": "pdf", "description": "d", "provenance": "person", "may_change": false}],
+        "agent": "Claude Code",
+        "session": "s-1",
+        "linked": ["pdf"],
         "allow_create": true,
-        "allow_update": true,
+        "allow_optimize": true,
+        "max_new": 2,
+        "create_root": ".claude/skills",
+        "max_rounds": 8,
+        "max_calls": 16,
+        "text_protocol": true,
+        "tools": [{"name": "read_file", "description": "Read a file.", "parameters": "{\"type\":\"object\"}"}],
         "order": "skill_first"
     })
 }
@@ -52,7 +60,8 @@ fn every_embedded_template_parses_and_renders() {
         assert!(!text.starts_with(char::is_whitespace), "{name}");
         assert!(!text.contains("{{") && !text.contains("{%"), "{name}");
         assert!(
-            text.contains("JSON object only") || name == PromptName::ReviewSystem,
+            text.contains("JSON object only")
+                || matches!(name, PromptName::ReviewSystem | PromptName::Review),
             "{name}"
         );
         assert_eq!(prompts.source(name), TemplateSource::Embedded);
@@ -103,13 +112,21 @@ fn each_template_states_its_contract() {
     ));
     let review = render(PromptName::Review);
     for key in [
-        "\"action\": \"none\"",
-        "\"action\": \"create\"",
-        "\"action\": \"update\"",
-        "\"body\"",
-        "\"edits\"",
+        "Nothing to save.",
+        "session transcript",
+        "skills.json",
+        "`.claude/skills/`",
     ] {
         assert!(review.contains(key), "review lacks {key}");
+    }
+    let system = render(PromptName::ReviewSystem);
+    for key in [
+        "at most 8 rounds",
+        "{\"tool_calls\": [{\"name\": \"TOOL\", \"arguments\": {...}}]}",
+        "- `read_file`: Read a file.",
+        "Nothing to save.",
+    ] {
+        assert!(system.contains(key), "review_system lacks {key}");
     }
 }
 
@@ -129,10 +146,17 @@ fn review_follows_its_switches() {
     let prompts = Prompts::load(&[]).unwrap();
     let mut vars = all_vars();
     vars["allow_create"] = json!(false);
-    vars["allow_update"] = json!(false);
+    vars["allow_optimize"] = json!(false);
     let text = prompts.render(PromptName::Review, &vars).unwrap();
-    assert!(!text.contains("\"action\": \"create\"") && !text.contains("\"action\": \"update\""));
     assert!(text.contains("Creating new skills is turned off."));
+    assert!(text.contains("Changing existing skills is turned off."));
+    assert!(!text.contains("which you may improve"));
+    vars["text_protocol"] = json!(false);
+    let system = prompts.render(PromptName::ReviewSystem, &vars).unwrap();
+    assert!(
+        !system.contains("tool_calls"),
+        "native tools need no protocol"
+    );
 }
 
 #[test]
@@ -174,11 +198,11 @@ fn a_missing_variable_names_template_line_and_variable() {
     );
     // And in a block tag.
     let mut vars = all_vars();
-    vars.as_object_mut().unwrap().remove("allow_update");
+    vars.as_object_mut().unwrap().remove("allow_create");
     let err = prompts.render(PromptName::Review, &vars).unwrap_err();
-    let line = line_of(PromptName::Review.embedded(), "{% if allow_update %}");
+    let line = line_of(PromptName::Review.embedded(), "{% if allow_create %}");
     assert!(
-        matches!(&err, PromptError::Render { variable: Some(v), line: Some(l), .. } if v == "allow_update" && *l == line),
+        matches!(&err, PromptError::Render { variable: Some(v), line: Some(l), .. } if v == "allow_create" && *l == line),
         "{err:?}"
     );
 }
@@ -404,18 +428,18 @@ fn typed_variables_render_every_template() {
         .unwrap();
     let review = ReviewVars {
         transcript: "t".into(),
-        skills: vec![],
-        editable_skills: vec![EditableSkill {
-            name: "notes".into(),
-            description: "d".into(),
-            body: "# Notes\n".into(),
-        }],
+        agent: "Codex".into(),
+        session: String::new(),
+        skills: vec![json!({"name": "notes", "description": "d", "may_change": true})],
+        linked: vec!["notes".into()],
         allow_create: true,
-        allow_update: true,
+        allow_optimize: true,
+        max_new: 1,
+        create_root: "skills".into(),
     };
     let text = prompts.render_with(PromptName::Review, &review).unwrap();
-    assert!(text.contains("auto-skills.json"));
-    assert_eq!(review.scope().editable, ["notes"]);
+    assert!(text.contains("skills.json") && text.contains("Create at most 1 new skill when"));
+    assert!(text.contains("which you may improve: notes"));
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::contracts::{Cluster, ReviewScope};
+use super::contracts::Cluster;
 use super::long_skill;
 use crate::signal::{Signal, SignalType};
 
@@ -132,51 +132,42 @@ pub struct GateVars {
     pub order: String,
 }
 
-/// `review_system.md.j2` takes no variables.
+/// `review_system.md.j2`.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct ReviewSystemVars {}
+pub struct ReviewSystemVars {
+    pub max_rounds: u32,
+    pub max_calls: usize,
+    /// The provider has no native tool calling: the tools are described in the prompt and
+    /// called with a JSON answer.
+    pub text_protocol: bool,
+    pub tools: Vec<ToolText>,
+}
+
+/// A tool as the text protocol describes it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolText {
+    pub name: String,
+    pub description: String,
+    /// Its arguments' JSON schema, as compact JSON.
+    pub parameters: String,
+}
 
 /// `review.md.j2`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReviewVars {
-    /// The session to review, as text (messages and tool calls).
+    /// The session to review, as bounded text.
     pub transcript: String,
-    /// Every skill the repository has.
-    pub skills: Vec<SkillSummary>,
-    /// The auto-skills the reviewer may update, with their bodies.
-    pub editable_skills: Vec<EditableSkill>,
+    /// The agent CLI's name (`Claude Code`).
+    pub agent: String,
+    /// The session id, or empty.
+    pub session: String,
+    /// Every skill of the repository, as `skill_list` shows them.
+    pub skills: Vec<serde_json::Value>,
+    /// Linked skills the review may change.
+    pub linked: Vec<String>,
     pub allow_create: bool,
-    pub allow_update: bool,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SkillSummary {
-    pub name: String,
-    pub description: String,
-    /// `auto-skill` or `authored`, as `git skill list` says.
-    pub provenance: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct EditableSkill {
-    pub name: String,
-    pub description: String,
-    /// The Markdown body, without frontmatter: what update edits target.
-    pub body: String,
-}
-
-impl ReviewVars {
-    /// What an answer to this prompt may do, for [`ReviewAnswer::validate`](super::contracts::ReviewAnswer::validate).
-    pub fn scope(&self) -> ReviewScope {
-        ReviewScope {
-            existing: self.skills.iter().map(|s| s.name.clone()).collect(),
-            editable: self
-                .editable_skills
-                .iter()
-                .map(|s| s.name.clone())
-                .collect(),
-            allow_create: self.allow_create,
-            allow_update: self.allow_update,
-        }
-    }
+    pub allow_optimize: bool,
+    pub max_new: u32,
+    /// Where new skills go, relative to the repository top.
+    pub create_root: String,
 }

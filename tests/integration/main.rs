@@ -20,6 +20,7 @@ mod optimize_review;
 mod prompt;
 mod pty;
 mod refuses;
+mod review;
 mod scan;
 mod signals;
 mod snapshot;

@@ -1,0 +1,398 @@
+//! `git skill proposals`: the review's proposals, kept as commits under
+//! `refs/skill-proposals/<id>`, listed, shown as a diff, accepted (a three-way merge onto the
+//! work tree and the index, checked like any commit first), rejected or pruned.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::message::{self, Facts};
+use super::REF_PREFIX;
+use crate::check::{self, Snapshot};
+use crate::config::FailOn;
+use crate::git::{At, FileChange, GitError, Merged, Repo, TreeChange};
+use crate::guard::ScanOptions;
+use crate::skill::SkillFiles;
+
+/// One proposal.
+#[derive(Debug, Clone, Serialize)]
+pub struct Proposal {
+    pub id: String,
+    pub refname: String,
+    pub commit: String,
+    /// HEAD when the review started.
+    pub base: String,
+    /// Commit time, RFC 3339.
+    pub date: String,
+    #[serde(skip)]
+    pub time: i64,
+    #[serde(flatten)]
+    pub facts: Facts,
+    /// HEAD is no longer the review's base.
+    pub head_moved: bool,
+    /// Files the proposal changes.
+    pub files: Vec<String>,
+    #[serde(skip)]
+    pub message: String,
+    #[serde(skip)]
+    changes: Vec<TreeChange>,
+    #[serde(skip)]
+    tree: gix::ObjectId,
+    #[serde(skip)]
+    base_tree: gix::ObjectId,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProposalError {
+    #[error("no proposal '{id}' (git skill proposals list shows them)")]
+    NotFound { id: String },
+    #[error("'{id}' names {} proposals: {}", .matches.len(), .matches.join(", "))]
+    Ambiguous { id: String, matches: Vec<String> },
+    #[error("'{refname}' is not a proposal git-skill can read: {reason}")]
+    Malformed { refname: String, reason: String },
+    #[error("proposal {id} conflicts with the work tree at {}; nothing was changed", .paths.join(", "))]
+    Conflict { id: String, paths: Vec<String> },
+    #[error("proposal {id} changes '{path}', which is outside every skill root; it is refused")]
+    OutsideRoots { id: String, path: String },
+    #[error("proposal {id} would not pass the pre-commit check; nothing was changed:\n{}", .reasons.join("\n"))]
+    Blocked { id: String, reasons: Vec<String> },
+    #[error("--commit would also commit your uncommitted changes of {}; accept without --commit and commit yourself", .paths.join(", "))]
+    DirtyForCommit { paths: Vec<String> },
+    #[error(transparent)]
+    Git(#[from] GitError),
+}
+
+/// Every proposal, oldest first.
+pub fn list(repo: &Repo) -> Result<Vec<Proposal>, ProposalError> {
+    let head = repo.head_commit_id()?;
+    let mut out = Vec::new();
+    for (refname, commit) in repo.refs_under(REF_PREFIX)? {
+        out.push(read(repo, &refname, commit, head)?);
+    }
+    out.sort_by(|a, b| (a.time, &a.id).cmp(&(b.time, &b.id)));
+    Ok(out)
+}
+
+/// The proposal `id`, or the one whose id starts with it.
+pub fn find(repo: &Repo, id: &str) -> Result<Proposal, ProposalError> {
+    let id = id.trim().strip_prefix(REF_PREFIX).unwrap_or(id.trim());
+    let all = list(repo)?;
+    if let Some(p) = all.iter().find(|p| p.id == id) {
+        return Ok(p.clone());
+    }
+    let matches: Vec<&Proposal> = all
+        .iter()
+        .filter(|p| !id.is_empty() && (p.id.starts_with(id) || p.commit.starts_with(id)))
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Err(ProposalError::NotFound { id: id.to_owned() }),
+        many => Err(ProposalError::Ambiguous {
+            id: id.to_owned(),
+            matches: many.iter().map(|p| p.id.clone()).collect(),
+        }),
+    }
+}
+
+fn read(
+    repo: &Repo,
+    refname: &str,
+    commit: gix::ObjectId,
+    head: Option<gix::ObjectId>,
+) -> Result<Proposal, ProposalError> {
+    let malformed = |reason: String| ProposalError::Malformed {
+        refname: refname.to_owned(),
+        reason,
+    };
+    let info = repo
+        .commit_info(commit)
+        .map_err(|e| malformed(e.to_string()))?;
+    let base = info
+        .parent
+        .ok_or_else(|| malformed("its commit has no parent".into()))?;
+    let base_tree = repo
+        .commit_info(base)
+        .map_err(|e| malformed(e.to_string()))?
+        .tree;
+    let changes = repo.tree_changes(base_tree, info.tree)?;
+    let date = chrono::DateTime::from_timestamp(info.time, 0)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        .unwrap_or_default();
+    Ok(Proposal {
+        id: super::id_of(refname).to_owned(),
+        refname: refname.to_owned(),
+        commit: commit.to_string(),
+        base: base.to_string(),
+        date,
+        time: info.time,
+        facts: message::parse(&info.message),
+        head_moved: head != Some(base),
+        files: changes.iter().map(|c| c.path.clone()).collect(),
+        message: info.message,
+        changes,
+        tree: info.tree,
+        base_tree,
+    })
+}
+
+/// The proposal's changes as a unified diff (`a/` its base, `b/` the proposal).
+pub fn diff(repo: &Repo, p: &Proposal) -> Result<String, ProposalError> {
+    let mut out = String::new();
+    for c in &p.changes {
+        let text = |id: Option<gix::ObjectId>| -> Result<String, GitError> {
+            Ok(match id {
+                Some(id) => String::from_utf8_lossy(&repo.blob(id, &c.path)?).into_owned(),
+                None => String::new(),
+            })
+        };
+        let (old, new) = (text(c.old)?, text(c.new)?);
+        out.push_str(&format!("diff --git a/{0} b/{0}\n", c.path));
+        match (c.old, c.new) {
+            (None, _) => out.push_str("new file\n"),
+            (_, None) => out.push_str("deleted file\n"),
+            _ => {}
+        }
+        let from = if c.old.is_some() {
+            format!("a/{}", c.path)
+        } else {
+            "/dev/null".into()
+        };
+        let to = if c.new.is_some() {
+            format!("b/{}", c.path)
+        } else {
+            "/dev/null".into()
+        };
+        out.push_str(
+            &similar::TextDiff::from_lines(&old, &new)
+                .unified_diff()
+                .context_radius(3)
+                .header(&from, &to)
+                .to_string(),
+        );
+    }
+    Ok(out)
+}
+
+/// What `accept` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Accepted {
+    pub id: String,
+    pub files: Vec<String>,
+    /// The commit made with `--commit`.
+    pub commit: Option<String>,
+    /// Verdicts of the skills as accepted.
+    pub verdicts: Vec<(String, &'static str)>,
+}
+
+/// Applies proposal `p` to the work tree and the index (three-way, against the person's
+/// uncommitted edits too), after checking the skills it touches as the pre-commit hook would;
+/// with `commit`, commits it on the current branch with the proposal's message. A conflict,
+/// a path outside the roots, or a failing check changes nothing. The reference is deleted
+/// once applied.
+pub fn accept(
+    repo: &Repo,
+    p: &Proposal,
+    roots: &[(String, String)],
+    fail_on: FailOn,
+    commit: bool,
+) -> Result<Accepted, ProposalError> {
+    for path in &p.files {
+        if !roots
+            .iter()
+            .any(|(r, _)| path.starts_with(&format!("{}/", r.trim_end_matches('/'))))
+        {
+            return Err(ProposalError::OutsideRoots {
+                id: p.id.clone(),
+                path: path.clone(),
+            });
+        }
+    }
+    let merged = match repo.merge_onto_worktree(p.base_tree, p.tree, &p.files)? {
+        Merged::Conflict(paths) => {
+            return Err(ProposalError::Conflict {
+                id: p.id.clone(),
+                paths,
+            })
+        }
+        Merged::Clean(changes) => changes,
+    };
+    let verdicts = check_touched(repo, p, roots, &merged, fail_on)?;
+    if commit {
+        let mut dirty = Vec::new();
+        for path in &p.files {
+            let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+            for d in repo.dirty_paths(dir, &[])? {
+                if d == *path && !dirty.contains(&d) {
+                    dirty.push(d);
+                }
+            }
+        }
+        if !dirty.is_empty() {
+            return Err(ProposalError::DirtyForCommit { paths: dirty });
+        }
+    }
+    let made = if commit {
+        Some(repo.commit_files(&p.message, &merged)?.to_string())
+    } else {
+        repo.stage_files(&merged)?;
+        None
+    };
+    repo.delete_ref(
+        &p.refname,
+        gix::ObjectId::from_hex(p.commit.as_bytes()).map_err(|e| ProposalError::Malformed {
+            refname: p.refname.clone(),
+            reason: e.to_string(),
+        })?,
+    )?;
+    Ok(Accepted {
+        id: p.id.clone(),
+        files: p.files.clone(),
+        commit: made,
+        verdicts,
+    })
+}
+
+/// The skills `merged` touches, as they would be, checked like the pre-commit hook checks a
+/// commit: the repository's policy, SkillGuard with inline allows, lint errors block.
+fn check_touched(
+    repo: &Repo,
+    p: &Proposal,
+    roots: &[(String, String)],
+    merged: &[FileChange],
+    fail_on: FailOn,
+) -> Result<Vec<(String, &'static str)>, ProposalError> {
+    let at_head = crate::staged::skills_at(repo, At::Head, roots)?;
+    let mut touched: HashMap<String, Snapshot> = HashMap::new();
+    for change in merged {
+        let owner = at_head
+            .skills
+            .iter()
+            .filter(|s| change.path.starts_with(&format!("{}/", s.dir)))
+            .max_by_key(|s| s.dir.len());
+        let (dir, rel) = match owner {
+            Some(s) => (s.dir.clone(), change.path[s.dir.len() + 1..].to_owned()),
+            None => {
+                // A new skill: its directory is the one holding its SKILL.md.
+                let dir = merged
+                    .iter()
+                    .filter_map(|c| c.path.strip_suffix("/SKILL.md"))
+                    .filter(|d| change.path.starts_with(&format!("{d}/")))
+                    .max_by_key(|d| d.len())
+                    .map(str::to_owned);
+                match dir {
+                    Some(d) => {
+                        let rel = change.path[d.len() + 1..].to_owned();
+                        (d, rel)
+                    }
+                    None => {
+                        return Err(ProposalError::Blocked {
+                            id: p.id.clone(),
+                            reasons: vec![format!(
+                                "'{}' belongs to no skill (no SKILL.md)",
+                                change.path
+                            )],
+                        })
+                    }
+                }
+            }
+        };
+        let snapshot = touched.remove(&dir).unwrap_or_else(|| match owner {
+            Some(s) => s.clone(),
+            None => {
+                let name = dir.rsplit('/').next().unwrap_or(&dir).to_owned();
+                let root = roots
+                    .iter()
+                    .find(|(r, _)| dir.starts_with(&format!("{r}/")))
+                    .map(|(_, l)| l.clone())
+                    .unwrap_or_default();
+                Snapshot::from_blobs(
+                    dir.clone(),
+                    name,
+                    root,
+                    None,
+                    SkillFiles::default(),
+                    HashMap::new(),
+                )
+            }
+        });
+        let snapshot = match &change.content {
+            Some(bytes) => snapshot.with_file(&rel, bytes.clone()),
+            None => snapshot.without_file(&rel),
+        };
+        touched.insert(dir, snapshot);
+    }
+    let policy = crate::check::policy_at(repo, At::Index).map_err(|e| ProposalError::Blocked {
+        id: p.id.clone(),
+        reasons: vec![format!("the repository's policy cannot be read: {e}")],
+    })?;
+    let settings = check::Settings {
+        scan: ScanOptions {
+            inline_allow: true,
+            strict: false,
+        },
+        policy: policy.as_ref(),
+        baseline: None,
+        today: chrono::Utc::now().date_naive(),
+        lint: true,
+        written: false,
+    };
+    let mut verdicts = Vec::new();
+    let mut reasons = Vec::new();
+    let mut dirs: Vec<&String> = touched.keys().collect();
+    dirs.sort();
+    for dir in dirs {
+        let snapshot = &touched[dir];
+        let checked = check::check_skill(snapshot, std::path::Path::new(dir), &settings);
+        let verdict = checked.report.verdict;
+        verdicts.push((dir.clone(), verdict.as_str()));
+        if fail_on.fails(verdict) {
+            reasons.push(format!("{dir}: SkillGuard verdict {}", verdict.as_str()));
+        }
+        for e in &checked.report.errors {
+            reasons.push(format!("{dir}: could not be checked: {e}"));
+        }
+        for d in checked
+            .diagnostics
+            .iter()
+            .filter(|d| d.level == crate::report::Level::Error)
+        {
+            reasons.push(format!("{dir}: lint {}: {}", d.code, d.message));
+        }
+    }
+    if !reasons.is_empty() {
+        return Err(ProposalError::Blocked {
+            id: p.id.clone(),
+            reasons,
+        });
+    }
+    Ok(verdicts)
+}
+
+/// Deletes proposal `p`'s reference.
+pub fn reject(repo: &Repo, p: &Proposal) -> Result<(), ProposalError> {
+    let id =
+        gix::ObjectId::from_hex(p.commit.as_bytes()).map_err(|e| ProposalError::Malformed {
+            refname: p.refname.clone(),
+            reason: e.to_string(),
+        })?;
+    repo.delete_ref(&p.refname, id)?;
+    Ok(())
+}
+
+/// Deletes the proposals made before `cutoff`; returns them.
+pub fn prune(
+    repo: &Repo,
+    cutoff: chrono::DateTime<chrono::Utc>,
+    dry_run: bool,
+) -> Result<Vec<Proposal>, ProposalError> {
+    let mut pruned = Vec::new();
+    for p in list(repo)? {
+        if p.time < cutoff.timestamp() {
+            if !dry_run {
+                reject(repo, &p)?;
+            }
+            pruned.push(p);
+        }
+    }
+    Ok(pruned)
+}
