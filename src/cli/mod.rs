@@ -43,7 +43,9 @@ pub use workspace::Workspace;
 /// they change. `lint` and `list` check them where they live; `scan` (SkillGuard), the
 /// pre-commit `hook` and `diff` guard them at commit time and in CI; `record` and `signals`
 /// collect feedback about them, and `optimize` turns it into a reviewed change of two commits
-/// that `rollback` and `log` follow. Exit status: 0 clean, 1 problems found, 2 usage,
+/// that `rollback` and `log` follow. `review` reads an agent's session and proposes the skills
+/// it taught as a commit that `proposals` shows, accepts or rejects; `manage` writes a skill,
+/// checked, for a person or an agent. Exit status: 0 clean, 1 problems found, 2 usage,
 /// configuration or I/O error (a check never passes by not looking).
 #[derive(Debug, Parser)]
 #[command(

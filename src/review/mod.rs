@@ -472,7 +472,7 @@ fn render_prompts(
 }
 
 fn skill_results(sandbox: &Sandbox, changes: &[FileChange]) -> Vec<SkillResult> {
-    sandbox
+    let mut out: Vec<SkillResult> = sandbox
         .skills
         .iter()
         .filter_map(|s| {
@@ -489,7 +489,9 @@ fn skill_results(sandbox: &Sandbox, changes: &[FileChange]) -> Vec<SkillResult> 
                 files,
             })
         })
-        .collect()
+        .collect();
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
 }
 
 /// The directory of run logs.

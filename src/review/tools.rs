@@ -440,3 +440,46 @@ fn skill_manage(ctx: &mut ToolContext<'_>, args: &Value) -> Result<String, Denie
     let outcome = ctx.sandbox.manage(&request)?;
     Ok(serde_json::to_string(&outcome).expect("an outcome serialises"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each tool's schema is a valid JSON schema that takes the documented form of a call and
+    /// refuses unknown arguments, and the names are unique: what a provider is sent is sound.
+    #[test]
+    fn every_tool_schema_takes_its_examples_and_refuses_strangers() {
+        let examples = [
+            ("skill_list", json!({"category": "ops"})),
+            (
+                "read_file",
+                json!({"path": "README.md", "offset": 1, "limit": 20}),
+            ),
+            ("ls", json!({"path": ".claude/skills"})),
+            ("shell", json!({"command": "git log -3 --stat"})),
+            (
+                "skill_manage",
+                json!({"action": "patch", "name": "x", "old_string": "a", "new_string": "b"}),
+            ),
+        ];
+        let mut names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), TOOLS.len());
+        for tool in TOOLS {
+            let schema = (tool.parameters)();
+            let validator = jsonschema::validator_for(&schema).unwrap();
+            let (_, example) = examples.iter().find(|(n, _)| *n == tool.name).unwrap();
+            assert!(validator.is_valid(example), "{}", tool.name);
+            assert!(
+                !validator.is_valid(&json!({"surprise": 1})),
+                "{}",
+                tool.name
+            );
+            assert!(!tool.description.is_empty());
+        }
+        let manage = jsonschema::validator_for(&(TOOLS[4].parameters)()).unwrap();
+        assert!(!manage.is_valid(&json!({"action": "delete", "name": "x"})));
+        assert_eq!(specs().len(), TOOLS.len());
+    }
+}

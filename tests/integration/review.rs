@@ -944,3 +944,224 @@ fn proposals_are_rejected_and_pruned() {
     assert!(proposals(&sb).is_empty());
     sb.git(&["fsck", "--strict"]).assert_ok();
 }
+
+#[test]
+fn the_rules_of_creating_and_changing_skills() {
+    let (sb, transcript) = repo();
+    sb.git(&["config", "skill.autoSkill.maxNew", "1"])
+        .assert_ok();
+    let forged = "---\nname: deploy-notes\ndescription: How to deploy the staging service.\nmetadata:\n  source: auto-skill\n---\n";
+    let server = model(
+        Wire::OpenAi,
+        vec![
+            vec![
+                call(
+                    "read_file",
+                    json!({"path": ".claude/skills/release-checklist/SKILL.md"}),
+                ),
+                call(
+                    "read_file",
+                    json!({"path": ".claude/skills/deploy-notes/SKILL.md"}),
+                ),
+            ],
+            vec![
+                call(
+                    "skill_manage",
+                    json!({"action": "create", "name": "staging-deploy", "content": "---\nname: staging-deploy\ndescription: How to deploy the staging service with care.\n---\n# Staging deploy\n\nSteps.\n"}),
+                ),
+                create_call(),
+                call(
+                    "skill_manage",
+                    json!({"action": "create", "name": "flaky-tests", "content": "---\nname: flaky-tests\ndescription: Find which test is flaky by running it in a loop.\n---\n# Flaky tests\n\nLoop it.\n"}),
+                ),
+                call(
+                    "skill_manage",
+                    json!({"action": "patch", "name": "release-checklist", "old_string": "1. Run the tests.", "new_string": "1. Run the tests with `--locked`."}),
+                ),
+                call(
+                    "skill_manage",
+                    json!({"action": "patch", "name": "deploy-notes", "old_string": "---\nname: deploy-notes\ndescription: How to deploy the staging service.\n---\n", "new_string": forged}),
+                ),
+                call(
+                    "skill_manage",
+                    json!({"action": "edit", "name": "deploy-dry-run", "content": NEW_SKILL.replace("read the plan", "read the whole plan")}),
+                ),
+                call(
+                    "skill_manage",
+                    json!({"action": "patch", "name": "release-checklist", "old_string": "Run the tests", "new_string": "x", "replace_all": true, "category": "ops"}),
+                ),
+            ],
+        ],
+        "Keep the dry-run habit and lock the release tests",
+    );
+    let run = review(
+        &sb,
+        &env(Wire::OpenAi, &server),
+        &transcript,
+        &["--format", "json"],
+    );
+    run.assert_ok();
+    let got: Vec<Option<String>> = denials(&run_log(&sb)).into_iter().map(|(_, d)| d).collect();
+    let want = [
+        None,
+        None,
+        Some("near-duplicate"),
+        None,
+        Some("max-new"),
+        None,
+        Some("provenance"),
+        None,
+        Some("invalid"),
+    ];
+    assert_eq!(got, want.map(|w| w.map(str::to_owned)));
+    let bodies: String = server.requests().iter().map(|r| r.body.clone()).collect();
+    assert!(
+        bodies.contains("patch deploy-notes instead"),
+        "the model is told which skill to patch"
+    );
+    let report = run.json();
+    let skills: Vec<(String, String)> = report["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["change"].as_str().unwrap().to_owned(),
+                s["name"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        skills,
+        [
+            ("created".to_owned(), "deploy-dry-run".to_owned()),
+            ("changed".to_owned(), "release-checklist".to_owned())
+        ]
+    );
+    let refname = report["outcome"]["refname"].as_str().unwrap();
+    let release = sb
+        .git(&[
+            "show",
+            &format!("{refname}:.claude/skills/release-checklist/SKILL.md"),
+        ])
+        .stdout;
+    assert!(
+        release.contains("--locked")
+            && release.contains("source: auto-skill")
+            && release.contains("2026-11-01T00:00:00Z"),
+        "the mark and its first time are kept: {release}"
+    );
+    let created = sb
+        .git(&[
+            "show",
+            &format!("{refname}:.claude/skills/deploy-dry-run/SKILL.md"),
+        ])
+        .stdout;
+    assert!(created.contains("read the whole plan"), "{created}");
+    assert!(
+        sb.git(&[
+            "diff",
+            "--quiet",
+            &format!("{refname}^"),
+            refname,
+            "--",
+            ".claude/skills/deploy-notes"
+        ])
+        .status
+            == 0,
+        "the person's skill is unchanged"
+    );
+
+    // With creating and changing turned off.
+    let (sb, transcript) = repo();
+    sb.git(&["config", "skill.autoSkill.allowCreate", "false"])
+        .assert_ok();
+    sb.git(&["config", "skill.autoSkill.allowOptimize", "false"])
+        .assert_ok();
+    let server = model(
+        Wire::OpenAi,
+        vec![vec![
+            call(
+                "read_file",
+                json!({"path": ".claude/skills/release-checklist/SKILL.md"}),
+            ),
+            create_call(),
+            call(
+                "skill_manage",
+                json!({"action": "patch", "name": "release-checklist", "old_string": "Run the tests.", "new_string": "Run them."}),
+            ),
+        ]],
+        "Nothing to save.",
+    );
+    review(&sb, &env(Wire::OpenAi, &server), &transcript, &[]).assert_ok();
+    let got: Vec<Option<String>> = denials(&run_log(&sb)).into_iter().map(|(_, d)| d).collect();
+    assert_eq!(
+        got,
+        [
+            None,
+            Some("create-off".to_owned()),
+            Some("optimize-off".to_owned())
+        ]
+    );
+    let user = server.requests()[0].json()["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        user.contains("Creating new skills is turned off.")
+            && user.contains("Changing existing skills is turned off.")
+    );
+    assert!(proposals(&sb).is_empty());
+}
+
+#[test]
+fn a_server_without_tool_calling_is_spoken_to_in_text() {
+    let (sb, transcript) = repo();
+    let server = Server::start_with(|r, _| {
+        let body = r.json();
+        if body.get("tools").is_some() {
+            return Reply::json(
+                400,
+                json!({"error": {"message": "tools are not supported by this model"}}),
+            );
+        }
+        match rounds_done(r) {
+            0 => Reply::openai(
+                &json!({"tool_calls": [{"name": "skill_list", "arguments": {}}]}).to_string(),
+            ),
+            _ => Reply::openai("Nothing to save."),
+        }
+    });
+    let run = review(&sb, &env(Wire::OpenAi, &server), &transcript, &[]);
+    run.assert_ok();
+    assert!(
+        run.stderr.contains("refuses tool calling"),
+        "{}",
+        run.stderr
+    );
+    let requests = server.requests();
+    // Refused with tools; sent again without them (an answer to a prompt that did not explain
+    // the protocol, so not used); then two rounds in text.
+    assert_eq!(requests.len(), 4);
+    assert!(requests[1].json().get("tools").is_none());
+    let system = requests[2].json()["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        system.contains("{\"tool_calls\": [{\"name\": \"TOOL\""),
+        "the protocol is explained"
+    );
+    let second = requests[3].json();
+    let results = second["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        results.contains("<result call=\"1\">") && results.contains("deploy-notes"),
+        "{results}"
+    );
+    let log = run_log(&sb);
+    assert_eq!(log["rounds"][0]["mode"], "text");
+    assert_eq!(log["rounds"].as_array().unwrap().len(), 2);
+}
