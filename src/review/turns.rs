@@ -197,7 +197,27 @@ pub fn drive(
         let calls = if native {
             answer.tool_calls.clone()
         } else {
-            text_calls(&answer.text, round)
+            match text_calls(&answer.text, round) {
+                Ok(calls) => calls,
+                Err(reason) => {
+                    // A call that does not parse: said to the model, and the round counts.
+                    log.calls.push(CallLog {
+                        name: "(malformed)".into(),
+                        arguments: cut(&crate::guard::redact::redact(&answer.text), LOG_CHARS),
+                        result: reason.clone(),
+                        denied: Some("bad-arguments"),
+                    });
+                    end.rounds.push(log);
+                    history.push(Message::assistant(cut(
+                        &answer.text,
+                        tools::MAX_ARGUMENT_BYTES,
+                    )));
+                    history.push(Message::user(format!(
+                        "Your answer looks like a tool call but is not one: {reason}. Answer with only {{\"tool_calls\": [{{\"name\": ..., \"arguments\": {{...}}}}]}}, or with plain text when you are done."
+                    )));
+                    continue;
+                }
+            }
         };
         if calls.is_empty() {
             end.final_text = answer.text.clone();
@@ -326,8 +346,9 @@ fn as_text(history: &[Message]) -> Vec<Message> {
 }
 
 /// The calls in a text answer: `{"tool_calls": [{"name", "arguments"}]}`, bare or in a code
-/// fence. Anything else is the final answer.
-fn text_calls(text: &str, round: u32) -> Vec<ToolCall> {
+/// fence. Plain text is the final answer (`Ok` of nothing); an answer that starts like the
+/// protocol's object but is not one is an error the model is told about.
+fn text_calls(text: &str, round: u32) -> Result<Vec<ToolCall>, String> {
     let trimmed = text.trim();
     let body = trimmed
         .strip_prefix("```json")
@@ -335,25 +356,29 @@ fn text_calls(text: &str, round: u32) -> Vec<ToolCall> {
         .and_then(|t| t.strip_suffix("```"))
         .unwrap_or(trimmed)
         .trim();
-    if !body.starts_with('{') {
-        return Vec::new();
+    if !body.starts_with('{') || !body.contains("tool_calls") {
+        return Ok(Vec::new());
     }
-    let Ok(v) = serde_json::from_str::<Value>(body) else {
-        return Vec::new();
-    };
-    let Some(list) = v.get("tool_calls").and_then(Value::as_array) else {
-        return Vec::new();
-    };
+    let v: Value = serde_json::from_str(body).map_err(|e| format!("not valid JSON ({e})"))?;
+    let list = v
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .ok_or("`tool_calls` is not a list")?;
     list.iter()
         .enumerate()
-        .map(|(i, c)| ToolCall {
-            id: format!("r{round}c{}", i + 1),
-            name: c["name"].as_str().unwrap_or("").to_owned(),
-            arguments: match &c["arguments"] {
-                Value::String(s) => s.clone(),
-                Value::Null => "{}".into(),
-                other => other.to_string(),
-            },
+        .map(|(i, c)| {
+            let name = c["name"]
+                .as_str()
+                .ok_or_else(|| format!("call {} has no `name`", i + 1))?;
+            Ok(ToolCall {
+                id: format!("r{round}c{}", i + 1),
+                name: name.to_owned(),
+                arguments: match &c["arguments"] {
+                    Value::String(s) => s.clone(),
+                    Value::Null => "{}".into(),
+                    other => other.to_string(),
+                },
+            })
         })
         .collect()
 }
@@ -378,7 +403,8 @@ mod tests {
         let calls = text_calls(
             "```json\n{\"tool_calls\": [{\"name\": \"ls\", \"arguments\": {\"path\": \"\"}}, {\"name\": \"read_file\", \"arguments\": \"{\\\"path\\\":\\\"a\\\"}\"}]}\n```",
             3,
-        );
+        )
+        .unwrap();
         assert_eq!(calls.len(), 2);
         assert_eq!(calls[0].name, "ls");
         assert_eq!(calls[0].arguments, "{\"path\":\"\"}");
@@ -390,7 +416,17 @@ mod tests {
             "Saved a skill: {\"tool_calls\": []} was my plan",
             "{not json",
         ] {
-            assert!(text_calls(final_answer, 1).is_empty(), "{final_answer}");
+            assert!(
+                text_calls(final_answer, 1).unwrap().is_empty(),
+                "{final_answer}"
+            );
+        }
+        for malformed in [
+            "{\"tool_calls\": [{\"name\": \"ls\", \"arguments\": {\"path\": \"a\nb\"}}]}",
+            "{\"tool_calls\": {\"name\": \"ls\"}}",
+            "{\"tool_calls\": [{\"arguments\": {}}]}",
+        ] {
+            assert!(text_calls(malformed, 1).is_err(), "{malformed}");
         }
     }
 
