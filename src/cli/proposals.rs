@@ -66,7 +66,10 @@ pub fn cmd_proposals(ui: &mut Ui, args: ProposalsArgs) -> Result<Outcome, Comman
     let safe = super::ui::safe;
     match args.action {
         Action::List { format } => {
-            let all = proposals::list(repo).map_err(error)?;
+            let (all, skipped) = proposals::list_all(repo).map_err(error)?;
+            for why in &skipped {
+                ui.warn(&format!("skipped: {why}"))?;
+            }
             match format {
                 Format::Json => super::output::json(ui, serde_json::json!({ "proposals": all }))?,
                 Format::Text => {

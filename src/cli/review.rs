@@ -89,6 +89,7 @@ pub fn cmd_review(ui: &mut Ui, args: ReviewArgs) -> Result<Outcome, CommandError
             .get("autoSkill.root")
             .map(|v| v.text.trim().to_owned()),
         roots: ws.repo_relative_roots(),
+        fail_on: config.fail_on()?,
         now: clock::now()?,
     };
     let mut progress = Rounds {

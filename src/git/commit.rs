@@ -1203,6 +1203,13 @@ fn check_index(index: &gix::index::File, changes: &[FileChange]) -> Result<(), G
 }
 
 impl Repo {
+    /// Whether git-skill may write `path` (relative to the top): its form (no `..`, no `.git`,
+    /// no absolute path) and no link or file on the way in the work tree.
+    pub fn check_path_for_write(&self, path: &str) -> Result<(), GitError> {
+        validate_path(path).map_err(|reason| invalid(path, reason))?;
+        check_worktree_path(&self.workdir, path, true)
+    }
+
     /// Writes `changes` into the work tree and the index, like editing the files and running
     /// `git add`/`git rm` on exactly those paths: HEAD does not move, every other index entry
     /// stays. Under git's index lock (made as in [`Repo::apply_plan`]); a failure puts every

@@ -146,8 +146,12 @@ impl Repo {
             .detach())
     }
 
-    /// The references below `prefix` (`refs/skill-proposals/`), by name, with their commits.
-    pub fn refs_under(&self, prefix: &str) -> Result<Vec<(String, gix::ObjectId)>, GitError> {
+    /// The references below `prefix` (`refs/skill-proposals/`), by name, with the object each
+    /// points at; `None` for a symbolic reference (it points at another name, not a commit).
+    pub fn refs_under(
+        &self,
+        prefix: &str,
+    ) -> Result<Vec<(String, Option<gix::ObjectId>)>, GitError> {
         let platform = self
             .repo
             .references()
@@ -157,12 +161,12 @@ impl Repo {
             .map_err(|e| err(prefix, format!("could not list references: {e}")))?;
         let mut out = Vec::new();
         for r in iter {
-            let mut r = r.map_err(|e| err(prefix, format!("could not read a reference: {e}")))?;
+            let r = r.map_err(|e| err(prefix, format!("could not read a reference: {e}")))?;
             let name = r.name().as_bstr().to_str_lossy().into_owned();
-            let id = r
-                .peel_to_id()
-                .map_err(|e| err(&name, format!("could not resolve it: {e}")))?
-                .detach();
+            let id = match r.target() {
+                gix::refs::TargetRef::Object(id) => Some(id.to_owned()),
+                gix::refs::TargetRef::Symbolic(_) => None,
+            };
             out.push((name, id));
         }
         out.sort();

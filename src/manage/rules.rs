@@ -73,6 +73,11 @@ pub fn support_path(path: &str) -> Result<(), String> {
             "'{shown}' has an empty, '.' or '..' part; no path may leave its directory"
         ));
     }
+    if parts.iter().any(|p| p.eq_ignore_ascii_case(".git")) {
+        return Err(format!(
+            "'{shown}' has a '.git' part; git keeps its own files there"
+        ));
+    }
     if parts.len() < 2 || !ALLOWED_DIRS.contains(&parts[0]) {
         return Err(format!(
             "'{shown}' is not under {}: support files live there only",

@@ -66,6 +66,8 @@ pub struct Options {
     pub create_root: Option<String>,
     /// The skill roots relative to the top, with labels.
     pub roots: Vec<(String, String)>,
+    /// The verdict that fails a check (`skill.failOn`), for what stage and commit apply.
+    pub fail_on: crate::config::FailOn,
     pub now: chrono::DateTime<chrono::Utc>,
 }
 
@@ -188,6 +190,7 @@ pub fn run(
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let mut sandbox = Sandbox::new(
         repo.workdir(),
+        repo.git_dir(),
         at_head.skills,
         Policy {
             allow_create: options.allow_create,
@@ -253,20 +256,27 @@ pub fn run(
         stopped: stop_text(ended.stop).to_owned(),
         skills: lines,
     };
-    let text = message::compose(&facts, &ended.final_text);
-    let outcome = if changes.is_empty() {
-        Outcome::NothingToSave
-    } else if options.dry_run {
-        Outcome::DryRun
-    } else {
+    let text = message::compose(&facts, &crate::guard::redact::redact(&ended.final_text));
+    let outcome = (|| -> Result<Outcome, ReviewError> {
+        if changes.is_empty() {
+            return Ok(Outcome::NothingToSave);
+        }
+        if options.dry_run {
+            return Ok(Outcome::DryRun);
+        }
         let refname = format!("{REF_PREFIX}{id}");
         let commit = repo.commit_to_ref(&refname, head, &text, &changes)?;
         apply(
             repo, options, &ended, head, &refname, commit, &text, &changes,
-        )?
-    };
-    run_log.finish(&ended, Some(&outcome), None, started.elapsed());
+        )
+    })();
+    // The log is written whatever happened.
+    match &outcome {
+        Ok(o) => run_log.finish(&ended, Some(o), None, started.elapsed()),
+        Err(e) => run_log.finish(&ended, None, Some(e.to_string()), started.elapsed()),
+    }
     save(&run_log, &log_path)?;
+    let outcome = outcome?;
     Ok(Report {
         id,
         session,
@@ -334,6 +344,13 @@ fn apply(
         return Ok(kept(format!(
             "these files have uncommitted changes: {}",
             dirty.join(", ")
+        )));
+    }
+    // What lands without a person's look passes what the pre-commit hook would ask.
+    if let Err(reasons) = proposals::check_skills(repo, &options.roots, changes, options.fail_on)? {
+        return Ok(kept(format!(
+            "the pre-commit check would refuse it: {}",
+            reasons.join("; ")
         )));
     }
     let outcome = match options.apply {
@@ -484,7 +501,15 @@ fn skill_results(sandbox: &Sandbox, changes: &[FileChange]) -> Vec<SkillResult> 
             (!files.is_empty()).then(|| SkillResult {
                 name: s.name.clone(),
                 path: s.dir.clone(),
-                change: if s.created() { "created" } else { "changed" },
+                change: if s.created() {
+                    "created"
+                } else if s.auto_skill {
+                    "changed"
+                } else {
+                    // A person's skill, changed because the session loaded it (or the
+                    // configuration links it): said in the proposal.
+                    "changed-linked"
+                },
                 verdict: s.verdict.unwrap_or("unchecked").to_owned(),
                 files,
             })

@@ -64,13 +64,29 @@ pub enum ProposalError {
 
 /// Every proposal, oldest first.
 pub fn list(repo: &Repo) -> Result<Vec<Proposal>, ProposalError> {
+    Ok(list_all(repo)?.0)
+}
+
+/// Every proposal, oldest first, and what was skipped under `refs/skill-proposals/` (a
+/// symbolic reference, or one that is not a proposal git-skill wrote), each with why.
+pub fn list_all(repo: &Repo) -> Result<(Vec<Proposal>, Vec<String>), ProposalError> {
     let head = repo.head_commit_id()?;
     let mut out = Vec::new();
-    for (refname, commit) in repo.refs_under(REF_PREFIX)? {
-        out.push(read(repo, &refname, commit, head)?);
+    let mut skipped = Vec::new();
+    for (refname, target) in repo.refs_under(REF_PREFIX)? {
+        let Some(commit) = target else {
+            skipped.push(format!(
+                "'{refname}' is a symbolic reference, not a proposal"
+            ));
+            continue;
+        };
+        match read(repo, &refname, commit, head) {
+            Ok(p) => out.push(p),
+            Err(e) => skipped.push(e.to_string()),
+        }
     }
     out.sort_by(|a, b| (a.time, &a.id).cmp(&(b.time, &b.id)));
-    Ok(out)
+    Ok((out, skipped))
 }
 
 /// The proposal `id`, or the one whose id starts with it.
@@ -207,6 +223,10 @@ pub fn accept(
             });
         }
     }
+    // Every path is one git-skill may write, before any file is read for the merge.
+    for path in &p.files {
+        repo.check_path_for_write(path)?;
+    }
     let merged = match repo.merge_onto_worktree(p.base_tree, p.tree, &p.files)? {
         Merged::Conflict(paths) => {
             return Err(ProposalError::Conflict {
@@ -216,7 +236,33 @@ pub fn accept(
         }
         Merged::Clean(changes) => changes,
     };
-    let verdicts = check_touched(repo, p, roots, &merged, fail_on)?;
+    // git's rule, whatever merge driver the repository's attributes name (`merge=union`
+    // would hide a conflict): changes of both sides to the same or adjacent lines conflict.
+    let mut overlapping = Vec::new();
+    for c in &p.changes {
+        let (Some(base), Some(theirs)) = (c.old, c.new) else {
+            continue;
+        };
+        let Ok(ours) = std::fs::read(repo.workdir().join(&c.path)) else {
+            continue;
+        };
+        let base = repo.blob(base, &c.path)?;
+        let theirs = repo.blob(theirs, &c.path)?;
+        if ours != base && theirs != base && ours != theirs && overlap(&base, &ours, &theirs) {
+            overlapping.push(c.path.clone());
+        }
+    }
+    if !overlapping.is_empty() {
+        return Err(ProposalError::Conflict {
+            id: p.id.clone(),
+            paths: overlapping,
+        });
+    }
+    let verdicts =
+        check_skills(repo, roots, &merged, fail_on)?.map_err(|reasons| ProposalError::Blocked {
+            id: p.id.clone(),
+            reasons,
+        })?;
     if commit {
         let mut dirty = Vec::new();
         for path in &p.files {
@@ -252,15 +298,18 @@ pub fn accept(
     })
 }
 
-/// The skills `merged` touches, as they would be, checked like the pre-commit hook checks a
-/// commit: the repository's policy, SkillGuard with inline allows, lint errors block.
-fn check_touched(
+/// The verdict of each skill a check looked at.
+pub type Verdicts = Vec<(String, &'static str)>;
+
+/// The skills `merged` (files relative to the top) touches, as they would be, checked like
+/// the pre-commit hook checks a commit: the repository's policy, SkillGuard with inline
+/// allows, `fail_on`, lint errors. The verdicts, or the reasons it would be refused.
+pub fn check_skills(
     repo: &Repo,
-    p: &Proposal,
     roots: &[(String, String)],
     merged: &[FileChange],
     fail_on: FailOn,
-) -> Result<Vec<(String, &'static str)>, ProposalError> {
+) -> Result<Result<Verdicts, Vec<String>>, GitError> {
     let at_head = crate::staged::skills_at(repo, At::Head, roots)?;
     let mut touched: HashMap<String, Snapshot> = HashMap::new();
     for change in merged {
@@ -285,13 +334,10 @@ fn check_touched(
                         (d, rel)
                     }
                     None => {
-                        return Err(ProposalError::Blocked {
-                            id: p.id.clone(),
-                            reasons: vec![format!(
-                                "'{}' belongs to no skill (no SKILL.md)",
-                                change.path
-                            )],
-                        })
+                        return Ok(Err(vec![format!(
+                            "'{}' belongs to no skill (no SKILL.md)",
+                            change.path
+                        )]))
                     }
                 }
             }
@@ -321,10 +367,14 @@ fn check_touched(
         };
         touched.insert(dir, snapshot);
     }
-    let policy = crate::check::policy_at(repo, At::Index).map_err(|e| ProposalError::Blocked {
-        id: p.id.clone(),
-        reasons: vec![format!("the repository's policy cannot be read: {e}")],
-    })?;
+    let policy = match crate::check::policy_at(repo, At::Index) {
+        Ok(p) => p,
+        Err(e) => {
+            return Ok(Err(vec![format!(
+                "the repository's policy cannot be read: {e}"
+            )]))
+        }
+    };
     let settings = check::Settings {
         scan: ScanOptions {
             inline_allow: true,
@@ -360,12 +410,9 @@ fn check_touched(
         }
     }
     if !reasons.is_empty() {
-        return Err(ProposalError::Blocked {
-            id: p.id.clone(),
-            reasons,
-        });
+        return Ok(Err(reasons));
     }
-    Ok(verdicts)
+    Ok(Ok(verdicts))
 }
 
 /// Deletes proposal `p`'s reference.
@@ -395,4 +442,49 @@ pub fn prune(
         }
     }
     Ok(pruned)
+}
+
+/// Whether the changes from `base` to `ours` and from `base` to `theirs` touch the same or
+/// adjacent lines of `base`.
+fn overlap(base: &[u8], ours: &[u8], theirs: &[u8]) -> bool {
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let (base, ours, theirs) = (text(base), text(ours), text(theirs));
+    let ranges = |other: &str| -> Vec<(usize, usize)> {
+        similar::TextDiff::from_lines(base.as_str(), other)
+            .ops()
+            .iter()
+            .filter(|op| op.tag() != similar::DiffTag::Equal)
+            .map(|op| {
+                let r = op.old_range();
+                (r.start, r.end)
+            })
+            .collect()
+    };
+    let a = ranges(&ours);
+    let b = ranges(&theirs);
+    a.iter()
+        .any(|(s1, e1)| b.iter().any(|(s2, e2)| *s1 <= *e2 && *s2 <= *e1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::overlap;
+
+    #[test]
+    fn changes_to_the_same_or_adjacent_lines_overlap() {
+        let base = b"a\nb\nc\nd\ne\nf\n";
+        assert!(overlap(base, b"a\nB\nc\nd\ne\nf\n", b"a\nb2\nc\nd\ne\nf\n"));
+        assert!(
+            overlap(base, b"a\nB\nc\nd\ne\nf\n", b"a\nb\nC\nd\ne\nf\n"),
+            "adjacent"
+        );
+        assert!(
+            !overlap(base, b"A\nb\nc\nd\ne\nf\n", b"a\nb\nc\nd\ne\nF\n"),
+            "far apart"
+        );
+        assert!(
+            overlap(base, b"a\nb\nx\nc\nd\ne\nf\n", b"a\nb\ny\nc\nd\ne\nf\n"),
+            "two inserts at one place"
+        );
+    }
 }

@@ -97,6 +97,8 @@ pub enum Resolved {
 pub struct Sandbox {
     /// The repository top, canonical.
     top: PathBuf,
+    /// The git directory (its index is copied for the shell's git).
+    git_dir: PathBuf,
     pub skills: Vec<SkillState>,
     pub policy: Policy,
     created: u32,
@@ -107,7 +109,7 @@ pub struct Sandbox {
 
 impl Sandbox {
     /// The skills as HEAD holds them (`skills`), each with whether it is linked.
-    pub fn new(top: &Path, skills: Vec<Snapshot>, policy: Policy) -> Sandbox {
+    pub fn new(top: &Path, git_dir: &Path, skills: Vec<Snapshot>, policy: Policy) -> Sandbox {
         let mut states: Vec<SkillState> = skills
             .into_iter()
             .map(|s| {
@@ -144,6 +146,7 @@ impl Sandbox {
         states.sort_by(|a, b| a.dir.cmp(&b.dir));
         Sandbox {
             top: top.to_owned(),
+            git_dir: git_dir.to_owned(),
             skills: states,
             policy,
             created: 0,
@@ -154,6 +157,10 @@ impl Sandbox {
 
     pub fn top(&self) -> &Path {
         &self.top
+    }
+
+    pub fn git_dir(&self) -> &Path {
+        &self.git_dir
     }
 
     /// The skill named `name` (its directory name, or its frontmatter name).
@@ -200,19 +207,46 @@ impl Sandbox {
     }
 
     /// Resolves a path the model gave (relative to the repository top, or absolute inside it)
-    /// for reading: never outside the repository (after links), never `.git`, never a file git
-    /// ignores.
+    /// for reading: a skill's files come from the overlay (what HEAD holds, with this review's
+    /// writes); anything else from the disk, under [`Sandbox::resolve_on_disk`]'s rules.
     pub fn resolve_read(&mut self, path: &str) -> Result<Resolved, Denied> {
         let rel = self.lexical(path)?;
-        // A skill's files come from the overlay, whatever the work tree holds.
+        if let Some(found) = self.skill_at(&rel) {
+            return Ok(found);
+        }
+        let (real, rel) = self.resolve_on_disk(path)?;
+        Ok(Resolved::Tree(real, rel))
+    }
+
+    /// The skill (and the path inside it) a normalised path falls in.
+    fn skill_at(&self, rel: &str) -> Option<Resolved> {
         for (i, s) in self.skills.iter().enumerate() {
             if rel == s.dir {
-                return Ok(Resolved::Skill(i, String::new()));
+                return Some(Resolved::Skill(i, String::new()));
             }
             if let Some(inside) = rel.strip_prefix(&format!("{}/", s.dir)) {
-                return Ok(Resolved::Skill(i, inside.to_owned()));
+                return Some(Resolved::Skill(i, inside.to_owned()));
             }
         }
+        None
+    }
+
+    /// The name of the skill this review changed that `path` falls in, if any.
+    pub fn changed_skill_at(&self, path: &str) -> Result<Option<String>, Denied> {
+        let rel = self.lexical(path)?;
+        Ok(match self.skill_at(&rel) {
+            Some(Resolved::Skill(i, _)) if !self.skills[i].changed.is_empty() => {
+                Some(self.skills[i].name.clone())
+            }
+            _ => None,
+        })
+    }
+
+    /// A path on disk, for reading: it must exist, stay inside the repository once every link
+    /// is resolved, not be in `.git`, and not be ignored by git. Returns the canonical path and
+    /// the path relative to the top.
+    pub fn resolve_on_disk(&mut self, path: &str) -> Result<(PathBuf, String), Denied> {
+        let rel = self.lexical(path)?;
         let joined = self.top.join(&rel);
         let real = std::fs::canonicalize(&joined).map_err(|e| {
             Denied::new(
@@ -226,7 +260,12 @@ impl Sandbox {
                 format!("'{path}' leads outside the repository (through a symbolic link)"),
             ));
         };
-        let real_rel = inside.to_string_lossy().replace('\\', "/");
+        let Some(real_rel) = inside.to_str().map(|s| s.replace('\\', "/")) else {
+            return Err(Denied::new(
+                "bad-path",
+                format!("'{path}' leads to a name that is not UTF-8"),
+            ));
+        };
         if real_rel.split('/').any(|c| c.eq_ignore_ascii_case(".git")) {
             return Err(Denied::new(
                 "git-dir",
@@ -239,7 +278,19 @@ impl Sandbox {
                 format!("'{path}' is ignored by git (.gitignore); ignored files are never read (they often hold secrets)"),
             ));
         }
-        Ok(Resolved::Tree(real, real_rel))
+        Ok((real, real_rel))
+    }
+
+    /// A git pathspec given after `--`: inside the repository and not `.git` (it may name a
+    /// file that no longer exists; git itself keeps it to the repository).
+    pub fn check_pathspec(&self, path: &str) -> Result<(), Denied> {
+        if path.starts_with(':') {
+            return Err(Denied::new(
+                "shell-option",
+                format!("'{path}': pathspec magic is not allowed"),
+            ));
+        }
+        self.lexical(path).map(drop)
     }
 
     /// `path` made relative to the top and normalised without touching the disk.
@@ -409,6 +460,25 @@ impl Sandbox {
                         format!("'{dir}' exists in the work tree; create never overwrites"),
                     ));
                 }
+                // Not inside another skill (a category named like one), nor around one.
+                let inside = self.skills.iter().find(|s| {
+                    dir.starts_with(&format!("{}/", s.dir)) || s.dir.starts_with(&format!("{dir}/"))
+                });
+                let mut ancestor = Path::new(&dir).parent();
+                let mut on_disk = None;
+                while let Some(a) = ancestor.filter(|a| !a.as_os_str().is_empty()) {
+                    if self.top.join(a).join("SKILL.md").exists() {
+                        on_disk = Some(a.display().to_string());
+                        break;
+                    }
+                    ancestor = a.parent();
+                }
+                if let Some(other) = inside.map(|s| s.dir.clone()).or(on_disk) {
+                    return Err(Denied::new(
+                        "no-overwrite",
+                        format!("'{dir}' would be inside (or around) the skill '{other}'; choose another name or category"),
+                    ));
+                }
                 (None, place, None, options)
             }
             (None, _) => {
@@ -423,8 +493,15 @@ impl Sandbox {
             (Some(i), _) => {
                 self.may_change(i)?;
                 let s = &self.skills[i];
+                // The file changed must have been read: SKILL.md for an edit, the file a patch
+                // or a write replaces (a new support file needs SKILL.md read).
                 let file = match request.action {
                     Action::Patch => request.file_path.as_deref().unwrap_or("SKILL.md"),
+                    Action::WriteFile => request
+                        .file_path
+                        .as_deref()
+                        .filter(|f| s.current.files.entry(f).is_some())
+                        .unwrap_or("SKILL.md"),
                     _ => "SKILL.md",
                 };
                 if !s.created() && !s.read.contains(file) {

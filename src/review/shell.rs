@@ -1,38 +1,83 @@
 //! The review's read-only `shell` tool. A command line is split into words the way a POSIX
 //! shell would (quotes, backslashes) but never given to a shell: any operator (`|`, `;`, `&`,
-//! `>`, `<`, `$`, backticks, `(`...) refuses it. The program must be on a short allow-list,
-//! each option must be one that program takes without writing or running anything, and every
-//! path it names must pass the same checks as `read_file`. It runs with an empty environment,
-//! no stdin, a time limit and a cap on what it prints.
+//! `>`, `<`, `$`, backticks, `(`, globs...) refuses it. The program must be on a short
+//! allow-list, and every option must be one that program is allowed, written out in full
+//! (GNU tools and git accept abbreviations and attached values that a deny-list would miss):
+//! allowed, not denied. Operands come after a `--` the tool writes itself, so no file name can
+//! turn into an option; every path goes through the same checks as `read_file` (inside the
+//! repository after links, not `.git`, not ignored by git). git runs with the programs its
+//! configuration could start turned off, on a copy of the index (a `git diff` refreshes it), in
+//! a process group of its own that a timeout kills whole, with an empty environment, no stdin,
+//! and a cap on what it prints.
 
 use std::io::Read as _;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::sandbox::{Denied, Resolved, Sandbox};
+use super::sandbox::{Denied, Sandbox};
 
 /// What one command may print before it is cut.
 const MAX_OUTPUT: usize = 64 << 10;
 /// A command line longer than this is not looked at.
 const MAX_LINE: usize = 4096;
 
-/// The programs, and how their arguments are read.
+/// What an option's value must be.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Val {
+    Number,
+    Text,
+}
+
+/// How the words that are not options are read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Operands {
+    /// Files to read.
+    Paths,
+    /// A pattern (unless `-e` gave one), then files.
+    PatternThenPaths,
+    /// git: revisions and paths (paths after `--`, or any word naming a file).
+    Git,
+    /// git grep: a pattern (unless `-e` gave one), then revisions and paths.
+    GitPattern,
+}
+
+/// A program's (or git subcommand's) allowed options.
+struct Grammar {
+    /// Options without a value.
+    flags: &'static [&'static str],
+    /// Options with a value: `-n 5`, `-n5`, `--max-count=5`, `--max-count 5`.
+    valued: &'static [(&'static str, Val)],
+    operands: Operands,
+    /// Short options may be grouped (`-in`): GNU tools.
+    clusters: bool,
+    /// Words always added after the subcommand.
+    fixed: &'static [&'static str],
+}
+
+const NO_PROGRAMS: &[&str] = &["--no-textconv", "--no-ext-diff"];
+
 fn grammar(program: &str) -> Option<Grammar> {
     Some(match program {
         "cat" => Grammar {
             flags: &["-n", "-b", "-s", "-A", "-E", "-T", "-v"],
             valued: &[],
-            first_is_pattern: false,
+            operands: Operands::Paths,
+            clusters: true,
+            fixed: &[],
         },
         "head" | "tail" => Grammar {
             flags: &["-q", "-v"],
-            valued: &["-n", "-c"],
-            first_is_pattern: false,
+            valued: &[("-n", Val::Number), ("-c", Val::Number)],
+            operands: Operands::Paths,
+            clusters: true,
+            fixed: &[],
         },
         "wc" => Grammar {
             flags: &["-l", "-w", "-c", "-m", "-L"],
             valued: &[],
-            first_is_pattern: false,
+            operands: Operands::Paths,
+            clusters: true,
+            fixed: &[],
         },
         // No recursion: grep -r would read files git ignores (.env).
         "grep" => Grammar {
@@ -40,52 +85,187 @@ fn grammar(program: &str) -> Option<Grammar> {
                 "-i", "-n", "-v", "-c", "-l", "-L", "-w", "-x", "-F", "-E", "-G", "-o", "-h", "-H",
                 "-s", "-q",
             ],
-            valued: &["-e", "-m", "-A", "-B", "-C"],
-            first_is_pattern: true,
+            valued: &[
+                ("-e", Val::Text),
+                ("-m", Val::Number),
+                ("-A", Val::Number),
+                ("-B", Val::Number),
+                ("-C", Val::Number),
+            ],
+            operands: Operands::PatternThenPaths,
+            clusters: true,
+            fixed: &[],
         },
         _ => return None,
     })
 }
 
-struct Grammar {
-    /// Options without a value (combinable: `-in`).
-    flags: &'static [&'static str],
-    /// Options with a value (`-n 5`, `-n5`).
-    valued: &'static [&'static str],
-    /// The first operand is a pattern, not a path (unless `-e` gave one).
-    first_is_pattern: bool,
+/// git's read-only subcommands, each with the options it may take.
+fn git_grammar(sub: &str) -> Option<Grammar> {
+    const REVISION_TEXT: &[(&str, Val)] = &[
+        ("-n", Val::Number),
+        ("--max-count", Val::Number),
+        ("--skip", Val::Number),
+        ("--since", Val::Text),
+        ("--until", Val::Text),
+        ("--after", Val::Text),
+        ("--before", Val::Text),
+        ("--author", Val::Text),
+        ("--grep", Val::Text),
+        ("--format", Val::Text),
+        ("--pretty", Val::Text),
+        ("--date", Val::Text),
+        ("-S", Val::Text),
+        ("-G", Val::Text),
+    ];
+    Some(match sub {
+        "log" => Grammar {
+            flags: &[
+                "--oneline",
+                "--stat",
+                "--shortstat",
+                "--name-only",
+                "--name-status",
+                "-p",
+                "--patch",
+                "--no-patch",
+                "--follow",
+                "--reverse",
+                "--graph",
+                "--decorate",
+                "--no-decorate",
+                "--no-merges",
+                "--merges",
+                "--first-parent",
+                "--all",
+                "--no-color",
+                "-i",
+                "--regexp-ignore-case",
+            ],
+            valued: REVISION_TEXT,
+            operands: Operands::Git,
+            clusters: false,
+            fixed: NO_PROGRAMS,
+        },
+        "show" => Grammar {
+            flags: &[
+                "--stat",
+                "--shortstat",
+                "--name-only",
+                "--name-status",
+                "--oneline",
+                "-p",
+                "--patch",
+                "--no-patch",
+                "-s",
+                "--no-color",
+            ],
+            valued: &[
+                ("--format", Val::Text),
+                ("--pretty", Val::Text),
+                ("--date", Val::Text),
+            ],
+            operands: Operands::Git,
+            clusters: false,
+            fixed: NO_PROGRAMS,
+        },
+        "diff" => Grammar {
+            flags: &[
+                "--stat",
+                "--shortstat",
+                "--name-only",
+                "--name-status",
+                "--cached",
+                "--staged",
+                "-w",
+                "--ignore-all-space",
+                "-b",
+                "--word-diff",
+                "--no-color",
+            ],
+            valued: &[("-U", Val::Number), ("--unified", Val::Number)],
+            operands: Operands::Git,
+            clusters: false,
+            fixed: NO_PROGRAMS,
+        },
+        "status" => Grammar {
+            flags: &["--short", "-s", "--branch", "-b", "--porcelain"],
+            valued: &[],
+            operands: Operands::Git,
+            clusters: false,
+            fixed: &[],
+        },
+        // Tracked files only: no --others, no --ignored.
+        "ls-files" => Grammar {
+            flags: &[
+                "--cached",
+                "-c",
+                "--modified",
+                "-m",
+                "--deleted",
+                "-d",
+                "--stage",
+            ],
+            valued: &[],
+            operands: Operands::Git,
+            clusters: false,
+            fixed: &[],
+        },
+        "grep" => Grammar {
+            flags: &[
+                "-n",
+                "--line-number",
+                "-i",
+                "--ignore-case",
+                "-w",
+                "--word-regexp",
+                "-l",
+                "--files-with-matches",
+                "-c",
+                "--count",
+                "-E",
+                "--extended-regexp",
+                "-F",
+                "--fixed-strings",
+                "-I",
+                "-h",
+                "-H",
+                "--cached",
+            ],
+            valued: &[
+                ("-e", Val::Text),
+                ("-A", Val::Number),
+                ("-B", Val::Number),
+                ("-C", Val::Number),
+                ("-m", Val::Number),
+                ("--max-count", Val::Number),
+            ],
+            operands: Operands::GitPattern,
+            clusters: false,
+            fixed: &["--no-textconv"],
+        },
+        "blame" => Grammar {
+            flags: &["-w", "-s", "--porcelain"],
+            valued: &[("-L", Val::Text)],
+            operands: Operands::Git,
+            clusters: false,
+            fixed: &["--no-textconv"],
+        },
+        _ => return None,
+    })
 }
 
-/// `git` subcommands that only read.
-const GIT_SUBCOMMANDS: &[&str] = &[
-    "log",
-    "show",
-    "diff",
-    "status",
-    "ls-files",
-    "grep",
-    "blame",
-    "shortlog",
-    "rev-parse",
-];
+/// The git subcommands allowed, for messages.
+const GIT_SUBCOMMANDS: &str = "log, show, diff, status, ls-files, grep, blame";
 
-/// git options refused anywhere: they write files, run programs, or read outside the
-/// repository or git's ignore rules.
-const GIT_DENIED: &[&str] = &[
-    "--output",
-    "-O",
-    "--open-files-in-pager",
-    "--ext-diff",
-    "--textconv",
-    "--no-index",
-    "--no-exclude-standard",
-    "--ignored",
-    "--exec",
-    "--upload-pack",
-    "--git-dir",
-    "--work-tree",
-    "--exec-path",
-    "--paginate",
+/// Settings that turn off every program git's configuration could start.
+const GIT_SAFE_CONFIG: &[&str] = &[
+    "core.fsmonitor=false",
+    "core.pager=cat",
+    "core.hooksPath=/dev/null",
+    "diff.external=",
+    "gpg.program=false",
+    "core.untrackedCache=false",
 ];
 
 /// What a command gave.
@@ -101,20 +281,35 @@ pub fn run(sandbox: &mut Sandbox, line: &str, limit: Duration) -> Result<ShellOu
     let (program, args) = words
         .split_first()
         .ok_or_else(|| Denied::new("shell-syntax", "the command is empty"))?;
-    let mut argv: Vec<String> = Vec::new();
     if program == "git" {
-        check_git(sandbox, args)?;
-        argv.extend(["--no-pager".to_owned()]);
-        argv.extend(args.iter().cloned());
-    } else {
-        let grammar = grammar(program).ok_or_else(|| {
+        let (sub, rest) = args
+            .split_first()
+            .ok_or_else(|| Denied::new("shell-command", "git needs a subcommand"))?;
+        let grammar = git_grammar(sub).ok_or_else(|| {
             Denied::new(
                 "shell-command",
-                format!("'{program}' is not one of the read-only commands (cat, head, tail, wc, grep, and git {})", GIT_SUBCOMMANDS.join(", ")),
+                format!("git {sub} is not allowed; only the read-only subcommands {GIT_SUBCOMMANDS} are (options such as -c or -C before the subcommand are not)"),
             )
         })?;
-        argv = check_args(sandbox, program, args, &grammar)?;
+        let checked = check_args(sandbox, &format!("git {sub}"), rest, &grammar)?;
+        let mut argv: Vec<String> = Vec::new();
+        for setting in GIT_SAFE_CONFIG {
+            argv.push("-c".into());
+            argv.push((*setting).into());
+        }
+        argv.push("--no-pager".into());
+        argv.push(sub.clone());
+        argv.extend(grammar.fixed.iter().map(|f| (*f).to_owned()));
+        argv.extend(checked);
+        return execute(sandbox, "git", &argv, limit);
     }
+    let grammar = grammar(program).ok_or_else(|| {
+        Denied::new(
+            "shell-command",
+            format!("'{program}' is not one of the read-only commands (cat, head, tail, wc, grep, and git {GIT_SUBCOMMANDS})"),
+        )
+    })?;
+    let argv = check_args(sandbox, program, args, &grammar)?;
     execute(sandbox, program, &argv, limit)
 }
 
@@ -206,172 +401,191 @@ pub fn split(line: &str) -> Result<Vec<String>, Denied> {
     Ok(words)
 }
 
-/// The arguments of a non-git program, checked against its grammar; paths are checked like
-/// `read_file` and given as the resolved paths relative to the top.
+/// The arguments, checked against the grammar and written out again: options as allowed,
+/// then `-e PATTERN` when the pattern was an operand, then `--` and the operands (paths
+/// checked like `read_file`).
 fn check_args(
     sandbox: &mut Sandbox,
     program: &str,
     args: &[String],
     grammar: &Grammar,
 ) -> Result<Vec<String>, Denied> {
-    let mut out = Vec::new();
+    let option = |why: String| Denied::new("shell-option", format!("{program}: {why}"));
+    let mut options: Vec<String> = Vec::new();
+    let mut operands: Vec<String> = Vec::new();
+    let mut after_dashes: Vec<String> = Vec::new();
     let mut pattern_given = false;
-    let mut operands_only = false;
     let mut i = 0;
-    let mut operands = 0;
-    let mut paths = 0;
+    let value_of = |flag: &str, value: &str, kind: Val| -> Result<(), Denied> {
+        let ok = match kind {
+            Val::Number => {
+                !value.is_empty() && value.chars().all(|c| c.is_ascii_digit() || c == '+')
+            }
+            Val::Text => true,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(option(format!("{flag} takes a number, not '{value}'")))
+        }
+    };
     while i < args.len() {
         let a = &args[i];
         i += 1;
-        if !operands_only && a == "--" {
-            operands_only = true;
-            out.push(a.clone());
+        if a == "--" {
+            after_dashes.extend(args[i..].iter().cloned());
+            break;
+        }
+        if !a.starts_with('-') || a == "-" {
+            if a == "-" {
+                return Err(option("'-' (stdin) is not readable here".into()));
+            }
+            operands.push(a.clone());
             continue;
         }
-        if !operands_only && a.starts_with('-') && a.len() > 1 {
-            if a.starts_with("--") {
-                return Err(Denied::new(
-                    "shell-option",
-                    format!(
-                        "{program}: long options such as '{a}' are not allowed; use the short ones"
-                    ),
-                ));
-            }
-            out.push(a.clone());
-            // `-20`: head's and tail's count.
-            if (program == "head" || program == "tail")
-                && a[1..].chars().all(|c| c.is_ascii_digit())
-            {
+        // `-20`: a count for head, tail and git log.
+        if a.len() > 1
+            && a[1..].chars().all(|c| c.is_ascii_digit())
+            && matches!(program, "head" | "tail" | "git log")
+        {
+            options.push(a.clone());
+            continue;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            let (name, attached) = match long.split_once('=') {
+                Some((n, v)) => (format!("--{n}"), Some(v.to_owned())),
+                None => (a.clone(), None),
+            };
+            if attached.is_none() && grammar.flags.contains(&name.as_str()) {
+                options.push(a.clone());
                 continue;
             }
-            let body: Vec<char> = a[1..].chars().collect();
-            let mut k = 0;
-            while k < body.len() {
-                let flag = format!("-{}", body[k]);
-                if grammar.flags.contains(&flag.as_str()) {
-                    k += 1;
-                    continue;
-                }
-                if !grammar.valued.contains(&flag.as_str()) {
-                    return Err(Denied::new(
-                        "shell-option",
-                        format!(
-                            "{program}: option {flag} is not allowed (allowed: {} {})",
-                            grammar.flags.join(" "),
-                            grammar.valued.join(" ")
-                        ),
-                    ));
-                }
-                let rest: String = body[k + 1..].iter().collect();
-                let value = if rest.is_empty() {
-                    let v = args.get(i).cloned().ok_or_else(|| {
-                        Denied::new("shell-option", format!("{program}: {flag} needs a value"))
-                    })?;
+            let Some((_, kind)) = grammar.valued.iter().find(|(f, _)| *f == name) else {
+                return Err(option(format!(
+                    "option '{name}' is not allowed (allowed: {})",
+                    allowed(grammar)
+                )));
+            };
+            let value = match attached {
+                Some(v) => v,
+                None => {
+                    let v = args
+                        .get(i)
+                        .cloned()
+                        .ok_or_else(|| option(format!("{name} needs a value")))?;
                     i += 1;
-                    out.push(v.clone());
                     v
-                } else {
-                    rest
-                };
-                if flag == "-e" {
-                    pattern_given = true;
-                } else if value.is_empty()
-                    || !value
-                        .chars()
-                        .all(|c| c.is_ascii_digit() || c == '+' || c == '-')
-                {
-                    return Err(Denied::new(
-                        "shell-option",
-                        format!("{program}: {flag} takes a number, not '{value}'"),
-                    ));
                 }
-                break;
+            };
+            value_of(&name, &value, *kind)?;
+            options.push(format!("{name}={value}"));
+            continue;
+        }
+        // Short options: one, or a group of them for GNU tools (`-in`), the last of which may
+        // take a value (`-n5`, `-in 5`).
+        let body: Vec<char> = a[1..].chars().collect();
+        let mut k = 0;
+        while k < body.len() {
+            let flag = format!("-{}", body[k]);
+            if grammar.flags.contains(&flag.as_str()) && (grammar.clusters || body.len() == 1) {
+                options.push(flag);
+                k += 1;
+                continue;
             }
-            continue;
+            let Some((_, kind)) = grammar.valued.iter().find(|(f, _)| *f == flag) else {
+                return Err(option(format!(
+                    "option '{a}' is not allowed (allowed: {})",
+                    allowed(grammar)
+                )));
+            };
+            if !grammar.clusters && k > 0 {
+                return Err(option(format!("option '{a}' is not allowed")));
+            }
+            let rest: String = body[k + 1..].iter().collect();
+            let value = if rest.is_empty() {
+                let v = args
+                    .get(i)
+                    .cloned()
+                    .ok_or_else(|| option(format!("{flag} needs a value")))?;
+                i += 1;
+                v
+            } else {
+                rest
+            };
+            value_of(&flag, &value, *kind)?;
+            if flag == "-e" {
+                pattern_given = true;
+            }
+            options.push(flag);
+            options.push(value);
+            break;
         }
-        operands += 1;
-        if grammar.first_is_pattern && !pattern_given && operands == 1 {
-            out.push(a.clone());
-            continue;
-        }
-        let rel = readable_path(sandbox, a)?;
-        paths += 1;
-        out.push(rel);
     }
-    if paths == 0 {
-        return Err(Denied::new(
-            "shell-option",
-            format!("{program} needs a file to read (it has no stdin here)"),
-        ));
+    let mut out = options;
+    let wants_pattern = matches!(
+        grammar.operands,
+        Operands::PatternThenPaths | Operands::GitPattern
+    );
+    if wants_pattern && !pattern_given {
+        if operands.is_empty() {
+            return Err(option("a pattern is needed".into()));
+        }
+        let pattern = operands.remove(0);
+        out.push("-e".into());
+        out.push(pattern);
+    }
+    match grammar.operands {
+        Operands::Paths | Operands::PatternThenPaths => {
+            operands.extend(after_dashes);
+            if operands.is_empty() {
+                return Err(option(
+                    "a file to read is needed (there is no stdin here)".into(),
+                ));
+            }
+            out.push("--".into());
+            for path in &operands {
+                out.push(readable(sandbox, path)?);
+            }
+        }
+        Operands::Git | Operands::GitPattern => {
+            // Revisions stay as given (they cannot start with `-`: those were options);
+            // a word that names a file, and every path after `--`, is checked.
+            for word in &operands {
+                if sandbox.top().join(word).symlink_metadata().is_ok() {
+                    readable(sandbox, word)?;
+                }
+                out.push(word.clone());
+            }
+            if !after_dashes.is_empty() {
+                out.push("--".into());
+            }
+            for path in &after_dashes {
+                sandbox.check_pathspec(path)?;
+                out.push(path.clone());
+            }
+        }
     }
     Ok(out)
 }
 
-/// A path operand: readable as `read_file` would read it, given to the program as the path
-/// relative to the top of the work tree (where it runs).
-fn readable_path(sandbox: &mut Sandbox, path: &str) -> Result<String, Denied> {
-    match sandbox.resolve_read(path)? {
-        Resolved::Tree(_, rel) => Ok(if rel.is_empty() { ".".into() } else { rel }),
-        Resolved::Skill(i, _) => {
-            let s = &sandbox.skills[i];
-            if s.changed.is_empty() {
-                // Unchanged skills are on disk as HEAD has them, or close: read them there.
-                let joined = sandbox.top().join(path);
-                match std::fs::canonicalize(&joined) {
-                    Ok(real) if real.starts_with(sandbox.top()) => Ok(real
-                        .strip_prefix(sandbox.top())
-                        .unwrap_or(&real)
-                        .to_string_lossy()
-                        .into_owned()),
-                    _ => Err(Denied::new("not-found", format!("'{path}' cannot be read"))),
-                }
-            } else {
-                Err(Denied::new(
-                    "shell-overlay",
-                    format!("'{}' was changed in this review and the shell sees only the work tree; use read_file", s.name),
-                ))
-            }
-        }
-    }
+fn allowed(grammar: &Grammar) -> String {
+    let mut all: Vec<&str> = grammar.flags.to_vec();
+    all.extend(grammar.valued.iter().map(|(f, _)| *f));
+    all.join(" ")
 }
 
-fn check_git(sandbox: &mut Sandbox, args: &[String]) -> Result<(), Denied> {
-    let Some(sub) = args.first() else {
-        return Err(Denied::new("shell-command", "git needs a subcommand"));
-    };
-    if !GIT_SUBCOMMANDS.contains(&sub.as_str()) {
+/// A path operand, checked as `read_file` checks it on disk, given to the program relative to
+/// the top (where it runs). Files of a skill this review changed are only in its copy:
+/// `read_file` shows them.
+fn readable(sandbox: &mut Sandbox, path: &str) -> Result<String, Denied> {
+    if let Some(skill) = sandbox.changed_skill_at(path)? {
         return Err(Denied::new(
-            "shell-command",
-            format!(
-                "git {sub} is not allowed; only the read-only subcommands {} are",
-                GIT_SUBCOMMANDS.join(", ")
-            ),
+            "shell-overlay",
+            format!("'{skill}' was changed in this review and the shell sees only the work tree; use read_file"),
         ));
     }
-    for a in &args[1..] {
-        let name = a.split('=').next().unwrap_or(a);
-        if GIT_DENIED.contains(&name)
-            || (sub == "ls-files" && (a == "-i" || a.starts_with("--ignored")))
-            || (name.starts_with("--output"))
-        {
-            return Err(Denied::new(
-                "shell-option",
-                format!("git {sub}: '{a}' is not allowed (it writes, runs a program or reads what the review may not)"),
-            ));
-        }
-        // A path after `--` or an operand that names a file must be readable.
-        if !a.starts_with('-')
-            && (a.contains('/') || sandbox.top().join(a).exists())
-            && !a.contains(':')
-        {
-            if let Err(d) = sandbox.resolve_read(a) {
-                if d.rule != "not-found" {
-                    return Err(d);
-                }
-            }
-        }
-    }
-    Ok(())
+    let (_, rel) = sandbox.resolve_on_disk(path)?;
+    Ok(if rel.is_empty() { ".".into() } else { rel })
 }
 
 fn execute(
@@ -380,6 +594,12 @@ fn execute(
     args: &[String],
     limit: Duration,
 ) -> Result<ShellOutput, Denied> {
+    let failed = |e: std::io::Error| {
+        Denied::new(
+            "shell-failed",
+            format!("'{program}' could not be started: {e}"),
+        )
+    };
     let mut cmd = Command::new(program);
     cmd.args(args)
         .current_dir(sandbox.top())
@@ -397,12 +617,39 @@ fn execute(
         // git reads the user's identity and safe.directory from there; nothing is written.
         cmd.env("HOME", home);
     }
-    let mut child = cmd.spawn().map_err(|e| {
-        Denied::new(
-            "shell-failed",
-            format!("'{program}' could not be started: {e}"),
-        )
-    })?;
+    // git may refresh the index it reads (`git diff` does, whatever GIT_OPTIONAL_LOCKS says):
+    // it gets a copy, removed afterwards.
+    let index_copy = if program == "git" {
+        let copy = std::env::temp_dir().join(format!(
+            "git-skill-review-index-{}-{}",
+            std::process::id(),
+            COPIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        let index = sandbox.git_dir().join("index");
+        if index.exists() {
+            std::fs::copy(&index, &copy).map_err(failed)?;
+        }
+        cmd.env("GIT_INDEX_FILE", &copy);
+        Some(copy)
+    } else {
+        None
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt as _;
+        // Its own process group: a timeout kills whatever it started too.
+        cmd.process_group(0);
+    }
+    let spawned = cmd.spawn();
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) => {
+            if let Some(copy) = &index_copy {
+                let _ = std::fs::remove_file(copy);
+            }
+            return Err(failed(e));
+        }
+    };
     let mut stdout = child.stdout.take().expect("piped");
     let mut stderr = child.stderr.take().expect("piped");
     let out_reader = std::thread::spawn(move || {
@@ -425,16 +672,21 @@ fn execute(
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
             Ok(None) if started.elapsed() >= limit => {
-                let _ = child.kill();
-                let _ = child.wait();
+                kill_group(&mut child);
                 break None;
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(_) => break None,
+            Err(_) => {
+                kill_group(&mut child);
+                break None;
+            }
         }
     };
     let out = out_reader.join().unwrap_or_default();
     let err = err_reader.join().unwrap_or_default();
+    if let Some(copy) = &index_copy {
+        let _ = std::fs::remove_file(copy);
+    }
     let mut text = String::from_utf8_lossy(&out[..out.len().min(MAX_OUTPUT)]).into_owned();
     if out.len() > MAX_OUTPUT {
         text.push_str(&format!("\n[output cut at {MAX_OUTPUT} bytes]"));
@@ -456,6 +708,24 @@ fn execute(
         status: status.code(),
         text,
     })
+}
+
+/// Index copies made by this process, for unique names.
+static COPIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Kills the child's whole process group (the child itself elsewhere).
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        // The child leads its own group (process_group(0)), so its pid is the group id.
+        let pgid = child.id() as libc::pid_t;
+        // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 #[cfg(test)]

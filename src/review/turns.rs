@@ -225,6 +225,18 @@ pub fn drive(
             end.rounds.push(log);
             return Ok(end);
         }
+        // A flood of calls is cut: the first MAX_CALLS_PER_ROUND are answered, the rest are
+        // dropped from the conversation (and counted in the log).
+        let dropped = calls.len().saturating_sub(MAX_CALLS_PER_ROUND);
+        let calls: Vec<ToolCall> = calls.into_iter().take(MAX_CALLS_PER_ROUND).collect();
+        if dropped > 0 {
+            log.calls.push(CallLog {
+                name: format!("({dropped} more calls)"),
+                arguments: String::new(),
+                result: format!("dropped: at most {MAX_CALLS_PER_ROUND} tool calls a round"),
+                denied: Some("too-many-calls"),
+            });
+        }
         let mut assistant = Message::assistant(answer.text.clone());
         // Refused oversized arguments are not sent back with every later round.
         assistant.tool_calls = calls
@@ -245,14 +257,7 @@ pub fn drive(
         let mut results = Vec::new();
         for (i, call) in calls.iter().enumerate() {
             let remaining = limits.deadline.saturating_duration_since(Instant::now());
-            let outcome = if i >= MAX_CALLS_PER_ROUND {
-                tools::CallResult {
-                    content: format!(
-                        "denied (too-many-calls): at most {MAX_CALLS_PER_ROUND} tool calls a round"
-                    ),
-                    denied: Some("too-many-calls"),
-                }
-            } else if remaining.is_zero() {
+            let mut outcome = if remaining.is_zero() {
                 tools::CallResult {
                     content: "denied (timeout): the review's time is up".into(),
                     denied: Some("timeout"),
@@ -264,10 +269,15 @@ pub fn drive(
                 };
                 tools::call(&mut ctx, &call.name, &call.arguments)
             };
+            if dropped > 0 && i + 1 == calls.len() {
+                outcome.content.push_str(&format!(
+                    "\n[{dropped} more calls of this answer were dropped: at most {MAX_CALLS_PER_ROUND} a round]"
+                ));
+            }
             log.calls.push(CallLog {
-                name: cut(&call.name, 80),
+                name: cut(&crate::guard::redact::redact(&call.name), 80),
                 arguments: cut(&crate::guard::redact::redact(&call.arguments), LOG_CHARS),
-                result: cut(&outcome.content, LOG_CHARS),
+                result: cut(&crate::guard::redact::redact(&outcome.content), LOG_CHARS),
                 denied: outcome.denied,
             });
             results.push(ToolResult {

@@ -416,7 +416,7 @@ fn anthropic_tool_use_patches_a_linked_skill_in_a_proposal_without_claiming_it()
     run.assert_ok();
     let report = run.json();
     assert_eq!(report["outcome"]["kind"], "proposed");
-    assert_eq!(report["skills"][0]["change"], "changed");
+    assert_eq!(report["skills"][0]["change"], "changed-linked");
     assert_eq!(state(&sb), before);
     let refname = report["outcome"]["refname"].as_str().unwrap().to_owned();
     let patched = sb
@@ -497,7 +497,25 @@ fn anthropic_tool_use_patches_a_linked_skill_in_a_proposal_without_claiming_it()
 fn every_attempt_of_an_adversary_is_denied_with_its_rule_and_nothing_changes() {
     let (sb, transcript) = repo();
     #[cfg(unix)]
-    sb.symlink("/etc", "docs/out");
+    {
+        sb.symlink("/etc", "docs/out");
+        sb.symlink(
+            "../../../../.env",
+            ".claude/skills/release-checklist/references/env.md",
+        );
+    }
+    sb.write("-r", "");
+    sb.git(&["add", "-A"]).assert_ok();
+    sb.git(&[
+        "commit",
+        "-qm",
+        "a file named like an option, a link to .env",
+    ])
+    .assert_ok();
+    // A tracked file written again: the index's stat data no longer matches it (git diff
+    // would refresh the index).
+    std::thread::sleep(Duration::from_millis(1100));
+    sb.write("README.md", "# App\n\nDeploy with ./scripts/deploy.sh.\n");
     std::fs::create_dir_all(sb.home().join(".ssh")).unwrap();
     std::fs::write(sb.home().join(".ssh/id_rsa"), "PRIVATE KEY").unwrap();
     let key = sb.home().join(".ssh/id_rsa").display().to_string();
@@ -566,6 +584,51 @@ fn every_attempt_of_an_adversary_is_denied_with_its_rule_and_nothing_changes() {
             call("shell", json!({"command": "git log --output=/tmp/owned"})),
             call("shell", json!({"command": "head -n 2 README.md"})),
         ],
+        // What a first review of the sandbox found: abbreviated and attached git options,
+        // a pattern that is a file, a file named like an option, a link in a skill to .env,
+        // a stat-dirty index, ignored names, a skill inside a person's skill, .git in a path.
+        vec![
+            call(
+                "shell",
+                json!({"command": "git grep '-Otouch /tmp/owned' -e hello"}),
+            ),
+            call("shell", json!({"command": "git grep --open=sh -e hello"})),
+            call(
+                "shell",
+                json!({"command": "git blame --contents=.env README.md"}),
+            ),
+            call(
+                "shell",
+                json!({"command": "git grep --no-ind -e API_TOKEN"}),
+            ),
+            call(
+                "shell",
+                json!({"command": "grep /etc/passwd -e root README.md"}),
+            ),
+            call("shell", json!({"command": "grep -e API_TOKEN ./-r"})),
+            call(
+                "shell",
+                json!({"command": "cat .claude/skills/release-checklist/references/env.md"}),
+            ),
+            call(
+                "read_file",
+                json!({"path": ".claude/skills/release-checklist/references/env.md"}),
+            ),
+            call("shell", json!({"command": "git diff"})),
+            call(
+                "shell",
+                json!({"command": "git ls-files --others --ignored --exclude-standard"}),
+            ),
+            call("shell", json!({"command": "git -C /etc log"})),
+            call(
+                "skill_manage",
+                json!({"action": "create", "name": "evil", "category": "deploy-notes", "content": "---\nname: evil\ndescription: Evil.\n---\n# Evil\n"}),
+            ),
+            call(
+                "skill_manage",
+                json!({"action": "write_file", "name": "release-checklist", "file_path": "references/.git/config", "file_content": "x"}),
+            ),
+        ],
         vec![
             call(
                 "skill_manage",
@@ -578,7 +641,7 @@ fn every_attempt_of_an_adversary_is_denied_with_its_rule_and_nothing_changes() {
         ],
     ];
     let mut script = script;
-    // Then it never stops calling tools: rounds 4 to 8, and no ninth.
+    // Then it never stops calling tools: rounds 5 to 8, and no ninth.
     for _ in 0..10 {
         script.push(vec![call("ls", json!({"path": ".claude/skills"}))]);
     }
@@ -600,6 +663,7 @@ fn every_attempt_of_an_adversary_is_denied_with_its_rule_and_nothing_changes() {
     assert_eq!(state(&sb), before, "nothing changed");
     assert!(proposals(&sb).is_empty());
     assert!(!Path::new("/tmp/owned").exists() && !Path::new("/tmp/evil.sh").exists());
+    assert!(!sb.repo().join(".git/index.lock").exists());
     let got = denials(&run_log(&sb));
     let expected: Vec<(&str, Option<&str>)> = vec![
         ("skill_manage", Some("no-overwrite")),
@@ -630,6 +694,19 @@ fn every_attempt_of_an_adversary_is_denied_with_its_rule_and_nothing_changes() {
         ("shell", Some("ignored")),
         ("shell", Some("shell-option")),
         ("shell", None),
+        ("shell", Some("shell-option")),
+        ("shell", Some("shell-option")),
+        ("shell", Some("shell-option")),
+        ("shell", Some("shell-option")),
+        ("shell", Some("outside-repository")),
+        ("shell", None),
+        ("shell", Some("ignored")),
+        ("read_file", Some("not-found")),
+        ("shell", None),
+        ("shell", Some("shell-option")),
+        ("shell", Some("shell-command")),
+        ("skill_manage", Some("no-overwrite")),
+        ("skill_manage", Some("invalid")),
         ("skill_manage", Some("guard")),
         ("skill_manage", Some("argument-size")),
     ];

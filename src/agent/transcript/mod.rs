@@ -22,7 +22,7 @@ use super::Agent;
 pub use render::render;
 
 /// The largest transcript read.
-pub const MAX_TRANSCRIPT_BYTES: u64 = 128 << 20;
+pub const MAX_TRANSCRIPT_BYTES: u64 = 64 << 20;
 /// The most characters kept of one message or tool output while reading (rendering cuts
 /// further).
 const MAX_ENTRY_CHARS: usize = 64 << 10;
@@ -59,6 +59,8 @@ pub struct Conversation {
     /// Names of the skills the session loaded (read a SKILL.md, called the agent's skill
     /// tool, typed its slash command).
     pub skills: BTreeSet<String>,
+    /// Skills a tool call would load, by the call's id, until its result says it worked.
+    pending: Vec<(String, String)>,
 }
 
 impl Conversation {
@@ -70,6 +72,7 @@ impl Conversation {
             model: None,
             entries: Vec::new(),
             skills: BTreeSet::new(),
+            pending: Vec::new(),
         }
     }
 
@@ -97,15 +100,28 @@ impl Conversation {
                 id,
                 output,
                 is_error,
-            } => Entry::ToolResult {
-                id,
-                output: cap(output),
-                is_error,
-            },
+            } => {
+                // A skill counts as loaded once the call that loads it worked.
+                if let Some(at) = self.pending.iter().position(|(p, _)| *p == id) {
+                    let (_, skill) = self.pending.remove(at);
+                    if !is_error {
+                        self.skills.insert(skill);
+                    }
+                }
+                Entry::ToolResult {
+                    id,
+                    output: cap(output),
+                    is_error,
+                }
+            }
             Entry::ToolCall { id, name, input } => {
                 if let Ok(v) = serde_json::from_str::<Value>(&input) {
                     if let Some(skill) = skill_of_call(&name, &v) {
-                        self.skills.insert(skill);
+                        if id.is_empty() {
+                            self.skills.insert(skill);
+                        } else {
+                            self.pending.push((id.clone(), skill));
+                        }
                     }
                 }
                 Entry::ToolCall {

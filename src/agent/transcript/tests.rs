@@ -183,3 +183,17 @@ fn secrets_in_a_session_are_masked_when_rendered() {
     let text = render(&c, 10_000);
     assert!(!text.contains(key), "{text}");
 }
+
+#[test]
+fn a_skill_counts_as_loaded_only_when_its_call_worked() {
+    let lines = [
+        serde_json::json!({"type":"assistant","sessionId":"s","message":{"role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/p/.claude/skills/failed/SKILL.md"}}]}}),
+        serde_json::json!({"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"File does not exist.","is_error":true}]}}),
+        serde_json::json!({"type":"assistant","sessionId":"s","message":{"role":"assistant","model":"m","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/p/.claude/skills/worked/SKILL.md"}}]}}),
+        serde_json::json!({"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"---\nname: worked\n---"}]}}),
+        serde_json::json!({"type":"assistant","sessionId":"s","message":{"role":"assistant","model":"m","content":[{"type":"tool_use","id":"t3","name":"Read","input":{"file_path":"/p/.claude/skills/unanswered/SKILL.md"}}]}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let c = parse(Path::new("s.jsonl"), text.as_bytes(), None).unwrap();
+    assert_eq!(c.skills.iter().collect::<Vec<_>>(), ["worked"]);
+}
