@@ -26,12 +26,21 @@ pub struct RunLog {
     /// HEAD when the review started: the proposal's parent.
     pub base: String,
     pub limits: Limits,
+    /// The first request's text (system prompt and the user message with the session),
+    /// masked: every later request is it plus the rounds below.
+    pub prompt: Prompt,
     pub rounds: Vec<RoundLog>,
     pub stopped: Option<Stop>,
     pub outcome: Option<Outcome>,
     pub error: Option<String>,
     pub usage: Usage,
     pub elapsed_ms: u128,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Prompt {
+    pub system: String,
+    pub user: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -74,6 +83,7 @@ impl RunLog {
                 apply: options.apply,
                 dry_run: options.dry_run,
             },
+            prompt: Prompt::default(),
             rounds: Vec::new(),
             stopped: None,
             outcome: None,

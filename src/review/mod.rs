@@ -207,6 +207,14 @@ pub fn run(
     let log_path = log::path(repo, &id);
     let turn_prompts = render_prompts(prompts, options, &conversation, &mut sandbox, &create_root)?;
     let mut run_log = log::RunLog::start(&id, options, &conversation, provider.describe(), head);
+    run_log.prompt = log::Prompt {
+        system: crate::guard::redact::redact(if provider.native_tools() {
+            &turn_prompts.system_native
+        } else {
+            &turn_prompts.system_text
+        }),
+        user: crate::guard::redact::redact(&turn_prompts.user),
+    };
     let ended = turns::drive(
         Arc::clone(&provider),
         &turn_prompts,

@@ -785,6 +785,36 @@ fn a_command_provider_works_through_the_text_protocol_and_stage_and_commit_apply
         ],
         SUMMARY,
     );
+    // A dry run: what would be proposed, and nothing written but the log.
+    let before = state(&sb);
+    let run = review(
+        &sb,
+        &command_env(&cmd),
+        &transcript,
+        &["--dry-run", "--format", "json"],
+    );
+    run.assert_ok();
+    let report = run.json();
+    assert_eq!(report["outcome"]["kind"], "dry_run");
+    assert!(report["message"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("review(skill): {SUMMARY}")));
+    assert_eq!(report["skills"][0]["path"], ".claude/skills/deploy-dry-run");
+    assert!(proposals(&sb).is_empty());
+    assert_eq!(state(&sb), before);
+    let log = run_log(&sb);
+    assert!(
+        log["prompt"]["system"]
+            .as_str()
+            .unwrap()
+            .contains("\"tool_calls\""),
+        "the text protocol's prompt is logged"
+    );
+    assert!(log["prompt"]["user"]
+        .as_str()
+        .unwrap()
+        .contains("session transcript"));
     // Stage: the new skill in the work tree and the index, no proposal left.
     sb.git(&["config", "skill.autoSkill.apply", "stage"])
         .assert_ok();

@@ -197,3 +197,15 @@ fn a_skill_counts_as_loaded_only_when_its_call_worked() {
     let c = parse(Path::new("s.jsonl"), text.as_bytes(), None).unwrap();
     assert_eq!(c.skills.iter().collect::<Vec<_>>(), ["worked"]);
 }
+
+#[test]
+fn a_transcript_over_the_limit_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.jsonl");
+    let f = std::fs::File::create(&path).unwrap();
+    f.set_len(MAX_TRANSCRIPT_BYTES + 1).unwrap();
+    let e = read(&path, None).unwrap_err().to_string();
+    assert!(e.contains("more than 64 MiB"), "{e}");
+    let e = read(dir.path(), None).unwrap_err().to_string();
+    assert!(e.contains("cannot read the transcript"), "{e}");
+}
