@@ -367,6 +367,11 @@ impl From<git_skill::review::ReviewError> for CommandError {
                 Some("nothing was reviewed; give the transcript file the agent wrote (--agent names its format when it is not detected)".into()),
             ),
             e @ R::WrongSession { .. } => hinted(ErrorKind::User, e, None),
+            e @ R::RootOutside { .. } => hinted(
+                ErrorKind::Config,
+                e,
+                Some("set skill.autoSkill.root to a directory of skill.roots (git skill config shows both)".into()),
+            ),
             R::Llm { rounds, source, log } => {
                 let hint = source.hint();
                 let error = CommandError::with(

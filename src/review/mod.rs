@@ -150,6 +150,8 @@ pub enum ReviewError {
         source: crate::llm::LlmError,
         log: PathBuf,
     },
+    #[error("skill.autoSkill.root '{root}' is not inside a skill root ({roots}); new skills there would be checked by nothing")]
+    RootOutside { root: String, roots: String },
     #[error("cannot write the run log '{}': {source}", .path.display())]
     Log {
         path: PathBuf,
@@ -184,7 +186,7 @@ pub fn run(
     let at_head = crate::staged::skills_at(repo, At::Head, &options.roots)?;
     let mut linked: BTreeSet<String> = options.linked.iter().cloned().collect();
     linked.extend(conversation.skills.iter().cloned());
-    let create_root = create_root(repo, options, &at_head.skills);
+    let create_root = create_root(repo, options, &at_head.skills)?;
     let now = options
         .now
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
@@ -394,25 +396,55 @@ fn stop_text(stop: Stop) -> &'static str {
     }
 }
 
-/// Where new skills go: `skill.autoSkill.root`, else the first default root the repository
-/// has (in HEAD or the work tree), else `.agents/skills` (read by most agents).
-fn create_root(repo: &Repo, options: &Options, skills: &[crate::check::Snapshot]) -> String {
+/// Where new skills go: `skill.autoSkill.root` (which must lie in a skill root, or the hook
+/// and `accept` would not see its skills), else the first skill root the repository has (in
+/// HEAD or the work tree), else `.agents/skills` (read by most agents) when it is a root, else
+/// the first root.
+fn create_root(
+    repo: &Repo,
+    options: &Options,
+    skills: &[crate::check::Snapshot],
+) -> Result<String, ReviewError> {
+    let roots: Vec<&str> = options
+        .roots
+        .iter()
+        .map(|(r, _)| r.trim_end_matches('/'))
+        .collect();
+    let within = |dir: &str| {
+        roots
+            .iter()
+            .any(|r| dir == *r || dir.starts_with(&format!("{r}/")))
+    };
     if let Some(root) = options
         .create_root
         .as_deref()
         .map(|r| r.trim().trim_matches('/'))
         .filter(|r| !r.is_empty())
     {
-        return root.to_owned();
+        if !within(root) {
+            return Err(ReviewError::RootOutside {
+                root: root.to_owned(),
+                roots: roots.join(", "),
+            });
+        }
+        return Ok(root.to_owned());
     }
-    crate::config::DEFAULT_ROOTS
-        .iter()
-        .find(|r| {
-            repo.workdir().join(r).is_dir()
-                || skills.iter().any(|s| s.dir.starts_with(&format!("{r}/")))
-        })
+    if let Some(found) = roots.iter().find(|r| {
+        repo.workdir().join(r).is_dir()
+            || skills.iter().any(|s| s.dir.starts_with(&format!("{r}/")))
+    }) {
+        return Ok((*found).to_owned());
+    }
+    if roots.contains(&".agents/skills") {
+        return Ok(".agents/skills".to_owned());
+    }
+    roots
+        .first()
         .map(|r| (*r).to_owned())
-        .unwrap_or_else(|| ".agents/skills".to_owned())
+        .ok_or_else(|| ReviewError::RootOutside {
+            root: String::new(),
+            roots: String::new(),
+        })
 }
 
 /// `20261202T101500Z-3fa9c1`: sortable by time, unique by a hash of the session, the

@@ -1272,3 +1272,34 @@ fn a_server_without_tool_calling_is_spoken_to_in_text() {
     assert_eq!(log["rounds"][0]["mode"], "text");
     assert_eq!(log["rounds"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn new_skills_go_to_a_skill_root() {
+    let (sb, transcript) = repo();
+    let server = model(Wire::OpenAi, vec![vec![create_call()]], SUMMARY);
+    sb.git(&["config", "skill.autoSkill.root", "docs/skills"])
+        .assert_ok();
+    let run = review(&sb, &env(Wire::OpenAi, &server), &transcript, &[]);
+    run.assert_status(2);
+    assert!(
+        run.stderr
+            .contains("'docs/skills' is not inside a skill root"),
+        "{}",
+        run.stderr
+    );
+    assert!(server.requests().is_empty());
+    // A configured root inside one: the new skill goes there.
+    sb.git(&["config", "skill.autoSkill.root", ".agents/skills/auto"])
+        .assert_ok();
+    let run = review(
+        &sb,
+        &env(Wire::OpenAi, &server),
+        &transcript,
+        &["--format", "json"],
+    );
+    run.assert_ok();
+    assert_eq!(
+        run.json()["skills"][0]["path"],
+        ".agents/skills/auto/deploy-dry-run"
+    );
+}
