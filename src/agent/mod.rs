@@ -1,7 +1,12 @@
-//! What git-skill knows about the coding agents whose sessions it reviews: their names and
-//! their transcripts. This is the one place agent-specific facts live.
+//! What git-skill knows about the coding agents whose sessions it reviews: their names, their
+//! hook payloads, their transcripts, where they keep their settings. This is the one place
+//! agent-specific facts live. It decides (a [`session::Decision`]) and never starts a review
+//! itself: the binary does.
 
+pub mod event;
+pub mod session;
 pub mod transcript;
+pub mod writes;
 
 use std::fmt;
 

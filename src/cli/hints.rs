@@ -387,6 +387,11 @@ impl From<git_skill::review::ReviewError> for CommandError {
                 }
             }
             e @ R::Log { .. } => hinted(ErrorKind::Internal, e, None),
+            e @ R::Busy { .. } => hinted(
+                ErrorKind::User,
+                e,
+                Some("wait for it to end (git skill sessions shows what runs), then run this again".into()),
+            ),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Argument parsing and dispatch: one file per subcommand, one enum to route them.
 
+mod agent_hook;
 mod clock;
 mod completions;
 mod config;
@@ -22,6 +23,7 @@ mod review;
 mod rollback;
 mod rules;
 mod scan;
+mod sessions;
 mod signals;
 mod skill_arg;
 mod table;
@@ -89,6 +91,7 @@ enum Command {
     Manage(manage::ManageArgs),
     Review(review::ReviewArgs),
     Proposals(proposals::ProposalsArgs),
+    Sessions(sessions::SessionsArgs),
 }
 
 /// How a command ended when it did not fail with an error.
@@ -129,6 +132,7 @@ pub fn main() -> ExitCode {
         Command::Manage(args) => manage::cmd_manage(&mut ui, args),
         Command::Review(args) => review::cmd_review(&mut ui, args),
         Command::Proposals(args) => proposals::cmd_proposals(&mut ui, args),
+        Command::Sessions(args) => sessions::cmd_sessions(&mut ui, args),
     };
     let result = result.and_then(|outcome| {
         ui.out.flush()?;

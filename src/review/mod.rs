@@ -152,6 +152,8 @@ pub enum ReviewError {
     },
     #[error("skill.autoSkill.root '{root}' is not inside a skill root ({roots}); new skills there would be checked by nothing")]
     RootOutside { root: String, roots: String },
+    #[error("another review of this repository is running (it holds '{}'); one at a time", .path.display())]
+    Busy { path: PathBuf },
     #[error("cannot write the run log '{}': {source}", .path.display())]
     Log {
         path: PathBuf,
@@ -170,6 +172,8 @@ pub fn run(
     let started = Instant::now();
     let deadline = started + options.timeout;
     let conversation = transcript::read(&options.transcript, options.agent)?;
+    // One review of a repository at a time (the agent hooks ask before starting one).
+    let _running = lock(repo)?;
     if let (Some(expected), Some(found)) = (&options.session, &conversation.session) {
         if expected != found {
             return Err(ReviewError::WrongSession {
@@ -557,6 +561,41 @@ fn skill_results(sandbox: &Sandbox, changes: &[FileChange]) -> Vec<SkillResult> 
         .collect();
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out
+}
+
+/// The lock a running review holds: `$GIT_DIR/skill/review.lock`.
+fn lock_path(repo: &Repo) -> PathBuf {
+    repo.git_dir().join("skill").join("review.lock")
+}
+
+fn lock(repo: &Repo) -> Result<std::fs::File, ReviewError> {
+    let path = lock_path(repo);
+    let io = |source| ReviewError::Log {
+        path: path.clone(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        crate::fsutil::private_dir(dir).map_err(io)?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(ReviewError::Busy { path }),
+        Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+    }
+}
+
+/// Whether a review of this repository is running now.
+pub fn is_running(repo: &Repo) -> bool {
+    let Ok(file) = std::fs::File::open(lock_path(repo)) else {
+        return false;
+    };
+    matches!(file.try_lock(), Err(std::fs::TryLockError::WouldBlock))
 }
 
 /// The directory of run logs.

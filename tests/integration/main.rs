@@ -2,6 +2,7 @@
 //! real `git` binary and runs the real `git-skill` binary in a pinned environment.
 
 mod action;
+mod agent_hook;
 mod archive;
 mod common;
 mod config;

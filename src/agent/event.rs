@@ -1,0 +1,359 @@
+//! An agent's hook payload, parsed into one normalised [`Event`]: which agent, which session,
+//! where it runs, where its transcript is, and what happened (a tool used, a turn ended, the
+//! session ended). The payloads are the CLIs' own (`../shared/agents/README.md` has them all);
+//! they are hostile data like any input: capped, typed, and a session id that could not be a
+//! file name is refused.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::Agent;
+
+/// The largest payload read (a tool's whole response can be in it).
+pub const MAX_PAYLOAD_BYTES: usize = 16 << 20;
+
+/// What an event means for git-skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    SessionStart,
+    /// A tool call completed.
+    ToolUsed,
+    /// A turn ended; the session goes on (Claude's and Codex's Stop, Copilot's agentStop).
+    TurnEnd,
+    /// The session ended (Qwen's Stop in headless mode, where SessionEnd never fires).
+    SessionEnd,
+    /// Anything else (prompts, notifications, model calls): nothing to do.
+    Other,
+}
+
+/// A tool call, as the payload gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolUse {
+    pub name: String,
+    pub input: Value,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    pub agent: Agent,
+    /// The event's name as the agent calls it (`PostToolUse`, `AfterTool`, `postToolUse`).
+    pub name: String,
+    pub phase: Phase,
+    pub session: String,
+    pub cwd: Option<PathBuf>,
+    pub transcript: Option<PathBuf>,
+    pub tool: Option<ToolUse>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError {
+    #[error("the hook payload has more than {} MiB", MAX_PAYLOAD_BYTES >> 20)]
+    TooLarge,
+    #[error("the hook payload is not a JSON object: {0}")]
+    NotJson(String),
+    #[error("the hook payload has no session id (session_id or sessionId)")]
+    NoSession,
+    #[error("the session id '{0}' is not one git-skill keeps state for (letters, digits, '.', '_', '-', at most 128)")]
+    BadSession(String),
+    #[error(
+        "the hook payload does not say which event it is (hook_event_name), and none was given"
+    )]
+    NoEvent,
+    #[error("cannot tell which agent sent this payload; give --agent")]
+    UnknownAgent,
+}
+
+/// Parses a hook payload. `agent` and `event` come from the command line when the hook
+/// configuration names them; otherwise they are read from the payload (and `env`, the
+/// process environment).
+pub fn parse(
+    bytes: &[u8],
+    agent: Option<Agent>,
+    event: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Event, PayloadError> {
+    if bytes.len() > MAX_PAYLOAD_BYTES {
+        return Err(PayloadError::TooLarge);
+    }
+    let v: Value =
+        serde_json::from_slice(bytes).map_err(|e| PayloadError::NotJson(e.to_string()))?;
+    if !v.is_object() {
+        return Err(PayloadError::NotJson("not an object".into()));
+    }
+    let text = |key: &str| v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let session = text("session_id")
+        .or_else(|| text("sessionId"))
+        .ok_or(PayloadError::NoSession)?;
+    if session.len() > 128
+        || !session
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        || session.starts_with('.')
+    {
+        return Err(PayloadError::BadSession(crate::report::one_line(
+            session, 60,
+        )));
+    }
+    let name = text("hook_event_name")
+        .or(event)
+        .ok_or(PayloadError::NoEvent)?
+        .to_owned();
+    let agent = match agent {
+        Some(a) => a,
+        None => detect(&v, env).ok_or(PayloadError::UnknownAgent)?,
+    };
+    let phase = phase(agent, &name);
+    let path = |key: &str| text(key).map(PathBuf::from);
+    let tool = (phase == Phase::ToolUsed).then(|| ToolUse {
+        name: text("tool_name")
+            .or_else(|| text("toolName"))
+            .unwrap_or("")
+            .to_owned(),
+        input: v
+            .get("tool_input")
+            .or_else(|| v.get("toolArgs"))
+            .cloned()
+            .map(|i| match i {
+                // Copilot gives its arguments as a JSON string in some versions.
+                Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
+                other => other,
+            })
+            .unwrap_or(Value::Null),
+    });
+    Ok(Event {
+        agent,
+        name,
+        phase,
+        session: session.to_owned(),
+        cwd: path("cwd"),
+        transcript: path("transcript_path").or_else(|| path("transcriptPath")),
+        tool,
+    })
+}
+
+/// What an event name means for `agent`.
+pub fn phase(agent: Agent, name: &str) -> Phase {
+    match (agent, name) {
+        (_, "SessionStart" | "sessionStart") => Phase::SessionStart,
+        (_, "PostToolUse" | "AfterTool" | "postToolUse") => Phase::ToolUsed,
+        (_, "SessionEnd" | "sessionEnd") => Phase::SessionEnd,
+        // Headless Qwen never sends SessionEnd: its Stop ends the session.
+        (Agent::Qwen, "Stop") => Phase::SessionEnd,
+        (_, "Stop" | "agentStop" | "AfterAgent") => Phase::TurnEnd,
+        _ => Phase::Other,
+    }
+}
+
+/// The agent, from the environment it sets for hooks and the payload's shape.
+fn detect(v: &Value, env: &dyn Fn(&str) -> Option<String>) -> Option<Agent> {
+    if env("CLAUDE_PROJECT_DIR").is_some() || env("CLAUDE_CODE_SESSION_ID").is_some() {
+        return Some(Agent::Claude);
+    }
+    if v.get("sessionId").is_some() {
+        return Some(Agent::Copilot);
+    }
+    let transcript = v
+        .get("transcript_path")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    for (marker, agent) in [
+        ("/.claude/", Agent::Claude),
+        ("/.qwen/", Agent::Qwen),
+        ("/.codex/", Agent::Codex),
+        ("/sessions/", Agent::Codex),
+        ("/.gemini/", Agent::Gemini),
+        ("/.copilot/", Agent::Copilot),
+        ("/session-state/", Agent::Copilot),
+    ] {
+        if transcript.contains(marker) {
+            return Some(agent);
+        }
+    }
+    if v.get("turn_id").is_some() {
+        return Some(Agent::Codex);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn fixture(rel: &str) -> Vec<u8> {
+        std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/agent")
+                .join(rel),
+        )
+        .unwrap()
+    }
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    /// Every recorded payload parses, is attributed to its agent without `--agent` (Copilot's
+    /// native ones need their event name, which the hook configuration gives), and means what
+    /// it should.
+    #[test]
+    fn every_recorded_payload_parses_to_its_meaning() {
+        let cases: &[(&str, Option<&str>, Agent, Phase)] = &[
+            (
+                "claude/SessionStart.json",
+                None,
+                Agent::Claude,
+                Phase::SessionStart,
+            ),
+            (
+                "claude/PostToolUse.json",
+                None,
+                Agent::Claude,
+                Phase::ToolUsed,
+            ),
+            ("claude/PreToolUse.json", None, Agent::Claude, Phase::Other),
+            ("claude/Stop.json", None, Agent::Claude, Phase::TurnEnd),
+            (
+                "claude/SessionEnd.json",
+                None,
+                Agent::Claude,
+                Phase::SessionEnd,
+            ),
+            ("qwen/PostToolUse.json", None, Agent::Qwen, Phase::ToolUsed),
+            (
+                "qwen/UserPromptSubmit.json",
+                None,
+                Agent::Qwen,
+                Phase::Other,
+            ),
+            ("qwen/Stop.json", None, Agent::Qwen, Phase::SessionEnd),
+            (
+                "codex/PostToolUse.json",
+                None,
+                Agent::Codex,
+                Phase::ToolUsed,
+            ),
+            ("codex/Stop.json", None, Agent::Codex, Phase::TurnEnd),
+            (
+                "codex/SessionEnd.json",
+                None,
+                Agent::Codex,
+                Phase::SessionEnd,
+            ),
+            (
+                "gemini/AfterTool.json",
+                None,
+                Agent::Gemini,
+                Phase::ToolUsed,
+            ),
+            ("gemini/BeforeTool.json", None, Agent::Gemini, Phase::Other),
+            (
+                "gemini/SessionEnd.json",
+                None,
+                Agent::Gemini,
+                Phase::SessionEnd,
+            ),
+            (
+                "copilot/postToolUse.json",
+                Some("postToolUse"),
+                Agent::Copilot,
+                Phase::ToolUsed,
+            ),
+            (
+                "copilot/agentStop.json",
+                Some("agentStop"),
+                Agent::Copilot,
+                Phase::TurnEnd,
+            ),
+            (
+                "copilot/sessionEnd.json",
+                Some("sessionEnd"),
+                Agent::Copilot,
+                Phase::SessionEnd,
+            ),
+        ];
+        for (rel, event, agent, phase) in cases {
+            let e = parse(&fixture(rel), None, *event, &no_env)
+                .unwrap_or_else(|e| panic!("{rel}: {e}"));
+            assert_eq!((e.agent, e.phase), (*agent, *phase), "{rel}");
+            assert!(!e.session.is_empty() && e.cwd.is_some(), "{rel}");
+            if e.phase == Phase::ToolUsed {
+                let tool = e.tool.as_ref().unwrap();
+                assert!(
+                    !tool.name.is_empty() && tool.input.is_object(),
+                    "{rel}: {tool:?}"
+                );
+            }
+        }
+        // Copilot's Claude-style payloads carry no mark of Copilot: the hook names the agent.
+        let e = parse(
+            &fixture("copilot/claude-style/PostToolUse.json"),
+            Some(Agent::Copilot),
+            None,
+            &no_env,
+        )
+        .unwrap();
+        assert_eq!(e.phase, Phase::ToolUsed);
+        let end = parse(&fixture("claude/SessionEnd.json"), None, None, &no_env).unwrap();
+        assert!(end
+            .transcript
+            .unwrap()
+            .to_string_lossy()
+            .ends_with(".jsonl"));
+        let stop = parse(
+            &fixture("copilot/agentStop.json"),
+            None,
+            Some("agentStop"),
+            &no_env,
+        )
+        .unwrap();
+        assert!(stop.transcript.unwrap().ends_with("events.jsonl"));
+    }
+
+    #[test]
+    fn hostile_payloads_are_refused_with_a_reason() {
+        let p = |s: &str| {
+            parse(
+                s.as_bytes(),
+                Some(Agent::Claude),
+                Some("PostToolUse"),
+                &no_env,
+            )
+        };
+        assert!(matches!(p("[1]"), Err(PayloadError::NotJson(_))));
+        assert!(matches!(p("{"), Err(PayloadError::NotJson(_))));
+        assert!(matches!(p("{}"), Err(PayloadError::NoSession)));
+        assert!(matches!(
+            p(r#"{"session_id": 7}"#),
+            Err(PayloadError::NoSession)
+        ));
+        for bad in ["../../etc/x", "a/b", ".hidden", "x y", &"a".repeat(200)] {
+            let body = serde_json::json!({"session_id": bad}).to_string();
+            assert!(
+                matches!(p(&body), Err(PayloadError::BadSession(_))),
+                "{bad}"
+            );
+        }
+        let huge = format!(
+            r#"{{"session_id":"s","x":"{}"}}"#,
+            "x".repeat(MAX_PAYLOAD_BYTES)
+        );
+        assert!(matches!(p(&huge), Err(PayloadError::TooLarge)));
+        // Wrong types are tolerated as absent, never a panic.
+        let e =
+            p(r#"{"session_id":"s","cwd":5,"tool_name":["x"],"tool_input":"not json"}"#).unwrap();
+        assert_eq!(e.cwd, None);
+        assert_eq!(e.tool.unwrap().input, Value::String("not json".into()));
+        assert!(matches!(
+            parse(br#"{"session_id":"s"}"#, None, Some("PostToolUse"), &no_env),
+            Err(PayloadError::UnknownAgent)
+        ));
+        assert!(matches!(
+            parse(br#"{"session_id":"s"}"#, Some(Agent::Gemini), None, &no_env),
+            Err(PayloadError::NoEvent)
+        ));
+    }
+}

@@ -1,0 +1,587 @@
+//! Per-session state kept under the git directory (`$GIT_DIR/skill/sessions/<agent>-<id>.json`,
+//! never committed) and the seed's decision at a session's end (`auto-skill-review.md`):
+//! tool calls are counted, a session that changed a skill itself is skipped, and a busy one is
+//! scheduled for review. [`apply`] decides from the state and the event alone; [`Store`] does
+//! the locked load and save.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::event::{Event, Phase};
+use super::{writes, Agent};
+
+/// Decisions kept in a state file (the newest).
+const KEPT_DECISIONS: usize = 20;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionState {
+    pub version: u32,
+    pub agent: String,
+    pub session: String,
+    pub started: String,
+    pub updated: String,
+    /// Tool calls since the last scheduled review (the seed's toolCallCount).
+    pub tool_calls: u32,
+    /// All tool calls of the session.
+    pub tool_calls_total: u32,
+    /// A tool call of the session wrote under a skill root.
+    pub skills_modified: bool,
+    /// The first path seen under a skill root, for the log.
+    pub modified_path: Option<String>,
+    pub transcript: Option<String>,
+    pub cwd: Option<String>,
+    pub decisions: Vec<DecisionRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionRecord {
+    pub at: String,
+    pub event: String,
+    /// `scheduled` or `skipped`.
+    pub decision: String,
+    /// Why: `scheduled`, `disabled`, `below_threshold`, `skills_modified_in_session`,
+    /// `already_running`, `inside_review`, `no_transcript`.
+    pub reason: String,
+    pub detail: String,
+}
+
+/// What to do after an event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Not a session's end.
+    Nothing,
+    Skipped {
+        reason: &'static str,
+        detail: String,
+    },
+    /// Start a review of this transcript.
+    Schedule { transcript: PathBuf },
+}
+
+/// What the decision depends on besides the session.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub enabled: bool,
+    pub threshold: u32,
+    /// Absolute skill roots of the repository.
+    pub roots: Vec<PathBuf>,
+    /// A review of this repository is running.
+    pub review_running: bool,
+    /// This hook runs inside a review's own model command (no review of a review).
+    pub inside_review: bool,
+    /// Where each agent keeps its transcripts: a transcript elsewhere is refused.
+    pub transcript_dirs: Vec<PathBuf>,
+    /// RFC 3339.
+    pub now: String,
+}
+
+/// Updates `state` with `event` and decides. Pure: no file is read but the transcript's
+/// existence, and nothing is written.
+pub fn apply(state: &mut SessionState, event: &Event, policy: &Policy) -> Decision {
+    if state.version == 0 {
+        state.version = 1;
+        state.agent = event.agent.as_str().to_owned();
+        state.session = event.session.clone();
+        state.started = policy.now.clone();
+    }
+    state.updated = policy.now.clone();
+    if let Some(cwd) = &event.cwd {
+        state.cwd = Some(cwd.display().to_string());
+    }
+    // A transcript path is kept from any event that gives one: Copilot's sessionEnd does not,
+    // its agentStop does; Qwen's ACP SessionEnd names a file that does not exist.
+    if let Some(t) = &event.transcript {
+        if t.is_file() || state.transcript.is_none() {
+            state.transcript = Some(t.display().to_string());
+        }
+    }
+    match event.phase {
+        Phase::ToolUsed => {
+            state.tool_calls += 1;
+            state.tool_calls_total += 1;
+            if let (Some(tool), Some(cwd)) = (&event.tool, &event.cwd) {
+                for target in writes::targets(tool, cwd) {
+                    let target = normalise(&target);
+                    if policy.roots.iter().any(|r| target.starts_with(r)) {
+                        state.skills_modified = true;
+                        if state.modified_path.is_none() {
+                            state.modified_path = Some(target.display().to_string());
+                        }
+                    }
+                }
+            }
+            Decision::Nothing
+        }
+        Phase::SessionEnd => {
+            let decision = decide(state, policy);
+            let (kind, reason, detail) = match &decision {
+                Decision::Schedule { transcript } => {
+                    ("scheduled", "scheduled", transcript.display().to_string())
+                }
+                Decision::Skipped { reason, detail } => ("skipped", *reason, detail.clone()),
+                Decision::Nothing => return decision,
+            };
+            state.decisions.push(DecisionRecord {
+                at: policy.now.clone(),
+                event: event.name.clone(),
+                decision: kind.to_owned(),
+                reason: reason.to_owned(),
+                detail,
+            });
+            let excess = state.decisions.len().saturating_sub(KEPT_DECISIONS);
+            state.decisions.drain(..excess);
+            if matches!(decision, Decision::Schedule { .. }) {
+                // The seed's counter starts again; the session may go on (a resumed one).
+                state.tool_calls = 0;
+                state.skills_modified = false;
+                state.modified_path = None;
+            }
+            decision
+        }
+        _ => Decision::Nothing,
+    }
+}
+
+/// The seed's decision at a session's end, in its order.
+fn decide(state: &SessionState, policy: &Policy) -> Decision {
+    let skip = |reason: &'static str, detail: String| Decision::Skipped { reason, detail };
+    if policy.inside_review {
+        return skip(
+            "inside_review",
+            "this session is a review's own model call".into(),
+        );
+    }
+    if !policy.enabled {
+        return skip(
+            "disabled",
+            "skill.autoSkill.enabled is false (git skill init turns it on)".into(),
+        );
+    }
+    if state.tool_calls < policy.threshold {
+        return skip(
+            "below_threshold",
+            format!(
+                "{} tool calls, fewer than {}",
+                state.tool_calls, policy.threshold
+            ),
+        );
+    }
+    if state.skills_modified {
+        return skip(
+            "skills_modified_in_session",
+            format!(
+                "the session wrote {}",
+                state.modified_path.as_deref().unwrap_or("a skill")
+            ),
+        );
+    }
+    if policy.review_running {
+        return skip(
+            "already_running",
+            "a review of this repository is running".into(),
+        );
+    }
+    match checked_transcript(state.transcript.as_deref(), &policy.transcript_dirs) {
+        Ok(transcript) => Decision::Schedule { transcript },
+        Err(why) => skip("no_transcript", why),
+    }
+}
+
+/// The transcript, when it is a regular file inside one of the agents' transcript
+/// directories (after links): a payload naming any other file is not followed.
+fn checked_transcript(path: Option<&str>, dirs: &[PathBuf]) -> Result<PathBuf, String> {
+    let path = path.ok_or("the agent gave no transcript path")?;
+    let real = std::fs::canonicalize(path).map_err(|_| format!("'{path}' does not exist"))?;
+    if !real.is_file() {
+        return Err(format!("'{path}' is not a file"));
+    }
+    let inside = dirs.iter().any(|d| {
+        std::fs::canonicalize(d)
+            .map(|d| real.starts_with(d))
+            .unwrap_or(false)
+    });
+    if !inside {
+        return Err(format!(
+            "'{path}' is not in an agent's transcript directory; it is not read"
+        ));
+    }
+    Ok(real)
+}
+
+/// `path` without `.` and `..` parts (lexically: the file may not exist yet).
+fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Where each agent keeps its transcripts, from HOME and the agents' own variables.
+pub fn transcript_dirs(home: Option<&Path>, env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let var = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(home) = home {
+        out.push(home.join(".claude/projects"));
+        out.push(home.join(".qwen/projects"));
+        out.push(home.join(".codex/sessions"));
+        out.push(home.join(".gemini/tmp"));
+        out.push(home.join(".copilot/session-state"));
+    }
+    if let Some(d) = var("CLAUDE_CONFIG_DIR") {
+        out.push(d.join("projects"));
+    }
+    if let Some(d) = var("CODEX_HOME") {
+        out.push(d.join("sessions"));
+    }
+    if let Some(d) = var("COPILOT_HOME") {
+        out.push(d.join("session-state"));
+    }
+    out
+}
+
+/// The transcript an agent keeps for `session` when its payload does not say (Copilot's
+/// sessionEnd).
+pub fn default_transcript(
+    agent: Agent,
+    session: &str,
+    home: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<PathBuf> {
+    match agent {
+        Agent::Copilot => {
+            let base = env("COPILOT_HOME")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| home.map(|h| h.join(".copilot")))?;
+            Some(
+                base.join("session-state")
+                    .join(session)
+                    .join("events.jsonl"),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// Where state files live, and their locks.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot use '{}': {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("'{}' is held by another hook; this event was not counted", .path.display())]
+    Busy { path: PathBuf },
+}
+
+impl Store {
+    /// The store of the repository whose git directory is `git_dir`.
+    pub fn new(git_dir: &Path) -> Store {
+        Store {
+            dir: git_dir.join("skill").join("sessions"),
+        }
+    }
+
+    pub fn path(&self, agent: Agent, session: &str) -> PathBuf {
+        self.dir.join(format!("{}-{session}.json", agent.as_str()))
+    }
+
+    /// Loads the state of a session under its lock (waiting up to `wait` for another hook of
+    /// the same session), lets `f` change it, and saves it atomically.
+    pub fn update<R>(
+        &self,
+        agent: Agent,
+        session: &str,
+        wait: std::time::Duration,
+        f: impl FnOnce(&mut SessionState) -> R,
+    ) -> Result<R, StoreError> {
+        let io = |path: &Path| {
+            let path = path.to_owned();
+            move |source| StoreError::Io { path, source }
+        };
+        crate::fsutil::private_dir(&self.dir).map_err(io(&self.dir))?;
+        let path = self.path(agent, session);
+        let lock_path = path.with_extension("lock");
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io(&lock_path))?;
+        take(&lock, &lock_path, wait)?;
+        let mut state: SessionState = match crate::fsutil::read_regular(&path, 1 << 20) {
+            Ok(Some(bytes)) => serde_json::from_slice(&bytes).unwrap_or_default(),
+            _ => SessionState::default(),
+        };
+        let out = f(&mut state);
+        let mut bytes = serde_json::to_vec_pretty(&state).expect("a state serialises");
+        bytes.push(b'\n');
+        crate::fsutil::write_private(&path, &bytes).map_err(io(&path))?;
+        Ok(out)
+    }
+
+    /// Every state file's content, newest first.
+    pub fn all(&self) -> Vec<SessionState> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut out: Vec<SessionState> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+            .filter_map(|e| {
+                crate::fsutil::read_regular(&e.path(), 1 << 20)
+                    .ok()
+                    .flatten()
+            })
+            .filter_map(|b| serde_json::from_slice(&b).ok())
+            .collect();
+        out.sort_by(|a: &SessionState, b| b.updated.cmp(&a.updated));
+        out
+    }
+}
+
+/// Takes `lock`, trying until `wait` has passed.
+fn take(lock: &File, path: &Path, wait: std::time::Duration) -> Result<(), StoreError> {
+    let started = std::time::Instant::now();
+    loop {
+        match lock.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < wait => {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(StoreError::Busy {
+                    path: path.to_owned(),
+                })
+            }
+            Err(std::fs::TryLockError::Error(source)) => {
+                return Err(StoreError::Io {
+                    path: path.to_owned(),
+                    source,
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::event::ToolUse;
+    use super::*;
+
+    fn event(phase: Phase, tool: Option<(&str, serde_json::Value)>) -> Event {
+        Event {
+            agent: Agent::Claude,
+            name: match phase {
+                Phase::ToolUsed => "PostToolUse",
+                Phase::SessionEnd => "SessionEnd",
+                _ => "Stop",
+            }
+            .into(),
+            phase,
+            session: "s1".into(),
+            cwd: Some("/repo".into()),
+            transcript: None,
+            tool: tool.map(|(name, input)| ToolUse {
+                name: name.into(),
+                input,
+            }),
+        }
+    }
+
+    fn policy(dir: &Path) -> Policy {
+        Policy {
+            enabled: true,
+            threshold: 3,
+            roots: vec!["/repo/.claude/skills".into()],
+            review_running: false,
+            inside_review: false,
+            transcript_dirs: vec![dir.to_owned()],
+            now: "2026-12-02T00:00:00Z".into(),
+        }
+    }
+
+    fn reason(d: &Decision) -> &str {
+        match d {
+            Decision::Skipped { reason, .. } => reason,
+            Decision::Schedule { .. } => "scheduled",
+            Decision::Nothing => "nothing",
+        }
+    }
+
+    #[test]
+    fn every_branch_of_the_decision() {
+        let dir = tempfile::tempdir().unwrap();
+        let transcript = dir.path().join("s1.jsonl");
+        std::fs::write(&transcript, "{}\n").unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let elsewhere = outside.path().join("s1.jsonl");
+        std::fs::write(&elsewhere, "{}\n").unwrap();
+        let p = policy(dir.path());
+        let read = || {
+            event(
+                Phase::ToolUsed,
+                Some(("Read", json!({"file_path": "/repo/a"}))),
+            )
+        };
+        let mut end = event(Phase::SessionEnd, None);
+        end.transcript = Some(transcript.clone());
+
+        let mut s = SessionState::default();
+        assert_eq!(apply(&mut s, &read(), &p), Decision::Nothing);
+        assert_eq!(reason(&apply(&mut s, &end, &p)), "below_threshold");
+        // A Stop of Claude is a turn, not the end.
+        assert_eq!(
+            apply(&mut s, &event(Phase::TurnEnd, None), &p),
+            Decision::Nothing
+        );
+        apply(&mut s, &read(), &p);
+        apply(&mut s, &read(), &p);
+        assert_eq!(s.tool_calls, 3);
+        for (tweak, want) in [
+            (
+                Policy {
+                    enabled: false,
+                    ..p.clone()
+                },
+                "disabled",
+            ),
+            (
+                Policy {
+                    inside_review: true,
+                    ..p.clone()
+                },
+                "inside_review",
+            ),
+            (
+                Policy {
+                    review_running: true,
+                    ..p.clone()
+                },
+                "already_running",
+            ),
+            (
+                Policy {
+                    transcript_dirs: vec![],
+                    ..p.clone()
+                },
+                "no_transcript",
+            ),
+        ] {
+            let mut copy = s.clone();
+            assert_eq!(reason(&apply(&mut copy, &end, &tweak)), want);
+            assert_eq!(copy.tool_calls, 3, "a skipped review keeps the count");
+        }
+        let mut hostile = s.clone();
+        let mut end_elsewhere = end.clone();
+        end_elsewhere.transcript = Some(elsewhere);
+        hostile.transcript = None;
+        assert_eq!(
+            reason(&apply(&mut hostile, &end_elsewhere, &p)),
+            "no_transcript"
+        );
+        let d = apply(&mut s, &end, &p);
+        assert_eq!(
+            d,
+            Decision::Schedule {
+                transcript: std::fs::canonicalize(&transcript).unwrap()
+            }
+        );
+        assert_eq!(
+            (s.tool_calls, s.tool_calls_total),
+            (0, 3),
+            "the counter starts again"
+        );
+        assert_eq!(s.decisions.last().unwrap().reason, "scheduled");
+
+        // A session that wrote a skill itself is skipped.
+        let mut w = SessionState::default();
+        for _ in 0..3 {
+            apply(&mut w, &read(), &p);
+        }
+        apply(
+            &mut w,
+            &event(
+                Phase::ToolUsed,
+                Some((
+                    "Bash",
+                    json!({"command": "cd x && echo y > ../.claude/skills/a/SKILL.md"}),
+                )),
+            ),
+            &p,
+        );
+        assert!(
+            !w.skills_modified,
+            "relative to cwd /repo: /.claude/... is outside the root"
+        );
+        apply(
+            &mut w,
+            &event(
+                Phase::ToolUsed,
+                Some((
+                    "Edit",
+                    json!({"file_path": "/repo/.claude/skills/a/SKILL.md"}),
+                )),
+            ),
+            &p,
+        );
+        assert!(w.skills_modified);
+        assert_eq!(
+            reason(&apply(&mut w, &end, &p)),
+            "skills_modified_in_session"
+        );
+    }
+
+    #[test]
+    fn the_store_keeps_state_under_a_lock_and_counts_every_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let store = store.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..25 {
+                        store
+                            .update(Agent::Codex, "s", std::time::Duration::from_secs(10), |s| {
+                                s.tool_calls += 1
+                            })
+                            .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let all = store.all();
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].tool_calls, 200);
+        // Held by another: a short wait, then Busy.
+        let lock = File::create(store.path(Agent::Codex, "s").with_extension("lock")).unwrap();
+        lock.lock().unwrap();
+        let r = store.update(
+            Agent::Codex,
+            "s",
+            std::time::Duration::from_millis(20),
+            |_| (),
+        );
+        assert!(matches!(r, Err(StoreError::Busy { .. })));
+    }
+}

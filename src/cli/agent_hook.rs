@@ -1,0 +1,189 @@
+//! `git skill hook agent`: what an agent's hook runs. It counts the session's tool calls and,
+//! when a busy session ends, starts `git skill review` detached and returns at once. It never
+//! fails the agent: every problem is logged (`$GIT_DIR/skill/sessions/hook.log`, and one line
+//! on stderr) and it exits 0 with nothing on stdout, which an agent may read as instructions;
+//! `--strict` makes problems errors, for debugging.
+
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use git_skill::agent::event::{self, Event, Phase, MAX_PAYLOAD_BYTES};
+use git_skill::agent::session::{self, Decision, Policy, Store};
+use git_skill::agent::Agent;
+
+use super::{clock, CommandError, Outcome, Ui, Workspace};
+
+/// How long a hook waits for another hook of the same session to finish with its state.
+const STATE_WAIT: Duration = Duration::from_millis(500);
+
+#[derive(Debug, clap::Args)]
+pub struct AgentHookArgs {
+    /// The agent whose hook this is [default: detected from the payload and environment].
+    #[arg(long, value_parser = parse_agent, value_name = "AGENT")]
+    pub agent: Option<Agent>,
+
+    /// Make problems errors (exit 2) instead of logging them: for debugging a hook setup.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// The event's name, for payloads that do not carry it (Copilot's).
+    #[arg(value_name = "EVENT")]
+    pub event: Option<String>,
+}
+
+fn parse_agent(s: &str) -> Result<Agent, String> {
+    Agent::parse(s).ok_or_else(|| "expected claude, qwen, codex, gemini or copilot".to_owned())
+}
+
+pub fn cmd_agent_hook(ui: &mut Ui, args: AgentHookArgs) -> Result<Outcome, CommandError> {
+    match run(ui, &args) {
+        Ok(()) => Ok(Outcome::Clean),
+        Err(problem) if args.strict => Err(CommandError::new(problem)),
+        Err(problem) => {
+            // One line for the person who watches the agent's log; the agent goes on.
+            let _ = writeln!(ui.err, "git-skill hook: {}", super::ui::safe(&problem));
+            Ok(Outcome::Clean)
+        }
+    }
+}
+
+fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_PAYLOAD_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read the payload: {e}"))?;
+    let env = |k: &str| std::env::var(k).ok();
+    let event =
+        event::parse(&bytes, args.agent, args.event.as_deref(), &env).map_err(|e| e.to_string())?;
+    if !matches!(
+        event.phase,
+        Phase::ToolUsed | Phase::SessionEnd | Phase::TurnEnd
+    ) {
+        return Ok(());
+    }
+    // The repository is the one the agent works in.
+    if let Some(cwd) = event.cwd.as_deref().filter(|c| c.is_dir()) {
+        std::env::set_current_dir(cwd)
+            .map_err(|e| format!("cannot enter '{}': {e}", cwd.display()))?;
+    }
+    let ws = Workspace::load(ui).map_err(|e| format!("{:#}", e.error))?;
+    let Some(repo) = ws.repo.as_ref() else {
+        // Not a repository: nothing to count for.
+        return Ok(());
+    };
+    let store = Store::new(repo.git_dir());
+    let config = &ws.config;
+    let policy = Policy {
+        enabled: config.auto_skill_enabled().map_err(|e| e.to_string())?,
+        threshold: config.auto_skill_threshold().map_err(|e| e.to_string())?,
+        roots: ws.roots().into_iter().map(|r| r.path).collect(),
+        review_running: event.phase == Phase::SessionEnd && git_skill::review::is_running(repo),
+        inside_review: std::env::var_os("GIT_SKILL_PURPOSE").is_some(),
+        transcript_dirs: session::transcript_dirs(ws.home.as_deref(), &env),
+        now: clock::now()
+            .map_err(|e| format!("{:#}", e.error))?
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+    };
+    let default_transcript =
+        session::default_transcript(event.agent, &event.session, ws.home.as_deref(), &env);
+    let decision = store
+        .update(event.agent, &event.session, STATE_WAIT, |state| {
+            let mut event: Event = event.clone();
+            if event.transcript.is_none() && state.transcript.is_none() {
+                event.transcript = default_transcript;
+            }
+            session::apply(state, &event, &policy)
+        })
+        .map_err(|e| e.to_string())?;
+    let log = store.dir.join("hook.log");
+    match decision {
+        Decision::Nothing => Ok(()),
+        Decision::Skipped { reason, detail } => {
+            append_log(&log, &event, "skipped", reason, &detail);
+            Ok(())
+        }
+        Decision::Schedule { transcript } => {
+            let started = start_review(repo.workdir(), &store.dir, &event, &transcript);
+            match started {
+                Ok(pid) => {
+                    append_log(
+                        &log,
+                        &event,
+                        "scheduled",
+                        "scheduled",
+                        &format!("review pid {pid}"),
+                    );
+                    Ok(())
+                }
+                Err(e) => {
+                    let why = format!("could not start the review: {e}");
+                    append_log(&log, &event, "failed", "spawn", &why);
+                    Err(why)
+                }
+            }
+        }
+    }
+}
+
+/// Starts `git skill review` for the session, detached: a new session of its own, stdin from
+/// nothing, its output to a log beside the session's state, no pipe of the agent's inherited.
+fn start_review(top: &Path, dir: &Path, event: &Event, transcript: &Path) -> std::io::Result<u32> {
+    let exe = std::env::current_exe()?;
+    let log_path: PathBuf = dir.join(format!(
+        "{}-{}.review.log",
+        event.agent.as_str(),
+        event.session
+    ));
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)?;
+    let mut cmd = Command::new(exe);
+    cmd.arg("review")
+        .arg("--transcript")
+        .arg(transcript)
+        .args(["--agent", event.agent.as_str(), "--session", &event.session])
+        .current_dir(top)
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log);
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt as _;
+        // SAFETY: setsid(2) is async-signal-safe and touches no memory of the parent; it makes
+        // the review the leader of a new session, out of the agent's process group and
+        // terminal, so the agent's exit does not reach it.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
+    }
+    let child = cmd.spawn()?;
+    Ok(child.id())
+}
+
+/// One line of `hook.log`; a failure to write it is not the agent's problem.
+fn append_log(path: &Path, event: &Event, decision: &str, reason: &str, detail: &str) {
+    let line = serde_json::json!({
+        "at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        "agent": event.agent.as_str(),
+        "session": event.session,
+        "event": event.name,
+        "decision": decision,
+        "reason": reason,
+        "detail": detail,
+    });
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = writeln!(f, "{line}");
+    }
+}
