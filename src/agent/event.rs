@@ -148,8 +148,17 @@ pub fn phase(agent: Agent, name: &str) -> Phase {
 
 /// The agent, from the environment it sets for hooks and the payload's shape.
 fn detect(v: &Value, env: &dyn Fn(&str) -> Option<String>) -> Option<Agent> {
-    if env("CLAUDE_PROJECT_DIR").is_some() || env("CLAUDE_CODE_SESSION_ID").is_some() {
-        return Some(Agent::Claude);
+    // Variables each CLI sets for its hooks (Qwen, Gemini and Copilot set CLAUDE_PROJECT_DIR
+    // too, for hooks written for Claude: it says nothing).
+    for (var, agent) in [
+        ("CLAUDE_CODE_SESSION_ID", Agent::Claude),
+        ("GEMINI_SESSION_ID", Agent::Gemini),
+        ("QWEN_PROJECT_DIR", Agent::Qwen),
+        ("COPILOT_HOOK_DIR", Agent::Copilot),
+    ] {
+        if env(var).is_some() {
+            return Some(agent);
+        }
     }
     if v.get("sessionId").is_some() {
         return Some(Agent::Copilot);

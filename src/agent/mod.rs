@@ -5,6 +5,7 @@
 
 pub mod event;
 pub mod session;
+pub mod settings;
 pub mod transcript;
 pub mod writes;
 

@@ -189,14 +189,29 @@ fn decide(state: &SessionState, policy: &Policy) -> Decision {
     }
 }
 
-/// The transcript, when it is a regular file inside one of the agents' transcript
-/// directories (after links): a payload naming any other file is not followed.
+/// The transcript, when it lies inside one of the agents' transcript directories (after
+/// links): a payload naming any other file is not followed. It may not exist yet: Copilot
+/// writes its events.jsonl after its sessionEnd hook, so its directory must exist, and the
+/// review waits for the file.
 fn checked_transcript(path: Option<&str>, dirs: &[PathBuf]) -> Result<PathBuf, String> {
     let path = path.ok_or("the agent gave no transcript path")?;
-    let real = std::fs::canonicalize(path).map_err(|_| format!("'{path}' does not exist"))?;
-    if !real.is_file() {
-        return Err(format!("'{path}' is not a file"));
-    }
+    let given = Path::new(path);
+    let real = match std::fs::canonicalize(given) {
+        Ok(real) => {
+            if !real.is_file() {
+                return Err(format!("'{path}' is not a file"));
+            }
+            real
+        }
+        Err(_) => {
+            let (Some(parent), Some(name)) = (given.parent(), given.file_name()) else {
+                return Err(format!("'{path}' does not exist"));
+            };
+            std::fs::canonicalize(parent)
+                .map_err(|_| format!("'{path}' does not exist, nor its directory"))?
+                .join(name)
+        }
+    };
     let inside = dirs.iter().any(|d| {
         std::fs::canonicalize(d)
             .map(|d| real.starts_with(d))

@@ -147,6 +147,7 @@ fn start_review(top: &Path, dir: &Path, event: &Event, transcript: &Path) -> std
         .arg("--transcript")
         .arg(transcript)
         .args(["--agent", event.agent.as_str(), "--session", &event.session])
+        .args(["--wait-for-transcript", "30"])
         .current_dir(top)
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)

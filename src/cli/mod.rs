@@ -8,6 +8,7 @@ mod diff;
 mod error;
 mod hints;
 mod hook;
+mod init;
 mod lint;
 mod list;
 mod llm;
@@ -92,6 +93,7 @@ enum Command {
     Review(review::ReviewArgs),
     Proposals(proposals::ProposalsArgs),
     Sessions(sessions::SessionsArgs),
+    Init(init::InitArgs),
 }
 
 /// How a command ended when it did not fail with an error.
@@ -133,6 +135,7 @@ pub fn main() -> ExitCode {
         Command::Review(args) => review::cmd_review(&mut ui, args),
         Command::Proposals(args) => proposals::cmd_proposals(&mut ui, args),
         Command::Sessions(args) => sessions::cmd_sessions(&mut ui, args),
+        Command::Init(args) => init::cmd_init(&mut ui, args),
     };
     let result = result.and_then(|outcome| {
         ui.out.flush()?;

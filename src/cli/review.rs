@@ -50,9 +50,33 @@ pub struct ReviewArgs {
     #[arg(long)]
     pub dry_run: bool,
 
+    /// Wait up to this many seconds for the transcript to exist and stop growing (the agent
+    /// hooks use it: some agents write their transcript after their session-end hook).
+    #[arg(long, value_name = "SECS", default_value_t = 0)]
+    pub wait_for_transcript: u64,
+
     /// Output format of the report.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+}
+
+/// Waits until `path` exists and its size has not changed for half a second, or `limit`.
+fn wait_for(path: &std::path::Path, limit: std::time::Duration) {
+    let started = Instant::now();
+    let mut last: Option<(u64, Instant)> = None;
+    while started.elapsed() < limit {
+        if let Ok(meta) = std::fs::metadata(path) {
+            match last {
+                Some((size, since)) if size == meta.len() => {
+                    if since.elapsed() >= std::time::Duration::from_millis(500) {
+                        return;
+                    }
+                }
+                _ => last = Some((meta.len(), Instant::now())),
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
 
 fn parse_agent(s: &str) -> Result<Agent, String> {
@@ -62,6 +86,12 @@ fn parse_agent(s: &str) -> Result<Agent, String> {
 pub fn cmd_review(ui: &mut Ui, args: ReviewArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
     let repo = ws.require_repo("review")?;
+    if args.wait_for_transcript > 0 {
+        wait_for(
+            &ws.cwd.join(&args.transcript),
+            std::time::Duration::from_secs(args.wait_for_transcript),
+        );
+    }
     let config = &ws.config;
     let timeout = config.auto_skill_timeout()?;
     let mut settings = super::llm::settings(&ws)?;

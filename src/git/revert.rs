@@ -396,6 +396,26 @@ impl Repo {
         result
     }
 
+    /// Sets (`Some`) or unsets (`None`) `key` in the repository's own configuration
+    /// (`.git/config`), through `git config`.
+    pub fn set_local_config(&self, key: &str, value: Option<&str>) -> Result<(), GitError> {
+        match value {
+            Some(v) => self.git_ok(&["config", "--local", key, v], "git config"),
+            None => {
+                let out = self.run_git(&["config", "--local", "--unset", key], "git config")?;
+                // 5: the key was not set, which is what was wanted.
+                if out.status.success() || out.status.code() == Some(5) {
+                    Ok(())
+                } else {
+                    Err(GitError::GitCommand {
+                        command: "git config --unset".into(),
+                        message: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+                    })
+                }
+            }
+        }
+    }
+
     /// `git ARGS`, an error with its message unless it succeeds.
     fn git_ok(&self, args: &[&str], command: &str) -> Result<(), GitError> {
         let out = self.run_git(args, command)?;

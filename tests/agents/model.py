@@ -248,6 +248,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         raw = self.read_body()
+        # A slow model, when the script asks for one (what a hook must never wait for).
+        delay = (State.script or {}).get("delay_ms") or 0
+        if delay:
+            time.sleep(delay / 1000)
         try:
             body = json.loads(raw or b"{}")
         except ValueError:

@@ -8,8 +8,8 @@
 # <cli>: claude | qwen | codex | gemini | copilot, installed (npm) at
 #   ${AGENTS_PREFIX:-/tmp/agent-clis}/<cli>/node_modules/.bin/<cli>
 # <workdir> holds, prepared by the caller:
-#   home/       the CLI's HOME (its settings are written there; CODEX_HOME=home/.codex,
-#               COPILOT_HOME=home/.copilot)
+#   home/       the CLI's HOME (its settings are written there; CODEX_HOME=home/.codex and
+#               COPILOT_HOME=home/.copilot are exported for every step)
 #   proj/       a git repository: the CLI's working directory. The scripts read README.md.
 #   before.sh   optional: run by bash in proj/ after the settings are written, before the CLI,
 #               with the CLI's environment (e.g. `git skill init --agent <cli> --scope user`)
@@ -17,7 +17,7 @@
 #   model.log, review-model.log     every request to each model server (JSON lines)
 #   model.stderr, review-model.stderr, setup.log, before.log
 #   cli.stdout, cli.stderr          the CLI's output
-#   cli.json                        {cli, exit, wall_ms, timed_out, port, review_port,
+#   cli.json                        {cli, exit, wall_ms, ended_ms, timed_out, port, review_port,
 #                                    review_wait, review_wait_ms, reviews, leftover}
 #
 # Environment:
@@ -95,6 +95,8 @@ review_port=$port
 envs=(
     "PATH=$PATH" "HOME=$workdir/home" "TERM=dumb" "LANG=${LANG:-C.UTF-8}"
     "TMPDIR=${TMPDIR:-/tmp}"
+    # where Codex and Copilot keep their settings (their defaults, made explicit for before.sh)
+    "CODEX_HOME=$workdir/home/.codex" "COPILOT_HOME=$workdir/home/.copilot"
 )
 while IFS= read -r name; do
     envs+=("$name=${!name}")
@@ -119,11 +121,12 @@ fi
 start=$(date +%s%N)
 env -i "${envs[@]}" bash "$here/$cli/cmd.sh" >"$workdir/cli.stdout" 2>"$workdir/cli.stderr" </dev/null
 rc=$?
-wall_ms=$((($(date +%s%N) - start) / 1000000))
+ended=$(date +%s%N)
+wall_ms=$(((ended - start) / 1000000))
 timed_out=false
 [ $rc -eq 124 ] || [ $rc -eq 137 ] && timed_out=true
-printf '{"cli": "%s", "exit": %d, "wall_ms": %d, "timed_out": %s, "port": %d, "review_port": %d}\n' \
-    "$cli" "$rc" "$wall_ms" "$timed_out" "$cli_port" "$review_port" >"$workdir/cli.json"
+printf '{"cli": "%s", "exit": %d, "wall_ms": %d, "ended_ms": %d, "timed_out": %s, "port": %d, "review_port": %d}\n' \
+    "$cli" "$rc" "$wall_ms" "$((ended / 1000000))" "$timed_out" "$cli_port" "$review_port" >"$workdir/cli.json"
 
 "$python" "$here/harness.py" wait-review "$workdir" "$marker" "${REVIEW_WAIT:-60}" ||
     die "waiting for the review failed"

@@ -3,6 +3,7 @@
 
 mod action;
 mod agent_hook;
+mod agents_e2e;
 mod archive;
 mod common;
 mod config;

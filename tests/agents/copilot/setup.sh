@@ -2,4 +2,4 @@
 # variables (cmd.sh); it keeps its state in COPILOT_HOME=$HOME/.copilot. No hooks:
 # `git skill init` writes those ($COPILOT_HOME/hooks/*.json).
 set -eu
-mkdir -p "$HOME/.copilot"
+mkdir -p "${COPILOT_HOME:-$HOME/.copilot}"

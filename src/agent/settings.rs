@@ -1,0 +1,547 @@
+//! The hook entries `git skill init` writes into each agent's settings, and takes out again
+//! with `--uninstall`: merged into what is there (other keys and other hooks kept; JSON parsed
+//! and written again, Codex's TOML edited in place with its comments), recognised by the
+//! command they run, so that a second run changes nothing. Planning is pure: [`plan`] returns
+//! each file's text before and after, which `--dry-run` shows as a diff and [`write`] writes
+//! (with a backup of the file beside it).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::Agent;
+
+/// What marks a hook entry as git-skill's.
+pub const MARKER: &str = "git-skill hook agent";
+
+/// Where settings go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The repository's own settings (committed, shared with the team).
+    Project,
+    /// The user's settings, for every repository.
+    User,
+}
+
+/// One file's change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEdit {
+    pub path: PathBuf,
+    pub before: Option<String>,
+    /// `None`: the file is removed (it held only git-skill's entries).
+    pub after: Option<String>,
+}
+
+impl FileEdit {
+    pub fn changes(&self) -> bool {
+        self.before != self.after
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("cannot read '{}': {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("'{}' is not valid {kind} ({reason}); git-skill does not rewrite a file it cannot read, fix it first", .path.display())]
+    Invalid {
+        path: PathBuf,
+        kind: &'static str,
+        reason: String,
+    },
+    #[error("cannot write '{}': {source}", .path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Where things are: the repository's top, HOME, and the agents' own variables.
+#[derive(Debug, Clone)]
+pub struct Places {
+    pub top: PathBuf,
+    pub home: Option<PathBuf>,
+    pub codex_home: Option<PathBuf>,
+    pub copilot_home: Option<PathBuf>,
+}
+
+impl Places {
+    fn base(&self, scope: Scope, project: &str, user: &str) -> Option<PathBuf> {
+        match scope {
+            Scope::Project => Some(self.top.join(project)),
+            Scope::User => self.home.as_ref().map(|h| h.join(user)),
+        }
+    }
+
+    fn codex(&self, scope: Scope) -> Option<PathBuf> {
+        match scope {
+            Scope::Project => Some(self.top.join(".codex")),
+            Scope::User => self
+                .codex_home
+                .clone()
+                .or_else(|| self.home.as_ref().map(|h| h.join(".codex"))),
+        }
+    }
+
+    fn copilot(&self, scope: Scope) -> Option<PathBuf> {
+        match scope {
+            Scope::Project => Some(self.top.join(".github")),
+            Scope::User => self
+                .copilot_home
+                .clone()
+                .or_else(|| self.home.as_ref().map(|h| h.join(".copilot"))),
+        }
+    }
+}
+
+/// The command an agent's hook runs (the event name appended for Copilot, whose payloads do
+/// not carry it). `git-skill` directly: one process less than `git skill` on every tool call.
+pub fn command(agent: Agent, event: Option<&str>) -> String {
+    match event {
+        Some(e) => format!("git-skill hook agent --agent {} {e}", agent.as_str()),
+        None => format!("git-skill hook agent --agent {}", agent.as_str()),
+    }
+}
+
+/// The edits that install (or, with `uninstall`, remove) `agent`'s hooks.
+pub fn plan(
+    agent: Agent,
+    scope: Scope,
+    places: &Places,
+    uninstall: bool,
+) -> Result<Vec<FileEdit>, SettingsError> {
+    let missing_home = || SettingsError::Read {
+        path: PathBuf::from("~"),
+        source: std::io::Error::other("HOME is not set"),
+    };
+    match agent {
+        Agent::Claude | Agent::Qwen | Agent::Gemini => {
+            let (dir, events): (&str, &[(&str, Option<&str>)]) = match agent {
+                Agent::Claude => (
+                    ".claude",
+                    &[("PostToolUse", Some("*")), ("SessionEnd", None)],
+                ),
+                // Headless Qwen ends with Stop; SessionEnd fires in its ACP mode.
+                Agent::Qwen => (
+                    ".qwen",
+                    &[
+                        ("PostToolUse", Some("*")),
+                        ("Stop", None),
+                        ("SessionEnd", None),
+                    ],
+                ),
+                _ => (
+                    ".gemini",
+                    &[("AfterTool", Some(".*")), ("SessionEnd", None)],
+                ),
+            };
+            let path = places
+                .base(scope, dir, dir)
+                .ok_or_else(missing_home)?
+                .join("settings.json");
+            let edit = json_edit(&path, |v| edit_hooks(v, agent, events, uninstall))?;
+            Ok(vec![edit])
+        }
+        Agent::Codex => {
+            let dir = places.codex(scope).ok_or_else(missing_home)?;
+            let hooks = json_edit(&dir.join("hooks.json"), |v| {
+                edit_hooks(
+                    v,
+                    agent,
+                    &[("PostToolUse", Some("*")), ("SessionEnd", None)],
+                    uninstall,
+                )
+            })?;
+            let config = toml_features(&dir.join("config.toml"), uninstall)?;
+            Ok(vec![hooks, config])
+        }
+        Agent::Copilot => {
+            let path = places
+                .copilot(scope)
+                .ok_or_else(missing_home)?
+                .join("hooks")
+                .join("git-skill.json");
+            let before = read(&path)?;
+            let after = if uninstall {
+                None
+            } else {
+                let entry = |event: &str| json!([{"type": "command", "bash": command(Agent::Copilot, Some(event)), "timeoutSec": 30}]);
+                let v = json!({
+                    "version": 1,
+                    "hooks": {
+                        "postToolUse": entry("postToolUse"),
+                        "agentStop": entry("agentStop"),
+                        "sessionEnd": entry("sessionEnd"),
+                    }
+                });
+                Some(pretty(&v))
+            };
+            // A file of the same name that is not ours is left alone.
+            if let Some(text) = &before {
+                if !text.contains(MARKER) {
+                    return Ok(vec![FileEdit {
+                        path,
+                        before: before.clone(),
+                        after: before,
+                    }]);
+                }
+            }
+            Ok(vec![FileEdit {
+                path,
+                before,
+                after,
+            }])
+        }
+    }
+}
+
+fn read(path: &Path) -> Result<Option<String>, SettingsError> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(SettingsError::Read {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+fn pretty(v: &Value) -> String {
+    let mut s = serde_json::to_string_pretty(v).expect("JSON values serialise");
+    s.push('\n');
+    s
+}
+
+/// A JSON settings file changed by `f` (an absent file is `{}`); an empty object left behind
+/// by an uninstall removes a file git-skill created.
+fn json_edit(path: &Path, f: impl FnOnce(&mut Value)) -> Result<FileEdit, SettingsError> {
+    let before = read(path)?;
+    let mut v: Value = match &before {
+        Some(text) if !text.trim().is_empty() => {
+            serde_json::from_str(text).map_err(|e| SettingsError::Invalid {
+                path: path.to_owned(),
+                kind: "JSON",
+                reason: e.to_string(),
+            })?
+        }
+        _ => json!({}),
+    };
+    if !v.is_object() {
+        return Err(SettingsError::Invalid {
+            path: path.to_owned(),
+            kind: "JSON",
+            reason: "not an object".into(),
+        });
+    }
+    let original = v.clone();
+    f(&mut v);
+    let after = if v == original {
+        before.clone()
+    } else if v.as_object().is_some_and(|m| m.is_empty()) {
+        None
+    } else {
+        Some(pretty(&v))
+    };
+    Ok(FileEdit {
+        path: path.to_owned(),
+        before,
+        after,
+    })
+}
+
+/// Adds (or removes) git-skill's entry for each event in the Claude-style shape
+/// `hooks.<Event>: [{matcher?, hooks: [{type: command, command}]}]`.
+fn edit_hooks(v: &mut Value, agent: Agent, events: &[(&str, Option<&str>)], uninstall: bool) {
+    let ours = |h: &Value| h["command"].as_str().is_some_and(|c| c.contains(MARKER));
+    let hooks = v
+        .as_object_mut()
+        .expect("an object")
+        .entry("hooks")
+        .or_insert_with(|| json!({}));
+    if !hooks.is_object() {
+        *hooks = json!({});
+    }
+    let map = hooks.as_object_mut().expect("an object");
+    for (event, matcher) in events {
+        let list = map.entry(*event).or_insert_with(|| json!([]));
+        if !list.is_array() {
+            *list = json!([]);
+        }
+        let groups = list.as_array_mut().expect("an array");
+        if uninstall {
+            for g in groups.iter_mut() {
+                if let Some(inner) = g["hooks"].as_array_mut() {
+                    inner.retain(|h| !ours(h));
+                }
+            }
+            groups.retain(|g| g["hooks"].as_array().is_none_or(|h| !h.is_empty()));
+        } else if !groups
+            .iter()
+            .any(|g| g["hooks"].as_array().is_some_and(|h| h.iter().any(ours)))
+        {
+            let mut hook = json!({"type": "command", "command": command(agent, None)});
+            match agent {
+                Agent::Gemini => {
+                    hook["name"] = json!("git-skill");
+                    hook["timeout"] = json!(30000);
+                }
+                Agent::Codex => hook["timeout"] = json!(30),
+                _ => {}
+            }
+            let mut group = json!({"hooks": [hook]});
+            if let Some(m) = matcher {
+                group["matcher"] = json!(m);
+            }
+            groups.push(group);
+        }
+        if groups.is_empty() {
+            map.remove(*event);
+        }
+    }
+    if map.is_empty() {
+        v.as_object_mut().expect("an object").remove("hooks");
+    }
+}
+
+/// Codex's `[features] hooks = true`, set in `config.toml` with the rest of the file as it was
+/// (an uninstall takes out only a value git-skill set: one marked by its comment).
+fn toml_features(path: &Path, uninstall: bool) -> Result<FileEdit, SettingsError> {
+    const NOTE: &str = " # git-skill init: Codex runs hooks only with this";
+    let before = read(path)?;
+    let mut doc: toml_edit::DocumentMut =
+        before
+            .as_deref()
+            .unwrap_or("")
+            .parse()
+            .map_err(|e: toml_edit::TomlError| SettingsError::Invalid {
+                path: path.to_owned(),
+                kind: "TOML",
+                reason: e.to_string().lines().next().unwrap_or("").to_owned(),
+            })?;
+    let text_before = doc.to_string();
+    if uninstall {
+        if let Some(features) = doc.get_mut("features").and_then(|f| f.as_table_like_mut()) {
+            let ours = features
+                .get("hooks")
+                .and_then(|i| i.as_value())
+                .is_some_and(|v| {
+                    v.decor()
+                        .suffix()
+                        .and_then(|s| s.as_str())
+                        .is_some_and(|s| s.contains("git-skill init"))
+                });
+            if ours {
+                features.remove("hooks");
+            }
+            if features.is_empty() {
+                doc.remove("features");
+            }
+        }
+    } else {
+        let features = doc
+            .entry("features")
+            .or_insert_with(toml_edit::table)
+            .as_table_like_mut()
+            .ok_or_else(|| SettingsError::Invalid {
+                path: path.to_owned(),
+                kind: "TOML",
+                reason: "`features` is not a table".into(),
+            })?;
+        let on = features
+            .get("hooks")
+            .and_then(|i| i.as_value())
+            .and_then(|v| v.as_bool())
+            == Some(true);
+        if !on {
+            let mut value = toml_edit::Value::from(true);
+            value.decor_mut().set_suffix(NOTE);
+            features.insert("hooks", toml_edit::Item::Value(value));
+        }
+    }
+    let text = doc.to_string();
+    let after = if text == text_before {
+        before.clone()
+    } else if text.trim().is_empty() {
+        None
+    } else {
+        Some(text)
+    };
+    Ok(FileEdit {
+        path: path.to_owned(),
+        before,
+        after,
+    })
+}
+
+/// Writes each changed file atomically, keeping the previous content as `<file>.bak` beside
+/// it (the first time only: a backup is never overwritten by a later run).
+pub fn write(edits: &[FileEdit]) -> Result<(), SettingsError> {
+    for e in edits.iter().filter(|e| e.changes()) {
+        let err = |source| SettingsError::Write {
+            path: e.path.clone(),
+            source,
+        };
+        if let Some(before) = &e.before {
+            let mut backup = e.path.as_os_str().to_owned();
+            backup.push(".bak");
+            let backup = PathBuf::from(backup);
+            if !backup.exists() {
+                std::fs::write(&backup, before).map_err(err)?;
+            }
+        }
+        match &e.after {
+            Some(text) => {
+                if let Some(dir) = e.path.parent() {
+                    std::fs::create_dir_all(dir).map_err(err)?;
+                }
+                crate::fsutil::write_atomic(&e.path, text.as_bytes()).map_err(err)?;
+            }
+            None => match std::fs::remove_file(&e.path) {
+                Ok(()) => {}
+                Err(x) if x.kind() == std::io::ErrorKind::NotFound => {}
+                Err(x) => return Err(err(x)),
+            },
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn places(dir: &Path) -> Places {
+        Places {
+            top: dir.join("repo"),
+            home: Some(dir.join("home")),
+            codex_home: None,
+            copilot_home: None,
+        }
+    }
+
+    fn install(agent: Agent, p: &Places, scope: Scope) -> Vec<FileEdit> {
+        let edits = plan(agent, scope, p, false).unwrap();
+        write(&edits).unwrap();
+        edits
+    }
+
+    #[test]
+    fn hooks_merge_into_existing_settings_and_a_second_run_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = places(dir.path());
+        let settings = p.top.join(".claude/settings.json");
+        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        let theirs = r#"{"model": "opus", "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./lint.sh"}]}]}, "permissions": {"allow": ["Read"]}}"#;
+        std::fs::write(&settings, theirs).unwrap();
+        install(Agent::Claude, &p, Scope::Project);
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+        assert_eq!(v["model"], "opus");
+        assert_eq!(v["permissions"]["allow"][0], "Read");
+        let post = v["hooks"]["PostToolUse"].as_array().unwrap();
+        assert_eq!(post.len(), 2, "theirs kept, ours added");
+        assert_eq!(post[1]["matcher"], "*");
+        assert_eq!(
+            post[1]["hooks"][0]["command"],
+            "git-skill hook agent --agent claude"
+        );
+        assert!(v["hooks"]["SessionEnd"].is_array());
+        assert_eq!(
+            std::fs::read_to_string(settings.with_extension("json.bak")).unwrap(),
+            theirs
+        );
+        // Idempotent.
+        let again = plan(Agent::Claude, Scope::Project, &p, false).unwrap();
+        assert!(again.iter().all(|e| !e.changes()));
+        // Uninstall takes out only ours.
+        write(&plan(Agent::Claude, Scope::Project, &p, true).unwrap()).unwrap();
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+        assert_eq!(v["hooks"]["PostToolUse"].as_array().unwrap().len(), 1);
+        assert!(v["hooks"].get("SessionEnd").is_none());
+        assert_eq!(v["model"], "opus");
+    }
+
+    #[test]
+    fn each_agent_gets_its_own_shape() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = places(dir.path());
+        for agent in Agent::ALL {
+            install(agent, &p, Scope::User);
+        }
+        let home = p.home.clone().unwrap();
+        let read = |rel: &str| -> Value {
+            serde_json::from_str(&std::fs::read_to_string(home.join(rel)).unwrap()).unwrap()
+        };
+        assert!(read(".qwen/settings.json")["hooks"]["Stop"].is_array());
+        let gemini = read(".gemini/settings.json");
+        assert_eq!(gemini["hooks"]["AfterTool"][0]["matcher"], ".*");
+        assert_eq!(
+            gemini["hooks"]["AfterTool"][0]["hooks"][0]["timeout"],
+            30000
+        );
+        assert_eq!(
+            read(".codex/hooks.json")["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"],
+            30
+        );
+        let toml = std::fs::read_to_string(home.join(".codex/config.toml")).unwrap();
+        assert!(
+            toml.contains("[features]") && toml.contains("hooks = true"),
+            "{toml}"
+        );
+        let copilot = read(".copilot/hooks/git-skill.json");
+        assert_eq!(copilot["version"], 1);
+        assert_eq!(
+            copilot["hooks"]["sessionEnd"][0]["bash"],
+            "git-skill hook agent --agent copilot sessionEnd"
+        );
+        // Uninstall removes the files git-skill created whole.
+        for agent in Agent::ALL {
+            write(&plan(agent, Scope::User, &p, true).unwrap()).unwrap();
+        }
+        assert!(!home.join(".copilot/hooks/git-skill.json").exists());
+        assert!(!home.join(".claude/settings.json").exists());
+        assert!(!home.join(".codex/config.toml").exists());
+    }
+
+    #[test]
+    fn codex_toml_keeps_comments_and_a_broken_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = places(dir.path());
+        let config = p.top.join(".codex/config.toml");
+        std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+        let theirs =
+            "# my model\nmodel = \"gpt-5-codex\" # the best\n\n[features]\nweb_search = true\n";
+        std::fs::write(&config, theirs).unwrap();
+        install(Agent::Codex, &p, Scope::Project);
+        let text = std::fs::read_to_string(&config).unwrap();
+        assert!(
+            text.starts_with("# my model\nmodel = \"gpt-5-codex\" # the best\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("web_search = true") && text.contains("hooks = true"),
+            "{text}"
+        );
+        write(&plan(Agent::Codex, Scope::Project, &p, true).unwrap()).unwrap();
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), theirs);
+        // hooks = true set by the person stays on uninstall.
+        std::fs::write(&config, "[features]\nhooks = true\n").unwrap();
+        write(&plan(Agent::Codex, Scope::Project, &p, true).unwrap()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&config).unwrap(),
+            "[features]\nhooks = true\n"
+        );
+        std::fs::write(&config, "model = [unclosed").unwrap();
+        let e = plan(Agent::Codex, Scope::Project, &p, false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is not valid TOML"), "{e}");
+        std::fs::write(p.top.join(".codex/hooks.json"), "{ not json").unwrap();
+        std::fs::write(&config, "").unwrap();
+        let e = plan(Agent::Codex, Scope::Project, &p, false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is not valid JSON"), "{e}");
+    }
+}
