@@ -27,7 +27,9 @@ fn git(dir: &Path, args: &[&str]) {
 }
 
 fn payload(rel: &str, repo: &Path, transcript: &Path, session: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agent").join(rel);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agent")
+        .join(rel);
     let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     v["cwd"] = serde_json::json!(repo);
     v["session_id"] = serde_json::json!(session);
@@ -52,16 +54,26 @@ fn hook(repo: &Path, home: &Path, input: &str) -> Duration {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     let took = start.elapsed();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     took
 }
 
 fn percentiles(mut times: Vec<Duration>) -> (f64, f64, f64) {
     times.sort();
-    let at = |q: f64| times[((times.len() as f64 - 1.0) * q).round() as usize].as_secs_f64() * 1000.0;
+    let at =
+        |q: f64| times[((times.len() as f64 - 1.0) * q).round() as usize].as_secs_f64() * 1000.0;
     (at(0.5), at(0.9), at(0.99))
 }
 
@@ -71,7 +83,11 @@ fn main() {
     let home = tmp.path().join("home");
     std::fs::create_dir_all(&repo).unwrap();
     std::fs::create_dir_all(&home).unwrap();
-    std::fs::write(home.join(".gitconfig"), "[user]\n\tname = B\n\temail = b@example.com\n").unwrap();
+    std::fs::write(
+        home.join(".gitconfig"),
+        "[user]\n\tname = B\n\temail = b@example.com\n",
+    )
+    .unwrap();
     git(&repo, &["init", "-q"]);
     for i in 0..2000 {
         let p = repo.join(format!("src/m{}/f{i}.txt", i % 40));
@@ -81,17 +97,36 @@ fn main() {
     for i in 0..20 {
         let p = repo.join(format!(".claude/skills/s{i}/SKILL.md"));
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, format!("---\nname: s{i}\ndescription: Skill {i}.\n---\n# S{i}\n")).unwrap();
+        std::fs::write(
+            p,
+            format!("---\nname: s{i}\ndescription: Skill {i}.\n---\n# S{i}\n"),
+        )
+        .unwrap();
     }
-    git(&repo, &["-c", "user.name=b", "-c", "user.email=b@e", "add", "-A"]);
-    git(&repo, &["-c", "user.name=b", "-c", "user.email=b@e", "commit", "-qm", "init"]);
+    git(
+        &repo,
+        &["-c", "user.name=b", "-c", "user.email=b@e", "add", "-A"],
+    );
+    git(
+        &repo,
+        &[
+            "-c",
+            "user.name=b",
+            "-c",
+            "user.email=b@e",
+            "commit",
+            "-qm",
+            "init",
+        ],
+    );
     git(&repo, &["config", "skill.autoSkill.enabled", "true"]);
     git(&repo, &["config", "skill.autoSkill.threshold", "1000000"]);
     let tdir = home.join(".claude/projects/-repo");
     std::fs::create_dir_all(&tdir).unwrap();
     let transcript: PathBuf = tdir.join("s.jsonl");
     std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts/claude/session.jsonl"),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/transcripts/claude/session.jsonl"),
         &transcript,
     )
     .unwrap();
@@ -99,7 +134,8 @@ fn main() {
     let read = payload("claude/PostToolUse.json", &repo, &transcript, "bench");
     let mut shell: serde_json::Value = serde_json::from_str(&read).unwrap();
     shell["tool_name"] = serde_json::json!("Bash");
-    shell["tool_input"] = serde_json::json!({"command": "cargo test 2>&1 | tee out.log > /dev/null"});
+    shell["tool_input"] =
+        serde_json::json!({"command": "cargo test 2>&1 | tee out.log > /dev/null"});
     let shell = shell.to_string();
     let end = payload("claude/SessionEnd.json", &repo, &transcript, "bench");
     for _ in 0..10 {
@@ -122,17 +158,30 @@ fn main() {
         let session = format!("busy{i}");
         let t = transcript.with_file_name(format!("{session}.jsonl"));
         std::fs::copy(&transcript, &t).unwrap();
-        hook(&repo, &home, &payload("claude/PostToolUse.json", &repo, &t, &session));
-        times.push(hook(&repo, &home, &payload("claude/SessionEnd.json", &repo, &t, &session)));
+        hook(
+            &repo,
+            &home,
+            &payload("claude/PostToolUse.json", &repo, &t, &session),
+        );
+        times.push(hook(
+            &repo,
+            &home,
+            &payload("claude/SessionEnd.json", &repo, &t, &session),
+        ));
         // The timing counts only if the hook did start a review.
         let state = repo.join(format!(".git/skill/sessions/claude-{session}.json"));
-        let state: serde_json::Value = serde_json::from_slice(&std::fs::read(state).unwrap()).unwrap();
+        let state: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(state).unwrap()).unwrap();
         let last = &state["decisions"].as_array().unwrap().last().unwrap()["reason"];
         assert_eq!(last, "scheduled", "session {session}");
         // One review at a time: let the previous one end.
         std::thread::sleep(Duration::from_millis(150));
     }
-    rows.push(("SessionEnd, a review started (60 runs)", percentiles(times), (f64::MAX, 30.0)));
+    rows.push((
+        "SessionEnd, a review started (60 runs)",
+        percentiles(times),
+        (f64::MAX, 30.0),
+    ));
     println!("git-skill hook agent, whole processes ({RUNS} runs each):");
     let mut over = false;
     for (name, (p50, p90, p99), (b50, b99)) in rows {

@@ -14,6 +14,9 @@ use super::Agent;
 /// What marks a hook entry as git-skill's.
 pub const MARKER: &str = "git-skill hook agent";
 
+/// The comment beside the Codex feature git-skill turned on.
+const TOML_NOTE: &str = " # git-skill init: Codex runs hooks only with this";
+
 /// Where settings go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
@@ -51,6 +54,10 @@ pub enum SettingsError {
         kind: &'static str,
         reason: String,
     },
+    #[error("'{}' leads out of the repository (to '{}'); init writes the project's settings only inside it", .path.display(), .target.display())]
+    OutsideRepository { path: PathBuf, target: PathBuf },
+    #[error("'{}' is a link to nothing", .path.display())]
+    DanglingLink { path: PathBuf },
     #[error("cannot write '{}': {source}", .path.display())]
     Write {
         path: PathBuf,
@@ -141,12 +148,13 @@ pub fn plan(
                 .base(scope, dir, dir)
                 .ok_or_else(missing_home)?
                 .join("settings.json");
-            let edit = json_edit(&path, |v| edit_hooks(v, agent, events, uninstall))?;
-            Ok(vec![edit])
+            json_edit(&path, uninstall, |v| {
+                edit_hooks(v, agent, events, uninstall)
+            })
         }
         Agent::Codex => {
             let dir = places.codex(scope).ok_or_else(missing_home)?;
-            let hooks = json_edit(&dir.join("hooks.json"), |v| {
+            let mut edits = json_edit(&dir.join("hooks.json"), uninstall, |v| {
                 edit_hooks(
                     v,
                     agent,
@@ -154,8 +162,8 @@ pub fn plan(
                     uninstall,
                 )
             })?;
-            let config = toml_features(&dir.join("config.toml"), uninstall)?;
-            Ok(vec![hooks, config])
+            edits.extend(toml_features(&dir.join("config.toml"), uninstall)?);
+            Ok(edits)
         }
         Agent::Copilot => {
             let path = places
@@ -176,7 +184,7 @@ pub fn plan(
                         "sessionEnd": entry("sessionEnd"),
                     }
                 });
-                Some(pretty(&v))
+                Some(pretty(&v, None))
             };
             // A file of the same name that is not ours is left alone.
             if let Some(text) = &before {
@@ -208,78 +216,168 @@ fn read(path: &Path) -> Result<Option<String>, SettingsError> {
     }
 }
 
-fn pretty(v: &Value) -> String {
-    let mut s = serde_json::to_string_pretty(v).expect("JSON values serialise");
+/// `v` as pretty JSON indented like `like` (its first indented line: spaces or a tab), two
+/// spaces for a new file; keys stay in the file's order.
+fn pretty(v: &Value, like: Option<&str>) -> String {
+    let indent: String = like
+        .and_then(|t| {
+            t.lines()
+                .map(|l| &l[..l.len() - l.trim_start_matches([' ', '\t']).len()])
+                .find(|i| !i.is_empty())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "  ".to_owned());
+    let mut out = Vec::new();
+    let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
+    serde::Serialize::serialize(v, &mut ser).expect("JSON values serialise");
+    let mut s = String::from_utf8(out).expect("JSON is UTF-8");
     s.push('\n');
     s
 }
 
+/// The path of `path`'s backup.
+pub fn backup_path(path: &Path) -> PathBuf {
+    let mut backup = path.as_os_str().to_owned();
+    backup.push(".bak");
+    PathBuf::from(backup)
+}
+
+/// Whether git-skill has written to this text already (its hook command, or the note on
+/// Codex's feature): such a file was backed up the first time, not again.
+fn already_ours(text: &str) -> bool {
+    text.contains(MARKER) || text.contains(TOML_NOTE)
+}
+
+/// An uninstall that leaves a file equal to its backup (`same`) puts the backup's very text
+/// back and takes the backup away: the file is as it was before init, byte for byte.
+fn restore_backup(
+    mut edit: FileEdit,
+    same: impl FnOnce(&str, &str) -> bool,
+) -> Result<Vec<FileEdit>, SettingsError> {
+    // A linked file's backup lies beside the file it points at (see `resolve_links`).
+    let linked = std::fs::symlink_metadata(&edit.path).is_ok_and(|m| m.file_type().is_symlink());
+    let real = match linked {
+        true => edit
+            .path
+            .canonicalize()
+            .unwrap_or_else(|_| edit.path.clone()),
+        false => edit.path.clone(),
+    };
+    let backup = backup_path(&real);
+    let Some(saved) = read(&backup)? else {
+        return Ok(vec![edit]);
+    };
+    match &edit.after {
+        Some(after) if edit.changes() && same(after, &saved) => {
+            edit.after = Some(saved.clone());
+            Ok(vec![
+                edit,
+                FileEdit {
+                    path: backup,
+                    before: Some(saved),
+                    after: None,
+                },
+            ])
+        }
+        _ => Ok(vec![edit]),
+    }
+}
+
 /// A JSON settings file changed by `f` (an absent file is `{}`); an empty object left behind
 /// by an uninstall removes a file git-skill created.
-fn json_edit(path: &Path, f: impl FnOnce(&mut Value)) -> Result<FileEdit, SettingsError> {
+fn json_edit(
+    path: &Path,
+    uninstall: bool,
+    f: impl FnOnce(&mut Value) -> Result<(), String>,
+) -> Result<Vec<FileEdit>, SettingsError> {
+    let invalid = |reason: String| SettingsError::Invalid {
+        path: path.to_owned(),
+        kind: "JSON",
+        reason,
+    };
     let before = read(path)?;
     let mut v: Value = match &before {
         Some(text) if !text.trim().is_empty() => {
-            serde_json::from_str(text).map_err(|e| SettingsError::Invalid {
-                path: path.to_owned(),
-                kind: "JSON",
-                reason: e.to_string(),
-            })?
+            serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?
         }
         _ => json!({}),
     };
-    if !v.is_object() {
-        return Err(SettingsError::Invalid {
-            path: path.to_owned(),
-            kind: "JSON",
-            reason: "not an object".into(),
-        });
-    }
     let original = v.clone();
-    f(&mut v);
+    f(&mut v).map_err(invalid)?;
     let after = if v == original {
         before.clone()
-    } else if v.as_object().is_some_and(|m| m.is_empty()) {
+    } else if uninstall && v.as_object().is_some_and(|m| m.is_empty()) {
         None
     } else {
-        Some(pretty(&v))
+        Some(pretty(&v, before.as_deref()))
     };
-    Ok(FileEdit {
+    let edit = FileEdit {
         path: path.to_owned(),
         before,
         after,
+    };
+    if !uninstall {
+        return Ok(vec![edit]);
+    }
+    restore_backup(edit, |after, saved| {
+        serde_json::from_str::<Value>(saved)
+            .is_ok_and(|s| serde_json::from_str::<Value>(after).is_ok_and(|a| a == s))
     })
 }
 
 /// Adds (or removes) git-skill's entry for each event in the Claude-style shape
-/// `hooks.<Event>: [{matcher?, hooks: [{type: command, command}]}]`.
-fn edit_hooks(v: &mut Value, agent: Agent, events: &[(&str, Option<&str>)], uninstall: bool) {
-    let ours = |h: &Value| h["command"].as_str().is_some_and(|c| c.contains(MARKER));
-    let hooks = v
-        .as_object_mut()
-        .expect("an object")
-        .entry("hooks")
-        .or_insert_with(|| json!({}));
-    if !hooks.is_object() {
-        *hooks = json!({});
+/// `hooks.<Event>: [{matcher?, hooks: [{type: command, command}]}]`. A `hooks` of another
+/// shape is the person's: refused, never replaced.
+fn edit_hooks(
+    v: &mut Value,
+    agent: Agent,
+    events: &[(&str, Option<&str>)],
+    uninstall: bool,
+) -> Result<(), String> {
+    let ours = |h: &Value| {
+        h.get("command")
+            .and_then(Value::as_str)
+            .is_some_and(|c| c.contains(MARKER))
+    };
+    let top = v.as_object_mut().ok_or("not an object")?;
+    if uninstall && !top.contains_key("hooks") {
+        return Ok(());
     }
-    let map = hooks.as_object_mut().expect("an object");
+    let map = top
+        .entry("hooks")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .ok_or("`hooks` is not an object")?;
+    let mut removed = false;
     for (event, matcher) in events {
-        let list = map.entry(*event).or_insert_with(|| json!([]));
-        if !list.is_array() {
-            *list = json!([]);
+        if uninstall && !map.contains_key(*event) {
+            continue;
         }
-        let groups = list.as_array_mut().expect("an array");
+        let groups = map
+            .entry(*event)
+            .or_insert_with(|| json!([]))
+            .as_array_mut()
+            .ok_or_else(|| format!("`hooks.{event}` is not a list"))?;
+        let inner = |g: &Value| g.get("hooks").and_then(Value::as_array).cloned();
         if uninstall {
-            for g in groups.iter_mut() {
-                if let Some(inner) = g["hooks"].as_array_mut() {
-                    inner.retain(|h| !ours(h));
-                }
+            let before = groups.len();
+            // Only a group git-skill emptied goes; the person's empty groups stay.
+            groups.retain_mut(|g| {
+                let Some(list) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
+                    return true;
+                };
+                let had = list.len();
+                list.retain(|h| !ours(h));
+                removed |= list.len() < had;
+                !(list.is_empty() && had > 0)
+            });
+            if groups.is_empty() && before > 0 {
+                map.remove(*event);
             }
-            groups.retain(|g| g["hooks"].as_array().is_none_or(|h| !h.is_empty()));
         } else if !groups
             .iter()
-            .any(|g| g["hooks"].as_array().is_some_and(|h| h.iter().any(ours)))
+            .any(|g| inner(g).is_some_and(|h| h.iter().any(ours)))
         {
             let mut hook = json!({"type": "command", "command": command(agent, None)});
             match agent {
@@ -290,25 +388,21 @@ fn edit_hooks(v: &mut Value, agent: Agent, events: &[(&str, Option<&str>)], unin
                 Agent::Codex => hook["timeout"] = json!(30),
                 _ => {}
             }
-            let mut group = json!({"hooks": [hook]});
-            if let Some(m) = matcher {
-                group["matcher"] = json!(m);
-            }
-            groups.push(group);
-        }
-        if groups.is_empty() {
-            map.remove(*event);
+            groups.push(match matcher {
+                Some(m) => json!({"matcher": m, "hooks": [hook]}),
+                None => json!({"hooks": [hook]}),
+            });
         }
     }
-    if map.is_empty() {
-        v.as_object_mut().expect("an object").remove("hooks");
+    if removed && map.is_empty() {
+        top.remove("hooks");
     }
+    Ok(())
 }
 
 /// Codex's `[features] hooks = true`, set in `config.toml` with the rest of the file as it was
 /// (an uninstall takes out only a value git-skill set: one marked by its comment).
-fn toml_features(path: &Path, uninstall: bool) -> Result<FileEdit, SettingsError> {
-    const NOTE: &str = " # git-skill init: Codex runs hooks only with this";
+fn toml_features(path: &Path, uninstall: bool) -> Result<Vec<FileEdit>, SettingsError> {
     let before = read(path)?;
     let mut doc: toml_edit::DocumentMut =
         before
@@ -356,7 +450,7 @@ fn toml_features(path: &Path, uninstall: bool) -> Result<FileEdit, SettingsError
             == Some(true);
         if !on {
             let mut value = toml_edit::Value::from(true);
-            value.decor_mut().set_suffix(NOTE);
+            value.decor_mut().set_suffix(TOML_NOTE);
             features.insert("hooks", toml_edit::Item::Value(value));
         }
     }
@@ -368,26 +462,86 @@ fn toml_features(path: &Path, uninstall: bool) -> Result<FileEdit, SettingsError
     } else {
         Some(text)
     };
-    Ok(FileEdit {
+    let edit = FileEdit {
         path: path.to_owned(),
         before,
         after,
-    })
+    };
+    if !uninstall {
+        return Ok(vec![edit]);
+    }
+    restore_backup(edit, |after, saved| after == saved)
 }
 
-/// Writes each changed file atomically, keeping the previous content as `<file>.bak` beside
-/// it (the first time only: a backup is never overwritten by a later run).
+/// Settings reached through links. A file that is a link is edited where it points (a user's
+/// settings kept in a dotfiles repository stay linked; a rename would replace the link), and a
+/// linked file is emptied rather than removed. In the project scope nothing may lead out of
+/// the repository: the nearest existing ancestor of each path, links resolved, must lie in it.
+pub fn resolve_links(
+    edits: Vec<FileEdit>,
+    scope: Scope,
+    top: &Path,
+) -> Result<Vec<FileEdit>, SettingsError> {
+    let read_err = |path: &Path, source| SettingsError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let top = top.canonicalize().map_err(|e| read_err(top, e))?;
+    let mut out = Vec::with_capacity(edits.len());
+    for mut e in edits {
+        let linked = std::fs::symlink_metadata(&e.path).is_ok_and(|m| m.file_type().is_symlink());
+        if linked {
+            let target = e
+                .path
+                .canonicalize()
+                .map_err(|_| SettingsError::DanglingLink {
+                    path: e.path.clone(),
+                })?;
+            if e.after.is_none() && e.changes() {
+                e.after = Some(if target.extension().is_some_and(|x| x == "json") {
+                    "{}\n".to_owned()
+                } else {
+                    String::new()
+                });
+            }
+            e.path = target;
+        }
+        if scope == Scope::Project {
+            let mut existing = e.path.as_path();
+            while std::fs::symlink_metadata(existing).is_err() {
+                match existing.parent() {
+                    Some(p) => existing = p,
+                    None => break,
+                }
+            }
+            let real = existing
+                .canonicalize()
+                .map_err(|err| read_err(existing, err))?;
+            if !real.starts_with(&top) {
+                return Err(SettingsError::OutsideRepository {
+                    path: existing.to_owned(),
+                    target: real,
+                });
+            }
+        }
+        out.push(e);
+    }
+    Ok(out)
+}
+
+/// Writes each changed file atomically, keeping the person's content as `<file>.bak` beside
+/// it the first time git-skill changes it (a backup is never overwritten by a later run).
 pub fn write(edits: &[FileEdit]) -> Result<(), SettingsError> {
     for e in edits.iter().filter(|e| e.changes()) {
         let err = |source| SettingsError::Write {
             path: e.path.clone(),
             source,
         };
-        if let Some(before) = &e.before {
-            let mut backup = e.path.as_os_str().to_owned();
-            backup.push(".bak");
-            let backup = PathBuf::from(backup);
-            if !backup.exists() {
+        // The person's file as it was before git-skill first wrote to it; never the file
+        // git-skill created, never overwritten.
+        if let (Some(before), Some(_)) = (&e.before, &e.after) {
+            let backup = backup_path(&e.path);
+            if !already_ours(before) && !backup.exists() {
                 std::fs::write(&backup, before).map_err(err)?;
             }
         }
@@ -543,5 +697,59 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("is not valid JSON"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_edited_where_they_point_and_the_project_may_not_lead_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = places(dir.path());
+        std::fs::create_dir_all(&p.top).unwrap();
+        let shared = p.top.join("shared.json");
+        std::fs::write(&shared, "{\"a\": 1}\n").unwrap();
+        std::fs::create_dir_all(p.top.join(".claude")).unwrap();
+        std::os::unix::fs::symlink(&shared, p.top.join(".claude/settings.json")).unwrap();
+        let edits = plan(Agent::Claude, Scope::Project, &p, false).unwrap();
+        let edits = resolve_links(edits, Scope::Project, &p.top).unwrap();
+        assert_eq!(edits[0].path, shared.canonicalize().unwrap());
+        write(&edits).unwrap();
+        assert!(
+            std::fs::symlink_metadata(p.top.join(".claude/settings.json"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        // Uninstall puts the backup's text back (found beside the file the link names); a
+        // linked file left with nothing is emptied, not removed (nor is what it points at).
+        let edits = plan(Agent::Claude, Scope::Project, &p, true).unwrap();
+        assert_eq!(edits[0].after.as_deref(), Some("{\"a\": 1}\n"));
+        assert_eq!(edits[1].path, backup_path(&shared.canonicalize().unwrap()));
+        std::fs::write(&shared, "{}\n").unwrap();
+        let plan_linked = |uninstall| {
+            let edits = plan(Agent::Claude, Scope::Project, &p, uninstall).unwrap();
+            resolve_links(edits, Scope::Project, &p.top).unwrap()
+        };
+        write(&plan_linked(false)).unwrap();
+        let edits = plan_linked(true);
+        assert_eq!(edits[0].after.as_deref(), Some("{}\n"));
+        write(&edits).unwrap();
+        assert_eq!(std::fs::read_to_string(&shared).unwrap(), "{}\n");
+        assert!(p.top.join(".claude/settings.json").is_file());
+        // A link to nothing, and a directory leading out of the project.
+        std::fs::remove_file(&shared).unwrap();
+        let edits = vec![FileEdit {
+            path: p.top.join(".claude/settings.json"),
+            before: None,
+            after: Some("{}".into()),
+        }];
+        let e = resolve_links(edits, Scope::Project, &p.top).unwrap_err();
+        assert!(matches!(e, SettingsError::DanglingLink { .. }), "{e}");
+        let outside = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), p.top.join(".qwen")).unwrap();
+        let edits = plan(Agent::Qwen, Scope::Project, &p, false).unwrap();
+        let e = resolve_links(edits.clone(), Scope::Project, &p.top).unwrap_err();
+        assert!(e.to_string().contains("leads out of the repository"), "{e}");
+        // The user's own scope may live anywhere.
+        assert!(resolve_links(edits, Scope::User, &p.top).is_ok());
     }
 }

@@ -171,6 +171,7 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
             }
         }
     }
+    let edits = settings::resolve_links(edits, scope, repo.workdir()).map_err(CommandError::new)?;
     let enabled = ws.config.auto_skill_enabled().unwrap_or(false);
     let changed: Vec<&FileEdit> = edits.iter().filter(|e| e.changes()).collect();
     if args.dry_run {
@@ -194,7 +195,7 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
                 },
             )
             .to_string();
-            write!(ui.out, "{}", super::ui::safe(&diff))?;
+            super::ui::write_lines(&mut ui.out, &diff)?;
         }
         if !args.uninstall {
             writeln!(

@@ -236,7 +236,7 @@ impl Interact for Terminal<'_> {
         }
         let safe = super::ui::safe;
         let _ = writeln!(self.err);
-        let _ = write_lines(&mut self.err, a.diff);
+        let _ = super::ui::write_lines(&mut self.err, a.diff);
         let _ = writeln!(self.err);
         if a.gate.skipped {
             let _ = writeln!(self.err, "Gate: skipped (friction signals only)");
@@ -401,14 +401,6 @@ fn write_messages(out: &mut dyn std::io::Write, r: &Report) -> std::io::Result<(
             "{}",
             format!("{lead}{}", super::ui::safe(line)).trim_end()
         )?;
-    }
-    Ok(())
-}
-
-/// A text of many lines (a diff), each line made safe for the terminal.
-fn write_lines(out: &mut dyn std::io::Write, text: &str) -> std::io::Result<()> {
-    for line in text.lines() {
-        writeln!(out, "{}", super::ui::safe(line))?;
     }
     Ok(())
 }
@@ -585,7 +577,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
         Decision::DryRunAccepted | Decision::DryRunRejected => {
             writeln!(out, "Dry run: nothing was committed. The change to SKILL.md:")?;
             writeln!(out)?;
-            write_lines(out, r.diff.as_deref().unwrap_or(""))?;
+            super::ui::write_lines(out, r.diff.as_deref().unwrap_or(""))?;
             writeln!(out)?;
             write_messages(out, r)?;
             match &r.commit_with {
@@ -601,7 +593,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
             if r.outcome == Decision::AwaitingApproval {
                 writeln!(out, "The change to SKILL.md:")?;
                 writeln!(out)?;
-                write_lines(out, r.diff.as_deref().unwrap_or(""))?;
+                super::ui::write_lines(out, r.diff.as_deref().unwrap_or(""))?;
                 writeln!(out)?;
                 write_messages(out, r)?;
                 writeln!(out, "Nothing was committed: the gate accepted this change, and there is no terminal to ask whether to commit it.")?;

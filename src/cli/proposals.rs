@@ -131,9 +131,7 @@ pub fn cmd_proposals(ui: &mut Ui, args: ProposalsArgs) -> Result<Outcome, Comman
                         writeln!(ui.out, "    {}", safe(line))?;
                     }
                     writeln!(ui.out)?;
-                    for line in diff.lines() {
-                        writeln!(ui.out, "{}", safe(line))?;
-                    }
+                    super::ui::write_lines(&mut ui.out, &diff)?;
                 }
             }
             Ok(Outcome::Clean)

@@ -63,6 +63,14 @@ impl Ui {
     }
 }
 
+/// A text of many lines (a diff), each line made safe for the terminal (its line ends kept).
+pub fn write_lines(out: &mut dyn std::io::Write, text: &str) -> std::io::Result<()> {
+    for line in text.lines() {
+        writeln!(out, "{}", safe(line))?;
+    }
+    Ok(())
+}
+
 /// A message as it may be shown: credentials masked, control characters escaped. Messages
 /// quote paths, store lines and server answers, any of which may hold either.
 pub fn safe(message: &str) -> String {

@@ -457,7 +457,7 @@ mod tests {
         let text = as_text(&[Message::user("review"), a, u]);
         assert_eq!(
             text[1].content,
-            "{\"tool_calls\":[{\"arguments\":{},\"name\":\"ls\"}]}"
+            "{\"tool_calls\":[{\"name\":\"ls\",\"arguments\":{}}]}"
         );
         assert!(text[2]
             .content

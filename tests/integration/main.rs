@@ -11,6 +11,7 @@ mod edge;
 mod git_ops;
 mod hook;
 mod hostile;
+mod init;
 mod lint;
 mod list;
 mod llm;
