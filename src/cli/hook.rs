@@ -12,7 +12,7 @@ use git_skill::staged;
 
 use super::{CommandError, Outcome, Ui, Workspace};
 
-/// Install, remove or run the git pre-commit hook.
+/// Install, remove or run the git pre-commit hook; run an agent's hook.
 ///
 /// `install` puts the hook where git runs it (core.hooksPath, or the hooks directory shared by
 /// all worktrees). A pre-commit hook already there is kept and runs first; with --force it is
@@ -23,6 +23,9 @@ use super::{CommandError, Outcome, Ui, Workspace};
 /// the commit on a lint error it introduces (errors the skill already had at HEAD are summed up,
 /// not blocking) or a verdict at `skill.failOn` (default dangerous). Any internal error also
 /// blocks (exit 2). Skip a check with `git commit --no-verify` or SKIP=git-skill.
+///
+/// `agent` is what the hooks of Claude Code, Qwen Code, Codex, Gemini CLI and Copilot CLI run
+/// once `git skill init` has set them up; it never fails the agent.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  git skill hook install\n  git skill hook install --force\n  git skill hook uninstall\n  SKIP=git-skill git commit -m wip"

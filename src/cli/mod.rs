@@ -48,7 +48,8 @@ pub use workspace::Workspace;
 /// collect feedback about them, and `optimize` turns it into a reviewed change of two commits
 /// that `rollback` and `log` follow. `review` reads an agent's session and proposes the skills
 /// it taught as a commit that `proposals` shows, accepts or rejects; `manage` writes a skill,
-/// checked, for a person or an agent. Exit status: 0 clean, 1 problems found, 2 usage,
+/// checked, for a person or an agent; `init` sets the agents' hooks up so that a busy session
+/// starts that review by itself (`hook agent`, `sessions`). Exit status: 0 clean, 1 problems found, 2 usage,
 /// configuration or I/O error (a check never passes by not looking).
 #[derive(Debug, Parser)]
 #[command(

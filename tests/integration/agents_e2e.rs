@@ -66,7 +66,10 @@ fn run_cli(cli: &str) {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let bin = prefix().join(cli).join("node_modules/.bin").join(cli);
     if !bin.exists() {
-        let why = format!("{cli}: the CLI is not installed at {}", bin.display());
+        let npm = std::fs::read_to_string(prefix().join(cli).join(".failed"))
+            .map(|log| format!("; npm install failed:\n{log}"))
+            .unwrap_or_default();
+        let why = format!("{cli}: the CLI is not installed at {}{npm}", bin.display());
         if std::env::var_os("GIT_SKILL_REQUIRE_AGENTS").is_some() {
             panic!("{why} (.ci/run installs it)");
         }
@@ -215,6 +218,37 @@ fn run_cli(cli: &str) {
     assert!(
         message.contains(&format!("Session: {}", state["session"].as_str().unwrap())),
         "{message}"
+    );
+    // What the README promises the person: `sessions` names the proposal, `proposals show`
+    // displays it.
+    let skill = |args: &[&str]| {
+        let out = Command::new(super::common::BIN)
+            .args(args)
+            .current_dir(&proj)
+            .env("HOME", &home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git skill {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let listed: Value = serde_json::from_str(&skill(&["sessions", "--format", "json"])).unwrap();
+    assert_eq!(
+        listed["sessions"][0]["review"]["proposal"],
+        refs.trim(),
+        "{listed:#}"
+    );
+    let id = refs.trim().trim_start_matches("refs/skill-proposals/");
+    let shown = skill(&["proposals", "show", id]);
+    assert!(
+        shown.contains(".agents/skills/readme-first/SKILL.md")
+            && shown.contains("+  source: auto-skill"),
+        "{shown}"
     );
     let review_requests = files("review-model.log").lines().count();
     assert!(
