@@ -350,6 +350,55 @@ impl Store {
         Ok(out)
     }
 
+    /// Removes what sessions untouched for `max_age` left behind (state, lock, review log), at
+    /// most once a day (the mtime of `.pruned` says when it last ran): without it every session
+    /// an agent ever had would stay in the git directory. Returns the files removed; a file
+    /// that cannot be removed is left for the next time.
+    pub fn prune(&self, max_age: std::time::Duration, now: std::time::SystemTime) -> Vec<PathBuf> {
+        const DAY: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+        let marker = self.dir.join(".pruned");
+        let age = |p: &Path| {
+            std::fs::symlink_metadata(p)
+                .and_then(|m| m.modified())
+                .ok()
+                // A time after `now` (a clock set back) is no age at all.
+                .map(|t| now.duration_since(t).unwrap_or_default())
+        };
+        if age(&marker).is_some_and(|a| a < DAY) {
+            return Vec::new();
+        }
+        let mut removed = Vec::new();
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return removed;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let ours = [".json", ".lock", ".review.log"]
+                .iter()
+                .any(|x| name.ends_with(x));
+            let path = e.path();
+            if !ours || !e.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
+            if age(&path).is_none_or(|a| a <= max_age) {
+                continue;
+            }
+            // A lock some hook holds is in use, whatever its age.
+            let _held = match name.ends_with(".lock") {
+                true => match File::open(&path) {
+                    Ok(f) if f.try_lock().is_ok() => Some(f),
+                    _ => continue,
+                },
+                false => None,
+            };
+            if std::fs::remove_file(&path).is_ok() {
+                removed.push(path);
+            }
+        }
+        let _ = std::fs::write(&marker, b"");
+        removed
+    }
+
     /// Every state file's content, newest first.
     pub fn all(&self) -> Vec<SessionState> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
@@ -439,6 +488,55 @@ mod tests {
             Decision::Schedule { .. } => "scheduled",
             Decision::Nothing => "nothing",
         }
+    }
+
+    #[test]
+    fn prune_removes_old_sessions_once_a_day_and_spares_held_locks() {
+        use std::time::{Duration, SystemTime};
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        std::fs::create_dir_all(&store.dir).unwrap();
+        let old = SystemTime::now() - Duration::from_secs(40 * 24 * 3600);
+        let file = |name: &str, at: SystemTime| {
+            let p = store.dir.join(name);
+            std::fs::write(&p, b"{}").unwrap();
+            File::options()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_modified(at)
+                .unwrap();
+            p
+        };
+        let now = SystemTime::now();
+        for name in ["claude-a.json", "claude-a.lock", "claude-a.review.log"] {
+            file(name, old);
+        }
+        let held = file("qwen-b.lock", old);
+        let holder = File::open(&held).unwrap();
+        holder.lock().unwrap();
+        let recent = file("codex-c.json", now);
+        let foreign = file("notes.txt", old);
+        let month = Duration::from_secs(30 * 24 * 3600);
+        let mut removed = store.prune(month, now);
+        removed.sort();
+        let names: Vec<_> = removed
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            ["claude-a.json", "claude-a.lock", "claude-a.review.log"]
+        );
+        assert!(held.exists() && recent.exists() && foreign.exists());
+        // Not again within a day, even with old files there.
+        drop(holder);
+        assert!(store.prune(month, now).is_empty());
+        assert!(held.exists());
+        assert_eq!(
+            store.prune(month, now + Duration::from_secs(25 * 3600)),
+            vec![held]
+        );
     }
 
     #[test]

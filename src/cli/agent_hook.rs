@@ -15,6 +15,12 @@ use git_skill::agent::Agent;
 
 use super::{clock, CommandError, Outcome, Ui, Workspace};
 
+/// How long what a session left (its state, lock and review log) is kept after its last event.
+const SESSIONS_KEPT: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// `hook.log` past this size becomes `hook.log.1` (the one before is dropped).
+const LOG_MAX: u64 = 1 << 20;
+
 /// How long a hook waits for another hook of the same session to finish with its state.
 const STATE_WAIT: Duration = Duration::from_millis(500);
 
@@ -100,6 +106,10 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
         })
         .map_err(|e| e.to_string())?;
     let log = store.dir.join("hook.log");
+    if event.phase != Phase::ToolUsed {
+        // The housekeeping of sessions long gone, at a session's end (once a day at most).
+        store.prune(SESSIONS_KEPT, std::time::SystemTime::now());
+    }
     match decision {
         Decision::Nothing => Ok(()),
         Decision::Skipped { reason, detail } => {
@@ -180,6 +190,11 @@ fn append_log(path: &Path, event: &Event, decision: &str, reason: &str, detail: 
         "reason": reason,
         "detail": detail,
     });
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > LOG_MAX) {
+        let mut old = path.as_os_str().to_owned();
+        old.push(".1");
+        let _ = std::fs::rename(path, old);
+    }
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

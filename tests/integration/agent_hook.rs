@@ -437,3 +437,51 @@ fn two_sessions_at_once_keep_their_own_counts() {
     assert_eq!(state(&sb, "claude", "a")["tool_calls"], 10);
     assert_eq!(state(&sb, "claude", "b")["tool_calls"], 10);
 }
+
+#[test]
+fn a_session_end_clears_sessions_long_gone_and_the_log_stays_small() {
+    let (sb, transcript) = setup();
+    let dir = sb.repo().join(".git/skill/sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = std::time::SystemTime::now() - Duration::from_secs(31 * 24 * 3600);
+    let aged = |name: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, "{}").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        p
+    };
+    let gone = [
+        aged("claude-old.json"),
+        aged("claude-old.lock"),
+        aged("claude-old.review.log"),
+    ];
+    // A log past 1 MiB is set aside before the next line.
+    std::fs::write(dir.join("hook.log"), vec![b'x'; (1 << 20) + 10]).unwrap();
+    let tool = payload(&sb, "claude/PostToolUse.json", &transcript, "new");
+    hook(&sb, &["--agent", "claude"], &[], &tool).assert_ok();
+    assert!(
+        gone.iter().all(|p| p.exists()),
+        "a tool call does no housekeeping"
+    );
+    let end = payload(&sb, "claude/SessionEnd.json", &transcript, "new");
+    hook(&sb, &["--agent", "claude"], &[], &end).assert_ok();
+    for p in &gone {
+        assert!(!p.exists(), "{} is still there", p.display());
+    }
+    assert_eq!(state(&sb, "claude", "new")["tool_calls_total"], 1);
+    assert_eq!(
+        std::fs::metadata(dir.join("hook.log.1")).unwrap().len(),
+        (1 << 20) + 10
+    );
+    let log = std::fs::read_to_string(dir.join("hook.log")).unwrap();
+    assert_eq!(log.lines().count(), 1, "{log}");
+    assert!(log.contains("below_threshold"), "{log}");
+    let listed = sb.run(&["sessions", "--format", "json"]);
+    listed.assert_ok();
+    assert_eq!(listed.json()["sessions"].as_array().unwrap().len(), 1);
+}
