@@ -105,11 +105,14 @@ impl Places {
 
 /// The command an agent's hook runs (the event name appended for Copilot, whose payloads do
 /// not carry it). `git-skill` directly: one process less than `git skill` on every tool call.
+/// Project settings are shared through git: for a teammate without git-skill the hook does
+/// nothing, rather than an error on every tool call.
 pub fn command(agent: Agent, event: Option<&str>) -> String {
-    match event {
+    let run = match event {
         Some(e) => format!("git-skill hook agent --agent {} {e}", agent.as_str()),
         None => format!("git-skill hook agent --agent {}", agent.as_str()),
-    }
+    };
+    format!("command -v git-skill >/dev/null || exit 0; {run}")
 }
 
 /// The edits that install (or, with `uninstall`, remove) `agent`'s hooks.
@@ -598,7 +601,7 @@ mod tests {
         assert_eq!(post[1]["matcher"], "*");
         assert_eq!(
             post[1]["hooks"][0]["command"],
-            "git-skill hook agent --agent claude"
+            "command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent claude"
         );
         assert!(v["hooks"]["SessionEnd"].is_array());
         assert_eq!(
@@ -647,7 +650,7 @@ mod tests {
         assert_eq!(copilot["version"], 1);
         assert_eq!(
             copilot["hooks"]["sessionEnd"][0]["bash"],
-            "git-skill hook agent --agent copilot sessionEnd"
+            "command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent copilot sessionEnd"
         );
         // Uninstall removes the files git-skill created whole.
         for agent in Agent::ALL {

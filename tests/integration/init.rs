@@ -100,7 +100,7 @@ fn dry_run_shows_every_change_as_a_diff_and_writes_nothing() {
         "{out}"
     );
     assert!(
-        out.contains("+            \"command\": \"git-skill hook agent --agent claude\""),
+        out.contains("+            \"command\": \"command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent claude\""),
         "{out}"
     );
     for new in CREATED
@@ -146,11 +146,11 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
     assert_eq!(post[1]["matcher"], "*");
     assert_eq!(
         post[1]["hooks"][0]["command"],
-        "git-skill hook agent --agent claude"
+        "command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent claude"
     );
     assert_eq!(
         claude["hooks"]["SessionEnd"][0]["hooks"][0]["command"],
-        "git-skill hook agent --agent claude"
+        "command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent claude"
     );
     // The first content is kept beside it.
     assert_eq!(
@@ -161,7 +161,8 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
     let qwen = json_file(&sb.repo().join(".qwen/settings.json"));
     for event in ["PostToolUse", "Stop", "SessionEnd"] {
         assert_eq!(
-            qwen["hooks"][event][0]["hooks"][0]["command"], "git-skill hook agent --agent qwen",
+            qwen["hooks"][event][0]["hooks"][0]["command"],
+            "command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent qwen",
             "{event}"
         );
     }
@@ -171,7 +172,7 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
     let codex = json_file(&sb.repo().join(".codex/hooks.json"));
     assert_eq!(
         codex["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
-        "git-skill hook agent --agent codex"
+        "command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent codex"
     );
     let toml = std::fs::read_to_string(sb.repo().join(".codex/config.toml")).unwrap();
     assert!(
@@ -186,7 +187,7 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
     assert_eq!(copilot["version"], 1);
     assert_eq!(
         copilot["hooks"]["sessionEnd"][0]["bash"],
-        "git-skill hook agent --agent copilot sessionEnd"
+        "command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent copilot sessionEnd"
     );
     // The recorder skill in each agent's skill root, valid for lint.
     for root in [
@@ -316,6 +317,15 @@ fn the_hooks_init_writes_run_as_written() {
         run.assert_ok();
         assert_eq!(run.stdout, "");
     }
+    // A teammate without git-skill: the hook does nothing, says nothing.
+    let run = sb
+        .cmd("sh")
+        .args(&["-c", &command])
+        .envs(&[("PATH", "/usr/bin:/bin")])
+        .stdin(&payload)
+        .run();
+    run.assert_ok();
+    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
     let state = json_file(&sb.repo().join(".git/skill/sessions/claude-s-1.json"));
     assert_eq!(state["tool_calls"], 3, "{state:#}");
 }
