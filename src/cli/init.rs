@@ -239,6 +239,8 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
     }
     if changed.is_empty() {
         ui.status("already set up: nothing changed")?;
+    } else if scope == Scope::Project {
+        ui.status("commit the agents' settings to share the hooks with your team")?;
     }
     for agent in &agents {
         match agent {
@@ -247,6 +249,10 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
             _ => {}
         }
     }
+    let threshold = ws.config.auto_skill_threshold().unwrap_or(20);
+    ui.status(&format!(
+        "next: a session of {threshold} tool calls or more ends in a review; see git skill sessions, then git skill proposals list"
+    ))?;
     Ok(Outcome::Clean)
 }
 

@@ -60,12 +60,17 @@ pub fn cmd_sessions(ui: &mut Ui, args: SessionsArgs) -> Result<Outcome, CommandE
             }
             let safe = super::ui::safe;
             for r in &rows {
-                let text = |k: &str| r[k].as_str().unwrap_or("-").to_owned();
+                let text = |k: &str| safe(r[k].as_str().unwrap_or("-"));
+                let last = match r["decision"].as_str() {
+                    None => "in progress".to_owned(),
+                    Some(d) => format!("{}: {} ({})", safe(d), text("reason"), text("detail")),
+                };
                 writeln!(
                     ui.out,
-                    "{} {}  {} tool calls ({} in all){}  last: {} ({})",
+                    "{}  {} {}  {} tool calls ({} in all){}  {last}",
+                    text("updated"),
                     text("agent"),
-                    safe(&text("session")),
+                    text("session"),
                     r["tool_calls"],
                     r["tool_calls_total"],
                     if r["skills_modified"] == true {
@@ -73,23 +78,19 @@ pub fn cmd_sessions(ui: &mut Ui, args: SessionsArgs) -> Result<Outcome, CommandE
                     } else {
                         ""
                     },
-                    text("decision"),
-                    text("reason"),
                 )?;
                 if let Some(review) = r["review"].as_object() {
-                    writeln!(
-                        ui.out,
-                        "    review {}: {}{}",
-                        review["id"].as_str().unwrap_or("?"),
-                        review["outcome"]
-                            .as_str()
-                            .or(review["error"].as_str().map(|_| "error"))
-                            .unwrap_or("running"),
-                        review["proposal"]
-                            .as_str()
-                            .map(|p| format!(" ({p})"))
-                            .unwrap_or_default()
-                    )?;
+                    let id = safe(review["id"].as_str().unwrap_or("?"));
+                    let outcome = match (review["outcome"].as_str(), review["error"].as_str()) {
+                        (Some(kind), _) => safe(kind),
+                        (None, Some(e)) => format!("error: {}", safe(e)),
+                        (None, None) => "running".to_owned(),
+                    };
+                    let proposal = review["proposal"]
+                        .as_str()
+                        .map(|p| format!(" {}", safe(p)))
+                        .unwrap_or_default();
+                    writeln!(ui.out, "    review {id}: {outcome}{proposal}")?;
                 }
             }
         }

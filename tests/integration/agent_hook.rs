@@ -207,6 +207,23 @@ fn a_busy_claude_session_ends_in_a_proposal_from_a_detached_review() {
         (Some("claude"), Some("scheduled"), Some(3))
     );
     assert_eq!(s["review"]["outcome"], "proposed");
+    let text = sb.run(&["sessions"]);
+    text.assert_ok();
+    let lines: Vec<&str> = text.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", text.stdout);
+    assert!(
+        lines[0].contains(&format!(
+            "claude {SESSION}  0 tool calls (3 in all)  scheduled: scheduled"
+        )),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        lines[1].starts_with("    review ")
+            && lines[1].ends_with(&format!("proposed {}", proposals(&sb)[0])),
+        "{}",
+        text.stdout
+    );
     let log = std::fs::read_to_string(sb.repo().join(".git/skill/sessions/hook.log")).unwrap();
     assert!(log.contains("\"decision\":\"scheduled\""), "{log}");
 }
