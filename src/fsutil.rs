@@ -8,6 +8,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic_mode(path, bytes, None)
 }
 
+/// [`write_atomic`], the file created with `mode` (unix permission bits).
+pub fn write_atomic_with_mode(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    write_atomic_mode(path, bytes, Some(mode))
+}
+
 /// [`write_atomic`], the file created with `mode` (unix permission bits) when given.
 fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Result<()> {
     let dir = match path.parent() {
@@ -20,8 +25,11 @@ fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::R
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = (|| {
+        // A file (or link) of that name left by an earlier run is removed, never written
+        // through: the temporary file is always a new one.
+        let _ = std::fs::remove_file(&tmp);
         let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
+        options.write(true).create_new(true);
         #[cfg(unix)]
         if let Some(mode) = mode {
             use std::os::unix::fs::OpenOptionsExt;

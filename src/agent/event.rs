@@ -55,7 +55,7 @@ pub enum PayloadError {
     NotJson(String),
     #[error("the hook payload has no session id (session_id or sessionId)")]
     NoSession,
-    #[error("the session id '{0}' is not one git-skill keeps state for (letters, digits, '.', '_', '-', at most 128)")]
+    #[error("the session id '{0}' is not one git-skill keeps state for (letters, digits, '.', '_', '-', not first '.' or '-', at most 128)")]
     BadSession(String),
     #[error(
         "the hook payload does not say which event it is (hook_event_name), and none was given"
@@ -63,7 +63,15 @@ pub enum PayloadError {
     NoEvent,
     #[error("cannot tell which agent sent this payload; give --agent")]
     UnknownAgent,
+    #[error("the hook payload's {0} is longer than {1} bytes")]
+    TooLong(&'static str, usize),
 }
+
+/// The longest path kept from a payload (Linux's PATH_MAX): a state file stays small.
+const MAX_PATH_BYTES: usize = 4096;
+
+/// The longest event name kept.
+const MAX_EVENT_BYTES: usize = 64;
 
 /// Parses a hook payload. `agent` and `event` come from the command line when the hook
 /// configuration names them; otherwise they are read from the payload (and `env`, the
@@ -90,7 +98,7 @@ pub fn parse(
         || !session
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
-        || session.starts_with('.')
+        || session.starts_with(['.', '-'])
     {
         return Err(PayloadError::BadSession(crate::report::one_line(
             session, 60,
@@ -100,6 +108,14 @@ pub fn parse(
         .or(event)
         .ok_or(PayloadError::NoEvent)?
         .to_owned();
+    if name.len() > MAX_EVENT_BYTES {
+        return Err(PayloadError::TooLong("event name", MAX_EVENT_BYTES));
+    }
+    for key in ["cwd", "transcript_path", "transcriptPath"] {
+        if text(key).is_some_and(|p| p.len() > MAX_PATH_BYTES) {
+            return Err(PayloadError::TooLong(key, MAX_PATH_BYTES));
+        }
+    }
     let agent = match agent {
         Some(a) => a,
         None => detect(&v, env).ok_or(PayloadError::UnknownAgent)?,

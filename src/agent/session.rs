@@ -102,12 +102,14 @@ pub fn apply(state: &mut SessionState, event: &Event, policy: &Policy) -> Decisi
             state.tool_calls += 1;
             state.tool_calls_total += 1;
             if let (Some(tool), Some(cwd)) = (&event.tool, &event.cwd) {
+                let roots: Vec<PathBuf> = policy.roots.iter().map(|r| real(r)).collect();
                 for target in writes::targets(tool, cwd) {
-                    let target = normalise(&target);
-                    if policy.roots.iter().any(|r| target.starts_with(r)) {
+                    let target = real(&target);
+                    if roots.iter().any(|r| target.starts_with(r)) {
                         state.skills_modified = true;
                         if state.modified_path.is_none() {
-                            state.modified_path = Some(target.display().to_string());
+                            let shown = target.display().to_string();
+                            state.modified_path = Some(crate::report::one_line(&shown, 512));
                         }
                     }
                 }
@@ -142,6 +144,27 @@ pub fn apply(state: &mut SessionState, event: &Event, policy: &Policy) -> Decisi
         }
         _ => Decision::Nothing,
     }
+}
+
+/// A scheduled review that could not start: the session's state goes back to what it was
+/// before the event (its tool calls still count towards the next end) and the failure is
+/// recorded.
+pub fn unschedule(state: &mut SessionState, before: SessionState, now: &str, detail: String) {
+    let event = state
+        .decisions
+        .last()
+        .map(|d| d.event.clone())
+        .unwrap_or_default();
+    *state = before;
+    state.decisions.push(DecisionRecord {
+        at: now.to_owned(),
+        event,
+        decision: "failed".to_owned(),
+        reason: "spawn".to_owned(),
+        detail,
+    });
+    let excess = state.decisions.len().saturating_sub(KEPT_DECISIONS);
+    state.decisions.drain(..excess);
 }
 
 /// The seed's decision at a session's end, in its order.
@@ -196,6 +219,10 @@ fn decide(state: &SessionState, policy: &Policy) -> Decision {
 fn checked_transcript(path: Option<&str>, dirs: &[PathBuf]) -> Result<PathBuf, String> {
     let path = path.ok_or("the agent gave no transcript path")?;
     let given = Path::new(path);
+    // A link at the last step could point anywhere once checked (or, dangling, later).
+    if std::fs::symlink_metadata(given).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(format!("'{path}' is a symbolic link; it is not followed"));
+    }
     let real = match std::fs::canonicalize(given) {
         Ok(real) => {
             if !real.is_file() {
@@ -223,6 +250,29 @@ fn checked_transcript(path: Option<&str>, dirs: &[PathBuf]) -> Result<PathBuf, S
         ));
     }
     Ok(real)
+}
+
+/// `path` as the file system resolves it: `.` and `..` taken out, then its nearest existing
+/// ancestor's links resolved (the rest does not exist yet), so that a write through a link to
+/// the repository, or to a skill root, is seen for what it is.
+fn real(path: &Path) -> PathBuf {
+    let path = normalise(path);
+    let mut existing = path.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(found) = existing.canonicalize() {
+            let mut out = found;
+            out.extend(rest.iter().rev());
+            return out;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                existing = parent;
+            }
+            _ => return path,
+        }
+    }
 }
 
 /// `path` without `.` and `..` parts (lexically: the file may not exist yet).
@@ -380,7 +430,14 @@ impl Store {
             if !ours || !e.file_type().is_ok_and(|t| t.is_file()) {
                 continue;
             }
-            if age(&path).is_none_or(|a| a <= max_age) {
+            // A session's age is that of its state, which every event rewrites (a lock file
+            // is never written: its time is when the session began).
+            let state = name
+                .strip_suffix(".lock")
+                .or_else(|| name.strip_suffix(".review.log"))
+                .map(|stem| self.dir.join(format!("{stem}.json")));
+            let young = |p: &Path| age(p).is_some_and(|a| a <= max_age);
+            if age(&path).is_none_or(|a| a <= max_age) || state.as_deref().is_some_and(young) {
                 continue;
             }
             // A lock some hook holds is in use, whatever its age.
@@ -539,6 +596,42 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_write_through_a_link_is_seen_and_a_linked_transcript_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(repo.join(".claude/skills/a")).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&repo, &link).unwrap();
+        let mut p = policy(dir.path());
+        p.roots = vec![repo.join(".claude/skills")];
+        let mut e = event(
+            Phase::ToolUsed,
+            Some((
+                "Write",
+                json!({"file_path": link.join(".claude/skills/a/new.md")}),
+            )),
+        );
+        e.cwd = Some(dir.path().to_owned());
+        let mut s = SessionState::default();
+        apply(&mut s, &e, &p);
+        assert!(s.skills_modified, "written through {}", link.display());
+
+        // A transcript that is a link, even into the allowed directory, is not followed.
+        let real = dir.path().join("t.jsonl");
+        std::fs::write(&real, "{}\n").unwrap();
+        let linked = dir.path().join("linked.jsonl");
+        std::os::unix::fs::symlink(&real, &linked).unwrap();
+        let dirs = [dir.path().to_owned()];
+        let e = checked_transcript(linked.to_str(), &dirs).unwrap_err();
+        assert!(e.contains("is a symbolic link"), "{e}");
+        assert!(checked_transcript(real.to_str(), &dirs).is_ok());
+        let dangling = dir.path().join("later.jsonl");
+        std::os::unix::fs::symlink(dir.path().join("nothing-yet"), &dangling).unwrap();
+        assert!(checked_transcript(dangling.to_str(), &dirs).is_err());
+    }
+
     #[test]
     fn every_branch_of_the_decision() {
         let dir = tempfile::tempdir().unwrap();
@@ -635,14 +728,14 @@ mod tests {
                 Phase::ToolUsed,
                 Some((
                     "Bash",
-                    json!({"command": "cd x && echo y > ../.claude/skills/a/SKILL.md"}),
+                    json!({"command": "cd x/y && echo y > ../.claude/skills/a/SKILL.md"}),
                 )),
             ),
             &p,
         );
         assert!(
             !w.skills_modified,
-            "relative to cwd /repo: /.claude/... is outside the root"
+            "/repo/x/.claude/skills is not the root /repo/.claude/skills"
         );
         apply(
             &mut w,

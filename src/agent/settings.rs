@@ -151,13 +151,13 @@ pub fn plan(
                 .base(scope, dir, dir)
                 .ok_or_else(missing_home)?
                 .join("settings.json");
-            json_edit(&path, uninstall, |v| {
+            json_edit(&path, uninstall, |v, uninstall| {
                 edit_hooks(v, agent, events, uninstall)
             })
         }
         Agent::Codex => {
             let dir = places.codex(scope).ok_or_else(missing_home)?;
-            let mut edits = json_edit(&dir.join("hooks.json"), uninstall, |v| {
+            let mut edits = json_edit(&dir.join("hooks.json"), uninstall, |v, uninstall| {
                 edit_hooks(
                     v,
                     agent,
@@ -239,10 +239,11 @@ fn pretty(v: &Value, like: Option<&str>) -> String {
     s
 }
 
-/// The path of `path`'s backup.
+/// The path of `path`'s backup: named for git-skill, so that a `.bak` of the person's own is
+/// never taken for it.
 pub fn backup_path(path: &Path) -> PathBuf {
     let mut backup = path.as_os_str().to_owned();
-    backup.push(".bak");
+    backup.push(".git-skill.bak");
     PathBuf::from(backup)
 }
 
@@ -252,11 +253,14 @@ fn already_ours(text: &str) -> bool {
     text.contains(MARKER) || text.contains(TOML_NOTE)
 }
 
-/// An uninstall that leaves a file equal to its backup (`same`) puts the backup's very text
-/// back and takes the backup away: the file is as it was before init, byte for byte.
+/// An uninstall of a file that is still exactly what init made of its backup (`made_from`)
+/// puts the backup's very text back and takes the backup away: the file is as it was before
+/// init, byte for byte. Otherwise only git-skill's entries go, and a person's file (one with a
+/// backup) is never removed: left with nothing, it becomes `empty`.
 fn restore_backup(
     mut edit: FileEdit,
-    same: impl FnOnce(&str, &str) -> bool,
+    empty: &str,
+    made_from: impl FnOnce(&str) -> bool,
 ) -> Result<Vec<FileEdit>, SettingsError> {
     // A linked file's backup lies beside the file it points at (see `resolve_links`).
     let linked = std::fs::symlink_metadata(&edit.path).is_ok_and(|m| m.file_type().is_symlink());
@@ -271,20 +275,70 @@ fn restore_backup(
     let Some(saved) = read(&backup)? else {
         return Ok(vec![edit]);
     };
-    match &edit.after {
-        Some(after) if edit.changes() && same(after, &saved) => {
-            edit.after = Some(saved.clone());
-            Ok(vec![
-                edit,
-                FileEdit {
-                    path: backup,
-                    before: Some(saved),
-                    after: None,
-                },
-            ])
-        }
-        _ => Ok(vec![edit]),
+    if made_from(&saved) {
+        edit.after = Some(saved.clone());
+        return Ok(vec![
+            edit,
+            FileEdit {
+                path: backup,
+                before: Some(saved),
+                after: None,
+            },
+        ]);
     }
+    if edit.after.is_none() && edit.changes() {
+        edit.after = Some(empty.to_owned());
+    }
+    Ok(vec![edit])
+}
+
+/// JSON text as a value, comments refused with what to do (serde_json reads none, and a file
+/// written again would lose them).
+fn parse_json(path: &Path, text: &str) -> Result<Value, SettingsError> {
+    let invalid = |reason: String| SettingsError::Invalid {
+        path: path.to_owned(),
+        kind: "JSON",
+        reason,
+    };
+    if text.trim().is_empty() {
+        return Ok(json!({}));
+    }
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        if has_comments(text) {
+            invalid(format!(
+                "it has comments, which git-skill would lose; take them out, or add the hooks by hand (`git skill init --dry-run` shows them): {e}"
+            ))
+        } else {
+            invalid(e.to_string())
+        }
+    })?;
+    if !v.is_object() {
+        return Err(invalid("not an object".into()));
+    }
+    Ok(v)
+}
+
+/// Whether JSON text holds a `//` or `/*` comment outside its strings.
+fn has_comments(text: &str) -> bool {
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut prev = '\0';
+    for c in text.chars() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if prev == '/' && (c == '/' || c == '*') {
+            return true;
+        }
+        prev = if in_string { '\0' } else { c };
+    }
+    false
 }
 
 /// A JSON settings file changed by `f` (an absent file is `{}`); an empty object left behind
@@ -292,7 +346,7 @@ fn restore_backup(
 fn json_edit(
     path: &Path,
     uninstall: bool,
-    f: impl FnOnce(&mut Value) -> Result<(), String>,
+    f: impl Fn(&mut Value, bool) -> Result<(), String>,
 ) -> Result<Vec<FileEdit>, SettingsError> {
     let invalid = |reason: String| SettingsError::Invalid {
         path: path.to_owned(),
@@ -300,14 +354,9 @@ fn json_edit(
         reason,
     };
     let before = read(path)?;
-    let mut v: Value = match &before {
-        Some(text) if !text.trim().is_empty() => {
-            serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?
-        }
-        _ => json!({}),
-    };
+    let mut v = parse_json(path, before.as_deref().unwrap_or(""))?;
     let original = v.clone();
-    f(&mut v).map_err(invalid)?;
+    f(&mut v, uninstall).map_err(invalid)?;
     let after = if v == original {
         before.clone()
     } else if uninstall && v.as_object().is_some_and(|m| m.is_empty()) {
@@ -320,13 +369,23 @@ fn json_edit(
         before,
         after,
     };
-    if !uninstall {
-        return Ok(vec![edit]);
-    }
-    restore_backup(edit, |after, saved| {
-        serde_json::from_str::<Value>(saved)
-            .is_ok_and(|s| serde_json::from_str::<Value>(after).is_ok_and(|a| a == s))
+    edit_done(edit, uninstall, "{}\n", |saved| {
+        parse_json(path, saved)
+            .is_ok_and(|mut made| f(&mut made, false).is_ok() && made == original)
     })
+}
+
+/// An install's edit as it is; an uninstall's through [`restore_backup`].
+fn edit_done(
+    edit: FileEdit,
+    uninstall: bool,
+    empty: &str,
+    made_from: impl FnOnce(&str) -> bool,
+) -> Result<Vec<FileEdit>, SettingsError> {
+    match uninstall {
+        true => restore_backup(edit, empty, made_from),
+        false => Ok(vec![edit]),
+    }
 }
 
 /// Adds (or removes) git-skill's entry for each event in the Claude-style shape
@@ -378,10 +437,23 @@ fn edit_hooks(
             if groups.is_empty() && before > 0 {
                 map.remove(*event);
             }
-        } else if !groups
+        } else if groups
             .iter()
             .any(|g| inner(g).is_some_and(|h| h.iter().any(ours)))
         {
+            // Installed by an earlier git-skill: its command brought up to date.
+            let current = command(agent, None);
+            for g in groups.iter_mut() {
+                let Some(list) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
+                    continue;
+                };
+                for h in list.iter_mut().filter(|h| ours(h)) {
+                    if h["command"] != current.as_str() {
+                        h["command"] = json!(current);
+                    }
+                }
+            }
+        } else {
             let mut hook = json!({"type": "command", "command": command(agent, None)});
             match agent {
                 Agent::Gemini => {
@@ -406,57 +478,19 @@ fn edit_hooks(
 /// Codex's `[features] hooks = true`, set in `config.toml` with the rest of the file as it was
 /// (an uninstall takes out only a value git-skill set: one marked by its comment).
 fn toml_features(path: &Path, uninstall: bool) -> Result<Vec<FileEdit>, SettingsError> {
+    let invalid = |reason: String| SettingsError::Invalid {
+        path: path.to_owned(),
+        kind: "TOML",
+        reason,
+    };
+    let parse = |text: &str| {
+        text.parse::<toml_edit::DocumentMut>()
+            .map_err(|e| e.to_string().lines().next().unwrap_or("").to_owned())
+    };
     let before = read(path)?;
-    let mut doc: toml_edit::DocumentMut =
-        before
-            .as_deref()
-            .unwrap_or("")
-            .parse()
-            .map_err(|e: toml_edit::TomlError| SettingsError::Invalid {
-                path: path.to_owned(),
-                kind: "TOML",
-                reason: e.to_string().lines().next().unwrap_or("").to_owned(),
-            })?;
+    let mut doc = parse(before.as_deref().unwrap_or("")).map_err(invalid)?;
     let text_before = doc.to_string();
-    if uninstall {
-        if let Some(features) = doc.get_mut("features").and_then(|f| f.as_table_like_mut()) {
-            let ours = features
-                .get("hooks")
-                .and_then(|i| i.as_value())
-                .is_some_and(|v| {
-                    v.decor()
-                        .suffix()
-                        .and_then(|s| s.as_str())
-                        .is_some_and(|s| s.contains("git-skill init"))
-                });
-            if ours {
-                features.remove("hooks");
-            }
-            if features.is_empty() {
-                doc.remove("features");
-            }
-        }
-    } else {
-        let features = doc
-            .entry("features")
-            .or_insert_with(toml_edit::table)
-            .as_table_like_mut()
-            .ok_or_else(|| SettingsError::Invalid {
-                path: path.to_owned(),
-                kind: "TOML",
-                reason: "`features` is not a table".into(),
-            })?;
-        let on = features
-            .get("hooks")
-            .and_then(|i| i.as_value())
-            .and_then(|v| v.as_bool())
-            == Some(true);
-        if !on {
-            let mut value = toml_edit::Value::from(true);
-            value.decor_mut().set_suffix(TOML_NOTE);
-            features.insert("hooks", toml_edit::Item::Value(value));
-        }
-    }
+    toml_apply(&mut doc, uninstall).map_err(invalid)?;
     let text = doc.to_string();
     let after = if text == text_before {
         before.clone()
@@ -470,10 +504,90 @@ fn toml_features(path: &Path, uninstall: bool) -> Result<Vec<FileEdit>, Settings
         before,
         after,
     };
-    if !uninstall {
-        return Ok(vec![edit]);
+    edit_done(edit, uninstall, "", |saved| {
+        parse(saved).is_ok_and(|mut made| {
+            toml_apply(&mut made, false).is_ok() && made.to_string() == text_before
+        })
+    })
+}
+
+/// Sets (or takes out) `[features] hooks = true`.
+fn toml_apply(doc: &mut toml_edit::DocumentMut, uninstall: bool) -> Result<(), String> {
+    if uninstall {
+        if let Some(features) = doc.get_mut("features").and_then(|f| f.as_table_like_mut()) {
+            let ours = features
+                .get("hooks")
+                .and_then(|i| i.as_value())
+                .is_some_and(|v| {
+                    v.decor()
+                        .suffix()
+                        .and_then(|s| s.as_str())
+                        .is_some_and(|s| s.contains("git-skill init"))
+                });
+            if ours {
+                features.remove("hooks");
+                if features.is_empty() {
+                    doc.remove("features");
+                }
+            }
+        }
+        return Ok(());
     }
-    restore_backup(edit, |after, saved| after == saved)
+    // A comment cannot follow a value inside `{ ... }`: an inline table gets the bare value
+    // (an uninstall then puts the backup back when nothing else changed).
+    let inline = doc.get("features").is_some_and(|f| f.is_inline_table());
+    let features = doc
+        .entry("features")
+        .or_insert_with(toml_edit::table)
+        .as_table_like_mut()
+        .ok_or("`features` is not a table")?;
+    let on = features
+        .get("hooks")
+        .and_then(|i| i.as_value())
+        .and_then(|v| v.as_bool())
+        == Some(true);
+    if !on {
+        let mut value = toml_edit::Value::from(true);
+        if !inline {
+            value.decor_mut().set_suffix(TOML_NOTE);
+        }
+        features.insert("hooks", toml_edit::Item::Value(value));
+    }
+    Ok(())
+}
+
+/// The permission bits of an existing file (settings may hold credentials: 0600 stays 0600).
+fn mode_of(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path)
+            .ok()
+            .map(|m| m.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// Creates `path`, which must not exist in any form (not even as a dangling link).
+fn write_new(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(mode.unwrap_or(0o600));
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    let mut file = options.open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
 }
 
 /// Settings reached through links. A file that is a link is edited where it points (a user's
@@ -532,20 +646,39 @@ pub fn resolve_links(
     Ok(out)
 }
 
-/// Writes each changed file atomically, keeping the person's content as `<file>.bak` beside
+/// Writes each changed file atomically, keeping the person's content as `<file>.git-skill.bak` beside
 /// it the first time git-skill changes it (a backup is never overwritten by a later run).
 pub fn write(edits: &[FileEdit]) -> Result<(), SettingsError> {
+    // Before anything is written: a backup's place taken by something that is not a file
+    // (a link planted there would take the copy anywhere).
+    for e in edits.iter().filter(|e| e.changes() && e.after.is_some()) {
+        let backup = backup_path(&e.path);
+        if std::fs::symlink_metadata(&backup).is_ok_and(|m| !m.is_file()) {
+            return Err(SettingsError::Write {
+                path: backup,
+                source: std::io::Error::other(
+                    "it is in the way of the backup, and not a file git-skill wrote; move it",
+                ),
+            });
+        }
+    }
     for e in edits.iter().filter(|e| e.changes()) {
         let err = |source| SettingsError::Write {
             path: e.path.clone(),
             source,
         };
         // The person's file as it was before git-skill first wrote to it; never the file
-        // git-skill created, never overwritten.
+        // git-skill created, never overwritten, never through a link (a link planted there
+        // would take the copy anywhere), with the file's own permissions.
         if let (Some(before), Some(_)) = (&e.before, &e.after) {
             let backup = backup_path(&e.path);
-            if !already_ours(before) && !backup.exists() {
-                std::fs::write(&backup, before).map_err(err)?;
+            if std::fs::symlink_metadata(&backup).is_err() && !already_ours(before) {
+                write_new(&backup, before.as_bytes(), mode_of(&e.path)).map_err(|source| {
+                    SettingsError::Write {
+                        path: backup.clone(),
+                        source,
+                    }
+                })?;
             }
         }
         match &e.after {
@@ -553,7 +686,13 @@ pub fn write(edits: &[FileEdit]) -> Result<(), SettingsError> {
                 if let Some(dir) = e.path.parent() {
                     std::fs::create_dir_all(dir).map_err(err)?;
                 }
-                crate::fsutil::write_atomic(&e.path, text.as_bytes()).map_err(err)?;
+                match mode_of(&e.path) {
+                    Some(mode) => {
+                        crate::fsutil::write_atomic_with_mode(&e.path, text.as_bytes(), mode)
+                    }
+                    None => crate::fsutil::write_atomic(&e.path, text.as_bytes()),
+                }
+                .map_err(err)?;
             }
             None => match std::fs::remove_file(&e.path) {
                 Ok(()) => {}
@@ -605,7 +744,7 @@ mod tests {
         );
         assert!(v["hooks"]["SessionEnd"].is_array());
         assert_eq!(
-            std::fs::read_to_string(settings.with_extension("json.bak")).unwrap(),
+            std::fs::read_to_string(backup_path(&settings)).unwrap(),
             theirs
         );
         // Idempotent.
@@ -754,5 +893,116 @@ mod tests {
         assert!(e.to_string().contains("leads out of the repository"), "{e}");
         // The user's own scope may live anywhere.
         assert!(resolve_links(edits, Scope::User, &p.top).is_ok());
+    }
+
+    #[test]
+    fn an_inline_features_table_stays_valid_toml() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = places(dir.path());
+        let config = p.top.join(".codex/config.toml");
+        std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+        let theirs = "features = { web_search = true }\n";
+        std::fs::write(&config, theirs).unwrap();
+        install(Agent::Codex, &p, Scope::Project);
+        let text = std::fs::read_to_string(&config).unwrap();
+        let doc: toml_edit::DocumentMut = text.parse().expect("valid TOML");
+        assert_eq!(doc["features"]["hooks"].as_bool(), Some(true), "{text}");
+        assert_eq!(
+            doc["features"]["web_search"].as_bool(),
+            Some(true),
+            "{text}"
+        );
+        // Uninstall: the file as it was, no backup left.
+        write(&plan(Agent::Codex, Scope::Project, &p, true).unwrap()).unwrap();
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), theirs);
+        assert!(!backup_path(&config).exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn backups_and_files_keep_their_permissions_and_never_follow_a_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = places(dir.path());
+        let settings = p.top.join(".claude/settings.json");
+        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        std::fs::write(&settings, "{\"env\": {\"TOKEN\": \"x\"}}\n").unwrap();
+        std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o600)).unwrap();
+        install(Agent::Claude, &p, Scope::Project);
+        let mode = |f: &Path| std::fs::metadata(f).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&settings), 0o600);
+        assert_eq!(mode(&backup_path(&settings)), 0o600);
+
+        // A link planted where the backup goes: refused before anything is written.
+        let other = p.top.join(".qwen/settings.json");
+        std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+        std::fs::write(&other, "{}\n").unwrap();
+        let target = dir.path().join("outside.sh");
+        std::os::unix::fs::symlink(&target, backup_path(&other)).unwrap();
+        let e = write(&plan(Agent::Qwen, Scope::Project, &p, false).unwrap()).unwrap_err();
+        assert!(e.to_string().contains("in the way of the backup"), "{e}");
+        assert!(!target.exists());
+        assert_eq!(std::fs::read_to_string(&other).unwrap(), "{}\n");
+    }
+
+    #[test]
+    fn uninstall_gives_back_the_persons_file_whatever_it_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = places(dir.path());
+        for (agent, file, theirs) in [
+            (Agent::Claude, ".claude/settings.json", "{}"),
+            (Agent::Gemini, ".gemini/settings.json", "{\"hooks\": {}}"),
+            (
+                Agent::Qwen,
+                ".qwen/settings.json",
+                "{\"hooks\": {\"Stop\": []}}\n",
+            ),
+        ] {
+            let path = p.top.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, theirs).unwrap();
+            install(agent, &p, Scope::Project);
+            assert_ne!(std::fs::read_to_string(&path).unwrap(), theirs);
+            write(&plan(agent, Scope::Project, &p, true).unwrap()).unwrap();
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), theirs, "{file}");
+            assert!(!backup_path(&path).exists(), "{file}");
+        }
+        // The person emptied the file since: it stays, as an empty object.
+        let path = p.top.join(".claude/settings.json");
+        std::fs::write(&path, "{\"model\": \"x\"}").unwrap();
+        install(Agent::Claude, &p, Scope::Project);
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        v.as_object_mut().unwrap().remove("model");
+        std::fs::write(&path, v.to_string()).unwrap();
+        write(&plan(Agent::Claude, Scope::Project, &p, true).unwrap()).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
+    }
+
+    #[test]
+    fn comments_are_refused_with_what_to_do_and_old_commands_are_brought_up_to_date() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = places(dir.path());
+        let path = p.top.join(".gemini/settings.json");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "{\n  // my theme\n  \"theme\": \"dark\"\n}\n").unwrap();
+        let e = plan(Agent::Gemini, Scope::Project, &p, false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("it has comments"), "{e}");
+        assert!(!has_comments(
+            "{\"url\": \"http://x/*y\", \"s\": \"a\\\"//\"}"
+        ));
+        assert!(has_comments("{} /* c */"));
+
+        let path = p.top.join(".claude/settings.json");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let old = json!({"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [
+            {"type": "command", "command": "git-skill hook agent --agent claude"}]}]}});
+        std::fs::write(&path, old.to_string()).unwrap();
+        install(Agent::Claude, &p, Scope::Project);
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let post = v["hooks"]["PostToolUse"].as_array().unwrap();
+        assert_eq!(post.len(), 1);
+        assert_eq!(post[0]["hooks"][0]["command"], command(Agent::Claude, None));
     }
 }

@@ -90,25 +90,42 @@ pub fn targets(tool: &ToolUse, cwd: &Path) -> Vec<PathBuf> {
     Vec::new()
 }
 
-/// The files a shell command line writes, as far as its words say.
+/// The files a shell command line writes, as far as its words say; relative to where the line
+/// started, a `cd DIR` in it followed.
 pub fn shell_targets(command: &str) -> Vec<String> {
     let words = words(command);
     let mut out = Vec::new();
+    // Where the commands run, relative to the start ("" for the start itself).
+    let mut base = String::new();
+    let at = |base: &str, t: &str| {
+        if base.is_empty() || t.starts_with(['/', '~']) {
+            t.to_owned()
+        } else {
+            format!("{base}/{t}")
+        }
+    };
     // Commands are split at `;`, `&&`, `||`, `|` and newlines.
     let mut segment: Vec<&str> = Vec::new();
-    let flush = |segment: &mut Vec<&str>, out: &mut Vec<String>| {
-        segment_targets(segment, out);
+    let flush = |segment: &mut Vec<&str>, base: &mut String, out: &mut Vec<String>| {
+        match segment.as_slice() {
+            ["cd" | "pushd", dir] if !dir.starts_with(['-', '~']) => *base = at(base, dir),
+            _ => {
+                let mut found = Vec::new();
+                segment_targets(segment, &mut found);
+                out.extend(found.iter().map(|t| at(base, t)));
+            }
+        }
         segment.clear();
     };
     let mut i = 0;
     while i < words.len() {
         let w = words[i].as_str();
         match w {
-            ";" | "&&" | "||" | "|" | "&" | "\n" => flush(&mut segment, &mut out),
+            ";" | "&&" | "||" | "|" | "&" | "\n" => flush(&mut segment, &mut base, &mut out),
             ">" | ">>" | ">|" | "&>" | "&>>" | "1>" | "2>" | "1>>" | "2>>" => {
                 if let Some(t) = words.get(i + 1) {
                     if !t.starts_with('&') && t != "/dev/null" {
-                        out.push(t.clone());
+                        out.push(at(&base, t));
                     }
                     i += 1;
                 }
@@ -122,7 +139,7 @@ pub fn shell_targets(command: &str) -> Vec<String> {
                     .filter(|t| !t.is_empty() && !t.starts_with('&'))
                 {
                     if t != "/dev/null" {
-                        out.push(t.to_owned());
+                        out.push(at(&base, t));
                     }
                 } else {
                     segment.push(w);
@@ -131,7 +148,7 @@ pub fn shell_targets(command: &str) -> Vec<String> {
         }
         i += 1;
     }
-    flush(&mut segment, &mut out);
+    flush(&mut segment, &mut base, &mut out);
     out
 }
 
@@ -311,6 +328,14 @@ mod tests {
             [".claude/skills/x/SKILL.md"]
         );
         assert_eq!(t("echo hi >>notes.md"), ["notes.md"]);
+        // A `cd` on the line moves what follows; `cd -` and `cd ~` are not followed.
+        assert_eq!(
+            t("cd .claude/skills/a && sed -i 's/x/y/' SKILL.md; echo > /tmp/x"),
+            [".claude/skills/a/SKILL.md", "/tmp/x"]
+        );
+        assert_eq!(t("cd a; cd b && echo hi > f"), ["a/b/f"]);
+        assert_eq!(t("cd /repo/s && touch n"), ["/repo/s/n"]);
+        assert_eq!(t("cd - && touch n"), ["n"]);
         assert_eq!(t("cat a | tee -a out.txt log.txt"), ["out.txt", "log.txt"]);
         assert_eq!(t("cp -r src/a 'dest dir/'"), ["dest dir/"]);
         assert_eq!(t("mv a b && rm -f c d"), ["b", "c", "d"]);

@@ -96,13 +96,25 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
     };
     let default_transcript =
         session::default_transcript(event.agent, &event.session, ws.home.as_deref(), &env);
-    let decision = store
+    // The review starts while the session's state is held, so that a review that cannot start
+    // leaves the count as it was.
+    let (decision, started) = store
         .update(event.agent, &event.session, STATE_WAIT, |state| {
+            let before = state.clone();
             let mut event: Event = event.clone();
             if event.transcript.is_none() && state.transcript.is_none() {
                 event.transcript = default_transcript;
             }
-            session::apply(state, &event, &policy)
+            let decision = session::apply(state, &event, &policy);
+            let Decision::Schedule { transcript } = &decision else {
+                return (decision, None);
+            };
+            let started = start_review(repo.workdir(), &store.dir, &event, transcript);
+            if let Err(e) = &started {
+                let why = format!("could not start the review: {e}");
+                session::unschedule(state, before, &policy.now, why);
+            }
+            (decision, Some(started))
         })
         .map_err(|e| e.to_string())?;
     let log = store.dir.join("hook.log");
@@ -110,32 +122,27 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
         // The housekeeping of sessions long gone, at a session's end (once a day at most).
         store.prune(SESSIONS_KEPT, std::time::SystemTime::now());
     }
-    match decision {
-        Decision::Nothing => Ok(()),
-        Decision::Skipped { reason, detail } => {
+    match (decision, started) {
+        (Decision::Skipped { reason, detail }, _) => {
             append_log(&log, &event, "skipped", reason, &detail);
             Ok(())
         }
-        Decision::Schedule { transcript } => {
-            let started = start_review(repo.workdir(), &store.dir, &event, &transcript);
-            match started {
-                Ok(pid) => {
-                    append_log(
-                        &log,
-                        &event,
-                        "scheduled",
-                        "scheduled",
-                        &format!("review pid {pid}"),
-                    );
-                    Ok(())
-                }
-                Err(e) => {
-                    let why = format!("could not start the review: {e}");
-                    append_log(&log, &event, "failed", "spawn", &why);
-                    Err(why)
-                }
-            }
+        (Decision::Schedule { .. }, Some(Ok(pid))) => {
+            append_log(
+                &log,
+                &event,
+                "scheduled",
+                "scheduled",
+                &format!("review pid {pid}"),
+            );
+            Ok(())
         }
+        (Decision::Schedule { .. }, Some(Err(e))) => {
+            let why = format!("could not start the review: {e}");
+            append_log(&log, &event, "failed", "spawn", &why);
+            Err(why)
+        }
+        _ => Ok(()),
     }
 }
 
@@ -153,10 +160,13 @@ fn start_review(top: &Path, dir: &Path, event: &Event, transcript: &Path) -> std
         .append(true)
         .open(&log_path)?;
     let mut cmd = Command::new(exe);
+    // Values joined to their options: a session id or path starting with `-` stays a value.
+    let mut transcript_arg = std::ffi::OsString::from("--transcript=");
+    transcript_arg.push(transcript);
     cmd.arg("review")
-        .arg("--transcript")
-        .arg(transcript)
-        .args(["--agent", event.agent.as_str(), "--session", &event.session])
+        .arg(transcript_arg)
+        .arg(format!("--agent={}", event.agent.as_str()))
+        .arg(format!("--session={}", event.session))
         .args(["--wait-for-transcript", "30"])
         .current_dir(top)
         .stdin(Stdio::null())

@@ -203,7 +203,8 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
                 "# would install the pre-commit hook (git skill hook install)"
             )?;
         }
-        if args.uninstall == enabled {
+        let by_init = repo.git_dir().join("skill").join("init-enabled").exists();
+        if (args.uninstall && by_init) || (!args.uninstall && !enabled) {
             writeln!(
                 ui.out,
                 "# would {} skill.autoSkill.enabled in .git/config",
@@ -221,10 +222,15 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
         };
         ui.status(&format!("{verb} {}", shown(&e.path, repo.workdir())))?;
     }
+    // Whether init turned skill.autoSkill.enabled on (uninstall turns off only that).
+    let enabled_by_init = repo.git_dir().join("skill").join("init-enabled");
     if args.uninstall {
-        if enabled {
+        if enabled_by_init.exists() {
             repo.set_local_config("skill.autoSkill.enabled", None)?;
+            let _ = std::fs::remove_file(&enabled_by_init);
             ui.status("unset skill.autoSkill.enabled")?;
+        } else if enabled {
+            ui.status("skill.autoSkill.enabled stays on: it was set before init")?;
         }
         ui.status("the pre-commit hook stays (git skill hook uninstall removes it)")?;
         return Ok(Outcome::Clean);
@@ -235,6 +241,10 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
     }
     if !enabled {
         repo.set_local_config("skill.autoSkill.enabled", Some("true"))?;
+        if let Some(dir) = enabled_by_init.parent() {
+            git_skill::fsutil::private_dir(dir)?;
+        }
+        std::fs::write(&enabled_by_init, b"")?;
         ui.status("set skill.autoSkill.enabled=true in .git/config")?;
     }
     if changed.is_empty() {

@@ -86,6 +86,9 @@ fn parse_agent(s: &str) -> Result<Agent, String> {
 pub fn cmd_review(ui: &mut Ui, args: ReviewArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
     let repo = ws.require_repo("review")?;
+    // One review of a repository at a time, from now: a hook seeing it while this one waits
+    // for its transcript does not start another.
+    let running = review::lock(repo)?;
     if args.wait_for_transcript > 0 {
         wait_for(
             &ws.cwd.join(&args.transcript),
@@ -127,7 +130,7 @@ pub fn cmd_review(ui: &mut Ui, args: ReviewArgs) -> Result<Outcome, CommandError
         show: std::io::stderr().is_terminal() && !ui.quiet,
         started: Instant::now(),
     };
-    let report = review::run(repo, provider, &prompts, &options, &mut progress)?;
+    let report = review::run(repo, &running, provider, &prompts, &options, &mut progress)?;
     match args.format {
         Format::Json => super::output::json(ui, serde_json::to_value(&report)?)?,
         Format::Text => render(ui, &report)?,

@@ -161,9 +161,10 @@ pub enum ReviewError {
     },
 }
 
-/// Runs a review of one session.
+/// Runs a review of one session, under the repository's review lock (taken with [`lock`]).
 pub fn run(
     repo: &Repo,
+    _running: &ReviewLock,
     provider: Arc<dyn Provider>,
     prompts: &Prompts,
     options: &Options,
@@ -172,8 +173,6 @@ pub fn run(
     let started = Instant::now();
     let deadline = started + options.timeout;
     let conversation = transcript::read(&options.transcript, options.agent)?;
-    // One review of a repository at a time (the agent hooks ask before starting one).
-    let _running = lock(repo)?;
     if let (Some(expected), Some(found)) = (&options.session, &conversation.session) {
         if expected != found {
             return Err(ReviewError::WrongSession {
@@ -568,7 +567,16 @@ fn lock_path(repo: &Repo) -> PathBuf {
     repo.git_dir().join("skill").join("review.lock")
 }
 
-fn lock(repo: &Repo) -> Result<std::fs::File, ReviewError> {
+/// The lock one running review of a repository holds, from before it waits for its transcript
+/// to its end: a session ending meanwhile sees it and does not start another.
+#[derive(Debug)]
+pub struct ReviewLock {
+    _file: std::fs::File,
+}
+
+/// Takes the review lock of `repo`; `Busy` when another review holds it. Tries for a fifth of
+/// a second: a hook asking [`is_running`] holds it for an instant.
+pub fn lock(repo: &Repo) -> Result<ReviewLock, ReviewError> {
     let path = lock_path(repo);
     let io = |source| ReviewError::Log {
         path: path.clone(),
@@ -583,10 +591,18 @@ fn lock(repo: &Repo) -> Result<std::fs::File, ReviewError> {
         .write(true)
         .open(&path)
         .map_err(io)?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(ReviewError::Busy { path }),
-        Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+    let started = Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(ReviewLock { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock)
+                if started.elapsed() < Duration::from_millis(200) =>
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => return Err(ReviewError::Busy { path }),
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+        }
     }
 }
 

@@ -370,7 +370,10 @@ fn hostile_or_broken_payloads_never_fail_the_agent() {
         "{}",
         r#"{"session_id":"../../../etc/passwd","hook_event_name":"PostToolUse"}"#,
         r#"{"session_id":"s","hook_event_name":"PostToolUse","cwd":"/nonexistent/dir","tool_name":7}"#,
+        r#"{"session_id":"--dry-run","hook_event_name":"SessionEnd"}"#,
         &big,
+        &json!({"session_id": "s", "hook_event_name": "SessionEnd", "transcript_path": "/".repeat(5000)}).to_string(),
+        &json!({"session_id": "s", "hook_event_name": "x".repeat(100)}).to_string(),
     ] {
         let run = hook(&sb, &["--agent", "claude"], &[], input);
         run.assert_ok();
@@ -381,9 +384,26 @@ fn hostile_or_broken_payloads_never_fail_the_agent() {
             run.stderr
         );
     }
-    let run = hook(&sb, &["--agent", "claude", "--strict"], &[], "not json");
-    run.assert_status(2);
-    assert!(run.stderr.contains("not a JSON object"), "{}", run.stderr);
+    for (input, says) in [
+        ("not json", "not a JSON object"),
+        (
+            r#"{"session_id":"-x","hook_event_name":"SessionEnd"}"#,
+            "the session id '-x' is not one git-skill keeps state for",
+        ),
+        (
+            &json!({"session_id": "s", "hook_event_name": "PostToolUse", "cwd": "a".repeat(4097)})
+                .to_string(),
+            "the hook payload's cwd is longer than 4096 bytes",
+        ),
+    ] {
+        let run = hook(&sb, &["--agent", "claude", "--strict"], &[], input);
+        run.assert_status(2);
+        assert!(run.stderr.contains(says), "{}", run.stderr);
+    }
+    assert!(!sb
+        .repo()
+        .join(".git/skill/sessions/claude--x.json")
+        .exists());
     assert!(!sb.repo().join(".git/skill/sessions/claude-..").exists());
     // A state file held by another hook: this event is given up after a short wait.
     std::fs::create_dir_all(sb.repo().join(".git/skill/sessions")).unwrap();
@@ -501,4 +521,77 @@ fn a_session_end_clears_sessions_long_gone_and_the_log_stays_small() {
     let listed = sb.run(&["sessions", "--format", "json"]);
     listed.assert_ok();
     assert_eq!(listed.json()["sessions"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_review_that_cannot_start_leaves_the_count_for_the_next_end() {
+    let (sb, transcript) = setup();
+    for _ in 0..3 {
+        let tool = payload(&sb, "claude/PostToolUse.json", &transcript, SESSION);
+        hook(&sb, &["--agent", "claude"], &[], &tool).assert_ok();
+    }
+    // Where the review's output goes, a directory: the review cannot start.
+    let blocked = sb
+        .repo()
+        .join(format!(".git/skill/sessions/claude-{SESSION}.review.log"));
+    std::fs::create_dir_all(&blocked).unwrap();
+    let end = payload(&sb, "claude/SessionEnd.json", &transcript, SESSION);
+    let run = hook(&sb, &["--agent", "claude"], &[], &end);
+    run.assert_ok();
+    assert!(
+        run.stderr.contains("could not start the review"),
+        "{}",
+        run.stderr
+    );
+    let s = state(&sb, "claude", SESSION);
+    assert_eq!(s["tool_calls"], 3, "{s:#}");
+    let last = s["decisions"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        (last["decision"].as_str(), last["reason"].as_str()),
+        (Some("failed"), Some("spawn"))
+    );
+    assert!(proposals(&sb).is_empty());
+    // Once the way is clear, the next end starts it with the count kept.
+    std::fs::remove_dir(&blocked).unwrap();
+    sb.git(&["config", "skill.autoSkill.enabled", "false"])
+        .assert_ok();
+    hook(&sb, &["--agent", "claude"], &[], &end).assert_ok();
+    assert_eq!(last_reason(&sb, "claude", SESSION), "disabled");
+    assert_eq!(state(&sb, "claude", SESSION)["tool_calls"], 3);
+}
+
+#[test]
+fn a_review_waiting_for_its_transcript_already_counts_as_running() {
+    let (sb, transcript) = setup();
+    let later = transcript.with_file_name("later.jsonl");
+    let mut waiting = sb
+        .cmd(super::common::BIN)
+        .args(&[
+            "review",
+            "--transcript",
+            later.to_str().unwrap(),
+            "--wait-for-transcript",
+            "5",
+        ])
+        .into_command()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let lock = sb.repo().join(".git/skill/review.lock");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !lock.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    for _ in 0..2 {
+        let tool = payload(&sb, "claude/PostToolUse.json", &transcript, SESSION);
+        hook(&sb, &["--agent", "claude"], &[], &tool).assert_ok();
+    }
+    let end = payload(&sb, "claude/SessionEnd.json", &transcript, SESSION);
+    hook(&sb, &["--agent", "claude"], &[], &end).assert_ok();
+    assert_eq!(last_reason(&sb, "claude", SESSION), "already_running");
+    assert_eq!(state(&sb, "claude", SESSION)["tool_calls"], 2);
+    let _ = waiting.kill();
+    let _ = waiting.wait();
 }

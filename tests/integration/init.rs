@@ -154,7 +154,7 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
     );
     // The first content is kept beside it.
     assert_eq!(
-        std::fs::read(sb.repo().join(".claude/settings.json.bak")).unwrap(),
+        std::fs::read(sb.repo().join(".claude/settings.json.git-skill.bak")).unwrap(),
         original[&sb.repo().join(".claude/settings.json")]
     );
     // Qwen ends a headless session with Stop; Gemini's tool event is AfterTool.
@@ -291,7 +291,10 @@ fn the_persons_own_edits_after_init_survive_uninstall() {
         text.find("permissions").unwrap() < text.find("hooks").unwrap(),
         "{text}"
     );
-    assert!(sb.repo().join(".claude/settings.json.bak").is_file());
+    assert!(sb
+        .repo()
+        .join(".claude/settings.json.git-skill.bak")
+        .is_file());
 }
 
 #[test]
@@ -392,7 +395,8 @@ fn user_scope_writes_under_home_and_the_agents_own_homes() {
     assert!(home
         .join(".claude/skills/skill-recorder/SKILL.md")
         .is_file());
-    // The repository gets only the pre-commit hook, the records' .gitignore and the config.
+    // The repository gets only the pre-commit hook, the records' .gitignore and the config
+    // (with the note that init turned it on).
     let changed: Vec<PathBuf> = tree(&sb.repo())
         .into_iter()
         .filter(|(p, c)| repo_before.get(p) != Some(c))
@@ -405,6 +409,7 @@ fn user_scope_writes_under_home_and_the_agents_own_homes() {
             PathBuf::from(".claude/skills/deploy/.skillopt/.gitignore"),
             PathBuf::from(".git/config"),
             PathBuf::from(".git/hooks/pre-commit"),
+            PathBuf::from(".git/skill/init-enabled"),
         ]
     );
 }
@@ -476,5 +481,30 @@ fn links_are_followed_inside_the_repository_and_refused_out_of_it() {
         run.stderr
     );
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    assert_eq!(enabled(&sb), "");
+}
+
+#[test]
+fn uninstall_leaves_a_setting_init_did_not_make() {
+    let sb = team_repo();
+    sb.git(&["config", "skill.autoSkill.enabled", "true"])
+        .assert_ok();
+    sb.run(&["init", "--agent", "claude"]).assert_ok();
+    let run = sb.run(&["init", "--agent", "claude", "--uninstall"]);
+    run.assert_ok();
+    assert!(
+        run.stderr
+            .contains("skill.autoSkill.enabled stays on: it was set before init"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(enabled(&sb), "true");
+    // Set by init: taken out by its uninstall.
+    sb.git(&["config", "--unset", "skill.autoSkill.enabled"])
+        .assert_ok();
+    sb.run(&["init", "--agent", "claude"]).assert_ok();
+    assert_eq!(enabled(&sb), "true");
+    sb.run(&["init", "--agent", "claude", "--uninstall"])
+        .assert_ok();
     assert_eq!(enabled(&sb), "");
 }

@@ -12,7 +12,6 @@ mod qwen;
 mod render;
 
 use std::collections::BTreeSet;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -175,24 +174,33 @@ pub enum TranscriptError {
 
 /// Reads the transcript at `path`, as `agent` wrote it, or as detected from its records.
 pub fn read(path: &Path, agent: Option<Agent>) -> Result<Conversation, TranscriptError> {
+    use crate::fsutil::RegularFileError as E;
     let io = |source| TranscriptError::Io {
         path: path.to_owned(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
-    if !meta.is_file() {
-        return Err(io(std::io::Error::other("it is not a regular file")));
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_TRANSCRIPT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > MAX_TRANSCRIPT_BYTES {
-        return Err(TranscriptError::TooLarge {
-            path: path.to_owned(),
-        });
-    }
+    // Not through a link at the last step, and never blocking on a FIFO: a hook checked where
+    // the transcript lies, and a swap since must not take the review elsewhere.
+    let bytes = match crate::fsutil::read_regular(path, MAX_TRANSCRIPT_BYTES) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Err(io(std::io::ErrorKind::NotFound.into())),
+        Err(E::TooLarge { .. }) => {
+            return Err(TranscriptError::TooLarge {
+                path: path.to_owned(),
+            })
+        }
+        Err(E::Symlink) => {
+            return Err(io(std::io::Error::other(
+                "it is a symbolic link; give the file it points to",
+            )))
+        }
+        Err(E::NotRegular(kind)) => {
+            return Err(io(std::io::Error::other(format!(
+                "it is not a regular file (a {kind})"
+            ))))
+        }
+        Err(E::Io(e)) => return Err(io(e)),
+    };
     parse(path, &bytes, agent)
 }
 

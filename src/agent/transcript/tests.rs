@@ -209,3 +209,20 @@ fn a_transcript_over_the_limit_is_refused_unread() {
     let e = read(dir.path(), None).unwrap_err().to_string();
     assert!(e.contains("cannot read the transcript"), "{e}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_link_or_a_fifo_is_refused_without_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("link.jsonl");
+    std::os::unix::fs::symlink(fixture("claude/session.jsonl"), &link).unwrap();
+    let e = read(&link, None).unwrap_err().to_string();
+    assert!(e.contains("symbolic link"), "{e}");
+    let fifo = dir.path().join("fifo.jsonl");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let e = read(&fifo, None).unwrap_err().to_string();
+    assert!(e.contains("not a regular file (a FIFO)"), "{e}");
+    assert!(read(&fixture("claude/session.jsonl"), None).is_ok());
+}
