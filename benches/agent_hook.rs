@@ -174,8 +174,14 @@ fn main() {
             serde_json::from_slice(&std::fs::read(state).unwrap()).unwrap();
         let last = &state["decisions"].as_array().unwrap().last().unwrap()["reason"];
         assert_eq!(last, "scheduled", "session {session}");
-        // One review at a time: let the previous one end.
-        std::thread::sleep(Duration::from_millis(150));
+        // One review at a time: let this one end (it waits half a second for its transcript
+        // to settle, then fails on the unreachable model).
+        let output = repo.join(format!(".git/skill/sessions/claude-{session}.review.log"));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::fs::metadata(&output).map_or(0, |m| m.len()) == 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
     rows.push((
         "SessionEnd, a review started (60 runs)",

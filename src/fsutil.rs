@@ -5,16 +5,21 @@ use std::path::Path;
 
 /// Writes `bytes` to a temporary file beside `path`, syncs it, and renames it over `path`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomic_mode(path, bytes, None)
+    write_atomic_mode(path, bytes, None, true)
 }
 
 /// [`write_atomic`], the file created with `mode` (unix permission bits).
 pub fn write_atomic_with_mode(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
-    write_atomic_mode(path, bytes, Some(mode))
+    write_atomic_mode(path, bytes, Some(mode), true)
 }
 
 /// [`write_atomic`], the file created with `mode` (unix permission bits) when given.
-fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Result<()> {
+fn write_atomic_mode(
+    path: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+    sync: bool,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -45,7 +50,9 @@ fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::R
         #[cfg(not(unix))]
         let _ = mode;
         file.write_all(bytes)?;
-        file.sync_all()?;
+        if sync {
+            file.sync_all()?;
+        }
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
@@ -156,7 +163,14 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
 /// [`write_atomic`] for a file readable by the owner only (0600 from its creation on, whatever
 /// the umask).
 pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomic_mode(path, bytes, Some(0o600))
+    write_atomic_mode(path, bytes, Some(0o600), true)
+}
+
+/// [`write_private`] without the wait for the disk: a reader sees the old or the new file,
+/// never a torn one, but a power cut may lose the change. For state cheap to lose and written
+/// often (an agent session's tool-call count, on every tool call).
+pub fn replace_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_mode(path, bytes, Some(0o600), false)
 }
 
 /// Holds back SIGINT, SIGTERM, SIGHUP and SIGQUIT on this thread while it lives: a write that

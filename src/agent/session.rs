@@ -102,8 +102,13 @@ pub fn apply(state: &mut SessionState, event: &Event, policy: &Policy) -> Decisi
             state.tool_calls += 1;
             state.tool_calls_total += 1;
             if let (Some(tool), Some(cwd)) = (&event.tool, &event.cwd) {
-                let roots: Vec<PathBuf> = policy.roots.iter().map(|r| real(r)).collect();
-                for target in writes::targets(tool, cwd) {
+                let targets = writes::targets(tool, cwd);
+                // Resolved only for a call that writes (most calls read).
+                let roots: Vec<PathBuf> = match targets.is_empty() {
+                    true => Vec::new(),
+                    false => policy.roots.iter().map(|r| real(r)).collect(),
+                };
+                for target in targets {
                     let target = real(&target);
                     if roots.iter().any(|r| target.starts_with(r)) {
                         state.skills_modified = true;
@@ -396,7 +401,9 @@ impl Store {
         let out = f(&mut state);
         let mut bytes = serde_json::to_vec_pretty(&state).expect("a state serialises");
         bytes.push(b'\n');
-        crate::fsutil::write_private(&path, &bytes).map_err(io(&path))?;
+        // Not synced: a count lost to a power cut costs nothing, a wait for the disk on every
+        // tool call would.
+        crate::fsutil::replace_private(&path, &bytes).map_err(io(&path))?;
         Ok(out)
     }
 

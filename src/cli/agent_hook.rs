@@ -39,6 +39,23 @@ pub struct AgentHookArgs {
     pub event: Option<String>,
 }
 
+/// `git-skill hook agent ...` parsed by `hook agent`'s own clap command; `None` for any other
+/// command line, or one it refuses (the full parser then says why, as for any command).
+pub fn fast_args(argv: Vec<std::ffi::OsString>) -> Option<AgentHookArgs> {
+    use clap::{Args as _, FromArgMatches as _};
+    let (Some(hook), Some(agent)) = (argv.get(1), argv.get(2)) else {
+        return None;
+    };
+    if hook != "hook" || agent != "agent" {
+        return None;
+    }
+    let command = AgentHookArgs::augment_args(clap::Command::new("git skill hook agent"));
+    let rest = std::iter::once(std::ffi::OsString::from("git skill hook agent"))
+        .chain(argv.into_iter().skip(3));
+    let matches = command.try_get_matches_from(rest).ok()?;
+    AgentHookArgs::from_arg_matches(&matches).ok()
+}
+
 fn parse_agent(s: &str) -> Result<Agent, String> {
     Agent::parse(s).ok_or_else(|| "expected claude, qwen, codex, gemini or copilot".to_owned())
 }
@@ -211,5 +228,41 @@ fn append_log(path: &Path, event: &Event, decision: &str, reason: &str, detail: 
         .open(path)
     {
         let _ = writeln!(f, "{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(words: &[&str]) -> Vec<std::ffi::OsString> {
+        words.iter().map(Into::into).collect()
+    }
+
+    #[test]
+    fn the_fast_path_takes_only_hook_agent_and_what_it_accepts() {
+        let args = fast_args(argv(&[
+            "git-skill",
+            "hook",
+            "agent",
+            "--agent",
+            "copilot",
+            "--strict",
+            "sessionEnd",
+        ]))
+        .unwrap();
+        assert_eq!(args.agent, Some(Agent::Copilot));
+        assert!(args.strict);
+        assert_eq!(args.event.as_deref(), Some("sessionEnd"));
+        assert!(fast_args(argv(&["git-skill", "hook", "agent"])).is_some_and(|a| a.agent.is_none()));
+        for other in [
+            &["git-skill", "hook", "pre-commit"][..],
+            &["git-skill", "--quiet", "hook", "agent"],
+            &["git-skill", "hook", "agent", "--agent", "nobody"],
+            &["git-skill", "hook", "agent", "--help"],
+            &["git-skill"],
+        ] {
+            assert!(fast_args(argv(other)).is_none(), "{other:?}");
+        }
     }
 }

@@ -107,6 +107,14 @@ pub enum Outcome {
 }
 
 pub fn main() -> ExitCode {
+    // An agent's hook runs this on every tool call: its arguments go through the small clap
+    // command of `hook agent` alone, not the whole CLI's (building that is a seventh of the
+    // hook's instructions). Anything it does not take goes to the full parser below.
+    if let Some(args) = agent_hook::fast_args(std::env::args_os().collect()) {
+        let mut ui = Ui::new(ColorChoice::Auto, false);
+        let result = agent_hook::cmd_agent_hook(&mut ui, args);
+        return finish(&mut ui, result);
+    }
     // Usage lines say `git skill`, the way people type it; completions and man pages are built
     // from `command()` and keep the binary's own name.
     let matches = command().bin_name("git skill").get_matches();
@@ -138,6 +146,11 @@ pub fn main() -> ExitCode {
         Command::Sessions(args) => sessions::cmd_sessions(&mut ui, args),
         Command::Init(args) => init::cmd_init(&mut ui, args),
     };
+    finish(&mut ui, result)
+}
+
+/// The exit status of a command's result, its error rendered.
+fn finish(ui: &mut Ui, result: Result<Outcome, CommandError>) -> ExitCode {
     let result = result.and_then(|outcome| {
         ui.out.flush()?;
         Ok(outcome)
