@@ -254,8 +254,14 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
     }
     for agent in &agents {
         match agent {
-            Agent::Codex => ui.status("Codex runs only the hooks you trust: open codex, run /hooks and trust git-skill's (automation: codex exec --dangerously-bypass-hook-trust)")?,
+            Agent::Codex => {
+                ui.status("Codex runs only the hooks you trust: open codex, run /hooks and trust git-skill's (automation: codex exec --dangerously-bypass-hook-trust)")?;
+                if scope == Scope::Project {
+                    ui.status("Codex reads a project's .codex/ only when you trusted the project: say so when it asks")?;
+                }
+            }
             Agent::Gemini if scope == Scope::Project => ui.status("Gemini CLI runs project hooks only in a trusted folder: trust this one when it asks")?,
+            Agent::Copilot if scope == Scope::Project => ui.status("Copilot CLI loads .github/hooks only in a folder you trusted: trust this one when it asks")?,
             _ => {}
         }
     }

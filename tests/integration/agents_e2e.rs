@@ -62,7 +62,7 @@ fn real_home_settings() -> Vec<(PathBuf, Option<Vec<u8>>)> {
 /// One CLI at a time: each takes about a core for seconds.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn run_cli(cli: &str) {
+fn run_cli(cli: &str, scope: &str) {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let bin = prefix().join(cli).join("node_modules/.bin").join(cli);
     if !bin.exists() {
@@ -110,9 +110,20 @@ fn run_cli(cli: &str) {
     .unwrap();
     git(&["add", "-A"]);
     git(&["commit", "-qm", "init"]);
+    // Codex and Copilot run a repository's own hooks only in a folder the person trusted (init
+    // says so); the test trusts it as the person would, in the CLI's own settings.
+    let trust = match (cli, scope) {
+        ("codex", "project") => {
+            "printf '\\n[projects.\"%s\"]\\ntrust_level = \"trusted\"\\n' \"$PWD\" >> \"$CODEX_HOME/config.toml\"\n"
+        }
+        ("copilot", "project") => {
+            "printf '{\"trusted_folders\": [\"%s\"]}\\n' \"$PWD\" > \"$COPILOT_HOME/config.json\"\n"
+        }
+        _ => "",
+    };
     std::fs::write(
         work.join("before.sh"),
-        format!("set -e\ngit skill init --agent {cli} --scope user\n"),
+        format!("set -e\ngit skill init --agent {cli} --scope {scope}\n{trust}"),
     )
     .unwrap();
     let review_script = work.join("review-script.json");
@@ -209,10 +220,15 @@ fn run_cli(cli: &str) {
         "refs/skill-proposals/",
     ]);
     assert_eq!(refs.lines().count(), 1, "{cli}: {refs}");
-    let file = git(&[
-        "show",
-        &format!("{}:.agents/skills/readme-first/SKILL.md", refs.trim()),
-    ]);
+    // The new skill goes to the first skill root the repository has: the agent's own, once
+    // init put the recorder skill there.
+    let listed_files = git(&["ls-tree", "-r", "--name-only", refs.trim()]);
+    let skill_path = listed_files
+        .lines()
+        .find(|p| p.ends_with("/readme-first/SKILL.md"))
+        .unwrap_or_else(|| panic!("{cli}: no readme-first skill in {listed_files}"))
+        .to_owned();
+    let file = git(&["show", &format!("{}:{skill_path}", refs.trim())]);
     assert!(file.contains("source: auto-skill"), "{file}");
     let message = git(&["log", "-1", "--format=%B", refs.trim()]);
     assert!(
@@ -246,8 +262,7 @@ fn run_cli(cli: &str) {
     let id = refs.trim().trim_start_matches("refs/skill-proposals/");
     let shown = skill(&["proposals", "show", id]);
     assert!(
-        shown.contains(".agents/skills/readme-first/SKILL.md")
-            && shown.contains("+  source: auto-skill"),
+        shown.contains(&format!("+++ b/{skill_path}")) && shown.contains("+  source: auto-skill"),
         "{shown}"
     );
     let review_requests = files("review-model.log").lines().count();
@@ -285,25 +300,31 @@ fn run_cli(cli: &str) {
 
 #[test]
 fn claude_code_session_ends_in_a_proposal() {
-    run_cli("claude");
+    run_cli("claude", "project");
+}
+
+/// The user's own settings (`--scope user`), for every repository.
+#[test]
+fn claude_code_with_user_settings_ends_in_a_proposal() {
+    run_cli("claude", "user");
 }
 
 #[test]
 fn qwen_code_session_ends_in_a_proposal() {
-    run_cli("qwen");
+    run_cli("qwen", "project");
 }
 
 #[test]
 fn codex_session_ends_in_a_proposal() {
-    run_cli("codex");
+    run_cli("codex", "project");
 }
 
 #[test]
 fn gemini_cli_session_ends_in_a_proposal() {
-    run_cli("gemini");
+    run_cli("gemini", "project");
 }
 
 #[test]
 fn copilot_cli_session_ends_in_a_proposal() {
-    run_cli("copilot");
+    run_cli("copilot", "project");
 }

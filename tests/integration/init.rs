@@ -130,12 +130,13 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
         "{}",
         run.stderr
     );
-    assert!(
-        run.stderr
-            .contains("Gemini CLI runs project hooks only in a trusted folder"),
-        "{}",
-        run.stderr
-    );
+    for trust in [
+        "Gemini CLI runs project hooks only in a trusted folder",
+        "Codex reads a project's .codex/ only when you trusted the project",
+        "Copilot CLI loads .github/hooks only in a folder you trusted",
+    ] {
+        assert!(run.stderr.contains(trust), "{trust}: {}", run.stderr);
+    }
 
     // Claude: its own keys and hook kept, ours added with the matcher every tool needs.
     let claude = json_file(&sb.repo().join(".claude/settings.json"));
