@@ -74,11 +74,16 @@ pub fn cmd_agent_hook(ui: &mut Ui, args: AgentHookArgs) -> Result<Outcome, Comma
 
 fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
     let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
+    let mut stdin = std::io::stdin().lock();
+    (&mut stdin)
         .take(MAX_PAYLOAD_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read the payload: {e}"))?;
+    if bytes.len() > MAX_PAYLOAD_BYTES {
+        // Read to its end, unkept: an agent writing the rest into a closed pipe would get an
+        // error of its own (a Read of a huge file puts the file in the payload).
+        let _ = std::io::copy(&mut stdin, &mut std::io::sink());
+    }
     let env = |k: &str| std::env::var(k).ok();
     let event =
         event::parse(&bytes, args.agent, args.event.as_deref(), &env).map_err(|e| e.to_string())?;

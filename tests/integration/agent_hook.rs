@@ -595,3 +595,29 @@ fn a_review_waiting_for_its_transcript_already_counts_as_running() {
     let _ = waiting.kill();
     let _ = waiting.wait();
 }
+
+#[test]
+fn a_payload_too_large_is_read_to_its_end_so_the_agent_can_write_it_all() {
+    use std::io::Write as _;
+    let (sb, _) = setup();
+    let mut child = sb
+        .cmd(super::common::BIN)
+        .args(&["hook", "agent", "--agent", "claude"])
+        .into_command()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'x'; 1 << 20];
+        (0..24).try_for_each(|_| stdin.write_all(&chunk))
+    });
+    let out = child.wait_with_output().unwrap();
+    // The agent's side: all 24 MiB written, no broken pipe.
+    writer.join().unwrap().expect("the whole payload was taken");
+    assert!(out.status.success());
+    assert_eq!(out.stdout, b"");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("more than 16 MiB"));
+}
