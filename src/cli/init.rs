@@ -13,12 +13,13 @@ use super::{CommandError, Outcome, Ui, Workspace};
 /// For each agent (Claude Code, Qwen Code, Codex, Gemini CLI, Copilot CLI): writes the hook
 /// entries that run `git-skill hook agent` on completed tool calls and at the session's end
 /// into the agent's settings, merged into what is there (other keys and hooks kept, a backup
-/// `<file>.bak` beside the file the first time, idempotent); installs the recorder skill in the
-/// agent's skill root. Then: installs the pre-commit hook, writes `.skillopt/.gitignore` where a
+/// `<file>.git-skill.bak` beside the file the first time, idempotent); installs the recorder
+/// skill in the agent's skill root. Then: installs the pre-commit hook, writes `.skillopt/.gitignore` where a
 /// skill lacks it, and sets skill.autoSkill.enabled=true in the repository's git config.
 /// `--dry-run` prints every change as a diff and writes nothing; `--uninstall` takes out what
 /// init added (the pre-commit hook stays: `git skill hook uninstall`). git-skill must be on the
-/// PATH the agents run hooks with.
+/// PATH the agents run hooks with; Codex, Gemini CLI and Copilot CLI run a repository's hooks only
+/// once you trusted it.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   git skill init --agent claude
