@@ -1,7 +1,7 @@
 //! File writes that never leave a torn file behind.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to a temporary file beside `path`, syncs it, and renames it over `path`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -43,7 +43,7 @@ fn write_atomic_mode(
         let mut file = options.open(&tmp)?;
         #[cfg(unix)]
         if let Some(mode) = mode {
-            // A file left by an earlier run keeps its mode on open; set it.
+            // The umask may have taken bits off the mode the file was created with.
             use std::os::unix::fs::PermissionsExt;
             file.set_permissions(std::fs::Permissions::from_mode(mode))?;
         }
@@ -59,6 +59,49 @@ fn write_atomic_mode(
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Whether `path` itself is a symbolic link (dangling or not); false when nothing is there.
+pub fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// `path` as the file system resolves it: `.` and `..` taken out, then its nearest existing
+/// ancestor's links resolved (the rest does not exist yet), so that a write through a link to
+/// the repository or out of it is seen for what it is.
+pub fn resolved(path: &Path) -> PathBuf {
+    let path = normalise(path);
+    let mut existing = path.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(found) = existing.canonicalize() {
+            let mut out = found;
+            out.extend(rest.iter().rev());
+            return out;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                existing = parent;
+            }
+            _ => return path,
+        }
+    }
+}
+
+/// `path` without `.` and `..` parts (lexically: the file may not exist yet).
+fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Why [`read_regular`] refused a file.
@@ -92,7 +135,7 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, RegularFil
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
             // ELOOP is what O_NOFOLLOW answers for a link; anything else is a real error.
-            if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            if is_link(path) {
                 return Err(RegularFileError::Symlink);
             }
             return Err(RegularFileError::Io(e));

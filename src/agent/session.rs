@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::event::{Event, Phase};
 use super::{writes, Agent};
+use crate::fsutil::resolved;
 
 /// Decisions kept in a state file (the newest).
 const KEPT_DECISIONS: usize = 20;
@@ -106,10 +107,10 @@ pub fn apply(state: &mut SessionState, event: &Event, policy: &Policy) -> Decisi
                 // Resolved only for a call that writes (most calls read).
                 let roots: Vec<PathBuf> = match targets.is_empty() {
                     true => Vec::new(),
-                    false => policy.roots.iter().map(|r| real(r)).collect(),
+                    false => policy.roots.iter().map(|r| resolved(r)).collect(),
                 };
                 for target in targets {
-                    let target = real(&target);
+                    let target = resolved(&target);
                     if roots.iter().any(|r| target.starts_with(r)) {
                         state.skills_modified = true;
                         if state.modified_path.is_none() {
@@ -130,15 +131,13 @@ pub fn apply(state: &mut SessionState, event: &Event, policy: &Policy) -> Decisi
                 Decision::Skipped { reason, detail } => ("skipped", *reason, detail.clone()),
                 Decision::Nothing => return decision,
             };
-            state.decisions.push(DecisionRecord {
+            state.record(DecisionRecord {
                 at: policy.now.clone(),
                 event: event.name.clone(),
                 decision: kind.to_owned(),
                 reason: reason.to_owned(),
                 detail,
             });
-            let excess = state.decisions.len().saturating_sub(KEPT_DECISIONS);
-            state.decisions.drain(..excess);
             if matches!(decision, Decision::Schedule { .. }) {
                 // The seed's counter starts again; the session may go on (a resumed one).
                 state.tool_calls = 0;
@@ -161,15 +160,22 @@ pub fn unschedule(state: &mut SessionState, before: SessionState, now: &str, det
         .map(|d| d.event.clone())
         .unwrap_or_default();
     *state = before;
-    state.decisions.push(DecisionRecord {
+    state.record(DecisionRecord {
         at: now.to_owned(),
         event,
         decision: "failed".to_owned(),
         reason: "spawn".to_owned(),
         detail,
     });
-    let excess = state.decisions.len().saturating_sub(KEPT_DECISIONS);
-    state.decisions.drain(..excess);
+}
+
+impl SessionState {
+    /// Keeps a decision, and only the newest [`KEPT_DECISIONS`].
+    fn record(&mut self, decision: DecisionRecord) {
+        self.decisions.push(decision);
+        let excess = self.decisions.len().saturating_sub(KEPT_DECISIONS);
+        self.decisions.drain(..excess);
+    }
 }
 
 /// The seed's decision at a session's end, in its order.
@@ -225,7 +231,7 @@ fn checked_transcript(path: Option<&str>, dirs: &[PathBuf]) -> Result<PathBuf, S
     let path = path.ok_or("the agent gave no transcript path")?;
     let given = Path::new(path);
     // A link at the last step could point anywhere once checked (or, dangling, later).
-    if std::fs::symlink_metadata(given).is_ok_and(|m| m.file_type().is_symlink()) {
+    if crate::fsutil::is_link(given) {
         return Err(format!("'{path}' is a symbolic link; it is not followed"));
     }
     let real = match std::fs::canonicalize(given) {
@@ -255,44 +261,6 @@ fn checked_transcript(path: Option<&str>, dirs: &[PathBuf]) -> Result<PathBuf, S
         ));
     }
     Ok(real)
-}
-
-/// `path` as the file system resolves it: `.` and `..` taken out, then its nearest existing
-/// ancestor's links resolved (the rest does not exist yet), so that a write through a link to
-/// the repository, or to a skill root, is seen for what it is.
-fn real(path: &Path) -> PathBuf {
-    let path = normalise(path);
-    let mut existing = path.as_path();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(found) = existing.canonicalize() {
-            let mut out = found;
-            out.extend(rest.iter().rev());
-            return out;
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_owned());
-                existing = parent;
-            }
-            _ => return path,
-        }
-    }
-}
-
-/// `path` without `.` and `..` parts (lexically: the file may not exist yet).
-fn normalise(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// Where each agent keeps its transcripts, from HOME and the agents' own variables.

@@ -263,7 +263,7 @@ fn restore_backup(
     made_from: impl FnOnce(&str) -> bool,
 ) -> Result<Vec<FileEdit>, SettingsError> {
     // A linked file's backup lies beside the file it points at (see `resolve_links`).
-    let linked = std::fs::symlink_metadata(&edit.path).is_ok_and(|m| m.file_type().is_symlink());
+    let linked = crate::fsutil::is_link(&edit.path);
     let real = match linked {
         true => edit
             .path
@@ -606,7 +606,7 @@ pub fn resolve_links(
     let top = top.canonicalize().map_err(|e| read_err(top, e))?;
     let mut out = Vec::with_capacity(edits.len());
     for mut e in edits {
-        let linked = std::fs::symlink_metadata(&e.path).is_ok_and(|m| m.file_type().is_symlink());
+        let linked = crate::fsutil::is_link(&e.path);
         if linked {
             let target = e
                 .path
@@ -624,19 +624,10 @@ pub fn resolve_links(
             e.path = target;
         }
         if scope == Scope::Project {
-            let mut existing = e.path.as_path();
-            while std::fs::symlink_metadata(existing).is_err() {
-                match existing.parent() {
-                    Some(p) => existing = p,
-                    None => break,
-                }
-            }
-            let real = existing
-                .canonicalize()
-                .map_err(|err| read_err(existing, err))?;
+            let real = crate::fsutil::resolved(&e.path);
             if !real.starts_with(&top) {
                 return Err(SettingsError::OutsideRepository {
-                    path: existing.to_owned(),
+                    path: e.path.clone(),
                     target: real,
                 });
             }
@@ -646,8 +637,8 @@ pub fn resolve_links(
     Ok(out)
 }
 
-/// Writes each changed file atomically, keeping the person's content as `<file>.git-skill.bak` beside
-/// it the first time git-skill changes it (a backup is never overwritten by a later run).
+/// Writes each changed file atomically, keeping the person's content as `<file>.git-skill.bak`
+/// beside it the first time git-skill changes it (a backup is never overwritten by a later run).
 pub fn write(edits: &[FileEdit]) -> Result<(), SettingsError> {
     // Before anything is written: a backup's place taken by something that is not a file
     // (a link planted there would take the copy anywhere).

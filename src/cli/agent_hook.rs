@@ -122,19 +122,20 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
     // leaves the count as it was.
     let (decision, started) = store
         .update(event.agent, &event.session, STATE_WAIT, |state| {
-            let before = state.clone();
+            // Only a session's end may need the state as it was (not every tool call).
+            let before = (event.phase == Phase::SessionEnd).then(|| state.clone());
             let mut event: Event = event.clone();
             if event.transcript.is_none() && state.transcript.is_none() {
                 event.transcript = default_transcript;
             }
             let decision = session::apply(state, &event, &policy);
-            let Decision::Schedule { transcript } = &decision else {
+            let (Decision::Schedule { transcript }, Some(before)) = (&decision, before) else {
                 return (decision, None);
             };
-            let started = start_review(repo.workdir(), &store.dir, &event, transcript);
-            if let Err(e) = &started {
-                let why = format!("could not start the review: {e}");
-                session::unschedule(state, before, &policy.now, why);
+            let started = start_review(repo.workdir(), &store.dir, &event, transcript)
+                .map_err(|e| format!("could not start the review: {e}"));
+            if let Err(why) = &started {
+                session::unschedule(state, before, &policy.now, why.clone());
             }
             (decision, Some(started))
         })
@@ -159,8 +160,7 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
             );
             Ok(())
         }
-        (Decision::Schedule { .. }, Some(Err(e))) => {
-            let why = format!("could not start the review: {e}");
+        (Decision::Schedule { .. }, Some(Err(why))) => {
             append_log(&log, &event, "failed", "spawn", &why);
             Err(why)
         }

@@ -174,6 +174,8 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
     }
     let edits = settings::resolve_links(edits, scope, repo.workdir()).map_err(CommandError::new)?;
     let enabled = ws.config.auto_skill_enabled().unwrap_or(false);
+    // Whether init turned skill.autoSkill.enabled on (uninstall turns off only that).
+    let enabled_by_init = repo.git_dir().join("skill").join("init-enabled");
     let changed: Vec<&FileEdit> = edits.iter().filter(|e| e.changes()).collect();
     if args.dry_run {
         for e in &changed {
@@ -204,8 +206,7 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
                 "# would install the pre-commit hook (git skill hook install)"
             )?;
         }
-        let by_init = repo.git_dir().join("skill").join("init-enabled").exists();
-        if (args.uninstall && by_init) || (!args.uninstall && !enabled) {
+        if (args.uninstall && enabled_by_init.exists()) || (!args.uninstall && !enabled) {
             writeln!(
                 ui.out,
                 "# would {} skill.autoSkill.enabled in .git/config",
@@ -223,8 +224,6 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
         };
         ui.status(&format!("{verb} {}", shown(&e.path, repo.workdir())))?;
     }
-    // Whether init turned skill.autoSkill.enabled on (uninstall turns off only that).
-    let enabled_by_init = repo.git_dir().join("skill").join("init-enabled");
     if args.uninstall {
         if enabled_by_init.exists() {
             repo.set_local_config("skill.autoSkill.enabled", None)?;

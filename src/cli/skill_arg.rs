@@ -177,7 +177,7 @@ fn refuse_escaping_link(ws: &Workspace, arg: &str, dir: &Path) -> Result<(), Com
     let mut through_link = false;
     for part in Path::new(arg).components() {
         at.push(part);
-        through_link |= std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink());
+        through_link |= git_skill::fsutil::is_link(&at);
     }
     if !through_link {
         return Ok(());

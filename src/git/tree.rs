@@ -584,7 +584,7 @@ impl Repo {
         let mut at = self.workdir.clone();
         let linked = path.split('/').chain([".git"]).any(|part| {
             at.push(part);
-            std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink())
+            crate::fsutil::is_link(&at)
         });
         if !linked && std::fs::symlink_metadata(checkout.join(".git")).is_ok() {
             candidates.push(checkout);

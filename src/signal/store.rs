@@ -359,7 +359,7 @@ pub fn stream(path: &Path, mut each: impl FnMut(Line)) -> Result<(), StoreError>
     let skill_dir = path.ancestors().nth(3).unwrap_or(Path::new(""));
     if path.ends_with(crate::skill::discover::PENDING_SIGNALS) {
         refuse_links(skill_dir, path)?;
-    } else if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+    } else if crate::fsutil::is_link(path) {
         return Err(StoreError::Link {
             path: path.to_owned(),
         });

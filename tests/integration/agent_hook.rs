@@ -90,18 +90,6 @@ fn last_reason(sb: &Sandbox, agent: &str, session: &str) -> String {
         .to_owned()
 }
 
-fn proposals(sb: &Sandbox) -> Vec<String> {
-    sb.git(&[
-        "for-each-ref",
-        "--format=%(refname)",
-        "refs/skill-proposals/",
-    ])
-    .stdout
-    .lines()
-    .map(str::to_owned)
-    .collect()
-}
-
 /// The review model: one create, then a summary.
 fn review_model() -> Server {
     Server::start_with(|r, _| {
@@ -168,10 +156,10 @@ fn a_busy_claude_session_ends_in_a_proposal_from_a_detached_review() {
     );
     // The review runs on its own; the hook did not wait for it.
     let deadline = Instant::now() + Duration::from_secs(30);
-    while proposals(&sb).is_empty() && Instant::now() < deadline {
+    while sb.proposal_refs().is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let refs = proposals(&sb);
+    let refs = sb.proposal_refs();
     assert_eq!(
         refs.len(),
         1,
@@ -220,7 +208,7 @@ fn a_busy_claude_session_ends_in_a_proposal_from_a_detached_review() {
     );
     assert!(
         lines[1].starts_with("    review ")
-            && lines[1].ends_with(&format!("proposed {}", proposals(&sb)[0])),
+            && lines[1].ends_with(&format!("proposed {}", sb.proposal_refs()[0])),
         "{}",
         text.stdout
     );
@@ -297,7 +285,7 @@ fn each_branch_of_the_decision_and_each_agents_session_end() {
         .assert_ok();
     end(&sb, "s4", &[]);
     assert_eq!(last_reason(&sb, "claude", "s4"), "disabled");
-    assert!(proposals(&sb).is_empty());
+    assert!(sb.proposal_refs().is_empty());
 
     // Each agent's own end of a session: Qwen's Stop, Codex's and Gemini's SessionEnd,
     // Copilot's sessionEnd (its transcript from the agentStop before it); a Claude or Codex
@@ -550,7 +538,7 @@ fn a_review_that_cannot_start_leaves_the_count_for_the_next_end() {
         (last["decision"].as_str(), last["reason"].as_str()),
         (Some("failed"), Some("spawn"))
     );
-    assert!(proposals(&sb).is_empty());
+    assert!(sb.proposal_refs().is_empty());
     // Once the way is clear, the next end starts it with the count kept.
     std::fs::remove_dir(&blocked).unwrap();
     sb.git(&["config", "skill.autoSkill.enabled", "false"])

@@ -122,6 +122,19 @@ impl Sandbox {
         self.cmd("git").dir(self.repo().join(dir)).args(args).run()
     }
 
+    /// The references of the review's proposals, `refs/skill-proposals/<id>`.
+    pub fn proposal_refs(&self) -> Vec<String> {
+        self.git(&[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/skill-proposals/",
+        ])
+        .stdout
+        .lines()
+        .map(str::to_owned)
+        .collect()
+    }
+
     /// Any program with the pinned environment in `cwd`.
     pub fn command(&self, program: &str, cwd: &Path, args: &[&str]) -> Run {
         self.cmd(program).dir(cwd).args(args).run()

@@ -186,18 +186,6 @@ fn state(sb: &Sandbox) -> State {
     (files, index, format!("{refs}{head}"))
 }
 
-fn proposals(sb: &Sandbox) -> Vec<String> {
-    sb.git(&[
-        "for-each-ref",
-        "--format=%(refname)",
-        "refs/skill-proposals/",
-    ])
-    .stdout
-    .lines()
-    .map(str::to_owned)
-    .collect()
-}
-
 /// The run log of the only review.
 fn run_log(sb: &Sandbox) -> Value {
     let dir = sb.repo().join(".git/skill/reviews");
@@ -264,7 +252,7 @@ fn a_review_proposes_a_new_skill_that_a_person_accepts_and_the_hook_checks() {
         before,
         "the work tree, the index and the refs are untouched"
     );
-    let refs = proposals(&sb);
+    let refs = sb.proposal_refs();
     assert_eq!(refs.len(), 1, "{refs:?}");
     let refname = &refs[0];
     // One commit on HEAD, holding the new skill stamped as an agent's.
@@ -383,7 +371,10 @@ fn a_review_proposes_a_new_skill_that_a_person_accepts_and_the_hook_checks() {
         sb.git(&["diff", "--cached", "--name-only"]).stdout.trim(),
         ".claude/skills/deploy-dry-run/SKILL.md"
     );
-    assert!(proposals(&sb).is_empty(), "an accepted proposal is gone");
+    assert!(
+        sb.proposal_refs().is_empty(),
+        "an accepted proposal is gone"
+    );
     let commit = sb.git(&["commit", "-qm", "add the dry-run skill"]);
     commit.assert_ok();
     assert!(sb.git(&["status", "--porcelain"]).stdout.is_empty());
@@ -463,7 +454,7 @@ fn anthropic_tool_use_patches_a_linked_skill_in_a_proposal_without_claiming_it()
         accept.stdout
     );
     assert_eq!(state(&sb), edited, "a conflict changes nothing");
-    assert_eq!(proposals(&sb).len(), 1);
+    assert_eq!(sb.proposal_refs().len(), 1);
     // An edit elsewhere in the file merges.
     let elsewhere = PERSON_SKILL.replace("the staging service.", "the staging service safely.");
     sb.write(".claude/skills/deploy-notes/SKILL.md", &elsewhere);
@@ -661,7 +652,7 @@ fn every_attempt_of_an_adversary_is_denied_with_its_rule_and_nothing_changes() {
         "the ninth round is never asked for"
     );
     assert_eq!(state(&sb), before, "nothing changed");
-    assert!(proposals(&sb).is_empty());
+    assert!(sb.proposal_refs().is_empty());
     assert!(!Path::new("/tmp/owned").exists() && !Path::new("/tmp/evil.sh").exists());
     assert!(!sb.repo().join(".git/index.lock").exists());
     let got = denials(&run_log(&sb));
@@ -801,7 +792,7 @@ fn a_command_provider_works_through_the_text_protocol_and_stage_and_commit_apply
         .unwrap()
         .starts_with(&format!("review(skill): {SUMMARY}")));
     assert_eq!(report["skills"][0]["path"], ".claude/skills/deploy-dry-run");
-    assert!(proposals(&sb).is_empty());
+    assert!(sb.proposal_refs().is_empty());
     assert_eq!(state(&sb), before);
     let log = run_log(&sb);
     assert!(
@@ -821,7 +812,7 @@ fn a_command_provider_works_through_the_text_protocol_and_stage_and_commit_apply
     let run = review(&sb, &command_env(&cmd), &transcript, &[]);
     run.assert_ok();
     assert!(run.stdout.contains("staged:"), "{}", run.stdout);
-    assert!(proposals(&sb).is_empty());
+    assert!(sb.proposal_refs().is_empty());
     assert_eq!(
         sb.git(&["diff", "--cached", "--name-only"]).stdout.trim(),
         ".claude/skills/deploy-dry-run/SKILL.md"
@@ -865,7 +856,7 @@ fn a_command_provider_works_through_the_text_protocol_and_stage_and_commit_apply
         "{}",
         run.stdout
     );
-    assert_eq!(proposals(&sb).len(), 1);
+    assert_eq!(sb.proposal_refs().len(), 1);
 }
 
 #[test]
@@ -906,7 +897,7 @@ fn an_answer_too_large_to_read_ends_the_review_with_nothing_proposed() {
         run.stderr
     );
     assert_eq!(state(&sb), before);
-    assert!(proposals(&sb).is_empty());
+    assert!(sb.proposal_refs().is_empty());
     assert!(run_log(&sb)["error"]
         .as_str()
         .unwrap()
@@ -1013,7 +1004,8 @@ fn proposals_are_rejected_and_pruned() {
     );
     review(&sb, &command_env(&cmd), &transcript, &[]).assert_ok();
     review(&sb, &command_env(&cmd), &transcript, &[]).assert_ok();
-    let ids: Vec<String> = proposals(&sb)
+    let ids: Vec<String> = sb
+        .proposal_refs()
         .iter()
         .map(|r| r.rsplit('/').next().unwrap().to_owned())
         .collect();
@@ -1023,7 +1015,7 @@ fn proposals_are_rejected_and_pruned() {
     assert!(run.stderr.contains("names 2 proposals"), "{}", run.stderr);
     let run = sb.run(&["proposals", "reject", &ids[0]]);
     run.assert_ok();
-    assert_eq!(proposals(&sb).len(), 1);
+    assert_eq!(sb.proposal_refs().len(), 1);
     let run = sb.run(&["proposals", "reject", &ids[0]]);
     run.assert_status(2);
     assert!(run.stderr.contains("no proposal"));
@@ -1034,21 +1026,21 @@ fn proposals_are_rejected_and_pruned() {
         &[("GIT_SKILL_NOW", "2026-12-02T00:00:00Z")],
     );
     run.assert_ok();
-    assert_eq!(proposals(&sb).len(), 1, "younger than 400 days");
+    assert_eq!(sb.proposal_refs().len(), 1, "younger than 400 days");
     let run = sb.run_in(
         "",
         &["proposals", "prune", "--older-than", "30d", "--dry-run"],
         &[("GIT_SKILL_NOW", "2026-12-02T00:00:00Z")],
     );
     assert!(run.stdout.contains("would prune"));
-    assert_eq!(proposals(&sb).len(), 1);
+    assert_eq!(sb.proposal_refs().len(), 1);
     sb.run_in(
         "",
         &["proposals", "prune", "--older-than", "30d"],
         &[("GIT_SKILL_NOW", "2026-12-02T00:00:00Z")],
     )
     .assert_ok();
-    assert!(proposals(&sb).is_empty());
+    assert!(sb.proposal_refs().is_empty());
     sb.git(&["fsck", "--strict"]).assert_ok();
 }
 
@@ -1218,7 +1210,7 @@ fn the_rules_of_creating_and_changing_skills() {
         user.contains("Creating new skills is turned off.")
             && user.contains("Changing existing skills is turned off.")
     );
-    assert!(proposals(&sb).is_empty());
+    assert!(sb.proposal_refs().is_empty());
 }
 
 #[test]
