@@ -27,7 +27,7 @@ repos:
 YAML
 git add .pre-commit-config.yaml
 git commit -qm "pre-commit config" --no-verify
-"$venv/bin/pre-commit" install >/dev/null
+"$venv/bin/pre-commit" install --hook-type pre-commit --hook-type pre-merge-commit >/dev/null
 
 mkdir -p .claude/skills/ok
 printf -- '---\nname: ok\ndescription: A safe skill.\n---\nRun the tests.\n' > .claude/skills/ok/SKILL.md
@@ -46,4 +46,16 @@ if git commit -qm "dangerous skill" > "$work/out.txt" 2>&1; then
 fi
 grep -q "SUP001" "$work/out.txt" || { cat "$work/out.txt" >&2; echo "ci: the block did not say why" >&2; exit 1; }
 [ "$(git rev-parse HEAD)" = "$before" ] || { echo "ci: HEAD moved" >&2; exit 1; }
-echo "ci: pre-commit framework: safe skill committed, dangerous skill blocked"
+
+# The same skill merged from a branch: git runs pre-merge-commit, not pre-commit.
+git checkout -q -b evil
+git commit -qm "dangerous skill" --no-verify
+git checkout -q -
+if git merge --no-ff -q -m "merge evil" evil > "$work/out.txt" 2>&1; then
+    cat "$work/out.txt" >&2
+    echo "ci: pre-commit let a merge bring a dangerous skill" >&2
+    exit 1
+fi
+grep -q "SUP001" "$work/out.txt" || { cat "$work/out.txt" >&2; echo "ci: the merge block did not say why" >&2; exit 1; }
+[ "$(git rev-parse HEAD)" = "$before" ] || { echo "ci: HEAD moved on the merge" >&2; exit 1; }
+echo "ci: pre-commit framework: safe skill committed, dangerous skill blocked, dangerous merge blocked"

@@ -45,8 +45,36 @@ pub struct SkillCheck {
     pub expired: Vec<Expired>,
 }
 
-/// Checks one skill; `display` is its directory as the user should see it.
+/// Checks one skill; `display` is its directory as the user should see it. A bug that makes
+/// the check panic is contained here: the skill is reported dangerous with the error (each
+/// file's scan is contained on its own first, so this catches what lies around them).
 pub fn check_skill(snapshot: &Snapshot, display: &Path, settings: &Settings<'_>) -> SkillCheck {
+    match guard::contain::contained(|| check_skill_unguarded(snapshot, display, settings)) {
+        Ok(checked) => checked,
+        Err(panic) => SkillCheck {
+            report: SkillReport {
+                name: snapshot.dir_name.clone(),
+                path: display.display().to_string(),
+                repo_path: snapshot.dir.clone(),
+                verdict: guard::Verdict::Dangerous,
+                errors: vec![format!(
+                    "the check of this skill failed ({panic}); {}",
+                    guard::contain::BUG_REPORT
+                )],
+                findings: vec![guard::failure(".", &panic)],
+                submodules: snapshot.submodules.clone(),
+            },
+            diagnostics: Vec::new(),
+            expired: Vec::new(),
+        },
+    }
+}
+
+fn check_skill_unguarded(
+    snapshot: &Snapshot,
+    display: &Path,
+    settings: &Settings<'_>,
+) -> SkillCheck {
     let mut scan = guard::scan_skill(&snapshot.files, &|rel| snapshot.read(rel), settings.scan);
     let name = snapshot.name();
     let expired = match settings.policy {

@@ -12,11 +12,13 @@ use git_skill::staged;
 
 use super::{CommandError, Outcome, Ui, Workspace};
 
-/// Install, remove or run the git pre-commit hook; run an agent's hook.
+/// Install, remove or run the git commit hooks; run an agent's hook.
 ///
-/// `install` puts the hook where git runs it (core.hooksPath, or the hooks directory shared by
-/// all worktrees). A pre-commit hook already there is kept and runs first; with --force it is
-/// set aside instead. `uninstall` removes git-skill's hook and puts the previous one back.
+/// `install` puts the pre-commit and pre-merge-commit hooks where git runs them
+/// (core.hooksPath, or the hooks directory shared by all worktrees): git runs pre-merge-commit
+/// instead of pre-commit for the commit `git merge` makes by itself, so a merge is checked like
+/// any commit. A hook already there is kept and runs first; with --force it is set aside
+/// instead. `uninstall` removes git-skill's hooks and puts the previous ones back.
 ///
 /// `pre-commit` is what the hook runs: it checks every skill the commit touches at its staged
 /// state (the index, never the work tree), with the linter and the scanner, and exits 1 to block
@@ -37,13 +39,13 @@ pub struct HookArgs {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum HookAction {
-    /// Install the pre-commit hook (idempotent).
+    /// Install the pre-commit and pre-merge-commit hooks (idempotent).
     Install {
         /// Set an existing foreign pre-commit hook aside instead of running it first.
         #[arg(long)]
         force: bool,
     },
-    /// Remove the hook and restore what was there before.
+    /// Remove the hooks and restore what was there before.
     Uninstall,
     /// Check the staged skills (what the hook runs).
     PreCommit,
@@ -72,38 +74,44 @@ fn hooks_dir(ui: &mut Ui) -> Result<PathBuf, CommandError> {
 
 fn install(ui: &mut Ui, force: bool) -> Result<Outcome, CommandError> {
     let dir = hooks_dir(ui)?;
-    let outcome = hooks::install(&dir, force)?;
-    let hook = dir.join("pre-commit");
-    let message = match outcome {
-        Installed::Fresh => format!("installed the pre-commit hook at '{}'", hook.display()),
-        Installed::AlreadyInstalled => format!("the pre-commit hook at '{}' is already installed", hook.display()),
-        Installed::Updated => format!("updated the pre-commit hook at '{}'", hook.display()),
-        Installed::Chained(saved) => format!(
-            "installed the pre-commit hook at '{}'; the hook that was there moved to '{}' and runs first",
-            hook.display(),
-            saved.display()
-        ),
-        Installed::Replaced(saved) => format!(
-            "installed the pre-commit hook at '{}'; the hook that was there was set aside as '{}' and no longer runs",
-            hook.display(),
-            saved.display()
-        ),
-    };
-    ui.status(&message)?;
+    for (hook, outcome) in hooks::install(&dir, force)? {
+        let (name, path) = (hook.name(), dir.join(hook.name()));
+        let message = match outcome {
+            Installed::Fresh => format!("installed the {name} hook at '{}'", path.display()),
+            Installed::AlreadyInstalled => {
+                format!("the {name} hook at '{}' is already installed", path.display())
+            }
+            Installed::Updated => format!("updated the {name} hook at '{}'", path.display()),
+            Installed::Chained(saved) => format!(
+                "installed the {name} hook at '{}'; the hook that was there moved to '{}' and runs first",
+                path.display(),
+                saved.display()
+            ),
+            Installed::Replaced(saved) => format!(
+                "installed the {name} hook at '{}'; the hook that was there was set aside as '{}' and no longer runs",
+                path.display(),
+                saved.display()
+            ),
+        };
+        ui.status(&message)?;
+    }
     Ok(Outcome::Clean)
 }
 
 fn uninstall(ui: &mut Ui) -> Result<Outcome, CommandError> {
     let dir = hooks_dir(ui)?;
-    let message = match hooks::uninstall(&dir)? {
-        Uninstalled::Removed => "removed the pre-commit hook".to_owned(),
-        Uninstalled::Restored(path) => format!(
-            "removed the pre-commit hook and restored the previous one at '{}'",
-            path.display()
-        ),
-        Uninstalled::NotInstalled => "no pre-commit hook was installed".to_owned(),
-    };
-    ui.status(&message)?;
+    for (hook, outcome) in hooks::uninstall(&dir)? {
+        let name = hook.name();
+        let message = match outcome {
+            Uninstalled::Removed => format!("removed the {name} hook"),
+            Uninstalled::Restored(path) => format!(
+                "removed the {name} hook and restored the previous one at '{}'",
+                path.display()
+            ),
+            Uninstalled::NotInstalled => format!("no {name} hook was installed"),
+        };
+        ui.status(&message)?;
+    }
     Ok(Outcome::Clean)
 }
 

@@ -14,10 +14,10 @@ use super::{CommandError, Outcome, Ui, Workspace};
 /// entries that run `git-skill hook agent` on completed tool calls and at the session's end
 /// into the agent's settings, merged into what is there (other keys and hooks kept, a backup
 /// `<file>.git-skill.bak` beside the file the first time, idempotent); installs the recorder
-/// skill in the agent's skill root. Then: installs the pre-commit hook, writes `.skillopt/.gitignore` where a
-/// skill lacks it, and sets skill.autoSkill.enabled=true in the repository's git config.
+/// skill in the agent's skill root. Then: installs the pre-commit and pre-merge-commit hooks,
+/// writes `.skillopt/.gitignore` where a skill lacks it, and sets skill.autoSkill.enabled=true in the repository's git config.
 /// `--dry-run` prints every change as a diff and writes nothing; `--uninstall` takes out what
-/// init added (the pre-commit hook stays: `git skill hook uninstall`). git-skill must be on the
+/// init added (the commit hooks stay: `git skill hook uninstall`). git-skill must be on the
 /// PATH the agents run hooks with; Codex, Gemini CLI and Copilot CLI run a repository's hooks only
 /// once you trusted it.
 #[derive(Debug, clap::Args)]
@@ -203,7 +203,7 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
         if !args.uninstall {
             writeln!(
                 ui.out,
-                "# would install the pre-commit hook (git skill hook install)"
+                "# would install the pre-commit and pre-merge-commit hooks (git skill hook install)"
             )?;
         }
         if (args.uninstall && enabled_by_init.exists()) || (!args.uninstall && !enabled) {
@@ -232,12 +232,13 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
         } else if enabled {
             ui.status("skill.autoSkill.enabled stays on: it was set before init")?;
         }
-        ui.status("the pre-commit hook stays (git skill hook uninstall removes it)")?;
+        ui.status("the commit hooks stay (git skill hook uninstall removes them)")?;
         return Ok(Outcome::Clean);
     }
-    match hooks::install(&repo.hooks_dir(ws.home.as_deref()), false)? {
-        hooks::Installed::AlreadyInstalled => {}
-        _ => ui.status("installed the pre-commit hook")?,
+    for (hook, outcome) in hooks::install(&repo.hooks_dir(ws.home.as_deref()), false)? {
+        if outcome != hooks::Installed::AlreadyInstalled {
+            ui.status(&format!("installed the {} hook", hook.name()))?;
+        }
     }
     if !enabled {
         repo.set_local_config("skill.autoSkill.enabled", Some("true"))?;

@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod archive;
 mod ascii;
+pub mod contain;
 pub mod decode;
 pub mod described;
 pub mod engine;
@@ -30,7 +31,7 @@ pub mod suppress;
 
 pub use rule::{Category, Matcher, Rule, Severity};
 pub use scan::{
-    scan_skill, within_skill_budget, Context, Finding, ScanOptions, SkillScan, Verdict,
+    failure, scan_skill, within_skill_budget, Context, Finding, ScanOptions, SkillScan, Verdict,
     MAX_SCAN_BYTES, MAX_SKILL_SCAN_BYTES,
 };
 pub use suppress::Suppression;

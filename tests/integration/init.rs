@@ -113,7 +113,10 @@ fn dry_run_shows_every_change_as_a_diff_and_writes_nothing() {
         );
     }
     assert!(out.contains("+hooks = true # git-skill init"), "{out}");
-    assert!(out.contains("would install the pre-commit hook"), "{out}");
+    assert!(
+        out.contains("would install the pre-commit and pre-merge-commit hooks"),
+        "{out}"
+    );
     assert!(out.contains("would set skill.autoSkill.enabled"), "{out}");
     assert_eq!(enabled(&sb), "");
 }
@@ -234,7 +237,7 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
     let run = sb.run(&["init", "--agent", "all", "--uninstall"]);
     run.assert_ok();
     assert!(
-        run.stderr.contains("the pre-commit hook stays"),
+        run.stderr.contains("the commit hooks stay"),
         "{}",
         run.stderr
     );
@@ -396,7 +399,7 @@ fn user_scope_writes_under_home_and_the_agents_own_homes() {
     assert!(home
         .join(".claude/skills/skill-recorder/SKILL.md")
         .is_file());
-    // The repository gets only the pre-commit hook, the records' .gitignore and the config
+    // The repository gets only the commit hooks, the records' .gitignore and the config
     // (with the note that init turned it on).
     let changed: Vec<PathBuf> = tree(&sb.repo())
         .into_iter()
@@ -410,6 +413,7 @@ fn user_scope_writes_under_home_and_the_agents_own_homes() {
             PathBuf::from(".claude/skills/deploy/.skillopt/.gitignore"),
             PathBuf::from(".git/config"),
             PathBuf::from(".git/hooks/pre-commit"),
+            PathBuf::from(".git/hooks/pre-merge-commit"),
             PathBuf::from(".git/skill/init-enabled"),
         ]
     );

@@ -27,6 +27,7 @@ mod review;
 mod scan;
 mod signals;
 mod snapshot;
+mod ways_in;
 mod whole;
 
 /// Every file of this directory is a module of the runner: a test file nobody declared would

@@ -53,10 +53,16 @@ pub fn with_file_deadline<T>(f: impl FnOnce() -> T) -> T {
 }
 
 fn with_deadline<T>(deadline: Instant, f: impl FnOnce() -> T) -> T {
-    let saved = DEADLINE.with(|d| d.replace(Some(deadline)));
-    let out = f();
-    DEADLINE.with(|d| d.set(saved));
-    out
+    /// Puts the outer deadline back even when `f` panics (a contained panic must not leave a
+    /// spent deadline for the next file of the thread).
+    struct Restore(Option<Instant>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DEADLINE.with(|d| d.set(self.0));
+        }
+    }
+    let _restore = Restore(DEADLINE.with(|d| d.replace(Some(deadline))));
+    f()
 }
 
 /// The syntax tree of `text`, or `None` when the grammar cannot be loaded or the file's

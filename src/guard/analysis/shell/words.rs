@@ -67,9 +67,12 @@ fn secret_label(before: &str) -> Option<&str> {
     let t = before.trim_end_matches([' ', '"', '\'']);
     let t = t.strip_suffix(['=', ':'])?;
     let t = t.trim_end_matches(['"', '\'']);
+    // The label starts after the last character that cannot be part of one, which may be
+    // several bytes long (`echo "🔍 搜索: $q"`): past it, not one byte past its start.
     let start = t
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rfind(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let label = &t[start..];
     (label.len() >= 3 && secrets::secret_name(&label.replace('-', "_"))).then_some(label)
 }
