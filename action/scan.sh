@@ -13,9 +13,10 @@
 # at the fail level, 2 the scan could not run, also when this script cannot start it), so that
 # the report is uploaded before the job fails on it.
 #
-# In range mode the policy file (.skillguard.yaml) is the base revision's, not the one the pull
-# request brings: a pull request must not suppress its own findings. A change to the policy
-# takes effect once it is merged.
+# In range mode the policy file (.skillguard.yaml) and the git-skill:allow comments that count
+# are the base revision's, not the ones the pull request brings (git skill scan's default in
+# range mode): a pull request must not suppress its own findings. A change to them takes effect
+# once it is merged.
 set -uo pipefail
 
 # Stops with exit code 2 in the outputs, and the reason on stderr.
@@ -32,7 +33,7 @@ to_ref=${TO_REF:-HEAD}
 from_ref=${FROM_REF:-}
 sarif=${SARIF:-skillguard.sarif}
 
-args=(scan --no-inline-allow --format sarif)
+args=(scan --format sarif)
 if [ -n "${FAIL_ON:-}" ]; then
     case "$FAIL_ON" in
         dangerous|caution|never) args+=(--fail-on "$FAIL_ON") ;;
@@ -55,13 +56,9 @@ else
     if ! git cat-file -e "$from_ref^{commit}" 2>/dev/null; then
         fail "the base revision $from_ref is not in the clone; check out with fetch-depth: 0"
     fi
-    # The base's policy, or none: an empty file is a policy without entries.
-    policy=$(mktemp "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/skillguard-policy.XXXXXX") || fail "cannot create a temporary file"
-    trap 'rm -f "$policy"' EXIT
-    if git cat-file -e "$from_ref:.skillguard.yaml" 2>/dev/null; then
-        git show "$from_ref:.skillguard.yaml" > "$policy" || fail "cannot read the base's .skillguard.yaml"
-    fi
-    args+=(--from-ref "$from_ref" --to-ref "$to_ref" --policy "$policy")
+    # The policy file, a baseline and inline allows are read as of the base by default, as on
+    # every range route of git skill scan (PRE_COMMIT_FROM_REF/TO_REF included).
+    args+=(--from-ref "$from_ref" --to-ref "$to_ref")
     mode="skills changed from ${from_ref:0:12} to $to_ref"
 fi
 

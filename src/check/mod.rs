@@ -8,6 +8,7 @@ mod policy;
 mod proptests;
 mod snapshot;
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 pub use policy::{baseline_at, policy_at, policy_file};
@@ -126,6 +127,55 @@ pub fn lint_snapshot(
         policy.apply_lint(&snapshot.name(), display, &mut diagnostics);
     }
     diagnostics
+}
+
+/// The fingerprints of the findings `checked` suppressed by a `git-skill:allow` comment.
+pub fn inline_allowed(checked: &SkillCheck) -> HashSet<String> {
+    checked
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.suppressed.as_ref().is_some_and(|s| s.kind == "inline"))
+        .map(|f| f.fingerprint.clone())
+        .collect()
+}
+
+/// Holds a range's target to the inline allows of its base: a finding a `git-skill:allow`
+/// comment suppresses stays suppressed only when the base revision suppressed the same finding
+/// (rule, file and matched text) the same way, so a change cannot allow its own findings. The
+/// others count again (the policy and baseline of `settings` still apply to them) and say why.
+pub fn pin_inline_allows(
+    checked: &mut SkillCheck,
+    allowed_at_base: &HashSet<String>,
+    settings: &Settings<'_>,
+) {
+    let mut released = false;
+    for f in &mut checked.report.findings {
+        let inline = f.suppressed.as_ref().is_some_and(|s| s.kind == "inline");
+        if inline && !allowed_at_base.contains(&f.fingerprint) {
+            f.suppressed = None;
+            f.message.push_str(
+                " (its git-skill:allow comment is new in this range; inline allows count as of the base revision)",
+            );
+            released = true;
+        }
+    }
+    if !released {
+        return;
+    }
+    let name = checked.report.name.clone();
+    if let Some(policy) = settings.policy {
+        let expired = policy.apply(&name, &mut checked.report.findings, settings.today);
+        for e in expired {
+            if !checked.expired.contains(&e) {
+                checked.expired.push(e);
+            }
+        }
+    }
+    if let Some(baseline) = settings.baseline {
+        baseline.apply(&name, &mut checked.report.findings);
+    }
+    checked.report.verdict = guard::verdict_of(&checked.report.findings);
 }
 
 /// Checks each skill on up to `jobs` threads; results come back in order.

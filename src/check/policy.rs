@@ -1,7 +1,7 @@
 //! The policy file (`.skillguard.yaml`) and a baseline as each check reads them: from the work
-//! tree for `scan`, from the index for the hook, from the target revision in range mode. They
-//! are read only as regular files of at most 1 MiB, never through a symbolic link, and an error
-//! never quotes them.
+//! tree for `scan`, from the index for the hook, from the base revision in range mode (the
+//! target with `--suppressions-from-target`). They are read only as regular files of at most
+//! 1 MiB, never through a symbolic link, and an error never quotes them.
 
 use std::path::Path;
 

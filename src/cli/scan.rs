@@ -84,6 +84,12 @@ pub struct ScanArgs {
     /// Skill root to search instead of the configured ones (repeatable; like skill.roots).
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<String>,
+
+    /// In range mode, read `.skillguard.yaml`, a baseline inside the repository and
+    /// `git-skill:allow` comments as of --to-ref instead of --from-ref: the change then
+    /// suppresses its own findings. Only for branches whose authors are trusted.
+    #[arg(long)]
+    pub suppressions_from_target: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -133,10 +139,27 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         _ => None,
     };
     if let Some((from, to)) = range {
-        // A baseline inside the repository is the target revision's, like the policy file.
+        // What suppresses findings is read as of the base, so that a change cannot suppress
+        // its own findings, unless the CI author said otherwise on purpose.
+        let suppressions = if args.suppressions_from_target {
+            to.as_str()
+        } else {
+            from.as_str()
+        };
         let baseline = match (&args.baseline, &ws.repo) {
             (Some(path), Some(repo)) => Some(match in_repo(repo, path) {
-                Some(rel) => check::baseline_at(repo, At::Revision(&to), &rel)?,
+                Some(rel) => match check::baseline_at(repo, At::Revision(suppressions), &rel) {
+                    Err(PolicyError::Read { source, .. })
+                        if source.kind() == std::io::ErrorKind::NotFound
+                            && !args.suppressions_from_target =>
+                    {
+                        ui.warn(&format!(
+                            "the baseline '{rel}' is not in {from}: it is new in this range and applies once merged"
+                        ))?;
+                        Baseline::accepting(std::iter::empty())
+                    }
+                    other => other?,
+                },
                 None => baseline_file(path)?,
             }),
             (Some(path), None) => Some(baseline_file(path)?),
@@ -145,6 +168,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         let range = Range {
             from: &from,
             to: &to,
+            suppressions,
             options,
             policy: explicit_policy,
             baseline,
@@ -291,15 +315,18 @@ fn finish(
 struct Range<'a> {
     from: &'a str,
     to: &'a str,
+    /// The revision whose policy file and inline allows apply: `from` unless
+    /// --suppressions-from-target.
+    suppressions: &'a str,
     options: ScanOptions,
-    /// Named with --policy; otherwise the policy file of `to` applies.
+    /// Named with --policy; otherwise the policy file of `suppressions` applies.
     policy: Option<Policy>,
     baseline: Option<Baseline>,
     jobs: usize,
 }
 
 /// Range mode: the skills changed between two revisions, at their content in the second,
-/// read from git objects, with the second revision's policy file.
+/// read from git objects, with the policy file and inline allows of the base (`suppressions`).
 fn scan_range(
     ui: &mut Ui,
     ws: &Workspace,
@@ -312,12 +339,12 @@ fn scan_range(
         .hint("or drop --from-ref/--to-ref to scan the paths given")?;
     let (from, to) = (range.from, range.to);
     let roots = ws.repo_relative_roots();
-    let changed = git_skill::staged::changed_between_revisions(repo, from, to, &roots)
+    let (changes, notes) = git_skill::staged::changes(repo, from, Some(to), &roots)
         .hint("check that both revisions exist here (CI checkouts may need fetch-depth: 0)")?;
-    ws.report_notes(ui, &changed.notes)?;
+    ws.report_notes(ui, &notes)?;
     let policy = match range.policy {
         Some(policy) => Some(policy),
-        None => check::policy_at(repo, At::Revision(to)).hint(
+        None => check::policy_at(repo, At::Revision(range.suppressions)).hint(
             "fix the policy file in that revision; every entry needs a known rule and a reason",
         )?,
     };
@@ -329,9 +356,31 @@ fn scan_range(
         lint: false,
         written: false,
     };
-    let empty = changed.skills.is_empty();
-    let work = ws.displayed(repo, changed.skills);
-    let reports = collect(ui, check::check_all(&work, &settings, range.jobs))?;
+    let empty = changes.is_empty();
+    let pin = range.suppressions == from && range.options.inline_allow;
+    let (befores, afters): (Vec<_>, Vec<_>) =
+        changes.into_iter().map(|c| (c.before, c.after)).unzip();
+    let work = ws.displayed(repo, afters);
+    let mut checked = check::check_all(&work, &settings, range.jobs);
+    if pin {
+        // The base's own inline allows, found by checking each skill as it was there.
+        let base: Vec<_> = befores
+            .into_iter()
+            .zip(&work)
+            .filter_map(|(before, (_, display))| before.map(|b| (b, display.clone())))
+            .collect();
+        let base_checked = check::check_all(&base, &settings, range.jobs);
+        for c in &mut checked {
+            let allowed = base
+                .iter()
+                .zip(&base_checked)
+                .find(|((b, _), _)| b.dir == c.report.repo_path)
+                .map(|(_, b)| check::inline_allowed(b))
+                .unwrap_or_default();
+            check::pin_inline_allows(c, &allowed, &settings);
+        }
+    }
+    let reports = collect(ui, checked)?;
     if args.format == ScanFormat::Text && empty {
         ui.status(&format!("no skill changed between {from} and {to}"))?;
         return Ok(Outcome::Clean);

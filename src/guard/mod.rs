@@ -31,7 +31,7 @@ pub mod suppress;
 
 pub use rule::{Category, Matcher, Rule, Severity};
 pub use scan::{
-    failure, scan_skill, within_skill_budget, Context, Finding, ScanOptions, SkillScan, Verdict,
-    MAX_SCAN_BYTES, MAX_SKILL_SCAN_BYTES,
+    failure, scan_skill, verdict_of, within_skill_budget, Context, Finding, ScanOptions, SkillScan,
+    Verdict, MAX_SCAN_BYTES, MAX_SKILL_SCAN_BYTES,
 };
 pub use suppress::Suppression;

@@ -104,17 +104,21 @@ pub struct SkillScan {
 
 impl SkillScan {
     pub fn verdict(&self) -> Verdict {
-        let worst = self
-            .findings
-            .iter()
-            .filter(|f| f.suppressed.is_none())
-            .map(|f| f.severity)
-            .max();
-        match worst {
-            Some(Severity::Critical) => Verdict::Dangerous,
-            Some(Severity::High) => Verdict::Caution,
-            _ => Verdict::Safe,
-        }
+        verdict_of(&self.findings)
+    }
+}
+
+/// The verdict the worst unsuppressed finding gives.
+pub fn verdict_of(findings: &[Finding]) -> Verdict {
+    let worst = findings
+        .iter()
+        .filter(|f| f.suppressed.is_none())
+        .map(|f| f.severity)
+        .max();
+    match worst {
+        Some(Severity::Critical) => Verdict::Dangerous,
+        Some(Severity::High) => Verdict::Caution,
+        _ => Verdict::Safe,
     }
 }
 

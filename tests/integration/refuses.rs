@@ -349,11 +349,19 @@ fn a_policy_file_that_is_not_a_regular_file_is_an_error_that_quotes_nothing() {
     );
     assert!(!run.stderr.contains("s3cr3t"), "{}", run.stderr);
     assert_eq!(head(&sb), before);
-    // At a revision: range mode reads the target's policy, which is a link there.
+    // At a revision: range mode reads the base's policy, or the target's when told to, which
+    // is a link there.
     sb.git(&["commit", "-qm", "policy", "--no-verify"])
         .assert_ok();
     std::fs::remove_file(&policy).unwrap();
-    let run = sb.run(&["scan", "--from-ref", "HEAD~2", "--to-ref", "HEAD"]);
+    let run = sb.run(&[
+        "scan",
+        "--from-ref",
+        "HEAD~2",
+        "--to-ref",
+        "HEAD",
+        "--suppressions-from-target",
+    ]);
     run.assert_status(2);
     assert!(
         run.stderr
@@ -364,7 +372,7 @@ fn a_policy_file_that_is_not_a_regular_file_is_an_error_that_quotes_nothing() {
 }
 
 #[test]
-fn range_mode_applies_the_target_revisions_policy_not_the_work_trees() {
+fn range_mode_applies_the_base_revisions_policy_not_the_work_trees() {
     let sb = repo();
     sb.write(".claude/skills/a/SKILL.md", skill_md("a", "A."));
     sb.write(".claude/skills/a/scripts/x.sh", DANGER);
@@ -379,23 +387,41 @@ fn range_mode_applies_the_target_revisions_policy_not_the_work_trees() {
     run.assert_status(1);
     // ...but does to the work tree.
     sb.run(&["scan"]).assert_ok();
-    // Committed, it applies to the revision that holds it.
+    // Committed in the range, it is not the base's: it applies once merged (or when the CI
+    // author says the target's suppressions count).
     sb.git(&["add", ".skillguard.yaml"]).assert_ok();
     sb.git(&["commit", "-qm", "policy"]).assert_ok();
     sb.run(&["scan", "--from-ref", "HEAD~2", "--to-ref", "HEAD"])
+        .assert_status(1);
+    sb.run(&[
+        "scan",
+        "--from-ref",
+        "HEAD~2",
+        "--to-ref",
+        "HEAD",
+        "--suppressions-from-target",
+    ])
+    .assert_ok();
+    sb.write(".claude/skills/a/scripts/y.sh", "echo more\n");
+    sb.git(&["add", "."]).assert_ok();
+    sb.git(&["commit", "-qm", "more", "--no-verify"])
         .assert_ok();
-    // A malformed or oversized policy at the revision is an error naming it.
+    range_scan(&sb, &[]).assert_ok();
+    // A malformed or oversized policy at the base is an error naming it.
     sb.write(
         ".skillguard.yaml",
         "allow:\n  - rule: SUP001\n    reason: x\n    path: '[[[['\n",
     );
     sb.git(&["commit", "-qam", "bad glob", "--no-verify"])
         .assert_ok();
-    let run = sb.run(&["scan", "--from-ref", "HEAD~3", "--to-ref", "HEAD"]);
+    sb.write(".claude/skills/a/scripts/y.sh", "echo again\n");
+    sb.git(&["commit", "-qam", "again", "--no-verify"])
+        .assert_ok();
+    let run = range_scan(&sb, &[]);
     run.assert_status(2);
     assert!(
         run.stderr
-            .contains("'.skillguard.yaml at HEAD' is not valid")
+            .contains("'.skillguard.yaml at HEAD~1' is not valid")
             && run.stderr.contains("invalid glob '[[[['"),
         "{}",
         run.stderr
@@ -403,7 +429,10 @@ fn range_mode_applies_the_target_revisions_policy_not_the_work_trees() {
     sb.write(".skillguard.yaml", format!("# {}\n", "x".repeat(1 << 20)));
     sb.git(&["commit", "-qam", "huge", "--no-verify"])
         .assert_ok();
-    let run: Run = sb.run(&["scan", "--from-ref", "HEAD~4", "--to-ref", "HEAD"]);
+    sb.write(".claude/skills/a/scripts/y.sh", "echo once more\n");
+    sb.git(&["commit", "-qam", "once more", "--no-verify"])
+        .assert_ok();
+    let run: Run = range_scan(&sb, &[]);
     run.assert_status(2);
     assert!(
         run.stderr.contains("over the limit of 1048576 bytes"),
@@ -603,7 +632,7 @@ fn a_skill_md_in_another_case_and_a_skillopt_file_are_checked() {
 }
 
 #[test]
-fn range_mode_reads_a_baseline_in_the_repository_from_the_target_revision() {
+fn range_mode_reads_a_baseline_in_the_repository_from_the_base_revision() {
     let sb = repo();
     sb.write(".claude/skills/a/SKILL.md", skill_md("a", "A."));
     sb.write(".claude/skills/a/scripts/x.sh", DANGER);
@@ -611,8 +640,11 @@ fn range_mode_reads_a_baseline_in_the_repository_from_the_target_revision() {
     sb.git(&["commit", "-qm", "a", "--no-verify"]).assert_ok();
     sb.run(&["scan", "--write-baseline", "baseline.json"])
         .assert_ok();
-    // Only in the work tree: not what the revision holds.
-    let run = range_scan(&sb, &["--baseline", "baseline.json"]);
+    // Only in the work tree: the target revision does not hold it.
+    let run = range_scan(
+        &sb,
+        &["--baseline", "baseline.json", "--suppressions-from-target"],
+    );
     run.assert_status(2);
     assert!(
         run.stderr
@@ -620,19 +652,24 @@ fn range_mode_reads_a_baseline_in_the_repository_from_the_target_revision() {
         "{}",
         run.stderr
     );
+    // Not in the base either: new in the range, it applies once merged.
+    let run = range_scan(&sb, &["--baseline", "baseline.json"]);
+    run.assert_status(1);
+    assert!(
+        run.stderr
+            .contains("the baseline 'baseline.json' is not in HEAD~1"),
+        "{}",
+        run.stderr
+    );
     sb.git(&["add", "baseline.json"]).assert_ok();
     sb.git(&["commit", "-qm", "baseline"]).assert_ok();
-    // The work tree's copy may say anything now: the committed one applies.
+    sb.write(".claude/skills/a/scripts/y.sh", "echo more\n");
+    sb.git(&["add", "."]).assert_ok();
+    sb.git(&["commit", "-qm", "more", "--no-verify"])
+        .assert_ok();
+    // The work tree's copy may say anything now: the committed one at the base applies.
     sb.write("baseline.json", "not json");
-    let run = sb.run(&[
-        "scan",
-        "--from-ref",
-        "HEAD~2",
-        "--to-ref",
-        "HEAD",
-        "--baseline",
-        "baseline.json",
-    ]);
+    let run = range_scan(&sb, &["--baseline", "baseline.json"]);
     run.assert_ok();
     assert!(run.stdout.contains("suppressed"), "{}", run.stdout);
 }
