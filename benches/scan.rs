@@ -209,6 +209,7 @@ fn main() {
             path,
             text: &text,
             markdown: false,
+            lang: None,
         };
         let mut times = Vec::new();
         for _ in 0..5 {

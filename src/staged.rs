@@ -408,7 +408,7 @@ fn changed(
 
 enum Owner {
     Skill(String),
-    /// Below `node_modules` or `.skillopt` outside any skill, or a skill's own `.skillopt/`.
+    /// Below `.git` or `.skillopt` outside any skill, or one of a skill's own records.
     Skipped,
     None,
 }
@@ -424,9 +424,9 @@ fn owner(path: &str, root: &str, is_skill: &dyn Fn(&str) -> bool) -> Owner {
             return Owner::None;
         }
         if is_skill(&dir) {
-            // git-skill's own records inside the skill are not skill content (a file of that
-            // name is: the work tree lists it too).
-            return if *part == crate::skill::layout::DIR && depth + 1 < parts.len() {
+            // git-skill's own records inside the skill are not skill content; any other file
+            // under `.skillopt/` is.
+            return if crate::skill::layout::is_record(&parts[depth..].join("/")) {
                 Owner::Skipped
             } else {
                 Owner::Skill(dir)
@@ -480,7 +480,17 @@ fn load(
         .take_while(|e| e.path.starts_with(&prefix))
     {
         let rel = entry.path[prefix.len()..].to_owned();
-        if rel.starts_with(&format!("{}/", crate::skill::layout::DIR)) {
+        if crate::skill::layout::is_record(&rel) {
+            // Listed, not read: they are scanned only when something runs them, and then a
+            // record that was not read fails the check.
+            let kind = match entry.kind {
+                EntryKind::File { executable } => FileKind::File {
+                    size: repo.entry_size(entry)?,
+                    executable,
+                },
+                _ => FileKind::Special,
+            };
+            files.records.push(FileEntry { path: rel, kind });
             continue;
         }
         if rel.split('/').count() > MAX_FILE_COMPONENTS {
@@ -560,7 +570,7 @@ fn load(
         blobs,
     );
     snapshot.submodules = submodules;
-    Ok(snapshot)
+    Ok(snapshot.with_lfs(Some(repo.lfs_objects())))
 }
 
 /// What `path` is at `at`, for link resolution. Unreadable counts as missing: the link then

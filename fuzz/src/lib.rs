@@ -14,6 +14,7 @@ pub fn analyse(path: &str, bytes: &[u8]) {
         path,
         text: &text,
         markdown: path.ends_with(".md"),
+        lang: None,
     });
 }
 

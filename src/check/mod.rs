@@ -76,7 +76,12 @@ fn check_skill_unguarded(
     display: &Path,
     settings: &Settings<'_>,
 ) -> SkillCheck {
-    let mut scan = guard::scan_skill(&snapshot.files, &|rel| snapshot.read(rel), settings.scan);
+    let mut scan = guard::scan_skill_in(
+        &snapshot.files,
+        &snapshot.dir_name,
+        &|rel| snapshot.read(rel),
+        settings.scan,
+    );
     let name = snapshot.name();
     let expired = match settings.policy {
         Some(policy) => policy.apply(&name, &mut scan.findings, settings.today),

@@ -44,6 +44,9 @@ pub struct Snapshot {
     content: Content,
     /// Files replaced in memory (optimize's candidate SKILL.md).
     overlay: HashMap<String, Vec<u8>>,
+    /// The repository's Git LFS store: a pointer is read as the object it names when the
+    /// store has it (what a checkout with LFS gives agents).
+    lfs: Option<PathBuf>,
 }
 
 impl Snapshot {
@@ -66,6 +69,7 @@ impl Snapshot {
             submodules: Vec::new(),
             content: Content::Blobs(blobs),
             overlay: HashMap::new(),
+            lfs: None,
         }
     }
 
@@ -91,7 +95,15 @@ impl Snapshot {
             submodules: Vec::new(),
             content: Content::Dir(path.to_owned()),
             overlay: HashMap::new(),
+            lfs: None,
         })
+    }
+
+    /// The same skill, its Git LFS pointers read through the store `objects`
+    /// (`<git dir>/lfs/objects`).
+    pub fn with_lfs(mut self, objects: Option<PathBuf>) -> Snapshot {
+        self.lfs = objects;
+        self
     }
 
     /// The same skill with the regular file `rel` set to `bytes` (added when new); its mode
@@ -157,13 +169,23 @@ impl Snapshot {
             .unwrap_or_else(|| self.dir_name.clone())
     }
 
-    /// A file's bytes, by path relative to the skill. A work-tree file is read only when it
-    /// is still a regular file of at most the scan limit (no link is followed, no FIFO
-    /// opened), whatever happened to it since it was listed.
+    /// A file's bytes, by path relative to the skill, as agents get them (a Git LFS pointer
+    /// as its object, when the store has it). A work-tree file is read only when it is still a
+    /// regular file of at most the scan limit (no link is followed, no FIFO opened), whatever
+    /// happened to it since it was listed.
     pub fn read(&self, rel: &str) -> std::io::Result<Vec<u8>> {
         if let Some(bytes) = self.overlay.get(rel) {
             return Ok(bytes.clone());
         }
+        let bytes = self.read_stored(rel)?;
+        Ok(crate::guard::lfs::smudged(
+            bytes,
+            self.lfs.as_deref(),
+            MAX_SCAN_BYTES,
+        ))
+    }
+
+    fn read_stored(&self, rel: &str) -> std::io::Result<Vec<u8>> {
         match &self.content {
             Content::Blobs(blobs) => blobs.get(rel).cloned().ok_or_else(|| {
                 std::io::Error::new(

@@ -214,7 +214,10 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
             skill.root.label.clone(),
             skill.category.clone(),
         ) {
-            Ok(snapshot) => work.push((snapshot, ws.display(&skill.dir))),
+            Ok(snapshot) => {
+                let lfs = ws.repo.as_ref().map(|r| r.lfs_objects());
+                work.push((snapshot.with_lfs(lfs), ws.display(&skill.dir)))
+            }
             Err(e) => ui.error(&CommandError::from(e))?,
         }
     }

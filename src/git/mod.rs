@@ -153,6 +153,12 @@ impl Repo {
         self.repo.git_dir()
     }
 
+    /// Where Git LFS keeps the objects of this repository (shared by its linked worktrees):
+    /// `lfs/objects` of the common git directory.
+    pub fn lfs_objects(&self) -> PathBuf {
+        self.repo.common_dir().join("lfs").join("objects")
+    }
+
     /// Every `skill.*` entry of the repository's configuration (system, global, local, worktree,
     /// `GIT_CONFIG_COUNT`), followed by `git -c` values from `GIT_CONFIG_PARAMETERS`.
     pub fn skill_config(&self, parameters: Option<&str>) -> Result<Vec<ConfigEntry>, GitError> {

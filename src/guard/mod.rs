@@ -11,7 +11,9 @@ mod ascii;
 pub mod contain;
 pub mod decode;
 pub mod described;
+pub mod encoding;
 pub mod engine;
+pub mod lfs;
 pub mod markdown;
 mod memo;
 #[cfg(test)]
@@ -26,12 +28,13 @@ mod proptests;
 pub mod redact;
 pub mod rule;
 pub mod rules;
+pub mod runs;
 mod scan;
 pub mod suppress;
 
 pub use rule::{Category, Matcher, Rule, Severity};
 pub use scan::{
-    failure, scan_skill, verdict_of, within_skill_budget, Context, Finding, ScanOptions, SkillScan,
-    Verdict, MAX_SCAN_BYTES, MAX_SKILL_SCAN_BYTES,
+    failure, scan_skill, scan_skill_in, verdict_of, within_skill_budget, Context, Finding,
+    ScanOptions, SkillScan, Verdict, MAX_SCAN_BYTES, MAX_SKILL_SCAN_BYTES,
 };
 pub use suppress::Suppression;

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use super::analysis::regions::Lang;
 use super::archive::{self, Body, Refusal};
 use super::decode::{self, decode_blobs};
 use super::described::Why;
@@ -14,9 +15,10 @@ use super::redact::{mask, redact};
 use super::rule::{Category, Matcher, Rule, Scope, Severity};
 use super::rules::structural::{
     STR001, STR002, STR003, STR004, STR005, STR006, STR007, STR008, STR009, STR010, STR011, STR012,
-    STR013, STR014, STR015, STR016, STR017,
+    STR013, STR014, STR015, STR016, STR017, STR018, STR019,
 };
 use super::rules::{self, obfuscation::OBF022};
+use super::runs::{RunTarget, Runner};
 use super::suppress::{fingerprint, inline_allows, Suppression};
 use crate::skill::{FileKind, SkillFiles};
 
@@ -147,6 +149,17 @@ pub fn scan_skill(
     read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
     options: ScanOptions,
 ) -> SkillScan {
+    scan_skill_in(files, "", read, options)
+}
+
+/// [`scan_skill`] of the skill in the folder `dir_name` (run instructions that name its files
+/// through a path ending in that folder are resolved with it).
+pub fn scan_skill_in(
+    files: &SkillFiles,
+    dir_name: &str,
+    read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
+    options: ScanOptions,
+) -> SkillScan {
     let mut scan = Scanner {
         all: rules::all(),
         options,
@@ -155,19 +168,36 @@ pub fn scan_skill(
     };
     let mut errors = Vec::new();
     let mut total: u64 = 0;
-    for entry in &files.entries {
+    // First what can be read, within the limits; then what runs (which needs every file's
+    // text); then each file's scan, knowing whether it runs.
+    let mut contents: Vec<(usize, Vec<u8>)> = Vec::new();
+    for (i, entry) in files.entries.iter().enumerate() {
         let path = entry.path.as_str();
         match &entry.kind {
             FileKind::Symlink { target } => {
+                let text = target.to_string_lossy();
                 if files.link_escapes(path) {
                     scan.report(
                         &STR005,
                         path,
                         format!(
                             "symlink '{path}' points outside the skill, to '{}'",
-                            target.display()
+                            crate::report::one_line(&text, 120)
                         ),
                     );
+                }
+                match link_text_kind(&text) {
+                    LinkText::Path => {}
+                    kind => {
+                        if kind == LinkText::NotAPath {
+                            scan.report(
+                                &STR019,
+                                path,
+                                format!("symlink '{path}' holds text that is no path; where links are not made (Git for Windows' default), it is checked out as a file with that text"),
+                            );
+                        }
+                        contents.push((i, text.as_bytes().to_vec()));
+                    }
                 }
             }
             FileKind::Special => scan.report(
@@ -177,8 +207,7 @@ pub fn scan_skill(
             ),
             FileKind::File { size, executable } => {
                 total = total.saturating_add(*size);
-                let file = Source::top(path, *executable);
-                scan.check_name(&file);
+                scan.check_name(&Source::top(path, *executable, None));
                 if *size > MAX_SCAN_BYTES {
                     scan.report(&STR004, path, format!("'{path}' is {size} bytes; files over {MAX_SCAN_BYTES} bytes are not scanned"));
                     continue;
@@ -188,18 +217,27 @@ pub fn scan_skill(
                     continue;
                 }
                 match read(path) {
-                    Ok(bytes) => {
-                        let scanned = super::contain::contained(|| {
-                            scan.scan_bytes(&file, &bytes, None);
-                        });
-                        if let Err(panic) = scanned {
-                            scan.findings.push(failure(path, &panic));
-                            errors.push(format!(
-                                "the scan of '{path}' failed ({panic}); {}",
-                                super::contain::BUG_REPORT
-                            ));
-                        }
+                    // Archives are opened in order, as they come: what they unpack counts
+                    // against the skill's read budget before the next file is read.
+                    // What is read may be larger than what was listed (a Git LFS pointer
+                    // read as its object): the rest counts against the budget too.
+                    Ok(bytes)
+                        if bytes.len() as u64 > *size
+                            && !within_skill_budget(
+                                &mut scan.read_total,
+                                bytes.len() as u64 - *size,
+                            ) =>
+                    {
+                        scan.report(&STR004, path, format!("'{path}' was not scanned: the skill's files add up to more than {MAX_SKILL_SCAN_BYTES} bytes"));
                     }
+                    Ok(bytes) if is_archive(path, &bytes) => {
+                        scan.scan_contained(
+                            &Source::top(path, *executable, None),
+                            &bytes,
+                            &mut errors,
+                        );
+                    }
+                    Ok(bytes) => contents.push((i, bytes)),
                     Err(e) => {
                         scan.report(&STR010, path, format!("'{path}' could not be read: {e}"));
                         errors.push(format!("could not read '{path}': {e}"));
@@ -207,6 +245,61 @@ pub fn scan_skill(
                 }
             }
         }
+    }
+    let texts: std::collections::HashMap<&str, String> = contents
+        .iter()
+        .filter_map(|(i, bytes)| Some((files.entries[*i].path.as_str(), text_of(bytes)?)))
+        .collect();
+    let targets = super::runs::run_targets(files, dir_name, &|p| texts.get(p).map(String::as_str));
+    // git-skill's own records are scanned only when something runs them.
+    let mut records: Vec<(String, Vec<u8>)> = Vec::new();
+    for record in &files.records {
+        if !targets.contains_key(&record.path) {
+            continue;
+        }
+        let path = record.path.as_str();
+        match read(path) {
+            Ok(bytes) if bytes.len() as u64 <= MAX_SCAN_BYTES => {
+                records.push((record.path.clone(), bytes));
+            }
+            Ok(bytes) => scan.report(
+                &STR004,
+                path,
+                format!(
+                    "'{path}' is {} bytes; files over {MAX_SCAN_BYTES} bytes are not scanned",
+                    bytes.len()
+                ),
+            ),
+            Err(e) => {
+                scan.report(
+                    &STR010,
+                    path,
+                    format!(
+                        "'{path}' runs ({}) but could not be read: {e}",
+                        targets[&record.path].by
+                    ),
+                );
+                errors.push(format!("could not read '{path}': {e}"));
+            }
+        }
+    }
+    let pending = contents
+        .iter()
+        .map(|(i, bytes)| {
+            let entry = &files.entries[*i];
+            let executable = matches!(
+                entry.kind,
+                FileKind::File {
+                    executable: true,
+                    ..
+                }
+            );
+            (entry.path.as_str(), executable, bytes)
+        })
+        .chain(records.iter().map(|(p, b)| (p.as_str(), false, b)));
+    for (path, executable, bytes) in pending {
+        let file = Source::top(path, executable, targets.get(path));
+        scan.scan_contained(&file, bytes, &mut errors);
     }
     let mut findings = scan.findings;
     if files.truncated || files.too_deep {
@@ -255,10 +348,12 @@ struct Source<'a> {
     assets: bool,
     /// How many archives it is inside (0: a file of the skill).
     depth: usize,
+    /// What runs it, when something does: then it is code, judged without demotions.
+    runs: Option<&'a RunTarget>,
 }
 
 impl<'a> Source<'a> {
-    fn top(path: &'a str, executable: bool) -> Source<'a> {
+    fn top(path: &'a str, executable: bool, runs: Option<&'a RunTarget>) -> Source<'a> {
         Source {
             name: path,
             path,
@@ -266,8 +361,40 @@ impl<'a> Source<'a> {
             scripts: path.starts_with("scripts/"),
             assets: path.starts_with("assets/"),
             depth: 0,
+            runs,
         }
     }
+}
+
+/// What a symbolic link's text is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LinkText {
+    /// A plausible path.
+    Path,
+    /// Shell syntax in it (`|`, `;`, `$`...): scanned as text, for what a checkout without
+    /// links makes of it.
+    Suspect,
+    /// No path at all (a newline, a NUL, a shebang): STR019, and scanned as text.
+    NotAPath,
+}
+
+fn link_text_kind(text: &str) -> LinkText {
+    if text.contains(['\n', '\r', '\0']) || text.starts_with("#!") {
+        LinkText::NotAPath
+    } else if text.contains(['|', ';', '&', '$', '`', '<', '>', '(', ')']) {
+        LinkText::Suspect
+    } else {
+        LinkText::Path
+    }
+}
+
+/// A file's text as the program reading it sees it (UTF-16/32 decoded, UTF-8 read lossily),
+/// for finding what it runs; `None` for binary data.
+fn text_of(bytes: &[u8]) -> Option<String> {
+    if let Some((text, _)) = super::encoding::wide_text(bytes) {
+        return Some(text);
+    }
+    (!is_binary(bytes)).then(|| String::from_utf8_lossy(bytes).into_owned())
 }
 
 /// What every file of a skill, at the top or in an archive, is checked against and adds to.
@@ -297,7 +424,28 @@ struct Scanner {
     findings: Vec<Finding>,
 }
 
+/// Whether `bytes` are opened as an archive (what [`Scanner::scan_bytes`] does with them).
+fn is_archive(path: &str, bytes: &[u8]) -> bool {
+    compiled_format(path, bytes).is_none()
+        && executable_format(bytes).is_none()
+        && archive::Format::detect(bytes).is_some()
+}
+
 impl Scanner {
+    /// [`Scanner::scan_bytes`] of a file of the skill, with a panic contained to the file: a
+    /// finding and an error that name it.
+    fn scan_contained(&mut self, file: &Source, bytes: &[u8], errors: &mut Vec<String>) {
+        let scanned = super::contain::contained(|| self.scan_bytes(file, bytes, None));
+        if let Err(panic) = scanned {
+            self.findings.push(failure(file.name, &panic));
+            errors.push(format!(
+                "the scan of '{}' failed ({panic}); {}",
+                file.name,
+                super::contain::BUG_REPORT
+            ));
+        }
+    }
+
     fn report(&mut self, rule: &Rule, name: &str, message: String) {
         self.findings.push(whole_file(rule, name, message));
     }
@@ -342,7 +490,26 @@ impl Scanner {
             self.open_archive(file, format, bytes, budget);
             return;
         }
+        if let Some(pointer) = super::lfs::parse(bytes) {
+            self.report(
+                &STR018,
+                file.name,
+                format!(
+                    "'{}' is a Git LFS pointer (object sha256:{}, {} bytes) whose object is not in the repository's LFS store (.git/lfs/objects), or is not the one named; agents get the object, which was not scanned",
+                    file.name,
+                    &pointer.oid[..12],
+                    pointer.size
+                ),
+            );
+            return;
+        }
         let asset = known_asset(bytes);
+        // Text in UTF-16 or UTF-32 is read decoded, as PowerShell and editors read it.
+        let decoded = match asset {
+            None => super::encoding::wide_text(bytes).map(|(text, _)| text.into_bytes()),
+            Some(_) => None,
+        };
+        let bytes = decoded.as_deref().unwrap_or(bytes);
         let binary = asset.is_some() || is_binary(bytes);
         // Images, fonts and PDFs are expected under assets/; other binary data is not.
         if binary && !(asset.is_some() && file.assets) {
@@ -356,7 +523,11 @@ impl Scanner {
                 ),
             );
         }
-        let live = file.scripts || file.executable || bytes.starts_with(b"#!");
+        let live = file.scripts
+            || file.executable
+            || bytes.starts_with(b"#!")
+            || bytes.starts_with(b"\xef\xbb\xbf#!")
+            || file.runs.is_some();
         if file.executable && !file.scripts {
             self.report(
                 &STR006,
@@ -368,6 +539,7 @@ impl Scanner {
             markdown: is_markdown(file.path),
             live,
             binary,
+            runs: file.runs,
         };
         if bytes.len() < memo::MIN_BYTES {
             scan_text(
@@ -388,7 +560,11 @@ impl Scanner {
             self.options.strict,
         ]
         .map(u8::from);
-        let key = memo::key(&[file.name.as_bytes(), &flags], bytes);
+        let runs = kind
+            .runs
+            .map(|r| format!("{:?} {}", r.runner, r.by))
+            .unwrap_or_default();
+        let key = memo::key(&[file.name.as_bytes(), &flags, runs.as_bytes()], bytes);
         let (all, options) = (self.all, self.options);
         let found = memo::findings(key, || {
             let mut found = Vec::new();
@@ -467,6 +643,7 @@ impl Scanner {
             scripts: archive.scripts || path.starts_with("scripts/"),
             assets: archive.assets || path.starts_with("assets/"),
             depth: archive.depth + 1,
+            runs: None,
         };
         if let Some(why) = archive::escapes(&member.name) {
             self.report(
@@ -671,13 +848,31 @@ fn known_asset(bytes: &[u8]) -> Option<&'static str> {
 
 /// What kind of text a file is, which decides the views and rules that apply.
 #[derive(Debug, Clone, Copy)]
-struct TextKind {
+struct TextKind<'a> {
     /// A Markdown document (by extension).
     markdown: bool,
-    /// Code that runs: under scripts/, executable, or starting with `#!`.
+    /// Code that runs: under scripts/, executable, starting with `#!`, or run by name.
     live: bool,
     /// Binary data, scanned lossily for payload strings only.
     binary: bool,
+    /// What runs it by name (a run instruction, a link under scripts/): then it is parsed
+    /// in that interpreter's language, and no demotion applies.
+    runs: Option<&'a RunTarget>,
+}
+
+impl TextKind<'_> {
+    /// The language the file runs in, when something runs it by name.
+    fn run_lang(&self, path: &str, text: &str) -> Option<Lang> {
+        match self.runs?.runner {
+            Runner::Lang(lang) => Some(lang),
+            Runner::Kernel => Some(
+                super::analysis::regions::file_lang(path, text)
+                    .filter(|_| !self.markdown)
+                    .unwrap_or(Lang::Shell),
+            ),
+            Runner::Other => None,
+        }
+    }
 }
 
 /// Matches the text of one file in all its views and appends the findings.
@@ -721,6 +916,7 @@ fn scan_text(
             path,
             text: &raw,
             markdown: kind.markdown,
+            lang: kind.run_lang(path, &raw),
         };
         for hit in super::analysis::analyze(&input) {
             let rule = rules::index_of(hit.rule.id).expect("analysis rules are registered");
@@ -810,7 +1006,10 @@ fn scan_text(
         let column = lines.column(&raw, line, hit.offset);
         let rule = &all[hit.rule];
         let mention = rule.mention_in_code && quoted.in_inline_code(hit.offset);
-        let context = if context == Context::Live && (quoted.contains(hit.offset) || mention) {
+        // A file something runs by name is never "only a description".
+        let context = if kind.runs.is_some() {
+            context
+        } else if context == Context::Live && (quoted.contains(hit.offset) || mention) {
             Context::Quoted
         } else if context == Context::Live {
             match super::described::why(rule, path, &raw, hit.offset, markdown) {
@@ -842,7 +1041,12 @@ fn scan_text(
             Context::AgentConfigDocs => {
                 format!("{} (in documentation of that file)", rule.message)
             }
-            Context::Live => rule.message.to_owned(),
+            Context::Live => match kind.runs {
+                Some(runs) if !kind_is_code(path) => {
+                    format!("{} (in a file that runs: {})", rule.message, runs.by)
+                }
+                _ => rule.message.to_owned(),
+            },
         };
         let suppressed = allows.get(&line).and_then(|rules| {
             rules
@@ -868,6 +1072,11 @@ fn scan_text(
             suppressed,
         });
     }
+}
+
+/// Whether a file is code by its name (a script named to run needs no word on why it runs).
+fn kind_is_code(path: &str) -> bool {
+    path.starts_with("scripts/") || super::analysis::regions::file_lang(path, "").is_some()
 }
 
 fn demote(s: Severity) -> Severity {

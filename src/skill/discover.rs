@@ -1,7 +1,8 @@
 //! Finding skills: a directory holding a `SKILL.md`, below one of the skill roots.
 //!
-//! Walks are bounded (depth and entry count), skip `.git`, `node_modules` and `.skillopt`, and
-//! never follow a symlink out of the root they started in. What a walk cannot read, or a skill
+//! Walks are bounded (depth and entry count), skip `.git` and `.skillopt` (but not
+//! `node_modules`: agents load a skill or a category of that name like any other), and never
+//! follow a symlink out of the root they started in. What a walk cannot read, or a skill
 //! it refuses to follow, is a note that fails the run: a check never passes by not looking.
 
 use std::io::ErrorKind;
@@ -9,8 +10,8 @@ use std::path::{Component, Path, PathBuf};
 
 use super::links;
 
-/// Directories a walk never enters.
-pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", super::layout::DIR];
+/// Directories a walk of a skill root never enters.
+pub const SKIPPED_DIRS: &[&str] = &[".git", super::layout::DIR];
 /// How deep below a root a `SKILL.md` is looked for (`<root>/<category>/<name>` is depth 2).
 pub const MAX_DEPTH: usize = 6;
 /// How many directories one walk reads before it stops with a note.
@@ -651,9 +652,11 @@ mod tests {
         let root = t.path().join(".claude/skills");
         touch_skill(&root.join("alpha"));
         touch_skill(&root.join("ops/deploy"));
+        // Agents load a category named node_modules like any other.
         touch_skill(&root.join("node_modules/evil"));
         touch_skill(&root.join("alpha/.skillopt/nested"));
         touch_skill(&root.join("alpha/references/inner"));
+        touch_skill(&root.join(".git/hidden"));
         let roots = default_roots(t.path());
         let found = discover(&roots, Some(&t.path().canonicalize().unwrap()));
         let names: Vec<_> = found
@@ -661,7 +664,14 @@ mod tests {
             .iter()
             .map(|s| (s.dir_name.as_str(), s.category.as_deref()))
             .collect();
-        assert_eq!(names, vec![("alpha", None), ("deploy", Some("ops"))]);
+        assert_eq!(
+            names,
+            vec![
+                ("alpha", None),
+                ("evil", Some("node_modules")),
+                ("deploy", Some("ops"))
+            ]
+        );
         assert_eq!(found.skills[0].root.label, ".claude/skills");
     }
 

@@ -34,8 +34,11 @@ pub struct FileEntry {
 
 #[derive(Debug, Clone, Default)]
 pub struct SkillFiles {
-    /// Every entry except directories, `.skillopt/` and any `.git`, sorted by path.
+    /// Every entry except directories, git-skill's records and any `.git`, sorted by path.
     pub entries: Vec<FileEntry>,
+    /// git-skill's records inside the skill (`layout::is_record`), sorted by path: not skill
+    /// content unless something runs them.
+    pub records: Vec<FileEntry>,
     /// The first [`SKILL_MD_READ_CAP`] bytes of SKILL.md, when it is a regular file.
     pub skill_md: Option<Vec<u8>>,
     /// The full size of SKILL.md in bytes.
@@ -95,9 +98,6 @@ impl SkillFiles {
                     // Listed, not descended: lint reports it as not a regular file.
                     FileKind::Special
                 } else if meta.is_dir() {
-                    if depth == 0 && name == super::layout::DIR {
-                        continue;
-                    }
                     if depth + 1 >= MAX_DEPTH {
                         out.too_deep = true;
                         continue;
@@ -118,13 +118,19 @@ impl SkillFiles {
                 } else {
                     FileKind::Special
                 };
-                out.entries.push(FileEntry {
+                let entry = FileEntry {
                     path: child_rel,
                     kind,
-                });
+                };
+                if super::layout::is_record(&entry.path) {
+                    out.records.push(entry);
+                } else {
+                    out.entries.push(entry);
+                }
             }
         }
         out.entries.sort_by(|a, b| a.path.cmp(&b.path));
+        out.records.sort_by(|a, b| a.path.cmp(&b.path));
         if let Some(FileEntry {
             kind: FileKind::File { size, .. },
             ..
@@ -173,12 +179,37 @@ impl SkillFiles {
     /// alone stays inside). Lexical, so it works for dangling links and git objects alike; a
     /// chain longer than 40 links counts as escaping.
     pub fn link_escapes(&self, link: &str) -> bool {
+        matches!(
+            self.entry(link),
+            Some(FileEntry {
+                kind: FileKind::Symlink { .. },
+                ..
+            })
+        ) && self.resolve_link(link).is_none()
+    }
+
+    /// The skill's regular file (or other entry that is not a link) the symlink at `link`
+    /// leads to, through the links it passes; `None` when it is no link, leads out of the
+    /// skill, or to nothing the skill holds.
+    pub fn link_target(&self, link: &str) -> Option<String> {
+        let resolved = self.resolve_link(link)?;
+        match self.entry(&resolved) {
+            Some(FileEntry {
+                kind: FileKind::Symlink { .. },
+                ..
+            })
+            | None => None,
+            Some(_) => Some(resolved),
+        }
+    }
+
+    fn resolve_link(&self, link: &str) -> Option<String> {
         let Some(FileEntry {
             kind: FileKind::Symlink { target },
             ..
         }) = self.entry(link)
         else {
-            return false;
+            return None;
         };
         let lookup = |path: &str| match self.entry(path) {
             Some(FileEntry {
@@ -188,7 +219,7 @@ impl SkillFiles {
             Some(_) => super::links::Node::File,
             None => super::links::Node::Missing,
         };
-        super::links::resolve(link, &target.to_string_lossy(), &lookup).is_none()
+        super::links::resolve(link, &target.to_string_lossy(), &lookup)
     }
 
     pub fn entry(&self, path: &str) -> Option<&FileEntry> {
@@ -296,7 +327,7 @@ mod tests {
     }
 
     #[test]
-    fn reads_tree_skipping_store_and_keeping_links() {
+    fn reads_tree_keeping_records_apart_and_links() {
         let t = tempfile::tempdir().unwrap();
         let d = t.path();
         std::fs::write(d.join("SKILL.md"), "hi").unwrap();
@@ -306,10 +337,21 @@ mod tests {
         std::fs::write(d.join(".skillopt/pending/signal.json"), "{}").unwrap();
         #[cfg(unix)]
         std::os::unix::fs::symlink("/etc/passwd", d.join("scripts/pw")).unwrap();
+        std::fs::write(d.join(".skillopt/pending/run.sh"), "echo").unwrap();
         let files = SkillFiles::read(d).unwrap();
         let paths: Vec<_> = files.entries.iter().map(|e| e.path.as_str()).collect();
         #[cfg(unix)]
-        assert_eq!(paths, vec!["SKILL.md", "scripts/pw", "scripts/run.sh"]);
+        assert_eq!(
+            paths,
+            vec![
+                ".skillopt/pending/run.sh",
+                "SKILL.md",
+                "scripts/pw",
+                "scripts/run.sh"
+            ]
+        );
+        let records: Vec<_> = files.records.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(records, [".skillopt/pending/signal.json"]);
         assert_eq!(files.skill_md.as_deref(), Some(&b"hi"[..]));
         assert_eq!(files.skill_md_size, 2);
     }

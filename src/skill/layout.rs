@@ -1,6 +1,8 @@
-//! git-skill's own records inside a skill: `<skill>/.skillopt/`. Never skill content (walks and
-//! checks skip it), partly committed (the pending and resolved signals), partly not (`work/`,
-//! which `.skillopt/.gitignore` keeps out of git).
+//! git-skill's own records inside a skill: `<skill>/.skillopt/`. Partly committed (the pending
+//! and resolved signals), partly not (`work/`, which `.skillopt/.gitignore` keeps out of git).
+//! Only the records themselves ([`is_record`]) are git-skill's: any other file under
+//! `.skillopt/` is skill content like every other file (an agent runs what SKILL.md names,
+//! wherever it sits), and the records too are scanned when SKILL.md or a script runs them.
 
 use std::path::{Path, PathBuf};
 
@@ -27,4 +29,49 @@ pub fn path(skill_dir: &Path, what: &str) -> PathBuf {
 /// `what` in the skill at `skill_rel` (relative to the top, `/`-separated), as git names it.
 pub fn rel(skill_rel: &str, what: &str) -> String {
     format!("{skill_rel}/{what}")
+}
+
+/// Whether `rel` (relative to the skill, `/`-separated) is one of git-skill's records: the
+/// pending signals, an archive's `signal.json` or `optimization.json`, `.skillopt/.gitignore`,
+/// or anything under `work/`.
+pub fn is_record(rel: &str) -> bool {
+    let Some(rest) = rel.strip_prefix(".skillopt/") else {
+        return false;
+    };
+    match rest.split('/').collect::<Vec<_>>().as_slice() {
+        ["pending", "signal.json"] | [".gitignore"] => true,
+        ["resolved", dir, "signal.json" | "optimization.json"] => !dir.is_empty(),
+        ["work", rest @ ..] => !rest.is_empty(),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_record;
+
+    #[test]
+    fn records_are_only_what_git_skill_writes() {
+        for rel in [
+            ".skillopt/pending/signal.json",
+            ".skillopt/resolved/26-01-02_fix/signal.json",
+            ".skillopt/resolved/26-01-02_fix/optimization.json",
+            ".skillopt/.gitignore",
+            ".skillopt/work/optimization_1.json",
+            ".skillopt/work/lock",
+        ] {
+            assert!(is_record(rel), "{rel}");
+        }
+        for rel in [
+            ".skillopt/install.sh",
+            ".skillopt/pending/run.sh",
+            ".skillopt/resolved/x/run.sh",
+            ".skillopt/resolved/signal.json",
+            ".skillopt/work",
+            "scripts/.skillopt/pending/signal.json",
+            "SKILL.md",
+        ] {
+            assert!(!is_record(rel), "{rel}");
+        }
+    }
 }

@@ -105,8 +105,8 @@ pub fn judge_root_link(
     let Some(resolved) = resolve(link, target, lookup) else {
         return RootLink::LeavesRepository;
     };
-    // Inside a root counts only where a walk goes: not into `node_modules`, `.skillopt` or
-    // `.git`, not deeper than discovery looks.
+    // Inside a root counts only where a walk goes: not into `.skillopt` or `.git`, not
+    // deeper than discovery looks.
     let reached = |root: &str| {
         let rest = if root.is_empty() {
             resolved.as_str()
@@ -197,12 +197,23 @@ mod tests {
         assert_eq!(judge("../../.agents/skills/real"), RootLink::Harmless);
         assert_eq!(judge("../../docs/readme.md"), RootLink::Harmless);
         assert_eq!(judge("../../nothing"), RootLink::Harmless);
-        // Into a root, but where no walk goes: as good as outside.
+        // Into a root, but where no walk goes: as good as outside. (A walk goes into
+        // `node_modules`: agents load skills there.)
         let hidden = tree(&[
             (".claude/skills/node_modules/evil/SKILL.md", Node::File),
             (".claude/skills/a/.skillopt/x/SKILL.md", Node::File),
+            (".claude/skills/.git/x/SKILL.md", Node::File),
         ]);
-        for target in ["node_modules/evil", "a/.skillopt/x"] {
+        assert_eq!(
+            judge_root_link(
+                ".claude/skills/linked",
+                "node_modules/evil",
+                &roots,
+                &hidden
+            ),
+            RootLink::Harmless
+        );
+        for target in ["a/.skillopt/x", ".git/x"] {
             assert_eq!(
                 judge_root_link(".claude/skills/linked", target, &roots, &hidden),
                 RootLink::OutsideRoots {

@@ -39,6 +39,9 @@ pub struct Input<'a> {
     pub text: &'a str,
     /// A Markdown document (by extension).
     pub markdown: bool,
+    /// The language an interpreter runs the whole file in, when a run instruction or a link
+    /// says so (`bash references/notes.md`): the file is parsed whole in it, whatever its name.
+    pub lang: Option<regions::Lang>,
 }
 
 /// Bytes of code parsed per file, whatever it holds: past it the rest of the file is left to

@@ -133,6 +133,15 @@ fn sniff(text: &str) -> Option<Lang> {
 
 /// The code regions of a file.
 pub fn code_regions(input: &super::Input<'_>) -> Vec<Region> {
+    if let Some(lang) = input.lang {
+        // Run whole by an interpreter: all of it is code, fences included; the fences of a
+        // Markdown file are read as fences too (an agent reads it as well).
+        let mut regions = vec![Region::whole(lang, input.text)];
+        if input.markdown {
+            regions.extend(markdown_blocks(input.text));
+        }
+        return regions;
+    }
     if input.markdown {
         return markdown_blocks(input.text);
     }
@@ -215,6 +224,7 @@ mod tests {
             path,
             text,
             markdown: path.ends_with(".md"),
+            lang: None,
         })
     }
 

@@ -4,7 +4,7 @@ use crate::guard::rule::{Category, Matcher, Rule, Severity};
 /// reports by its constant, so a mistyped id does not compile.
 pub const RULES: &[Rule] = &[
     STR001, STR002, STR003, STR004, STR005, STR006, STR007, STR008, STR009, STR010, STR011, STR012,
-    STR013, STR014, STR015, STR016, STR017,
+    STR013, STR014, STR015, STR016, STR017, STR018, STR019,
 ];
 
 /// A file has a blocked binary extension.
@@ -274,6 +274,43 @@ so what it holds was not all checked. A check never passes by not looking: the s
 dangerous, the run exits with an error, and every other file and skill is still reported. \
 Please report the bug with the file (or a redacted copy); until it is fixed, a commit that needs \
 the file can skip the check once with git commit --no-verify after a person has read it.",
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// A Git LFS pointer whose object is not here.
+pub const STR018: Rule = Rule {
+    id: "STR018",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "a file is a Git LFS pointer whose object was not scanned",
+    explanation: "With `filter=lfs` in `.gitattributes`, git stores a small pointer and the \
+checkout holds the object it names: agents run the object, which the pointer does not show. A \
+pointer is scanned through its object when the repository's LFS store (`.git/lfs/objects/`) has \
+it, with the size and SHA-256 the pointer names; otherwise what agents get was not looked at, \
+and what cannot be looked at cannot pass. Instead, fetch the objects before the check (`git lfs \
+pull`; in CI, `actions/checkout` with `lfs: true`), or commit the file itself: a skill's scripts \
+and documents are small text and gain nothing from LFS.",
+    matcher: Matcher::Structural,
+    fires: &[],
+    passes: &[],
+    ..Rule::PLAIN
+};
+
+/// A symbolic link whose text is no path.
+pub const STR019: Rule = Rule {
+    id: "STR019",
+    category: Category::Structural,
+    severity: Severity::Critical,
+    message: "a symbolic link holds text that is no path",
+    explanation: "Git stores a link as a blob holding its target's path. Where links are not \
+made (`core.symlinks=false`, Git for Windows' default), the checkout writes that text into a \
+regular file, which an agent then runs like any script. A target holding a line break, a NUL \
+or a shebang is no path anyone links to: it is a script smuggled in as a link. Its text is \
+scanned as the file it becomes (so is a target with shell syntax in it). Instead, commit the \
+script as a regular file.",
     matcher: Matcher::Structural,
     fires: &[],
     passes: &[],
