@@ -28,7 +28,7 @@ pub fn report(
     repo: &crate::git::Repo,
     from: &str,
     to: Option<&str>,
-    roots: &[(String, String)],
+    roots: &crate::staged::Roots,
 ) -> Result<(Vec<SkillDrift>, Vec<crate::skill::Note>), crate::git::GitError> {
     let (changes, notes) = crate::staged::changes(repo, from, to, roots)?;
     let drifts = changes

@@ -3,7 +3,8 @@
 //! git objects only, so unstaged edits never change a verdict.
 //!
 //! The layout rules are the work tree's (`skill::discover`): a skill is the first directory
-//! from the root down that holds a `SKILL.md`, at most [`MAX_DEPTH`] levels below it;
+//! from the root down that holds a `SKILL.md`, at most [`MAX_DEPTH`] levels below it (a
+//! changed file deeper than that is an error note, as the work tree's walk reports it);
 //! `node_modules` and `.skillopt` are not entered; links in a root are judged by
 //! [`links::judge_root_link`]; submodules are looked into (see `git::tree`). So a skill gets the
 //! same verdict here as in the work tree.
@@ -16,6 +17,7 @@ use crate::guard::{within_skill_budget, MAX_SCAN_BYTES};
 use crate::skill::discover::{Note, SKIPPED_DIRS};
 use crate::skill::files::{MAX_ENTRIES, SKILL_MD_READ_CAP};
 use crate::skill::links::{self, RootLink};
+use crate::skill::loader;
 use crate::skill::{FileEntry, FileKind, SkillFiles};
 
 /// Depth below a root at which a `SKILL.md` is still looked for (as in discovery).
@@ -39,19 +41,80 @@ pub struct SkillChange {
     pub after: Snapshot,
 }
 
+/// The roots a check of git's states reads.
+#[derive(Debug, Clone, Default)]
+pub struct Roots {
+    /// Configured or named roots, relative to the top (`""` is the top), as `(path, label)`.
+    pub named: Vec<(String, String)>,
+    /// Only these: the agent roots of the trees are not added (`--root`, named on purpose).
+    pub only: bool,
+}
+
+impl Roots {
+    /// `named`, and every agent root the trees a check reads hold.
+    pub fn with_agents(named: Vec<(String, String)>) -> Roots {
+        Roots { named, only: false }
+    }
+
+    /// `named` alone.
+    pub fn only(named: Vec<(String, String)>) -> Roots {
+        Roots { named, only: true }
+    }
+}
+
+/// `roots` and, unless it names its roots alone, every agent root the trees at `ats` hold, at
+/// any depth and in any case (`skill::loader`): what agents load there. The index's paths are
+/// in memory; a revision's tree is read whole.
+pub fn with_agent_roots(
+    repo: &Repo,
+    roots: &Roots,
+    ats: &[At<'_>],
+) -> Result<Vec<(String, String)>, GitError> {
+    let mut out = roots.named.clone();
+    if roots.only {
+        return Ok(out);
+    }
+    for at in ats {
+        let listing = repo.tree_paths(*at)?;
+        for found in loader::roots_in(listing.iter().map(|(p, _)| p.as_str())) {
+            if !out.iter().any(|(p, _)| *p == found.path) {
+                out.push((found.path.clone(), found.path));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The agent roots of the work tree, relative to the top: those the index's paths lie in,
+/// and those on disk in the folders git tracks (a root not yet added included).
+pub fn work_tree_roots(repo: &Repo) -> Result<Vec<loader::FoundRoot>, GitError> {
+    let listing = repo.staged_paths()?;
+    let paths = || listing.iter().map(|(p, _)| p.as_str());
+    let mut found = loader::roots_in(paths());
+    found.extend(loader::roots_on_disk(
+        repo.workdir(),
+        loader::folders_of(paths()),
+    ));
+    found.sort();
+    found.dedup_by(|a, b| a.path == b.path);
+    Ok(found)
+}
+
 /// The changes between HEAD and the index below the roots (`roots`: directories relative to
-/// the top, as `(path, label)`), grouped by the skill that owns them, each skill at its
-/// staged state.
-pub fn changed_skills(repo: &Repo, roots: &[(String, String)]) -> Result<Changed, GitError> {
-    let new = Side::new(repo, At::Index, roots)?;
-    let old = Side::new(repo, At::Head, roots)?;
+/// the top, as `(path, label)`; the agent roots the index holds are added), grouped by the
+/// skill that owns them, each skill at its staged state.
+pub fn changed_skills(repo: &Repo, roots: &Roots) -> Result<Changed, GitError> {
+    let roots = with_agent_roots(repo, roots, &[At::Index])?;
+    let new = Side::new(repo, At::Index, &roots)?;
+    let old = Side::new(repo, At::Head, &roots)?;
     Ok(changed(repo, &old, &new)?.0)
 }
 
-/// Every skill at `at` below the roots, each as a scan reads it, and the notes about links and
-/// submodules: a whole state, compared with nothing.
-pub fn skills_at(repo: &Repo, at: At<'_>, roots: &[(String, String)]) -> Result<Changed, GitError> {
-    let new = Side::new(repo, at, roots)?;
+/// Every skill at `at` below the roots (the agent roots `at` holds added), each as a scan
+/// reads it, and the notes about links and submodules: a whole state, compared with nothing.
+pub fn skills_at(repo: &Repo, at: At<'_>, roots: &Roots) -> Result<Changed, GitError> {
+    let roots = with_agent_roots(repo, roots, &[at])?;
+    let new = Side::new(repo, at, &roots)?;
     let old = Side {
         repo,
         at,
@@ -67,10 +130,11 @@ pub fn changed_between_revisions(
     repo: &Repo,
     from: &str,
     to: &str,
-    roots: &[(String, String)],
+    roots: &Roots,
 ) -> Result<Changed, GitError> {
-    let old = Side::new(repo, At::Revision(from), roots)?;
-    let new = Side::new(repo, At::Revision(to), roots)?;
+    let roots = with_agent_roots(repo, roots, &[At::Revision(from), At::Revision(to)])?;
+    let old = Side::new(repo, At::Revision(from), &roots)?;
+    let new = Side::new(repo, At::Revision(to), &roots)?;
     Ok(changed(repo, &old, &new)?.0)
 }
 
@@ -80,7 +144,7 @@ pub fn changes(
     repo: &Repo,
     from: &str,
     to: Option<&str>,
-    roots: &[(String, String)],
+    roots: &Roots,
 ) -> Result<(Vec<SkillChange>, Vec<Note>), GitError> {
     changes_at(
         repo,
@@ -97,7 +161,7 @@ pub fn changes(
 /// sizes, links and SKILL.md), not the other files' bytes.
 pub fn staged_changes(
     repo: &Repo,
-    roots: &[(String, String)],
+    roots: &Roots,
 ) -> Result<(Vec<SkillChange>, Vec<Note>), GitError> {
     changes_at(repo, At::Head, At::Index, roots, Content::SkillMd)
 }
@@ -106,11 +170,18 @@ fn changes_at(
     repo: &Repo,
     from: At<'_>,
     to: At<'_>,
-    roots: &[(String, String)],
+    roots: &Roots,
     before_content: Content,
 ) -> Result<(Vec<SkillChange>, Vec<Note>), GitError> {
-    let old = Side::new(repo, from, roots)?;
-    let new = Side::new(repo, to, roots)?;
+    // The agent roots of both sides; HEAD's are not read for the hook (a root only HEAD has
+    // holds nothing the commit adds), so its cost stays with the index.
+    let sides: &[At<'_>] = match from {
+        At::Head => &[to],
+        _ => &[from, to],
+    };
+    let roots = with_agent_roots(repo, roots, sides)?;
+    let old = Side::new(repo, from, &roots)?;
+    let new = Side::new(repo, to, &roots)?;
     let (changed, owners) = changed(repo, &old, &new)?;
     let mut out = Vec::new();
     let mut budget = MAX_CHANGE_BYTES;
@@ -267,10 +338,7 @@ fn changed(
         .collect();
     if !moved_roots.is_empty() {
         for path in new_map.keys() {
-            if moved_roots
-                .iter()
-                .any(|r| path.starts_with(&format!("{r}/")))
-            {
+            if moved_roots.iter().any(|r| below(path, r).is_some()) {
                 changed.push(path);
             }
         }
@@ -319,7 +387,7 @@ fn changed(
         let Some((root, label)) = new_roots
             .iter()
             .chain(old_roots.iter())
-            .find(|(r, _)| path.starts_with(&format!("{r}/")))
+            .find(|(r, _)| below(path, r).is_some())
             .copied()
         else {
             continue;
@@ -329,6 +397,12 @@ fn changed(
                 owners
                     .entry(dir)
                     .or_insert_with(|| (root.to_owned(), label.to_owned()));
+            }
+            Owner::TooDeep(dir) => {
+                let note = Note::TooDeep { path: abs(&dir) };
+                if !out.notes.iter().any(|n| n.to_string() == note.to_string()) {
+                    out.notes.push(note);
+                }
             }
             Owner::Skipped | Owner::None => {}
         }
@@ -342,12 +416,15 @@ fn changed(
         }
         let Some((root, _)) = new_roots
             .iter()
-            .find(|(r, _)| path.starts_with(&format!("{r}/")))
+            .find(|(r, _)| below(path, r).is_some())
             .copied()
         else {
             continue;
         };
-        if !matches!(owner(path, root, &is_skill), Owner::None) {
+        if !matches!(
+            owner(path, root, &is_skill),
+            Owner::None | Owner::TooDeep(_)
+        ) {
             continue;
         }
         let judge = |side: &Side<'_>, entry: &Entry| -> Result<(String, RootLink), GitError> {
@@ -389,6 +466,20 @@ fn changed(
         });
     }
 
+    // A root spelled otherwise than agents spell it is one on case-insensitive checkouts.
+    let mut variants: Vec<&str> = owners
+        .values()
+        .map(|(root, _)| root.as_str())
+        .filter(|root| loader::is_case_variant(root))
+        .collect();
+    variants.sort_unstable();
+    variants.dedup();
+    for root in variants {
+        out.notes.push(Note::CaseVariant {
+            path: abs(root),
+            canonical: loader::canonical(root),
+        });
+    }
     let mut dirs = Vec::new();
     let mut budget = MAX_CHANGE_BYTES;
     for (dir, (root, label)) in owners {
@@ -406,8 +497,19 @@ fn changed(
     Ok((out, dirs))
 }
 
+/// What follows `root` in `path` (both relative to the top; the root "" is the top itself),
+/// when `path` lies below it.
+fn below<'a>(path: &'a str, root: &str) -> Option<&'a str> {
+    if root.is_empty() {
+        return (!path.is_empty()).then_some(path);
+    }
+    path.strip_prefix(root)?.strip_prefix('/')
+}
+
 enum Owner {
     Skill(String),
+    /// Below the depth a walk goes (the directory where it stopped).
+    TooDeep(String),
     /// Below `.git` or `.skillopt` outside any skill, or one of a skill's own records.
     Skipped,
     None,
@@ -416,12 +518,16 @@ enum Owner {
 /// The skill that owns `path` (below `root`): the first directory from the root down that is a
 /// skill, as the work tree's walk finds it.
 fn owner(path: &str, root: &str, is_skill: &dyn Fn(&str) -> bool) -> Owner {
-    let rest = &path[root.len() + 1..];
+    let Some(rest) = below(path, root) else {
+        return Owner::None;
+    };
     let parts: Vec<&str> = rest.split('/').collect();
     let mut dir = root.to_owned();
     for (depth, part) in parts.iter().enumerate() {
         if depth > MAX_DEPTH {
-            return Owner::None;
+            // Deeper than the walk of the work tree goes: a skill there is not checked, and
+            // that fails the check as the work tree's note does.
+            return Owner::TooDeep(dir);
         }
         if is_skill(&dir) {
             // git-skill's own records inside the skill are not skill content; any other file
@@ -438,7 +544,11 @@ fn owner(path: &str, root: &str, is_skill: &dyn Fn(&str) -> bool) -> Owner {
         if SKIPPED_DIRS.contains(part) {
             return Owner::Skipped;
         }
-        dir = format!("{dir}/{part}");
+        dir = if dir.is_empty() {
+            (*part).to_owned()
+        } else {
+            format!("{dir}/{part}")
+        };
     }
     Owner::None
 }
@@ -556,7 +666,7 @@ fn load(
         }
     }
     submodules.sort_by(|a, b| a.path.cmp(&b.path));
-    let rel_to_root = dir.strip_prefix(&format!("{root}/")).unwrap_or(dir);
+    let rel_to_root = below(dir, root).unwrap_or(dir);
     let (category, dir_name) = match rel_to_root.rsplit_once('/') {
         Some((c, n)) => (Some(c.to_owned()), n.to_owned()),
         None => (None, rel_to_root.to_owned()),

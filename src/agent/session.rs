@@ -66,8 +66,11 @@ pub enum Decision {
 pub struct Policy {
     pub enabled: bool,
     pub threshold: u32,
-    /// Absolute skill roots of the repository.
+    /// Absolute skill roots of the repository (the configured ones; agent roots at any
+    /// depth below `top` count by their names).
     pub roots: Vec<PathBuf>,
+    /// The top of the work tree.
+    pub top: PathBuf,
     /// A review of this repository is running.
     pub review_running: bool,
     /// This hook runs inside a review's own model command (no review of a review).
@@ -109,9 +112,14 @@ pub fn apply(state: &mut SessionState, event: &Event, policy: &Policy) -> Decisi
                     true => Vec::new(),
                     false => policy.roots.iter().map(|r| resolved(r)).collect(),
                 };
+                let top = resolved(&policy.top);
                 for target in targets {
                     let target = resolved(&target);
-                    if roots.iter().any(|r| target.starts_with(r)) {
+                    let in_agent_root = target.strip_prefix(&top).is_ok_and(|rel| {
+                        !crate::skill::loader::roots_of(&rel.to_string_lossy().replace('\\', "/"))
+                            .is_empty()
+                    });
+                    if in_agent_root || roots.iter().any(|r| target.starts_with(r)) {
                         state.skills_modified = true;
                         if state.modified_path.is_none() {
                             let shown = target.display().to_string();
@@ -507,6 +515,7 @@ mod tests {
             enabled: true,
             threshold: 3,
             roots: vec!["/repo/.claude/skills".into()],
+            top: "/repo".into(),
             review_running: false,
             inside_review: false,
             transcript_dirs: vec![dir.to_owned()],
@@ -703,15 +712,29 @@ mod tests {
                 Phase::ToolUsed,
                 Some((
                     "Bash",
-                    json!({"command": "cd x/y && echo y > ../.claude/skills/a/SKILL.md"}),
+                    json!({"command": "cd x/y && echo y > ../.claude-notes/skills/a/SKILL.md"}),
                 )),
             ),
             &p,
         );
         assert!(
             !w.skills_modified,
-            "/repo/x/.claude/skills is not the root /repo/.claude/skills"
+            "/repo/x/.claude-notes/skills is no skill root"
         );
+        // A root below the top counts by its name, as agents load it (no walk needed).
+        let mut nested = w.clone();
+        apply(
+            &mut nested,
+            &event(
+                Phase::ToolUsed,
+                Some((
+                    "Bash",
+                    json!({"command": "cd x/y && echo y > ../.claude/skills/a/SKILL.md"}),
+                )),
+            ),
+            &p,
+        );
+        assert!(nested.skills_modified, "/repo/x/.claude/skills is a root");
         apply(
             &mut w,
             &event(

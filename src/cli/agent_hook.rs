@@ -108,7 +108,10 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
     let policy = Policy {
         enabled: config.auto_skill_enabled().map_err(|e| e.to_string())?,
         threshold: config.auto_skill_threshold().map_err(|e| e.to_string())?,
-        roots: ws.roots().into_iter().map(|r| r.path).collect(),
+        // The configured roots: agent roots at any depth count by their names, without a
+        // walk of the work tree on every tool call.
+        roots: ws.configured_roots().into_iter().map(|r| r.path).collect(),
+        top: repo.workdir().to_owned(),
         review_running: event.phase == Phase::SessionEnd && git_skill::review::is_running(repo),
         inside_review: std::env::var_os("GIT_SKILL_PURPOSE").is_some(),
         transcript_dirs: session::transcript_dirs(ws.home.as_deref(), &env),

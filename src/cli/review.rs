@@ -121,7 +121,7 @@ pub fn cmd_review(ui: &mut Ui, args: ReviewArgs) -> Result<Outcome, CommandError
         create_root: config
             .get("autoSkill.root")
             .map(|v| v.text.trim().to_owned()),
-        roots: ws.repo_relative_roots(),
+        roots: ws.repo_relative_roots().named,
         fail_on: config.fail_on()?,
         now: clock::now()?,
     };

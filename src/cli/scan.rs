@@ -192,6 +192,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
     if let (Some(repo), true) = (&ws.repo, args.paths.is_empty()) {
         let prefixes: Vec<String> = ws
             .repo_relative_roots()
+            .named
             .into_iter()
             .map(|(p, _)| p)
             .collect();

@@ -76,20 +76,25 @@ impl Workspace {
         })
     }
 
-    /// The skill roots: `--root` flags relative to the current directory; `GIT_SKILL_ROOTS`
-    /// and `skill.roots` relative to the top of the work tree; otherwise the default roots of
-    /// the repository (none outside one).
-    pub fn roots(&self) -> Vec<Root> {
-        let configured = self.config.get_all("roots");
-        let from_flag = configured
-            .iter()
-            .any(|v| matches!(v.source, Source::Flag(_)));
+    /// The skill roots named or implied by configuration: `--root` flags (relative to the
+    /// current directory) alone; otherwise the agents' roots at the top of the work tree,
+    /// with `GIT_SKILL_ROOTS` and `skill.roots` (relative to the top) in place of the
+    /// conventional `skills/` and `agents/skills/`; none outside a repository unless named.
+    /// What agents load cannot be configured away: `skill.roots` adds to it.
+    pub fn configured_roots(&self) -> Vec<Root> {
         match (self.config.roots(), &self.repo) {
-            (Some(roots), _) if from_flag => {
+            (Some(roots), _) if self.roots_from_flag() => {
                 discover::explicit_roots(&self.cwd, &roots, self.home.as_deref())
             }
             (Some(roots), Some(repo)) => {
-                discover::explicit_roots(repo.workdir(), &roots, self.home.as_deref())
+                let mut all =
+                    discover::explicit_roots(repo.workdir(), &roots, self.home.as_deref());
+                for root in discover::agent_roots(repo.workdir()) {
+                    if !all.iter().any(|r| r.path == root.path) {
+                        all.push(root);
+                    }
+                }
+                all
             }
             (Some(roots), None) => {
                 discover::explicit_roots(&self.cwd, &roots, self.home.as_deref())
@@ -97,6 +102,29 @@ impl Workspace {
             (None, Some(repo)) => discover::default_roots(repo.workdir()),
             (None, None) => Vec::new(),
         }
+    }
+
+    /// The skill roots of the work tree: [`Workspace::configured_roots`], and, unless `--root`
+    /// named them, every agent root below the top that the index holds or that lies on disk
+    /// in a folder git tracks (`packages/web/.claude/skills`, a case variant `.Claude/skills`).
+    pub fn roots(&self) -> Vec<Root> {
+        let mut roots = self.configured_roots();
+        let Some(repo) = self.repo.as_ref().filter(|_| !self.roots_from_flag()) else {
+            return roots;
+        };
+        // A work tree whose index cannot be read still has its configured roots; the checks
+        // that read the index report the error themselves.
+        for found in git_skill::staged::work_tree_roots(repo).unwrap_or_default() {
+            let path = repo.workdir().join(&found.path);
+            if !roots.iter().any(|r| r.path == path) {
+                roots.push(Root {
+                    path,
+                    label: found.path,
+                    explicit: false,
+                });
+            }
+        }
+        roots
     }
 
     /// The user-level roots below HOME (`~/.claude/skills`, ...); none without HOME.
@@ -114,20 +142,36 @@ impl Workspace {
             .collect()
     }
 
-    /// The roots inside the work tree, relative to its top, with their labels: what the
-    /// staged and range checks compare.
-    pub fn repo_relative_roots(&self) -> Vec<(String, String)> {
+    /// The configured roots inside the work tree, relative to its top, with their labels:
+    /// what the staged and range checks compare (they add the agent roots of the trees they
+    /// read themselves).
+    pub fn repo_relative_roots(&self) -> git_skill::staged::Roots {
         let Some(repo) = &self.repo else {
-            return Vec::new();
+            return git_skill::staged::Roots::only(Vec::new());
         };
-        self.roots()
+        let named = self
+            .configured_roots()
             .into_iter()
             .filter_map(|r| {
                 let rel = r.path.strip_prefix(repo.workdir()).ok()?;
                 let rel = rel.to_string_lossy().replace('\\', "/");
-                (!rel.is_empty()).then(|| (rel.trim_end_matches('/').to_owned(), r.label.clone()))
+                // The top itself (`skill.roots = .`) is the root "": everything in the tree.
+                Some((rel.trim_end_matches('/').to_owned(), r.label.clone()))
             })
-            .collect()
+            .collect();
+        if self.roots_from_flag() {
+            git_skill::staged::Roots::only(named)
+        } else {
+            git_skill::staged::Roots::with_agents(named)
+        }
+    }
+
+    /// Whether `--root` named the roots (then they are the only ones, on purpose).
+    fn roots_from_flag(&self) -> bool {
+        self.config
+            .get_all("roots")
+            .iter()
+            .any(|v| matches!(v.source, Source::Flag(_)))
     }
 
     /// The skills named by `paths`, or every skill of the roots when `paths` is empty.

@@ -198,10 +198,34 @@ impl Repo {
         // Submodules' names, for their git directories under `modules/`.
         let gitmodules = self.index_gitmodules(index);
         'prefixes: for prefix in prefixes {
-            // A link or a submodule at the prefix or above it decides what lies below.
+            // A link or a submodule at the prefix or above it decides what lies below; so
+            // does a sparse directory entry (a sparse index keeps a folder outside the cone
+            // as one entry naming its tree): what lies below is read from that tree.
             let parts: Vec<&str> = prefix.split('/').collect();
             for i in 0..parts.len() {
                 let at = parts[..=i].join("/");
+                if let Some(dir) = index.entry_by_path(format!("{at}/").as_str().into()) {
+                    if dir.mode == gix::index::entry::Mode::DIR {
+                        if dir.stage_raw() != 0 {
+                            return Err(err(
+                                Path::new(&at),
+                                "is in conflict; resolve it before committing",
+                            ));
+                        }
+                        let rest = parts[i + 1..].join("/");
+                        self.descend(
+                            0,
+                            dir.id,
+                            &at,
+                            &rest,
+                            gitmodules.as_deref(),
+                            0,
+                            None,
+                            &mut out,
+                        )?;
+                        continue 'prefixes;
+                    }
+                }
                 let Some(entry) = index.entry_by_path(at.as_str().into()) else {
                     continue;
                 };
@@ -236,9 +260,19 @@ impl Repo {
                 }
                 continue 'prefixes;
             }
-            let with_slash = format!("{prefix}/");
-            let Some(entries) = index.prefixed_entries(with_slash.as_bytes().into()) else {
-                continue;
+            // The root "" is the whole index (`skill.roots = .`).
+            let with_slash = if prefix.is_empty() {
+                String::new()
+            } else {
+                format!("{prefix}/")
+            };
+            let entries = if prefix.is_empty() {
+                index.entries()
+            } else {
+                match index.prefixed_entries(with_slash.as_bytes().into()) {
+                    Some(entries) => entries,
+                    None => continue,
+                }
             };
             for entry in entries {
                 let path = lossy(entry.path(index));
@@ -247,6 +281,12 @@ impl Repo {
                         Path::new(&path),
                         "is in conflict; resolve it before committing",
                     ));
+                }
+                if entry.mode == gix::index::entry::Mode::DIR {
+                    // A sparse directory entry below the prefix: its tree holds what is there.
+                    let dir = path.trim_end_matches('/');
+                    self.traverse(0, entry.id, dir, dir, gitmodules.as_deref(), 0, &mut out)?;
+                    continue;
                 }
                 let kind = kind_of_index_mode(entry.mode);
                 if let EntryKind::Gitlink { .. } = kind {
@@ -271,6 +311,69 @@ impl Repo {
             }
         }
         Ok(out.finish())
+    }
+
+    /// The path of every entry of the index, in index order, with what each is: what the
+    /// loader model looks for agent roots in. A sparse directory entry whose tree is not
+    /// HEAD's tree at that place is read (what the commit brings there); one that is
+    /// HEAD's holds nothing the commit changes, and is given as itself.
+    pub fn staged_paths(&self) -> Result<Vec<(String, EntryKind)>, GitError> {
+        let index = self.staged_index()?;
+        let mut out = Vec::with_capacity(index.entries().len());
+        let head = if index.is_sparse() {
+            self.repo.head_tree_id_or_empty().ok().map(|id| id.detach())
+        } else {
+            None
+        };
+        for entry in index.entries() {
+            let path = lossy(entry.path(index));
+            if entry.mode == gix::index::entry::Mode::DIR {
+                let dir = path.trim_end_matches('/');
+                if head.and_then(|h| self.subtree(h, dir)) != Some(entry.id) {
+                    let mut below = Listing::default();
+                    self.traverse(0, entry.id, dir, dir, None, MAX_MODULE_DEPTH, &mut below)?;
+                    out.extend(below.entries.into_iter().map(|e| (e.path, e.kind)));
+                }
+                continue;
+            }
+            out.push((path, kind_of_index_mode(entry.mode)));
+        }
+        Ok(out)
+    }
+
+    /// The path of every entry of the tree at `at` (a revision, or HEAD), submodules not
+    /// looked into.
+    pub fn tree_paths(&self, at: At<'_>) -> Result<Vec<(String, EntryKind)>, GitError> {
+        let tree = match at {
+            At::Index => return self.staged_paths(),
+            At::Head => match self.repo.head_tree_id_or_empty() {
+                Ok(id) => id.detach(),
+                Err(e) => {
+                    return Err(err(
+                        self.repo.git_dir(),
+                        format!("could not read HEAD: {e}"),
+                    ))
+                }
+            },
+            At::Revision(rev) => self.tree_of(rev)?,
+        };
+        let mut out = Listing::default();
+        self.traverse(0, tree, "", "", None, MAX_MODULE_DEPTH, &mut out)?;
+        Ok(out.entries.into_iter().map(|e| (e.path, e.kind)).collect())
+    }
+
+    /// The id of the tree at `path` below `tree`, when there is one.
+    fn subtree(&self, tree: gix::ObjectId, path: &str) -> Option<gix::ObjectId> {
+        let mut current = tree;
+        for part in path.split('/').filter(|p| !p.is_empty()) {
+            let tree = self.repo.find_tree(current).ok()?;
+            let entry = tree.find_entry(part)?;
+            if !entry.mode().is_tree() {
+                return None;
+            }
+            current = entry.object_id();
+        }
+        Some(current)
     }
 
     /// HEAD's tree entries below each of `prefixes`; none on an unborn branch.
@@ -1033,7 +1136,12 @@ impl Repo {
                 }
             }
             let below = format!("{prefix}/");
-            if let Some(entries) = index.prefixed_entries(below.as_bytes().into()) {
+            let entries = if prefix.is_empty() {
+                Some(index.entries())
+            } else {
+                index.prefixed_entries(below.as_bytes().into())
+            };
+            if let Some(entries) = entries {
                 for e in entries {
                     if e.mode == gix::index::entry::Mode::COMMIT {
                         out.push((lossy(e.path(index)), e.id));

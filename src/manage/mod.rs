@@ -143,6 +143,37 @@ pub fn blank_outcome(request: &Request, path: String) -> Outcome {
     }
 }
 
+/// An agent may not grant a skill tools, hooks, a permission mode or MCP servers: a field that
+/// does so and is new (or changed) in `after` refuses the write. Fields a person put in the
+/// skill before stay as they are.
+fn check_grants(before: Option<&Snapshot>, after: &Snapshot) -> Result<(), String> {
+    let grants_of = |s: &Snapshot| {
+        s.files
+            .skill_md
+            .as_deref()
+            .and_then(|b| crate::skill::meta::parse(b).ok())
+            .map(|(_, map)| crate::skill::meta::grants(&map))
+            .unwrap_or_default()
+    };
+    let had = before.map(grants_of).unwrap_or_default();
+    let added: Vec<String> = grants_of(after)
+        .into_iter()
+        .filter(|g| !had.contains(g))
+        .map(|(k, _)| k)
+        .collect();
+    if added.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{GRANTS_REFUSED} ({}): remove {}; a person adds them after reading the skill",
+        added.join(", "),
+        if added.len() == 1 { "it" } else { "them" }
+    ))
+}
+
+/// How a refusal of a field that grants tools starts (the review names its rule by it).
+pub const GRANTS_REFUSED: &str = "the frontmatter grants what only a person may grant";
+
 /// The checks that need nothing but the request: its parameters, the name, the category and
 /// a support file's path (§4.3).
 pub fn validate(request: &Request) -> Result<(), String> {
@@ -214,10 +245,17 @@ pub fn assess(
         if let Err(e) = check_limits(after, &changes) {
             return refused(outcome, e);
         }
+        if options.auto_skill {
+            if let Err(e) = check_grants(before, after) {
+                return refused(outcome, e);
+            }
+        }
+        // What an agent writes is judged strictly: no allow comment it could write itself,
+        // and no "this only describes an attack" demotion it could stage.
         let settings = Settings {
             scan: ScanOptions {
                 inline_allow: !options.auto_skill,
-                strict: false,
+                strict: options.auto_skill,
             },
             policy: None,
             baseline: None,

@@ -186,7 +186,11 @@ pub fn run(
     let head = repo.head_commit_id()?.ok_or_else(|| GitError::UnbornHead {
         path: repo.workdir().to_owned(),
     })?;
-    let at_head = crate::staged::skills_at(repo, At::Head, &options.roots)?;
+    let at_head = crate::staged::skills_at(
+        repo,
+        At::Head,
+        &crate::staged::Roots::with_agents(options.roots.clone()),
+    )?;
     let mut linked: BTreeSet<String> = options.linked.iter().cloned().collect();
     linked.extend(conversation.skills.iter().cloned());
     let create_root = create_root(repo, options, &at_head.skills)?;

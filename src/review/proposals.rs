@@ -310,7 +310,11 @@ pub fn check_skills(
     merged: &[FileChange],
     fail_on: FailOn,
 ) -> Result<Result<Verdicts, Vec<String>>, GitError> {
-    let at_head = crate::staged::skills_at(repo, At::Head, roots)?;
+    let at_head = crate::staged::skills_at(
+        repo,
+        At::Head,
+        &crate::staged::Roots::with_agents(roots.to_vec()),
+    )?;
     let mut touched: HashMap<String, Snapshot> = HashMap::new();
     for change in merged {
         let owner = at_head

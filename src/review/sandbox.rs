@@ -530,6 +530,13 @@ impl Sandbox {
                 .outcome
                 .errors
                 .iter()
+                .any(|e| e.starts_with(manage::GRANTS_REFUSED))
+            {
+                "grants"
+            } else if assessed
+                .outcome
+                .errors
+                .iter()
                 .any(|e| e.starts_with("lint "))
             {
                 "lint"

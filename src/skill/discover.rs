@@ -13,7 +13,10 @@ use super::links;
 /// Directories a walk of a skill root never enters.
 pub const SKIPPED_DIRS: &[&str] = &[".git", super::layout::DIR];
 /// How deep below a root a `SKILL.md` is looked for (`<root>/<category>/<name>` is depth 2).
-pub const MAX_DEPTH: usize = 6;
+/// Copilot CLI loads skills recursively (eight levels down were seen loaded) and Codex six
+/// levels down: a guard looks further than any of them, and what lies deeper still is an
+/// error, not a pass.
+pub const MAX_DEPTH: usize = 24;
 /// How many directories one walk reads before it stops with a note.
 pub const MAX_DIRS: usize = 100_000;
 /// Where a skill keeps the signals not yet used (relative to the skill directory).
@@ -75,6 +78,12 @@ pub enum Note {
     MissingRoot {
         path: PathBuf,
     },
+    /// A skill root spelled otherwise than agents spell it (`.Claude/skills`): on macOS and
+    /// Windows checkouts agents load it as `canonical`; it is checked like any root.
+    CaseVariant {
+        path: PathBuf,
+        canonical: String,
+    },
     TooDeep {
         path: PathBuf,
     },
@@ -133,8 +142,12 @@ impl Note {
             Note::MissingRoot { path } => {
                 format!("configured skill root '{}' does not exist", s(path))
             }
+            Note::CaseVariant { path, canonical } => format!(
+                "'{}' is a case variant of '{canonical}': agents on macOS and Windows load its skills from there; checked as a skill root",
+                s(path)
+            ),
             Note::TooDeep { path } => format!(
-                "skipped '{}': deeper than {MAX_DEPTH} levels below its root",
+                "'{}' is deeper than {MAX_DEPTH} levels below its root; skills there were not checked",
                 s(path)
             ),
             Note::Unreadable { path, error } => format!("could not read '{}': {error}", s(path)),
@@ -150,6 +163,7 @@ impl Note {
             self,
             Note::Unreadable { .. }
                 | Note::LimitReached { .. }
+                | Note::TooDeep { .. }
                 | Note::SymlinkLeavesRoot { skill: true, .. }
                 | Note::RootOutside { .. }
                 | Note::LinkLeavesRepository { .. }
@@ -167,8 +181,10 @@ impl Note {
             Note::LinkLeavesRepository { .. } => Some("copy the skill into the repository (a link out of it is not reviewable), or remove the link"),
             Note::SubmoduleUnavailable { .. } => Some("make its objects available: git submodule update --init --recursive (in CI, check out with submodules, e.g. actions/checkout's `submodules: recursive`); or remove it from the skill root"),
             Note::MissingRoot { .. } => Some("fix or remove it: git config --unset-all skill.roots, or check GIT_SKILL_ROOTS and --root"),
+            Note::CaseVariant { .. } => Some("spell the folders as agents do (git mv), so that every checkout has one root"),
             Note::Unreadable { .. } => Some("fix the permissions, or move the directory out of the skill roots"),
             Note::LimitReached { .. } => Some("point --root at a smaller directory"),
+            Note::TooDeep { .. } => Some("move the skills nearer to their root; agents load skills a few levels down"),
             _ => None,
         }
     }
@@ -207,6 +223,18 @@ pub fn default_roots(workdir: &Path) -> Vec<Root> {
         .map(|r| Root {
             path: workdir.join(r),
             label: (*r).to_owned(),
+            explicit: false,
+        })
+        .collect()
+}
+
+/// The agents' own roots at the top of a work tree (`.claude/skills`, ...; see
+/// [`super::loader`]), which configuration adds to rather than replaces.
+pub fn agent_roots(workdir: &Path) -> Vec<Root> {
+    super::loader::agent_roots()
+        .map(|r| Root {
+            path: workdir.join(&r),
+            label: r,
             explicit: false,
         })
         .collect()

@@ -29,6 +29,36 @@ impl SkillMeta {
     }
 }
 
+/// Frontmatter fields that widen what a skill may do, as the agents read them: tools it may
+/// use without asking (`allowed-tools`, a subagent's `tools`), hooks it installs (Claude
+/// Code's `hooks`), the permission mode it runs in, MCP servers it starts. Only a person
+/// grants these; compared with `-` and `_` removed and in any case.
+pub const GRANTING_FIELDS: &[&str] = &[
+    "allowedtools",
+    "tools",
+    "hooks",
+    "permissionmode",
+    "mcpservers",
+    "mcp",
+];
+
+/// The fields of `map` that grant something, by their names as written, with their values.
+pub fn grants(map: &Mapping) -> Vec<(String, Value)> {
+    map.iter()
+        .filter_map(|(k, v)| {
+            let key = k.as_str()?;
+            let folded: String = key
+                .chars()
+                .filter(|c| *c != '-' && *c != '_')
+                .flat_map(char::to_lowercase)
+                .collect();
+            GRANTING_FIELDS
+                .contains(&folded.as_str())
+                .then(|| (key.to_owned(), v.clone()))
+        })
+        .collect()
+}
+
 /// Why a SKILL.md's metadata could not be read; `git skill lint` tells the details.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MetaError {
@@ -72,6 +102,16 @@ mod tests {
         assert_eq!(m.name.as_deref(), Some("a"));
         let (m, _) = parse(b"---\nname: a\n---\n").unwrap();
         assert!(!m.auto_skill);
+    }
+
+    #[test]
+    fn fields_that_grant_tools_hooks_or_permissions() {
+        let (_, map) = parse(b"---\nname: a\ndescription: b\nallowed-tools: Bash Write\nHooks:\n  PreToolUse: []\npermission_mode: bypassPermissions\nmcpServers: {x: {command: sh}}\nlicense: MIT\nmetadata:\n  tools: none\n---\n").unwrap();
+        let keys: Vec<String> = grants(&map).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(
+            keys,
+            ["allowed-tools", "Hooks", "permission_mode", "mcpServers"]
+        );
     }
 
     #[test]

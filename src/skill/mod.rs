@@ -9,6 +9,7 @@ pub mod layout;
 pub mod limits;
 pub mod links;
 pub mod lint;
+pub mod loader;
 pub mod meta;
 #[cfg(test)]
 mod proptests;

@@ -41,7 +41,7 @@ fn key_row(run: &Run, key: &str) -> Value {
 }
 
 #[test]
-fn git_dash_c_roots_replace_the_defaults() {
+fn git_dash_c_roots_add_to_the_agents_roots() {
     let sb = repo();
     assert_eq!(
         names(&sb.git(&["skill", "list", "--format", "json"])),
@@ -55,12 +55,14 @@ fn git_dash_c_roots_replace_the_defaults() {
         "--format",
         "json",
     ]);
-    assert_eq!(names(&run), ["c1"]);
+    // The agents' own roots stay: configuration adds roots, it cannot take away what agents
+    // load.
+    assert_eq!(names(&run), ["c1", "std"]);
     assert_eq!(run.json()["skills"][0]["root"], "custom");
     assert_eq!(run.stderr, "");
     let lint = sb.git(&["-c", "skill.roots=custom", "skill", "lint"]);
     lint.assert_ok();
-    assert_eq!(lint.stderr.trim(), "1 skill checked, no problems");
+    assert_eq!(lint.stderr.trim(), "2 skills checked, no problems");
     // Several -c values accumulate, as for any multi-valued git key.
     let run = sb.git(&[
         "-c",
@@ -72,7 +74,7 @@ fn git_dash_c_roots_replace_the_defaults() {
         "--format",
         "json",
     ]);
-    assert_eq!(names(&run), ["in-a", "in-b"]);
+    assert_eq!(names(&run), ["in-a", "in-b", "std"]);
 }
 
 #[test]
@@ -82,7 +84,7 @@ fn git_config_roots_accumulate() {
     sb.git(&["config", "--add", "skill.roots", "b"]).assert_ok();
     assert_eq!(
         names(&sb.git(&["skill", "list", "--format", "json"])),
-        ["in-a", "in-b"]
+        ["in-a", "in-b", "std"]
     );
     let config = sb.git(&["skill", "config", "--format", "json"]);
     config.assert_ok();
@@ -102,9 +104,9 @@ fn the_environment_overrides_git_config_and_the_flag_overrides_both() {
     sb.git(&["config", "skill.roots", "a"]).assert_ok();
     let env = [("GIT_SKILL_ROOTS", "custom:b")];
     let run = sb.git_env("", &["skill", "list", "--format", "json"], &env);
-    assert_eq!(names(&run), ["c1", "in-b"]);
+    assert_eq!(names(&run), ["c1", "in-b", "std"]);
     let run = sb.run_in("", &["list", "--format", "json"], &env);
-    assert_eq!(names(&run), ["c1", "in-b"]);
+    assert_eq!(names(&run), ["c1", "in-b", "std"]);
 
     let run = sb.git_env(
         "",
@@ -441,7 +443,7 @@ fn global_config_is_read_and_the_repository_wins() {
     .unwrap();
     assert_eq!(
         names(&sb.git(&["skill", "list", "--format", "json"])),
-        ["in-a"]
+        ["in-a", "std"]
     );
     sb.git(&["config", "skill.failOn", "caution"]).assert_ok();
     let run = sb.git(&["skill", "config", "--format", "json"]);
@@ -485,7 +487,7 @@ fn git_config_count_values_are_read() {
             ("GIT_CONFIG_VALUE_0", "custom"),
         ],
     );
-    assert_eq!(names(&run), ["c1"]);
+    assert_eq!(names(&run), ["c1", "std"]);
 }
 
 #[test]
@@ -507,5 +509,5 @@ fn a_home_relative_root_is_walked() {
         "json",
     ]);
     assert!(!run.stderr.contains("symlink"), "{}", run.stderr);
-    assert_eq!(names(&run), ["from-home"]);
+    assert_eq!(names(&run), ["from-home", "std"]);
 }

@@ -528,19 +528,25 @@ fn git_and_skillopt_are_not_walked_but_node_modules_is() {
 }
 
 #[test]
-fn walks_stop_at_depth_six() {
+fn walks_go_deeper_than_any_agent_and_a_deeper_folder_is_an_error() {
     let sb = Sandbox::with_repo();
-    sb.write("skills/a/b/c/d/e/six/SKILL.md", skill_md("six", "Deep."));
-    sb.write(
-        "skills/a/b/c/d/e/f/seven/SKILL.md",
-        skill_md("seven", "Too deep."),
-    );
+    // Copilot CLI loads skills eight levels down.
+    let eight = "skills/a/b/c/d/e/f/g/eight";
+    sb.write(&format!("{eight}/SKILL.md"), skill_md("eight", "Deep."));
     let run = sb.run(&["list", "--format", "json"]);
     run.assert_ok();
-    let names = skill_names(&run);
-    assert_eq!(names, ["six"]);
+    assert_eq!(skill_names(&run), ["eight"]);
+    // Past the walk's depth: not a silent pass.
+    let deep = format!("skills/{}too-deep", "d/".repeat(25));
+    sb.write(
+        &format!("{deep}/SKILL.md"),
+        skill_md("too-deep", "Too deep."),
+    );
+    let run = sb.run(&["list", "--format", "json"]);
+    run.assert_status(2);
+    assert_eq!(skill_names(&run), ["eight"]);
     assert!(
-        run.stderr.contains("deeper than 6 levels"),
+        run.stderr.contains("deeper than 24 levels below its root"),
         "{}",
         run.stderr
     );
