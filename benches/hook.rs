@@ -67,6 +67,15 @@ fn medians(dir: &Path) -> (Duration, Duration) {
     (diff[diff.len() / 2], hook[hook.len() / 2])
 }
 
+/// Where skill `s` lives: the first 20 at the top, the others in packages.
+fn skill_dir(s: usize) -> String {
+    if s < 20 {
+        format!(".claude/skills/skill-{s}")
+    } else {
+        format!("packages/p{s}/.claude/skills/skill-{s}")
+    }
+}
+
 fn main() {
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path();
@@ -76,14 +85,16 @@ fn main() {
     // No automatic gc: after 10,000 new objects a commit starts one in the background, which
     // would run during the timings and pack the objects halfway through them.
     git(repo, &["config", "gc.auto", "0"]);
-    // 9,800 ordinary source files and 40 skills of 5 files: 10,000 files.
+    // 9,800 ordinary source files and 40 skills of 5 files: 10,000 files. Half the skills
+    // sit in a monorepo's packages (`packages/p<i>/.claude/skills`), which the loader model
+    // finds by their paths in the index.
     for i in 0..9_800 {
         let path = repo.join(format!("src/m{}/f{i}.rs", i / 100));
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, format!("pub fn f{i}() -> u32 {{ {i} }}\n")).unwrap();
     }
     for s in 0..40 {
-        let dir = repo.join(format!(".claude/skills/skill-{s}"));
+        let dir = repo.join(skill_dir(s));
         std::fs::create_dir_all(dir.join("scripts")).unwrap();
         std::fs::create_dir_all(dir.join("references")).unwrap();
         std::fs::write(dir.join("SKILL.md"), format!("---\nname: skill-{s}\ndescription: Skill {s}.\n---\n# Skill {s}\n\nRun the tests, then report.\n")).unwrap();
@@ -118,7 +129,7 @@ fn main() {
     for staged in [1usize, 20] {
         for s in 0..staged {
             std::fs::write(
-                repo.join(format!(".claude/skills/skill-{s}/references/r0.md")),
+                repo.join(format!("{}/references/r0.md", skill_dir(s))),
                 format!("Changed {staged}.\n"),
             )
             .unwrap();
@@ -133,6 +144,22 @@ fn main() {
         );
         git(repo, &["commit", "-qm", "step", "--no-verify"]);
     }
+
+    // One staged file in a skill of a package (a nested root).
+    std::fs::write(
+        repo.join(format!("{}/references/r1.md", skill_dir(30))),
+        "Changed in a package.\n",
+    )
+    .unwrap();
+    git(repo, &["add", "."]);
+    let (diff, hook) = medians(repo);
+    println!(
+        " 1 staged file in a nested root: git diff --cached --name-only {:.1} ms, git skill hook pre-commit {:.1} ms, ratio {:.2}",
+        diff.as_secs_f64() * 1e3,
+        hook.as_secs_f64() * 1e3,
+        hook.as_secs_f64() / diff.as_secs_f64()
+    );
+    git(repo, &["commit", "-qm", "nested", "--no-verify"]);
 
     // A realistic skill: the benign fixtures, one as SKILL.md and the rest as references.
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scan/benign");

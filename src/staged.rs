@@ -70,19 +70,66 @@ pub fn with_agent_roots(
     roots: &Roots,
     ats: &[At<'_>],
 ) -> Result<Vec<(String, String)>, GitError> {
+    Ok(agent_roots_and_links(repo, roots, ats)?.0)
+}
+
+/// Roots as `(path, label)`, relative to the top.
+type RootList = Vec<(String, String)>;
+
+/// [`with_agent_roots`], and the symbolic links the index holds (when `ats` has the index and
+/// the roots are not named alone): what [`drop_unchanged`] needs.
+fn agent_roots_and_links(
+    repo: &Repo,
+    roots: &Roots,
+    ats: &[At<'_>],
+) -> Result<(RootList, Option<Vec<String>>), GitError> {
     let mut out = roots.named.clone();
     if roots.only {
-        return Ok(out);
+        return Ok((out, None));
     }
+    let mut links = None;
     for at in ats {
-        let listing = repo.tree_paths(*at)?;
-        for found in loader::roots_in(listing.iter().map(|(p, _)| p.as_str())) {
+        let mut finder = loader::RootFinder::default();
+        match at {
+            At::Index => {
+                let mut found = Vec::new();
+                repo.visit_staged_paths(&mut |path, kind| {
+                    finder.add_bytes(path);
+                    if kind == EntryKind::Symlink {
+                        found.push(String::from_utf8_lossy(path).into_owned());
+                    }
+                })?;
+                links = Some(found);
+            }
+            _ => {
+                for (path, _) in repo.tree_paths(*at)? {
+                    finder.add(&path);
+                }
+            }
+        }
+        for found in finder.finish() {
             if !out.iter().any(|(p, _)| *p == found.path) {
                 out.push((found.path.clone(), found.path));
             }
         }
     }
-    Ok(out)
+    Ok((out, links))
+}
+
+/// Leaves out the roots below which the index holds what HEAD holds (its cache tree says
+/// so): nothing there changes, and a monorepo's many roots need not be listed twice for a
+/// commit that touches one. A root that holds a link stays: what the link leads to may have
+/// changed elsewhere. Without the index's links (`None`), nothing is left out.
+fn drop_unchanged(repo: &Repo, roots: &mut Vec<(String, String)>, links: Option<&[String]>) {
+    let Some(links) = links else {
+        return;
+    };
+    roots.retain(|(path, _)| {
+        let holds_link = links
+            .iter()
+            .any(|l| path.is_empty() || l == path || l.starts_with(&format!("{path}/")));
+        holds_link || !repo.staged_same_as_head(path)
+    });
 }
 
 /// The agent roots of the work tree, relative to the top: those the index's paths lie in,
@@ -104,7 +151,8 @@ pub fn work_tree_roots(repo: &Repo) -> Result<Vec<loader::FoundRoot>, GitError> 
 /// the top, as `(path, label)`; the agent roots the index holds are added), grouped by the
 /// skill that owns them, each skill at its staged state.
 pub fn changed_skills(repo: &Repo, roots: &Roots) -> Result<Changed, GitError> {
-    let roots = with_agent_roots(repo, roots, &[At::Index])?;
+    let (mut roots, links) = agent_roots_and_links(repo, roots, &[At::Index])?;
+    drop_unchanged(repo, &mut roots, links.as_deref());
     let new = Side::new(repo, At::Index, &roots)?;
     let old = Side::new(repo, At::Head, &roots)?;
     Ok(changed(repo, &old, &new)?.0)
@@ -179,7 +227,10 @@ fn changes_at(
         At::Head => &[to],
         _ => &[from, to],
     };
-    let roots = with_agent_roots(repo, roots, sides)?;
+    let (mut roots, links) = agent_roots_and_links(repo, roots, sides)?;
+    if matches!((from, to), (At::Head, At::Index)) {
+        drop_unchanged(repo, &mut roots, links.as_deref());
+    }
     let old = Side::new(repo, from, &roots)?;
     let new = Side::new(repo, to, &roots)?;
     let (changed, owners) = changed(repo, &old, &new)?;

@@ -111,7 +111,7 @@ impl Repo {
         // With environment overrides, so that GIT_DIR and friends set by git for hooks count.
         // (GIT_DIR without GIT_WORK_TREE: git takes the current directory as the top, gix the
         // repository's own; hooks run at the top, where both agree.)
-        let repo = match gix::discover_with_environment_overrides(dir) {
+        let mut repo = match gix::discover_with_environment_overrides(dir) {
             Ok(repo) => repo,
             Err(err) if is_no_repository(&err) => return Ok(None),
             Err(source) => {
@@ -121,6 +121,9 @@ impl Repo {
                 })
             }
         };
+        // The trees near the top (the root tree, `packages/`) are read once for each skill
+        // root below them: kept, not inflated again for each.
+        repo.object_cache_size_if_unset(1 << 20);
         let Some(workdir) = repo.workdir() else {
             return Err(GitError::Bare {
                 path: repo.git_dir().to_owned(),

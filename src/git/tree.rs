@@ -318,27 +318,40 @@ impl Repo {
     /// HEAD's tree at that place is read (what the commit brings there); one that is
     /// HEAD's holds nothing the commit changes, and is given as itself.
     pub fn staged_paths(&self) -> Result<Vec<(String, EntryKind)>, GitError> {
+        let mut out = Vec::new();
+        self.visit_staged_paths(&mut |path, kind| out.push((lossy(path), kind)))?;
+        Ok(out)
+    }
+
+    /// [`Repo::staged_paths`] one path at a time, as bytes, without a copy of each (the
+    /// pre-commit hook looks at every path of the index for agent roots).
+    pub fn visit_staged_paths(
+        &self,
+        visit: &mut dyn FnMut(&[u8], EntryKind),
+    ) -> Result<(), GitError> {
         let index = self.staged_index()?;
-        let mut out = Vec::with_capacity(index.entries().len());
         let head = if index.is_sparse() {
             self.repo.head_tree_id_or_empty().ok().map(|id| id.detach())
         } else {
             None
         };
         for entry in index.entries() {
-            let path = lossy(entry.path(index));
+            let raw: &[u8] = entry.path(index).as_ref();
             if entry.mode == gix::index::entry::Mode::DIR {
+                let path = lossy(raw);
                 let dir = path.trim_end_matches('/');
                 if head.and_then(|h| self.subtree(h, dir)) != Some(entry.id) {
                     let mut below = Listing::default();
                     self.traverse(0, entry.id, dir, dir, None, MAX_MODULE_DEPTH, &mut below)?;
-                    out.extend(below.entries.into_iter().map(|e| (e.path, e.kind)));
+                    for e in below.entries {
+                        visit(e.path.as_bytes(), e.kind);
+                    }
                 }
                 continue;
             }
-            out.push((path, kind_of_index_mode(entry.mode)));
+            visit(raw, kind_of_index_mode(entry.mode));
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The path of every entry of the tree at `at` (a revision, or HEAD), submodules not
@@ -360,6 +373,50 @@ impl Repo {
         let mut out = Listing::default();
         self.traverse(0, tree, "", "", None, MAX_MODULE_DEPTH, &mut out)?;
         Ok(out.entries.into_iter().map(|e| (e.path, e.kind)).collect())
+    }
+
+    /// Whether the index holds below `dir` (relative to the top) exactly what HEAD holds
+    /// there: the index's cache tree records a tree for `dir` that is HEAD's tree at `dir`.
+    /// `false` whenever that cannot be told cheaply (no record, an invalidated one, a link on
+    /// the way, no HEAD): then the caller compares the entries.
+    pub fn staged_same_as_head(&self, dir: &str) -> bool {
+        if dir.is_empty() {
+            return false;
+        }
+        let Ok(index) = self.staged_index() else {
+            return false;
+        };
+        let Some(mut node) = index.tree() else {
+            return false;
+        };
+        let Ok(head) = self.repo.head_tree_id() else {
+            return false;
+        };
+        // From the top down: the first folder on the way that the index records with HEAD's
+        // very tree settles it (what lies below it is the same too), so a commit in one
+        // package reads no tree of the others.
+        let mut head = head.detach();
+        let mut parts = dir.split('/');
+        loop {
+            if node.num_entries.is_some() && node.id == head {
+                return true;
+            }
+            let Some(part) = parts.next() else {
+                return false;
+            };
+            match node
+                .children
+                .iter()
+                .find(|c| c.name.as_slice() == part.as_bytes())
+            {
+                Some(child) => node = child,
+                None => return false,
+            }
+            match self.subtree(head, part) {
+                Some(id) => head = id,
+                None => return false,
+            }
+        }
     }
 
     /// The id of the tree at `path` below `tree`, when there is one.

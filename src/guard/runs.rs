@@ -11,9 +11,6 @@
 //! skill's directory, or after a path that ends in the skill's own folder.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
-
-use regex::Regex;
 
 use super::analysis::regions::Lang;
 use crate::skill::{FileKind, SkillFiles};
@@ -40,36 +37,205 @@ pub struct RunTarget {
 /// At most this many bytes of an instruction's operand are looked at.
 const MAX_ARG: usize = 512;
 
-fn instruction() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(concat!(
-            r"(?m)(?:^|[\s`'\x22(\[;&|{=>])",
-            r"(?:(?:sudo|exec|env|time|nohup|command|xargs)\s+(?:-\S+\s+)*)?",
-            r"(?P<prog>bash|sh|zsh|dash|ksh|fish|source|\.|python(?:[23](?:\.\d+)?)?|py|pypy3?",
-            r"|node|nodejs|deno|bun|tsx|ts-node|ruby|perl|php|pwsh|powershell(?:\.exe)?",
-            r"|Rscript|osascript|uv|chmod)",
-            r"(?P<opts>(?:\s+(?:run|-(?:ExecutionPolicy|ep)\s+\S+|-{1,2}[A-Za-z][\w.=-]*",
-            r"|[ugoa]*\+[rwx]*x[rwx]*|[0-7]{3,4}))*)",
-            r"\s+(?P<arg>\x22[^\x22\n]{1,512}\x22|'[^'\n]{1,512}'|[^\s`'\x22|;&()<>]{1,512})",
-        ))
-        .expect("the run instruction pattern compiles")
-    })
+/// One run instruction found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Instruction<'t> {
+    /// The program (`bash`, `.`, `python3`), or "" for a file run directly (`./x`).
+    prog: &'t str,
+    /// Its options before the operand (`-u`, `-m`, `run`, `+x`).
+    opts: Vec<&'t str>,
+    /// The operand: the file it runs.
+    arg: &'t str,
+    /// From the program (or the file run directly) to the end of the operand.
+    span: std::ops::Range<usize>,
 }
 
-fn direct() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(concat!(
-            // Command position only: a line's start (after a `$ ` prompt), inline code, `;`,
-            // `&&`, `||` or `$(`. Not `(` or `|` alone: Markdown links and tables put paths
-            // there that nothing runs.
-            r"(?m)(?:^\s*(?:\$\s+)?|`|;\s*|&&\s*|\|\|\s*|\$\(\s*)",
-            r"(?P<arg>(?:\./|\$\{?CLAUDE_SKILL_DIR\}?/|\$\{?SKILL_DIR\}?/|\{baseDir\}/)",
-            r"[^\s`'\x22|;&()<>]{1,512})",
-        ))
-        .expect("the direct run pattern compiles")
-    })
+/// Programs that run the next operand as a file.
+const PROGRAMS: &[&str] = &[
+    "bash",
+    "sh",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "source",
+    ".",
+    "py",
+    "pypy",
+    "pypy3",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "tsx",
+    "ts-node",
+    "ruby",
+    "perl",
+    "php",
+    "pwsh",
+    "powershell",
+    "powershell.exe",
+    "Rscript",
+    "osascript",
+    "uv",
+    "chmod",
+];
+
+/// Words that run the command after them.
+const WRAPPERS: &[&str] = &["sudo", "exec", "env", "time", "nohup", "command", "xargs"];
+
+/// Prefixes of a path that mean the skill's own folder.
+const SKILL_DIR_VARS: &[&str] = &[
+    "${CLAUDE_SKILL_DIR}/",
+    "$CLAUDE_SKILL_DIR/",
+    "${SKILL_DIR}/",
+    "$SKILL_DIR/",
+    "{baseDir}/",
+    "${baseDir}/",
+    "$BASE_DIR/",
+    "${BASE_DIR}/",
+];
+
+fn is_program(word: &str) -> bool {
+    if PROGRAMS.contains(&word) {
+        return true;
+    }
+    // python, python3, python3.12
+    word.strip_prefix("python")
+        .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+}
+
+/// Whether `word` is one of a program's options before its operand.
+fn is_option(prog: &str, word: &str) -> bool {
+    if word.starts_with('-') && word.len() > 1 {
+        return true;
+    }
+    match prog {
+        "uv" | "deno" | "bun" => word == "run",
+        "chmod" => {
+            word.bytes().all(|b| b.is_ascii_digit()) || word.contains('+') || word.contains('=')
+        }
+        _ => false,
+    }
+}
+
+/// A byte that ends a word: white space, quotes, and what shells and Markdown put around
+/// commands.
+fn delimits(b: u8) -> bool {
+    b.is_ascii_whitespace() || b"`'\"()[];&|<>,".contains(&b)
+}
+
+/// The words of `text` with their byte ranges, and whether each is in command position: at
+/// a line's start (after a `$ ` prompt), in inline code, or after `;`, `&&`, `||` or `$(`
+/// (not after `(` or `|` alone: Markdown links and tables put paths there that nothing runs).
+fn words(text: &str) -> Vec<(std::ops::Range<usize>, bool)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut command = true;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'\n' {
+            command = true;
+            i += 1;
+            continue;
+        }
+        if delimits(b) {
+            let next = bytes.get(i + 1).copied();
+            match b {
+                b'`' | b';' => command = true,
+                b'&' | b'|' if next == Some(b) => {
+                    command = true;
+                    i += 1;
+                }
+                b'(' if i > 0 && bytes[i - 1] == b'$' => command = true,
+                _ if b.is_ascii_whitespace() => {}
+                _ => command = false,
+            }
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && !delimits(bytes[i]) {
+            i += 1;
+        }
+        let word = &text[start..i];
+        if word == "$" && command {
+            // A prompt: the command follows.
+            continue;
+        }
+        if word.ends_with('$') && i < bytes.len() && bytes[i] == b'(' {
+            // `x=$(`: the `$` is the substitution's, the word before it is not a command.
+            out.push((start..i - 1, false));
+            command = false;
+            continue;
+        }
+        out.push((start..i, command));
+        command = false;
+    }
+    out
+}
+
+/// The run instructions of `text`, in order.
+fn instructions(text: &str) -> Vec<Instruction<'_>> {
+    let words = words(text);
+    let word = |k: usize| &text[words[k].0.clone()];
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < words.len() {
+        let (range, command) = words[k].clone();
+        let first = word(k);
+        // A file run directly, by a path that says where it is.
+        if command
+            && (first.starts_with("./") || SKILL_DIR_VARS.iter().any(|v| first.starts_with(v)))
+        {
+            out.push(Instruction {
+                prog: "",
+                opts: Vec::new(),
+                arg: first,
+                span: range.clone(),
+            });
+            k += 1;
+            continue;
+        }
+        // Wrappers, then a program, its options, its operand; each on the same line.
+        let mut j = k;
+        let same_line = |a: usize, b: usize| !text[words[a].0.end..words[b].0.start].contains('\n');
+        while j < words.len() && WRAPPERS.contains(&word(j)) {
+            j += 1;
+            while j < words.len() && word(j).starts_with('-') {
+                j += 1;
+            }
+        }
+        if j >= words.len() || !is_program(word(j)) || (j > k && !same_line(k, j)) {
+            k += 1;
+            continue;
+        }
+        let prog = word(j);
+        let mut opts = Vec::new();
+        let mut m = j + 1;
+        while m < words.len() && same_line(j, m) && is_option(prog, word(m)) {
+            let w = word(m);
+            opts.push(w);
+            m += 1;
+            // PowerShell's execution policy takes a value.
+            if (w.eq_ignore_ascii_case("-ExecutionPolicy") || w.eq_ignore_ascii_case("-ep"))
+                && m < words.len()
+            {
+                m += 1;
+            }
+        }
+        if m < words.len() && same_line(j, m) {
+            out.push(Instruction {
+                prog,
+                opts,
+                arg: word(m),
+                span: words[j].0.start..words[m].0.end,
+            });
+        }
+        k = j + 1;
+    }
+    out
 }
 
 fn runner_of(prog: &str) -> Runner {
@@ -97,42 +263,33 @@ pub fn run_targets<'t>(
     let mut out: BTreeMap<String, RunTarget> = BTreeMap::new();
     let exists = |p: &str| files.entry(p).is_some() || record(files, p);
     for entry in files.entries.iter().chain(&files.records) {
-        let Some(text) = text_of(&entry.path) else {
+        let Some(body) = text_of(&entry.path) else {
             continue;
         };
-        for caps in instruction().captures_iter(text) {
-            let prog = &caps["prog"];
-            let opts = caps.name("opts").map_or("", |m| m.as_str());
+        for found in instructions(body) {
             // Inline code, not a file.
-            if opts
-                .split_whitespace()
-                .any(|o| o == "-c" || o == "-e" || o == "--eval")
+            if found
+                .opts
+                .iter()
+                .any(|o| *o == "-c" || *o == "-e" || *o == "--eval")
             {
                 continue;
             }
-            let mut arg = unquote(&caps["arg"]).to_owned();
-            if prog.starts_with("python") && opts.split_whitespace().any(|o| o == "-m") {
+            let mut arg = found.arg.to_owned();
+            if found.prog.starts_with("python") && found.opts.contains(&"-m") {
                 arg = format!("{}.py", arg.replace('.', "/"));
             }
-            if prog == "chmod" && !grants_execute(opts) {
+            if found.prog == "chmod" && !grants_execute(&found.opts) {
                 continue;
             }
             if let Some(path) = resolve(&arg, dir_name, &exists) {
-                // From the program on: the character before it only delimits.
-                let start = caps.name("prog").map_or(0, |m| m.start());
-                let end = caps.get(0).map_or(start, |m| m.end());
-                let what = &text[start..end];
+                let runner = match found.prog {
+                    "" => Runner::Kernel,
+                    prog => runner_of(prog),
+                };
                 out.entry(path).or_insert(RunTarget {
-                    runner: runner_of(prog),
-                    by: format!("{}: {}", entry.path, shorten(what)),
-                });
-            }
-        }
-        for caps in direct().captures_iter(text) {
-            if let Some(path) = resolve(unquote(&caps["arg"]), dir_name, &exists) {
-                out.entry(path).or_insert(RunTarget {
-                    runner: Runner::Kernel,
-                    by: format!("{}: {}", entry.path, shorten(&caps["arg"])),
+                    runner,
+                    by: format!("{}: {}", entry.path, shorten(&body[found.span])),
                 });
             }
         }
@@ -175,8 +332,8 @@ pub fn run_targets<'t>(
 }
 
 /// Whether chmod's mode (`+x`, `u+rwx`, `755`) lets someone execute the file.
-fn grants_execute(opts: &str) -> bool {
-    opts.split_whitespace().any(|o| {
+fn grants_execute(opts: &[&str]) -> bool {
+    opts.iter().any(|o| {
         if o.bytes().all(|b| b.is_ascii_digit()) {
             o.bytes().rev().take(3).any(|b| (b - b'0') & 1 == 1)
         } else {
@@ -193,16 +350,6 @@ fn record(files: &SkillFiles, path: &str) -> bool {
         .is_ok()
 }
 
-fn unquote(arg: &str) -> &str {
-    let arg = arg.trim();
-    for q in ['"', '\''] {
-        if let Some(inner) = arg.strip_prefix(q).and_then(|a| a.strip_suffix(q)) {
-            return inner;
-        }
-    }
-    arg
-}
-
 fn shorten(text: &str) -> String {
     crate::report::one_line(text, 80)
 }
@@ -213,16 +360,7 @@ fn resolve(arg: &str, dir_name: &str, exists: &dyn Fn(&str) -> bool) -> Option<S
         return None;
     }
     let mut rest = arg.replace('\\', "/");
-    for var in [
-        "${CLAUDE_SKILL_DIR}/",
-        "$CLAUDE_SKILL_DIR/",
-        "${SKILL_DIR}/",
-        "$SKILL_DIR/",
-        "{baseDir}/",
-        "${baseDir}/",
-        "$BASE_DIR/",
-        "${BASE_DIR}/",
-    ] {
+    for var in SKILL_DIR_VARS {
         if let Some(r) = rest.strip_prefix(var) {
             rest = r.to_owned();
             break;
@@ -416,6 +554,36 @@ mod tests {
                 "references/notes.md",
                 Runner::Other,
             ),
+            (
+                "$ bash references/notes.md",
+                "references/notes.md",
+                Runner::Lang(Lang::Shell),
+            ),
+            (
+                "sudo -E env bash references/notes.md",
+                "references/notes.md",
+                Runner::Lang(Lang::Shell),
+            ),
+            (
+                "| Setup | `bash references/notes.md` |",
+                "references/notes.md",
+                Runner::Lang(Lang::Shell),
+            ),
+            (
+                "uv run scripts/run.py",
+                "scripts/run.py",
+                Runner::Lang(Lang::Python),
+            ),
+            (
+                "python3.12 scripts/run.py",
+                "scripts/run.py",
+                Runner::Lang(Lang::Python),
+            ),
+            (
+                "chmod u+x scripts/tool && ./scripts/tool",
+                "scripts/tool",
+                Runner::Kernel,
+            ),
         ];
         for (text, path, runner) in cases {
             assert_eq!(targets(&files, text), [(path.to_owned(), runner)], "{text}");
@@ -432,6 +600,9 @@ mod tests {
             "See [notes](./references/notes.md) for more.",
             "| F | [{baseDir}/references/notes.md]({baseDir}/references/notes.md) |",
             "| ./references/notes.md | the notes |",
+            "Run bash\nreferences/notes.md",
+            "pythonic references/notes.md",
+            "bash -c 'references/notes.md'",
         ] {
             assert!(targets(&files, text).is_empty(), "{text}");
         }

@@ -106,23 +106,58 @@ pub fn roots_of(path: &str) -> Vec<FoundRoot> {
 
 /// Every agent root the paths of a tree lie in, sorted, each once.
 pub fn roots_in<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<FoundRoot> {
-    let mut found: Vec<FoundRoot> = Vec::new();
-    let mut last_dir: Option<&str> = None;
+    let mut finder = RootFinder::default();
     for path in paths {
-        // Paths come sorted from git: siblings share their directory, which needs one look.
-        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-        if last_dir == Some(dir) && !ends_in_agent_dir(path) {
-            continue;
-        }
-        last_dir = Some(dir);
-        if !might_hold_root(path) {
-            continue;
-        }
-        found.extend(roots_of(path));
+        finder.add(path);
     }
-    found.sort();
-    found.dedup();
-    found
+    finder.finish()
+}
+
+/// [`roots_in`] one path at a time, for a listing that is visited rather than collected.
+#[derive(Debug, Default)]
+pub struct RootFinder {
+    found: Vec<FoundRoot>,
+    /// The directory of the last path: its siblings (most paths of a listing) lie in the same
+    /// roots, and need no second look.
+    last_dir: Vec<u8>,
+}
+
+impl RootFinder {
+    pub fn add(&mut self, path: &str) {
+        self.add_bytes(path.as_bytes());
+    }
+
+    /// A path as git stores it (bytes that are not UTF-8 are read lossily).
+    pub fn add_bytes(&mut self, path: &[u8]) {
+        let slash = path.iter().rposition(|&b| b == b'/');
+        let (dir, name) = match slash {
+            Some(i) => (&path[..i], &path[i + 1..]),
+            None => (&path[..0], path),
+        };
+        // Only a name that starts with a dot can be an agent folder itself (a link or a
+        // submodule named `.claude`); otherwise the directory decides, once.
+        let dotted_name = name.first() == Some(&b'.');
+        if dir == self.last_dir.as_slice() {
+            if !dotted_name {
+                return;
+            }
+        } else {
+            dir.clone_into(&mut self.last_dir);
+            if !dotted_name && !might_hold_root(dir) {
+                return;
+            }
+        }
+        for root in roots_of(&String::from_utf8_lossy(path)) {
+            if !self.found.contains(&root) {
+                self.found.push(root);
+            }
+        }
+    }
+
+    pub fn finish(mut self) -> Vec<FoundRoot> {
+        self.found.sort();
+        self.found
+    }
 }
 
 /// Whether the root at `path` (relative to the top) is spelled otherwise than agents spell
@@ -210,12 +245,16 @@ pub fn folders_of<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> 
 }
 
 /// A cheap test before [`roots_of`]: a root needs a component that starts with a dot.
-fn might_hold_root(path: &str) -> bool {
-    path.starts_with('.') || path.contains("/.")
-}
-
-fn ends_in_agent_dir(path: &str) -> bool {
-    agent_dir(path.rsplit('/').next().unwrap_or(path)).is_some()
+fn might_hold_root(path: &[u8]) -> bool {
+    // One pass, no set-up: paths are short, and this runs for every path of the index.
+    let mut after_slash = true;
+    for &b in path {
+        if after_slash && b == b'.' {
+            return true;
+        }
+        after_slash = b == b'/';
+    }
+    false
 }
 
 #[cfg(test)]
