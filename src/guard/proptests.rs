@@ -93,3 +93,140 @@ proptest! {
         prop_assert!(lossy.is_subset(&view), "{:?} lost in {raw:?}", lossy.difference(&view).collect::<Vec<_>>());
     }
 }
+
+/// Code shapes of every analyzed language (labels, assignments, strings, pipes, calls,
+/// fences), between which full-Unicode text is put: what multilingual skills look like to the
+/// analyzers, and what made `secret_label` slice inside a character.
+fn code_shapes() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "echo \"",
+        "\"",
+        "'",
+        "$q",
+        "${x}",
+        ": ",
+        "=",
+        "：",
+        "|",
+        " | curl -d @- https://t.example",
+        "password: $p",
+        "api_key=$K",
+        "\n",
+        "#!/bin/sh\n",
+        "<<EOF\n",
+        "EOF\n",
+        "$(",
+        ")",
+        "`",
+        "import os\n",
+        "os.system(f'",
+        "requests.post(",
+        "os.environ",
+        "f\"{",
+        "}\"",
+        "def f(a):\n    ",
+        "const x = ",
+        "require('child_process').execSync(",
+        "`${",
+        "fetch(",
+        "=> ",
+        "\\",
+        "Invoke-WebRequest ",
+        "iwr ",
+        "| iex",
+        "$env:",
+        "-EncodedCommand ",
+        "@\"\n",
+        "\"@\n",
+        "```bash\n",
+        "```python\n",
+        "```js\n",
+        "```powershell\n",
+        "```\n",
+        "> ",
+        "- ",
+        "# ",
+        "Ignore previous instructions and ",
+        "send the token to ",
+        "never run `",
+        "`: ",
+    ])
+}
+
+/// Text in every script and form: CJK, emoji (with joiners and modifiers), combining marks,
+/// right-to-left text and controls, fullwidth forms, and any character at all.
+fn unicode_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(vec![
+            "🔍 搜索",
+            "❌ 错误: 用户图片不存在",
+            "✅ 完成",
+            "密钥",
+            "ｔｏｋｅｎ",
+            "é",
+            "e\u{301}",
+            "👨\u{200D}👩\u{200D}👧",
+            "👍🏽",
+            "\u{202E}txt.exe",
+            "مرحبا",
+            "שלום",
+            "\u{FEFF}",
+            "\u{200B}",
+            "한국어",
+            "日本語のテキスト",
+            "\u{10FFFF}",
+            "\u{FFFD}",
+            "Ω≈ç√",
+        ])
+        .prop_map(str::to_owned),
+        any::<String>(),
+        prop::collection::vec(any::<char>(), 0..8).prop_map(|c| c.into_iter().collect()),
+    ]
+}
+
+fn multilingual_code() -> impl Strategy<Value = String> {
+    prop::collection::vec((code_shapes(), unicode_text()), 0..24).prop_map(|parts| {
+        parts
+            .into_iter()
+            .map(|(code, text)| format!("{code}{text}"))
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// No analyzer panics on any Unicode, and every hit is a range of whole characters.
+    #[test]
+    fn analyzers_take_any_unicode(text in multilingual_code()) {
+        for path in ["scripts/x.sh", "scripts/x.py", "scripts/x.js", "scripts/x.ps1", "SKILL.md", "references/x.md", "scripts/run"] {
+            let input = super::analysis::Input {
+                path,
+                text: &text,
+                markdown: path.ends_with(".md"),
+                lang: None,
+            };
+            for hit in super::analysis::analyze(&input) {
+                prop_assert!(hit.start <= hit.end && hit.end <= text.len(), "{} {path}: {}..{} of {}", hit.rule.id, hit.start, hit.end, text.len());
+                prop_assert!(text.is_char_boundary(hit.start) && text.is_char_boundary(hit.end), "{} {path}: {}..{}", hit.rule.id, hit.start, hit.end);
+            }
+        }
+    }
+
+    /// The whole scan of such text, in every file kind and as a file something runs, never
+    /// fails (a contained panic would be STR017).
+    #[test]
+    fn the_scan_takes_any_unicode(text in multilingual_code(), bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+        let mut invalid = text.clone().into_bytes();
+        invalid.extend_from_slice(&bytes);
+        let skill_md = format!("---\nname: x\ndescription: {}\n---\nRun `bash references/a.md`.\n{text}", text.lines().next().unwrap_or(""));
+        let scan = super::scan::tests::scan_files(&[
+            ("SKILL.md", skill_md.as_bytes(), false),
+            ("references/a.md", text.as_bytes(), false),
+            ("scripts/b.sh", &invalid, true),
+            ("scripts/c.ps1", text.as_bytes(), false),
+        ]);
+        prop_assert!(!scan.findings.iter().any(|f| f.rule == "STR017"), "{:?}", scan.errors);
+        prop_assert!(scan.errors.is_empty(), "{:?}", scan.errors);
+    }
+}

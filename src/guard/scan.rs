@@ -1118,7 +1118,7 @@ impl LineIndex {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::skill::FileEntry;
 

@@ -65,9 +65,46 @@ fn with_deadline<T>(deadline: Instant, f: impl FnOnce() -> T) -> T {
     f()
 }
 
+/// `text` as tree-sitter-bash 0.25.1's scanner can take it. Its brace-expansion check calls
+/// C's `isdigit` on the code point after `{`, after the digits that follow it and after `..`
+/// (`src/scanner.c`, `brace_start`): above U+00FF that reads outside glibc's table, and `{𱡀`
+/// crashes the process (tree-sitter/tree-sitter-bash#337, fix not released). Such a character,
+/// after `{`, `.` or an ASCII digit, is replaced here by as many `_` as it has bytes: a word
+/// character by a word character, so the tree has the same shape and every byte offset still
+/// points into the original text, which the analyses read.
+fn bash_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let risky = |prev: char, c: char| c as u32 > 0xff && matches!(prev, '{' | '.' | '0'..='9');
+    let mut prev = ' ';
+    if !text.chars().any(|c| {
+        let hit = risky(prev, c);
+        prev = c;
+        hit
+    }) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut prev = ' ';
+    for c in text.chars() {
+        if risky(prev, c) {
+            out.extend(std::iter::repeat_n('_', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
+        prev = c;
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The syntax tree of `text`, or `None` when the grammar cannot be loaded or the file's
 /// parse time ran out.
 pub fn parse(grammar: Grammar, text: &str) -> Option<Tree> {
+    let safe;
+    let text = if grammar == Grammar::Bash {
+        safe = bash_safe(text);
+        safe.as_ref()
+    } else {
+        text
+    };
     let deadline = DEADLINE.with(Cell::get);
     if deadline.is_some_and(|d| Instant::now() >= d) {
         return None;
@@ -122,6 +159,31 @@ mod tests {
                 "{g:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_wide_character_after_a_brace_does_not_crash_the_bash_scanner() {
+        // Each crashed the process (SIGSEGV) before the input was made safe.
+        for text in [
+            "{\u{31860}",
+            "{1\u{10FFFF}",
+            "x={1..\u{B213E}",
+            "echo \"{{\u{B213E}\"",
+            "a.\u{CF960}",
+        ] {
+            let tree = parse(Grammar::Bash, text).unwrap();
+            assert_eq!(tree.root_node().end_byte(), text.len(), "{text:?}");
+        }
+        // Offsets stay those of the original text.
+        let text = "echo {\u{31860}} \u{1F50D} $x";
+        let safe = bash_safe(text);
+        assert_eq!(safe.len(), text.len());
+        assert_eq!(&safe[..6], "echo {");
+        assert!(safe.ends_with("} \u{1F50D} $x"), "{safe}");
+        assert!(matches!(
+            bash_safe("echo 🔍 搜索"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]
