@@ -18,6 +18,7 @@ mod llm;
 mod llm_server;
 mod man_completions;
 mod manage;
+mod multilingual;
 mod optimize;
 mod optimize_review;
 mod prompt;
