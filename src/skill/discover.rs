@@ -318,6 +318,12 @@ pub fn discover(roots: &[Root], boundary: Option<&Path>) -> Discovery {
         if walks.iter().any(|(_, c)| *c == canonical) {
             continue;
         }
+        if super::loader::is_case_variant(&root.label) {
+            out.notes.push(Note::CaseVariant {
+                path: root.path.clone(),
+                canonical: super::loader::canonical(&root.label),
+            });
+        }
         walks.push((root, canonical));
     }
     let canonical_roots: Vec<PathBuf> = walks.iter().map(|(_, c)| c.clone()).collect();

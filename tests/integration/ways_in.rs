@@ -570,6 +570,12 @@ fn nested_roots_and_case_variants_are_roots() {
     // The work tree says the same before the commit lands, and lists every root.
     let tree = sb.run(&["scan", "--format", "json"]);
     tree.assert_status(1);
+    assert!(
+        tree.stderr
+            .contains("'.agents/Skills' is a case variant of '.agents/skills'"),
+        "{}",
+        tree.stderr
+    );
     let dangerous: Vec<String> = tree.json()["skills"]
         .as_array()
         .unwrap()
