@@ -107,7 +107,13 @@ fn agent_roots_and_links(
                 }
             }
         }
-        for found in finder.finish() {
+        let found = finder.finish_utf8().map_err(|path| GitError::Read {
+            path: repo.workdir().join(&path),
+            message:
+                "is not valid UTF-8 and lies in an agent root: git-skill cannot check it; rename it"
+                    .into(),
+        })?;
+        for found in found {
             if !out.iter().any(|(p, _)| *p == found.path) {
                 out.push((found.path.clone(), found.path));
             }
@@ -409,13 +415,18 @@ fn changed(
             .collect()
     };
     let (new_marked, old_marked) = (marked(&new_map), marked(&old_map));
+    // A folder that differs only in case from a skill's is that skill on macOS and Windows
+    // checkouts: it is checked as a skill (without a SKILL.md of its own, lint says so).
+    let new_folded: BTreeSet<String> = new_marked.iter().map(|d| d.to_ascii_lowercase()).collect();
     let is_skill = |dir: &str| {
         let inside = format!("{dir}/");
         let remains = new_map
             .range(inside.as_str()..)
             .next()
             .is_some_and(|(p, _)| p.starts_with(&inside));
-        new_marked.contains(dir) || (old_marked.contains(dir) && remains)
+        new_marked.contains(dir)
+            || (old_marked.contains(dir) && remains)
+            || (remains && new_folded.contains(&dir.to_ascii_lowercase()))
     };
     let new_roots = new.effective_roots();
     let old_roots = old.effective_roots();
@@ -561,7 +572,7 @@ enum Owner {
     Skill(String),
     /// Below the depth a walk goes (the directory where it stopped).
     TooDeep(String),
-    /// Below `.git` or `.skillopt` outside any skill, or one of a skill's own records.
+    /// Below `.git`, or one of a skill's own records.
     Skipped,
     None,
 }
@@ -642,17 +653,20 @@ fn load(
     {
         let rel = entry.path[prefix.len()..].to_owned();
         if crate::skill::layout::is_record(&rel) {
-            // Listed, not read: they are scanned only when something runs them, and then a
-            // record that was not read fails the check.
-            let kind = match entry.kind {
-                EntryKind::File { executable } => FileKind::File {
-                    size: repo.entry_size(entry)?,
-                    executable,
-                },
-                _ => FileKind::Special,
-            };
-            files.records.push(FileEntry { path: rel, kind });
-            continue;
+            // Read like any file (a scan looks at what a record holds), listed apart; one
+            // that is not a regular file is listed with the skill's files, as what it is.
+            if let EntryKind::File { executable } = entry.kind {
+                let size = repo.entry_size(entry)?;
+                if content == Content::All && size <= MAX_SCAN_BYTES && *budget >= size {
+                    *budget -= size;
+                    blobs.insert(rel.clone(), repo.entry_blob(entry)?);
+                }
+                files.records.push(FileEntry {
+                    path: rel,
+                    kind: FileKind::File { size, executable },
+                });
+                continue;
+            }
         }
         if rel.split('/').count() > MAX_FILE_COMPONENTS {
             files.too_deep = true;

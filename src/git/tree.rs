@@ -315,8 +315,8 @@ impl Repo {
 
     /// The path of every entry of the index, in index order, with what each is: what the
     /// loader model looks for agent roots in. A sparse directory entry whose tree is not
-    /// HEAD's tree at that place is read (what the commit brings there); one that is
-    /// HEAD's holds nothing the commit changes, and is given as itself.
+    /// HEAD's tree at that place is read (what the commit brings there); one that is HEAD's
+    /// holds nothing the commit changes, and is left out.
     pub fn staged_paths(&self) -> Result<Vec<(String, EntryKind)>, GitError> {
         let mut out = Vec::new();
         self.visit_staged_paths(&mut |path, kind| out.push((lossy(path), kind)))?;

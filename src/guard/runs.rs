@@ -40,8 +40,9 @@ const MAX_ARG: usize = 512;
 /// One run instruction found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Instruction<'t> {
-    /// The program (`bash`, `.`, `python3`), or "" for a file run directly (`./x`).
-    prog: &'t str,
+    /// The program, as named after its folder and `.exe` are dropped and in lower case (`bash`,
+    /// `.`, `python3`), or "" for a file run directly (`./x`).
+    prog: String,
     /// Its options before the operand (`-u`, `-m`, `run`, `+x`).
     opts: Vec<&'t str>,
     /// The operand: the file it runs.
@@ -50,7 +51,8 @@ struct Instruction<'t> {
     span: std::ops::Range<usize>,
 }
 
-/// Programs that run the next operand as a file.
+/// Programs that run a file: the next operand, what `<` feeds them, or what a reader pipes
+/// into them (`cat x | sh`).
 const PROGRAMS: &[&str] = &[
     "bash",
     "sh",
@@ -74,15 +76,28 @@ const PROGRAMS: &[&str] = &[
     "php",
     "pwsh",
     "powershell",
-    "powershell.exe",
-    "Rscript",
+    "rscript",
     "osascript",
     "uv",
     "chmod",
+    "iex",
+    "invoke-expression",
 ];
 
 /// Words that run the command after them.
 const WRAPPERS: &[&str] = &["sudo", "exec", "env", "time", "nohup", "command", "xargs"];
+
+/// Commands whose output is a file's text (`cat x | sh`).
+const READERS: &[&str] = &[
+    "cat",
+    "type",
+    "less",
+    "more",
+    "head",
+    "tail",
+    "get-content",
+    "gc",
+];
 
 /// Prefixes of a path that mean the skill's own folder.
 const SKILL_DIR_VARS: &[&str] = &[
@@ -96,18 +111,30 @@ const SKILL_DIR_VARS: &[&str] = &[
     "${BASE_DIR}/",
 ];
 
-fn is_program(word: &str) -> bool {
-    if PROGRAMS.contains(&word) {
+/// A command word as the system finds it: `/bin/bash`, `Bash`, `python.exe` are `bash`,
+/// `bash`, `python`.
+fn program_name(word: &str) -> String {
+    let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
+    let lower = base.to_ascii_lowercase();
+    lower
+        .strip_suffix(".exe")
+        .map(str::to_owned)
+        .unwrap_or(lower)
+}
+
+fn is_program(name: &str) -> bool {
+    if PROGRAMS.contains(&name) {
         return true;
     }
     // python, python3, python3.12
-    word.strip_prefix("python")
+    name.strip_prefix("python")
         .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
 }
 
 /// Whether `word` is one of a program's options before its operand.
 fn is_option(prog: &str, word: &str) -> bool {
-    if word.starts_with('-') && word.len() > 1 {
+    if word.len() > 1 && (word.starts_with('-') || (prog.ends_with("sh") && word.starts_with('+')))
+    {
         return true;
     }
     match prog {
@@ -119,23 +146,85 @@ fn is_option(prog: &str, word: &str) -> bool {
     }
 }
 
+/// Whether a program's option takes the next word as its value (`bash -o pipefail x`).
+fn takes_value(prog: &str, opt: &str) -> bool {
+    match prog {
+        "bash" | "sh" | "zsh" | "dash" | "ksh" => matches!(opt, "-o" | "+o" | "-O" | "+O"),
+        "node" | "nodejs" => matches!(opt, "-r" | "--require" | "--import" | "--loader"),
+        "pwsh" | "powershell" => matches!(
+            opt.to_ascii_lowercase().as_str(),
+            "-executionpolicy" | "-ep" | "-workingdirectory" | "-wd"
+        ),
+        p if p.starts_with("py") => matches!(opt, "-X" | "-W"),
+        _ => false,
+    }
+}
+
+/// Whether a program's option means the code is on the command line, not in a file.
+fn inline_code(prog: &str, opt: &str) -> bool {
+    let opt = opt.to_ascii_lowercase();
+    match prog {
+        "bash" | "sh" | "zsh" | "dash" | "ksh" | "fish" => opt == "-c",
+        "node" | "nodejs" | "deno" | "bun" => {
+            matches!(opt.as_str(), "-e" | "--eval" | "-p" | "--print")
+        }
+        "ruby" | "perl" => matches!(opt.as_str(), "-e" | "-E"),
+        "pwsh" | "powershell" => {
+            matches!(
+                opt.as_str(),
+                "-command" | "-c" | "-encodedcommand" | "-ec" | "-e"
+            )
+        }
+        p if p.starts_with("py") => opt == "-c",
+        _ => false,
+    }
+}
+
 /// A byte that ends a word: white space, quotes, and what shells and Markdown put around
 /// commands.
 fn delimits(b: u8) -> bool {
     b.is_ascii_whitespace() || b"`'\"()[];&|<>,".contains(&b)
 }
 
-/// The words of `text` with their byte ranges, and whether each is in command position: at
-/// a line's start (after a `$ ` prompt), in inline code, or after `;`, `&&`, `||` or `$(`
-/// (not after `(` or `|` alone: Markdown links and tables put paths there that nothing runs).
-fn words(text: &str) -> Vec<(std::ops::Range<usize>, bool)> {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Word,
+    /// `|`: what follows reads what precedes.
+    Pipe,
+    /// `<`: the next word is fed to the command.
+    Input,
+}
+
+#[derive(Debug, Clone)]
+struct Token {
+    range: std::ops::Range<usize>,
+    kind: Kind,
+    /// A word in command position: at a line's start (after a `$ ` prompt), in inline code,
+    /// or after `;`, `&`, `&&`, `||`, `|` or `$(` (not after `(` alone: Markdown links put
+    /// paths there that nothing runs).
+    command: bool,
+    /// Its line; a backslash before a line break continues the line.
+    line: usize,
+}
+
+/// The words and operators of `text`, in one pass.
+fn tokens(text: &str) -> Vec<Token> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
-    let mut i = 0;
-    let mut command = true;
+    let (mut i, mut line, mut command) = (0, 0, true);
+    let continuation = |i: usize| {
+        bytes[i] == b'\\'
+            && (bytes.get(i + 1) == Some(&b'\n')
+                || (bytes.get(i + 1) == Some(&b'\r') && bytes.get(i + 2) == Some(&b'\n')))
+    };
     while i < bytes.len() {
         let b = bytes[i];
+        if continuation(i) {
+            i += if bytes[i + 1] == b'\r' { 3 } else { 2 };
+            continue;
+        }
         if b == b'\n' {
+            line += 1;
             command = true;
             i += 1;
             continue;
@@ -143,12 +232,36 @@ fn words(text: &str) -> Vec<(std::ops::Range<usize>, bool)> {
         if delimits(b) {
             let next = bytes.get(i + 1).copied();
             match b {
-                b'`' | b';' => command = true,
-                b'&' | b'|' if next == Some(b) => {
+                b'|' if next == Some(b'|') => {
                     command = true;
                     i += 1;
                 }
+                b'|' => {
+                    out.push(Token {
+                        range: i..i + 1,
+                        kind: Kind::Pipe,
+                        command: false,
+                        line,
+                    });
+                    command = true;
+                }
+                b'<' if next == Some(b'<') => {
+                    command = false;
+                    i += 1;
+                }
+                b'<' => {
+                    out.push(Token {
+                        range: i..i + 1,
+                        kind: Kind::Input,
+                        command: false,
+                        line,
+                    });
+                    command = false;
+                }
+                b'`' | b';' | b'&' => command = true,
                 b'(' if i > 0 && bytes[i - 1] == b'$' => command = true,
+                // Quotes around a word leave its position as it was.
+                b'"' | b'\'' => {}
                 _ if b.is_ascii_whitespace() => {}
                 _ => command = false,
             }
@@ -156,7 +269,7 @@ fn words(text: &str) -> Vec<(std::ops::Range<usize>, bool)> {
             continue;
         }
         let start = i;
-        while i < bytes.len() && !delimits(bytes[i]) {
+        while i < bytes.len() && !delimits(bytes[i]) && !continuation(i) {
             i += 1;
         }
         let word = &text[start..i];
@@ -164,78 +277,150 @@ fn words(text: &str) -> Vec<(std::ops::Range<usize>, bool)> {
             // A prompt: the command follows.
             continue;
         }
-        if word.ends_with('$') && i < bytes.len() && bytes[i] == b'(' {
-            // `x=$(`: the `$` is the substitution's, the word before it is not a command.
-            out.push((start..i - 1, false));
+        if word.ends_with('$') && bytes.get(i) == Some(&b'(') {
+            // `x=$(`: the `$` is the substitution's; the word before it is no command.
+            out.push(Token {
+                range: start..i - 1,
+                kind: Kind::Word,
+                command: false,
+                line,
+            });
             command = false;
             continue;
         }
-        out.push((start..i, command));
+        out.push(Token {
+            range: start..i,
+            kind: Kind::Word,
+            command,
+            line,
+        });
         command = false;
     }
     out
 }
 
-/// The run instructions of `text`, in order.
+/// Whether a word runs the file it names by where it is (`./x`, `.\x.ps1`, `$SKILL_DIR/x`).
+fn runs_directly(word: &str) -> bool {
+    let word = word.replace('\\', "/");
+    word.starts_with("./") || SKILL_DIR_VARS.iter().any(|v| word.starts_with(v))
+}
+
+/// The run instructions of `text`, in order, in linear time.
 fn instructions(text: &str) -> Vec<Instruction<'_>> {
-    let words = words(text);
-    let word = |k: usize| &text[words[k].0.clone()];
+    let toks = tokens(text);
+    let word = |k: usize| &text[toks[k].range.clone()];
+    let is_word = |k: usize| toks.get(k).is_some_and(|t| t.kind == Kind::Word);
     let mut out = Vec::new();
     let mut k = 0;
-    while k < words.len() {
-        let (range, command) = words[k].clone();
-        let first = word(k);
-        // A file run directly, by a path that says where it is.
-        if command
-            && (first.starts_with("./") || SKILL_DIR_VARS.iter().any(|v| first.starts_with(v)))
-        {
+    while k < toks.len() {
+        if !is_word(k) {
+            k += 1;
+            continue;
+        }
+        // Not after a single `|`: Markdown tables put paths there that nothing runs.
+        let after_pipe = k > 0 && toks[k - 1].kind == Kind::Pipe;
+        if toks[k].command && !after_pipe && runs_directly(word(k)) {
             out.push(Instruction {
-                prog: "",
+                prog: String::new(),
                 opts: Vec::new(),
-                arg: first,
-                span: range.clone(),
+                arg: word(k),
+                span: toks[k].range.clone(),
             });
             k += 1;
             continue;
         }
-        // Wrappers, then a program, its options, its operand; each on the same line.
+        // Wrappers, then a program, its options, its operand; all on one line.
+        let line = toks[k].line;
+        let on_line = |m: usize| toks.get(m).is_some_and(|t| t.line == line);
         let mut j = k;
-        let same_line = |a: usize, b: usize| !text[words[a].0.end..words[b].0.start].contains('\n');
-        while j < words.len() && WRAPPERS.contains(&word(j)) {
+        while is_word(j) && on_line(j) && WRAPPERS.contains(&program_name(word(j)).as_str()) {
             j += 1;
-            while j < words.len() && word(j).starts_with('-') {
+            while is_word(j) && on_line(j) && word(j).starts_with('-') {
                 j += 1;
             }
         }
-        if j >= words.len() || !is_program(word(j)) || (j > k && !same_line(k, j)) {
-            k += 1;
+        let prog = if is_word(j) && on_line(j) {
+            program_name(word(j))
+        } else {
+            String::new()
+        };
+        if !is_program(&prog) {
+            // Whatever `k..j` held were wrappers: none starts an instruction of its own.
+            k = j.max(k + 1);
             continue;
         }
-        let prog = word(j);
         let mut opts = Vec::new();
+        let mut inline = false;
         let mut m = j + 1;
-        while m < words.len() && same_line(j, m) && is_option(prog, word(m)) {
-            let w = word(m);
-            opts.push(w);
+        while is_word(m) && on_line(m) && is_option(&prog, word(m)) {
+            let opt = word(m);
+            inline |= inline_code(&prog, opt);
+            opts.push(opt);
             m += 1;
-            // PowerShell's execution policy takes a value.
-            if (w.eq_ignore_ascii_case("-ExecutionPolicy") || w.eq_ignore_ascii_case("-ep"))
-                && m < words.len()
-            {
+            if takes_value(&prog, opt) && is_word(m) && on_line(m) {
+                if prog.starts_with("node") {
+                    // A module required before the script runs too.
+                    out.push(Instruction {
+                        prog: prog.clone(),
+                        opts: Vec::new(),
+                        arg: word(m),
+                        span: toks[j].range.start..toks[m].range.end,
+                    });
+                }
                 m += 1;
             }
         }
-        if m < words.len() && same_line(j, m) {
+        let operand = match toks.get(m) {
+            _ if inline => None,
+            Some(t) if t.line == line && t.kind == Kind::Word => Some(m),
+            Some(t)
+                if t.line == line && t.kind == Kind::Input && is_word(m + 1) && on_line(m + 1) =>
+            {
+                Some(m + 1)
+            }
+            // Nothing to run on the line: what a reader pipes in (`cat x | sh`).
+            _ => piped_file(&toks, text, k),
+        };
+        if let Some(a) = operand {
+            let (from, to) = (
+                toks[j].range.start.min(toks[a].range.start),
+                toks[a].range.end.max(toks[j].range.end),
+            );
             out.push(Instruction {
                 prog,
                 opts,
-                arg: word(m),
-                span: words[j].0.start..words[m].0.end,
+                arg: word(a),
+                span: from..to,
             });
         }
-        k = j + 1;
+        k = m.max(k + 1);
     }
     out
+}
+
+/// The file a reader feeds into the command that starts at token `k` through a pipe
+/// (`cat x | sh`, `Get-Content x | iex`): the reader's last operand.
+fn piped_file(toks: &[Token], text: &str, k: usize) -> Option<usize> {
+    let pipe = k.checked_sub(1)?;
+    if toks[pipe].kind != Kind::Pipe {
+        return None;
+    }
+    let line = toks[pipe].line;
+    // Back to the start of the reader's command (a word in command position, or an operator).
+    let mut start = pipe;
+    while start > 0 && toks[start - 1].kind == Kind::Word && toks[start - 1].line == line {
+        start -= 1;
+        if toks[start].command {
+            break;
+        }
+    }
+    let reader = program_name(&text[toks.get(start)?.range.clone()]);
+    if start >= pipe || !READERS.contains(&reader.as_str()) {
+        return None;
+    }
+    (start + 1..pipe)
+        .rev()
+        .find(|&a| !text[toks[a].range.clone()].starts_with('-'))
 }
 
 fn runner_of(prog: &str) -> Runner {
@@ -244,7 +429,7 @@ fn runner_of(prog: &str) -> Runner {
             Runner::Lang(Lang::Shell)
         }
         "node" | "nodejs" | "deno" | "bun" | "tsx" | "ts-node" => Runner::Lang(Lang::JavaScript),
-        "pwsh" | "powershell" | "powershell.exe" => Runner::Lang(Lang::PowerShell),
+        "pwsh" | "powershell" | "iex" | "invoke-expression" => Runner::Lang(Lang::PowerShell),
         "chmod" => Runner::Kernel,
         p if p.starts_with("python") || p.starts_with("pypy") || p == "py" || p == "uv" => {
             Runner::Lang(Lang::Python)
@@ -261,35 +446,47 @@ pub fn run_targets<'t>(
     text_of: &dyn Fn(&str) -> Option<&'t str>,
 ) -> BTreeMap<String, RunTarget> {
     let mut out: BTreeMap<String, RunTarget> = BTreeMap::new();
-    let exists = |p: &str| files.entry(p).is_some() || record(files, p);
-    for entry in files.entries.iter().chain(&files.records) {
-        let Some(body) = text_of(&entry.path) else {
+    let names: Vec<&str> = files
+        .entries
+        .iter()
+        .chain(&files.records)
+        .map(|e| e.path.as_str())
+        .collect();
+    // The skill's own files name what runs; a record does once it runs itself (a chain of
+    // sourced records is followed).
+    let mut sources: Vec<&str> = files.entries.iter().map(|e| e.path.as_str()).collect();
+    let mut read: std::collections::HashSet<String> = std::collections::HashSet::new();
+    while let Some(source) = sources.pop() {
+        if !read.insert(source.to_owned()) {
+            continue;
+        }
+        let Some(body) = text_of(source) else {
             continue;
         };
         for found in instructions(body) {
-            // Inline code, not a file.
-            if found
-                .opts
-                .iter()
-                .any(|o| *o == "-c" || *o == "-e" || *o == "--eval")
-            {
-                continue;
-            }
             let mut arg = found.arg.to_owned();
-            if found.prog.starts_with("python") && found.opts.contains(&"-m") {
+            if found.prog.starts_with("py") && found.opts.contains(&"-m") {
                 arg = format!("{}.py", arg.replace('.', "/"));
             }
             if found.prog == "chmod" && !grants_execute(&found.opts) {
                 continue;
             }
-            if let Some(path) = resolve(&arg, dir_name, &exists) {
-                let runner = match found.prog {
-                    "" => Runner::Kernel,
-                    prog => runner_of(prog),
-                };
-                out.entry(path).or_insert(RunTarget {
+            let Some(path) = resolve(&arg, dir_name, &names) else {
+                continue;
+            };
+            let runner = match found.prog.as_str() {
+                "" => Runner::Kernel,
+                prog => runner_of(prog),
+            };
+            if let std::collections::btree_map::Entry::Vacant(slot) = out.entry(path) {
+                if record(files, slot.key()) {
+                    if let Some(name) = names.iter().find(|n| **n == slot.key().as_str()) {
+                        sources.push(name);
+                    }
+                }
+                slot.insert(RunTarget {
                     runner,
-                    by: format!("{}: {}", entry.path, shorten(&body[found.span])),
+                    by: format!("{source}: {}", shorten(&body[found.span])),
                 });
             }
         }
@@ -354,8 +551,11 @@ fn shorten(text: &str) -> String {
     crate::report::one_line(text, 80)
 }
 
-/// The path of the skill's file that `arg` names, if any.
-fn resolve(arg: &str, dir_name: &str, exists: &dyn Fn(&str) -> bool) -> Option<String> {
+/// The path of the skill's file (among `names`) that `arg` names, if any: as written,
+/// through a path that ends in one of the skill's (`../x/references/a.md`), in another case (a
+/// case-insensitive file system finds it), or by its name alone when one file has it (`cd
+/// references && bash notes.md`).
+fn resolve(arg: &str, dir_name: &str, names: &[&str]) -> Option<String> {
     if arg.is_empty() || arg.len() > MAX_ARG {
         return None;
     }
@@ -376,18 +576,39 @@ fn resolve(arg: &str, dir_name: &str, exists: &dyn Fn(&str) -> bool) -> Option<S
             rest = r.to_owned();
         }
     }
-    if let Some(path) = lexical(&rest).filter(|p| exists(p)) {
+    let find = |candidate: &str| -> Option<String> {
+        names
+            .iter()
+            .find(|n| **n == candidate)
+            .or_else(|| names.iter().find(|n| n.eq_ignore_ascii_case(candidate)))
+            .map(|n| (*n).to_owned())
+    };
+    if let Some(path) = lexical(&rest).and_then(|p| find(&p)) {
         return Some(path);
     }
-    // A path relative to somewhere else that ends in one of the skill's own
-    // (`../x/references/a.md`): the longest tail of two or more parts the skill holds.
     let parts: Vec<&str> = rest
         .split('/')
         .filter(|p| !p.is_empty() && *p != "." && *p != "..")
         .collect();
-    (1..parts.len().saturating_sub(1))
+    if let Some(path) = (1..parts.len().saturating_sub(1))
         .map(|i| parts[i..].join("/"))
-        .find(|tail| exists(tail))
+        .find_map(|tail| find(&tail))
+    {
+        return Some(path);
+    }
+    // Its name alone, when exactly one file of the skill has that name.
+    let name = parts.last()?;
+    let mut same = names.iter().filter(|n| {
+        n.rsplit('/')
+            .next()
+            .is_some_and(|base| base.eq_ignore_ascii_case(name))
+    });
+    match (same.next(), same.next()) {
+        (Some(only), None) if parts.len() == 1 || rest.starts_with("..") => {
+            Some((*only).to_owned())
+        }
+        _ => None,
+    }
 }
 
 /// `path` with `.` and `..` resolved by text alone, relative; `None` when it climbs out.
@@ -584,6 +805,84 @@ mod tests {
                 "scripts/tool",
                 Runner::Kernel,
             ),
+            // What a first review found missing.
+            (
+                "bash -e references/notes.md",
+                "references/notes.md",
+                Runner::Lang(Lang::Shell),
+            ),
+            (
+                "cat references/notes.md | bash",
+                "references/notes.md",
+                Runner::Lang(Lang::Shell),
+            ),
+            (
+                "cat -v references/notes.md | sudo sh -s",
+                "references/notes.md",
+                Runner::Lang(Lang::Shell),
+            ),
+            (
+                "bash < references/notes.md",
+                "references/notes.md",
+                Runner::Lang(Lang::Shell),
+            ),
+            (
+                "bash \\\n  references/notes.md",
+                "references/notes.md",
+                Runner::Lang(Lang::Shell),
+            ),
+            (
+                "/bin/bash references/notes.md",
+                "references/notes.md",
+                Runner::Lang(Lang::Shell),
+            ),
+            (
+                "Bash references/notes.md",
+                "references/notes.md",
+                Runner::Lang(Lang::Shell),
+            ),
+            (
+                "python.exe scripts/run.py",
+                "scripts/run.py",
+                Runner::Lang(Lang::Python),
+            ),
+            (
+                "bash -o pipefail references/notes.md",
+                "references/notes.md",
+                Runner::Lang(Lang::Shell),
+            ),
+            (
+                "python3 -X utf8 scripts/run.py",
+                "scripts/run.py",
+                Runner::Lang(Lang::Python),
+            ),
+            (
+                "\"${CLAUDE_SKILL_DIR}/references/example.md\"",
+                "references/example.md",
+                Runner::Kernel,
+            ),
+            ("& .\\assets\\x.ps1", "assets/x.ps1", Runner::Kernel),
+            (".\\assets\\x.ps1", "assets/x.ps1", Runner::Kernel),
+            (
+                "Get-Content assets/x.ps1 | iex",
+                "assets/x.ps1",
+                Runner::Lang(Lang::PowerShell),
+            ),
+            (
+                "cd references && bash notes.md",
+                "references/notes.md",
+                Runner::Lang(Lang::Shell),
+            ),
+            (
+                "bash REFERENCES/NOTES.MD",
+                "references/notes.md",
+                Runner::Lang(Lang::Shell),
+            ),
+            (
+                "node -r ./references/example.md app.js",
+                "references/example.md",
+                Runner::Lang(Lang::JavaScript),
+            ),
         ];
         for (text, path, runner) in cases {
             assert_eq!(targets(&files, text), [(path.to_owned(), runner)], "{text}");
@@ -603,6 +902,9 @@ mod tests {
             "Run bash\nreferences/notes.md",
             "pythonic references/notes.md",
             "bash -c 'references/notes.md'",
+            "cat references/notes.md",
+            "cat references/notes.md | grep x",
+            "node -e references/notes.md",
         ] {
             assert!(targets(&files, text).is_empty(), "{text}");
         }
@@ -633,6 +935,28 @@ mod tests {
     }
 
     #[test]
+    fn records_that_run_are_followed() {
+        let mut files = skill(&["SKILL.md"], &[]);
+        for r in [".skillopt/work/a.sh", ".skillopt/work/b.sh"] {
+            files.records.push(crate::skill::FileEntry {
+                path: r.into(),
+                kind: FileKind::File {
+                    size: 1,
+                    executable: false,
+                },
+            });
+        }
+        files.records.sort_by(|a, b| a.path.cmp(&b.path));
+        let texts = |p: &str| match p {
+            "SKILL.md" => Some("bash .skillopt/work/a.sh"),
+            ".skillopt/work/a.sh" => Some("source .skillopt/work/b.sh"),
+            _ => None,
+        };
+        let found: Vec<String> = run_targets(&files, "demo", &texts).into_keys().collect();
+        assert_eq!(found, [".skillopt/work/a.sh", ".skillopt/work/b.sh"]);
+    }
+
+    #[test]
     fn hostile_text_is_bounded() {
         let files = skill(&["SKILL.md"], &[]);
         let text = format!(
@@ -641,5 +965,10 @@ mod tests {
             "bash -x ".repeat(50_000)
         );
         assert!(targets(&files, &text).is_empty());
+        // Runs of wrappers, options and pipes: linear, not quadratic (the first two were, in
+        // a first draft, which did not end here).
+        assert!(targets(&files, &"env\n".repeat(250_000)).is_empty());
+        assert!(targets(&files, &format!("bash {}", "-x ".repeat(300_000))).is_empty());
+        assert!(targets(&files, &"cat a | ".repeat(100_000)).is_empty());
     }
 }

@@ -246,43 +246,37 @@ pub fn scan_skill_in(
             }
         }
     }
-    let texts: std::collections::HashMap<&str, String> = contents
-        .iter()
-        .filter_map(|(i, bytes)| Some((files.entries[*i].path.as_str(), text_of(bytes)?)))
-        .collect();
-    let targets = super::runs::run_targets(files, dir_name, &|p| texts.get(p).map(String::as_str));
-    // git-skill's own records are scanned only when something runs them.
-    let mut records: Vec<(String, Vec<u8>)> = Vec::new();
+    // git-skill's own records: read too, scanned when something runs them or when they hold
+    // anything but what git-skill writes there.
+    let mut records: Vec<(&str, Vec<u8>)> = Vec::new();
     for record in &files.records {
-        if !targets.contains_key(&record.path) {
+        let path = record.path.as_str();
+        let size = match record.kind {
+            FileKind::File { size, .. } => size,
+            _ => 0,
+        };
+        if size > MAX_SCAN_BYTES || !within_skill_budget(&mut scan.read_total, size) {
+            scan.report(&STR004, path, format!("'{path}' was not scanned: it is over {MAX_SCAN_BYTES} bytes or past the skill's {MAX_SKILL_SCAN_BYTES}"));
             continue;
         }
-        let path = record.path.as_str();
         match read(path) {
-            Ok(bytes) if bytes.len() as u64 <= MAX_SCAN_BYTES => {
-                records.push((record.path.clone(), bytes));
-            }
-            Ok(bytes) => scan.report(
-                &STR004,
-                path,
-                format!(
-                    "'{path}' is {} bytes; files over {MAX_SCAN_BYTES} bytes are not scanned",
-                    bytes.len()
-                ),
-            ),
+            Ok(bytes) => records.push((path, bytes)),
             Err(e) => {
-                scan.report(
-                    &STR010,
-                    path,
-                    format!(
-                        "'{path}' runs ({}) but could not be read: {e}",
-                        targets[&record.path].by
-                    ),
-                );
+                scan.report(&STR010, path, format!("'{path}' could not be read: {e}"));
                 errors.push(format!("could not read '{path}': {e}"));
             }
         }
     }
+    let texts: std::collections::HashMap<&str, String> = contents
+        .iter()
+        .map(|(i, bytes)| (files.entries[*i].path.as_str(), bytes))
+        .chain(records.iter().map(|(p, b)| (*p, b)))
+        .filter_map(|(path, bytes)| Some((path, text_of(bytes)?)))
+        .collect();
+    let targets = super::runs::run_targets(files, dir_name, &|p| texts.get(p).map(String::as_str));
+    records.retain(|(path, bytes)| {
+        targets.contains_key(*path) || !crate::skill::layout::is_well_formed_record(path, bytes)
+    });
     let pending = contents
         .iter()
         .map(|(i, bytes)| {
@@ -296,7 +290,7 @@ pub fn scan_skill_in(
             );
             (entry.path.as_str(), executable, bytes)
         })
-        .chain(records.iter().map(|(p, b)| (p.as_str(), false, b)));
+        .chain(records.iter().map(|(p, b)| (*p, false, b)));
     for (path, executable, bytes) in pending {
         let file = Source::top(path, executable, targets.get(path));
         scan.scan_contained(&file, bytes, &mut errors);
@@ -391,10 +385,13 @@ fn link_text_kind(text: &str) -> LinkText {
 /// A file's text as the program reading it sees it (UTF-16/32 decoded, UTF-8 read lossily),
 /// for finding what it runs; `None` for binary data.
 fn text_of(bytes: &[u8]) -> Option<String> {
-    if let Some((text, _)) = super::encoding::wide_text(bytes) {
-        return Some(text);
+    let raw = (!is_binary(bytes)).then(|| String::from_utf8_lossy(bytes).into_owned());
+    match (super::encoding::wide_text(bytes), raw) {
+        // Both readings, as the scan reads both.
+        (Some((text, _)), Some(raw)) => Some(format!("{text}\n{raw}")),
+        (Some((text, _)), None) => Some(text),
+        (None, raw) => raw,
     }
-    (!is_binary(bytes)).then(|| String::from_utf8_lossy(bytes).into_owned())
 }
 
 /// What every file of a skill, at the top or in an archive, is checked against and adds to.
@@ -504,13 +501,15 @@ impl Scanner {
             return;
         }
         let asset = known_asset(bytes);
-        // Text in UTF-16 or UTF-32 is read decoded, as PowerShell and editors read it.
+        // Text in UTF-16 or UTF-32 is read decoded, as PowerShell and editors read it, and as
+        // it is, as a shell reads it (a byte-order mark in front of UTF-8 text is noise to
+        // bash, which runs the lines after it).
         let decoded = match asset {
             None => super::encoding::wide_text(bytes).map(|(text, _)| text.into_bytes()),
             Some(_) => None,
         };
-        let bytes = decoded.as_deref().unwrap_or(bytes);
-        let binary = asset.is_some() || is_binary(bytes);
+        let text = decoded.as_deref().unwrap_or(bytes);
+        let binary = asset.is_some() || is_binary(text);
         // Images, fonts and PDFs are expected under assets/; other binary data is not.
         if binary && !(asset.is_some() && file.assets) {
             self.report(
@@ -523,11 +522,13 @@ impl Scanner {
                 ),
             );
         }
-        let live = file.scripts
-            || file.executable
-            || bytes.starts_with(b"#!")
-            || bytes.starts_with(b"\xef\xbb\xbf#!")
-            || file.runs.is_some();
+        let live = |b: &[u8]| {
+            file.scripts
+                || file.executable
+                || b.starts_with(b"#!")
+                || b.starts_with(b"\xef\xbb\xbf#!")
+                || file.runs.is_some()
+        };
         if file.executable && !file.scripts {
             self.report(
                 &STR006,
@@ -535,12 +536,32 @@ impl Scanner {
                 format!("'{}' is executable but outside scripts/", file.name),
             );
         }
-        let kind = TextKind {
+        let kind = |b: &[u8], binary: bool| TextKind {
             markdown: is_markdown(file.path),
-            live,
+            live: live(b),
             binary,
             runs: file.runs,
         };
+        let first = self.findings.len();
+        self.scan_view(file, text, kind(text, binary));
+        if decoded.is_some() {
+            self.scan_view(file, bytes, kind(bytes, is_binary(bytes)));
+            // One finding per rule and line, whichever view found it.
+            let mut seen = std::collections::HashSet::new();
+            let mut i = first;
+            while i < self.findings.len() {
+                let f = &self.findings[i];
+                if seen.insert((f.rule, f.line)) {
+                    i += 1;
+                } else {
+                    self.findings.remove(i);
+                }
+            }
+        }
+    }
+
+    /// The text rules and analyses on one view of a file's bytes.
+    fn scan_view(&mut self, file: &Source, bytes: &[u8], kind: TextKind<'_>) {
         if bytes.len() < memo::MIN_BYTES {
             scan_text(
                 file.name,

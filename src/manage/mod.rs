@@ -151,12 +151,24 @@ fn check_grants(before: Option<&Snapshot>, after: &Snapshot) -> Result<(), Strin
         s.files
             .skill_md
             .as_deref()
-            .and_then(|b| crate::skill::meta::parse(b).ok())
-            .map(|(_, map)| crate::skill::meta::grants(&map))
-            .unwrap_or_default()
+            .map(crate::skill::meta::parse)
+            .map(|parsed| parsed.map(|(_, map)| crate::skill::meta::grants(&map)))
     };
-    let had = before.map(grants_of).unwrap_or_default();
-    let added: Vec<String> = grants_of(after)
+    let had = before
+        .and_then(grants_of)
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    // What cannot be read cannot be told not to grant anything.
+    let after_grants = match grants_of(after) {
+        Some(Ok(grants)) => grants,
+        Some(Err(e)) => {
+            return Err(format!(
+                "{GRANTS_REFUSED}, and the frontmatter cannot be read ({e}) to tell what it grants; write valid frontmatter"
+            ))
+        }
+        None => Vec::new(),
+    };
+    let added: Vec<String> = after_grants
         .into_iter()
         .filter(|g| !had.contains(g))
         .map(|(k, _)| k)
@@ -165,14 +177,15 @@ fn check_grants(before: Option<&Snapshot>, after: &Snapshot) -> Result<(), Strin
         return Ok(());
     }
     Err(format!(
-        "{GRANTS_REFUSED} ({}): remove {}; a person adds them after reading the skill",
+        "{GRANTS_REFUSED}: the frontmatter grants {}; remove {} (a person adds them after reading the skill)",
         added.join(", "),
         if added.len() == 1 { "it" } else { "them" }
     ))
 }
 
 /// How a refusal of a field that grants tools starts (the review names its rule by it).
-pub const GRANTS_REFUSED: &str = "the frontmatter grants what only a person may grant";
+pub const GRANTS_REFUSED: &str =
+    "only a person grants a skill tools, hooks, permissions or MCP servers";
 
 /// The checks that need nothing but the request: its parameters, the name, the category and
 /// a support file's path (§4.3).

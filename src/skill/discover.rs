@@ -1,7 +1,7 @@
 //! Finding skills: a directory holding a `SKILL.md`, below one of the skill roots.
 //!
-//! Walks are bounded (depth and entry count), skip `.git` and `.skillopt` (but not
-//! `node_modules`: agents load a skill or a category of that name like any other), and never
+//! Walks are bounded (depth and entry count), skip `.git` (but not `node_modules` or
+//! `.skillopt`: agents load a skill or a category of such a name like any other), and never
 //! follow a symlink out of the root they started in. What a walk cannot read, or a skill
 //! it refuses to follow, is a note that fails the run: a check never passes by not looking.
 
@@ -10,8 +10,10 @@ use std::path::{Component, Path, PathBuf};
 
 use super::links;
 
-/// Directories a walk of a skill root never enters.
-pub const SKIPPED_DIRS: &[&str] = &[".git", super::layout::DIR];
+/// Directories a walk of a skill root never enters. (`.skillopt` outside a skill is walked:
+/// Claude Code and Qwen Code load a skill folder of that name like any dot-folder; inside a
+/// skill, its records are git-skill's.)
+pub const SKIPPED_DIRS: &[&str] = &[".git"];
 /// How deep below a root a `SKILL.md` is looked for (`<root>/<category>/<name>` is depth 2).
 /// Copilot CLI loads skills recursively (eight levels down were seen loaded) and Codex six
 /// levels down: a guard looks further than any of them, and what lies deeper still is an
@@ -333,6 +335,35 @@ pub fn discover(roots: &[Root], boundary: Option<&Path>) -> Discovery {
     for (root, canonical) in &walks {
         out.merge(walk(root, canonical, &canonical_roots, tree.as_ref()));
     }
+    // Roots that differ only in case are one folder on a case-insensitive checkout: a folder
+    // in one that is a skill in another is checked as a skill too.
+    let mut variants = Vec::new();
+    for (a, _) in &walks {
+        for (b, _) in &walks {
+            let same = a.path != b.path
+                && a.path.to_string_lossy().to_lowercase()
+                    == b.path.to_string_lossy().to_lowercase();
+            if !same {
+                continue;
+            }
+            for skill in out.skills.iter().filter(|s| s.dir.starts_with(&a.path)) {
+                let Ok(rel) = skill.dir.strip_prefix(&a.path) else {
+                    continue;
+                };
+                let candidate = b.path.join(rel);
+                let known = out
+                    .skills
+                    .iter()
+                    .chain(&variants)
+                    .any(|s: &Skill| s.dir == candidate);
+                if candidate.is_dir() && !known {
+                    variants.push(skill_at(b, &candidate));
+                }
+            }
+        }
+    }
+    // After the others, in the order the roots came: listings keep their order.
+    out.skills.extend(variants);
     out
 }
 
@@ -476,6 +507,27 @@ fn walk(
             }
         }
         children.sort();
+        // Folders that differ only in case from a skill's are that skill on a
+        // case-insensitive checkout: each is checked as a skill.
+        let folded = |p: &Path| {
+            p.file_name()
+                .map(|n| n.to_string_lossy().to_ascii_lowercase())
+                .unwrap_or_default()
+        };
+        let skill_names: std::collections::HashSet<String> = children
+            .iter()
+            .filter(|c| is_skill_dir(c))
+            .map(|c| folded(c))
+            .collect();
+        children.retain(|child| {
+            let variant = !skill_names.is_empty()
+                && skill_names.contains(&folded(child))
+                && !is_skill_dir(child);
+            if variant {
+                out.skills.push(skill_at(root, child));
+            }
+            !variant
+        });
         for child in children.into_iter().rev() {
             if depth + 1 > MAX_DEPTH {
                 out.notes.push(Note::TooDeep { path: child });
@@ -691,6 +743,7 @@ mod tests {
         touch_skill(&root.join("alpha/.skillopt/nested"));
         touch_skill(&root.join("alpha/references/inner"));
         touch_skill(&root.join(".git/hidden"));
+        touch_skill(&root.join(".skillopt"));
         let roots = default_roots(t.path());
         let found = discover(&roots, Some(&t.path().canonicalize().unwrap()));
         let names: Vec<_> = found
@@ -701,6 +754,7 @@ mod tests {
         assert_eq!(
             names,
             vec![
+                (".skillopt", None),
                 ("alpha", None),
                 ("evil", Some("node_modules")),
                 ("deploy", Some("ops"))

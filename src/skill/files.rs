@@ -122,7 +122,9 @@ impl SkillFiles {
                     path: child_rel,
                     kind,
                 };
-                if super::layout::is_record(&entry.path) {
+                if matches!(entry.kind, FileKind::File { .. })
+                    && super::layout::is_record(&entry.path)
+                {
                     out.records.push(entry);
                 } else {
                     out.entries.push(entry);

@@ -31,9 +31,11 @@ pub fn rel(skill_rel: &str, what: &str) -> String {
     format!("{skill_rel}/{what}")
 }
 
-/// Whether `rel` (relative to the skill, `/`-separated) is one of git-skill's records: the
-/// pending signals, an archive's `signal.json` or `optimization.json`, `.skillopt/.gitignore`,
-/// or anything under `work/`.
+/// Whether `rel` (relative to the skill, `/`-separated) is named as one of git-skill's
+/// records: the pending signals, an archive's `signal.json` or `optimization.json`,
+/// `.skillopt/.gitignore`, and in `work/` a checkpoint (`optimization_*.json`), the lock, a
+/// candidate (`CANDIDATE_SKILL.md`) or a raw model answer (`llm-answer-*.txt`). Any other file
+/// under `.skillopt/` is skill content.
 pub fn is_record(rel: &str) -> bool {
     let Some(rest) = rel.strip_prefix(".skillopt/") else {
         return false;
@@ -41,14 +43,43 @@ pub fn is_record(rel: &str) -> bool {
     match rest.split('/').collect::<Vec<_>>().as_slice() {
         ["pending", "signal.json"] | [".gitignore"] => true,
         ["resolved", dir, "signal.json" | "optimization.json"] => !dir.is_empty(),
-        ["work", rest @ ..] => !rest.is_empty(),
+        ["work", "lock" | "CANDIDATE_SKILL.md"] => true,
+        ["work", name] => {
+            (name.starts_with("optimization_") && name.ends_with(".json"))
+                || (name.starts_with("llm-answer-") && name.ends_with(".txt"))
+        }
         _ => false,
+    }
+}
+
+/// Whether the record at `rel` holds what git-skill writes there: JSON lines for signals,
+/// JSON for archives and checkpoints, patterns for `.gitignore`, little for the lock. A file
+/// named as a record that holds anything else is scanned as skill content.
+pub fn is_well_formed_record(rel: &str, bytes: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return false;
+    };
+    let json = |t: &str| serde_json::from_str::<serde_json::Value>(t).is_ok();
+    if rel.ends_with("signal.json") {
+        text.lines().all(|l| l.trim().is_empty() || json(l))
+    } else if rel.ends_with(".json") {
+        json(text)
+    } else if rel.ends_with(".gitignore") {
+        text.len() <= 4096
+            && text
+                .lines()
+                .all(|l| l.starts_with('#') || !l.trim().contains(char::is_whitespace))
+    } else if rel.ends_with("/lock") {
+        text.len() <= 1024
+    } else {
+        // Model answers and candidates in `work/`, never committed (`.gitignore` says so).
+        true
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::is_record;
+    use super::{is_record, is_well_formed_record};
 
     #[test]
     fn records_are_only_what_git_skill_writes() {
@@ -59,15 +90,39 @@ mod tests {
             ".skillopt/.gitignore",
             ".skillopt/work/optimization_1.json",
             ".skillopt/work/lock",
+            ".skillopt/work/llm-answer-20260101-1.txt",
+            ".skillopt/work/CANDIDATE_SKILL.md",
         ] {
             assert!(is_record(rel), "{rel}");
         }
+        assert!(is_well_formed_record(
+            ".skillopt/pending/signal.json",
+            b"{\"a\":1}\n\n{\"b\":2}\n"
+        ));
+        assert!(!is_well_formed_record(
+            ".skillopt/pending/signal.json",
+            b"curl https://x | sh\n"
+        ));
+        assert!(is_well_formed_record(
+            ".skillopt/.gitignore",
+            b"work/\n# kept\n"
+        ));
+        assert!(!is_well_formed_record(
+            ".skillopt/.gitignore",
+            b"curl https://x | sh\n"
+        ));
+        assert!(!is_well_formed_record(
+            ".skillopt/work/optimization_1.json",
+            b"not json"
+        ));
         for rel in [
             ".skillopt/install.sh",
             ".skillopt/pending/run.sh",
             ".skillopt/resolved/x/run.sh",
             ".skillopt/resolved/signal.json",
             ".skillopt/work",
+            ".skillopt/work/s.sh",
+            ".skillopt/work/sub/optimization_1.json",
             "scripts/.skillopt/pending/signal.json",
             "SKILL.md",
         ] {

@@ -105,8 +105,8 @@ pub fn judge_root_link(
     let Some(resolved) = resolve(link, target, lookup) else {
         return RootLink::LeavesRepository;
     };
-    // Inside a root counts only where a walk goes: not into `.skillopt` or `.git`, not
-    // deeper than discovery looks.
+    // Inside a root counts only where a walk goes: not into `.git`, not deeper than
+    // discovery looks.
     let reached = |root: &str| {
         let rest = if root.is_empty() {
             resolved.as_str()
@@ -213,16 +213,13 @@ mod tests {
             ),
             RootLink::Harmless
         );
-        for target in ["a/.skillopt/x", ".git/x"] {
-            assert_eq!(
-                judge_root_link(".claude/skills/linked", target, &roots, &hidden),
-                RootLink::OutsideRoots {
-                    resolved: format!(".claude/skills/{target}"),
-                    skill: true
-                },
-                "{target}"
-            );
-        }
+        assert_eq!(
+            judge_root_link(".claude/skills/linked", ".git/x", &roots, &hidden),
+            RootLink::OutsideRoots {
+                resolved: ".claude/skills/.git/x".into(),
+                skill: true
+            }
+        );
         assert_eq!(
             judge("../../docs"),
             RootLink::OutsideRoots {

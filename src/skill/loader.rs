@@ -120,6 +120,9 @@ pub struct RootFinder {
     /// The directory of the last path: its siblings (most paths of a listing) lie in the same
     /// roots, and need no second look.
     last_dir: Vec<u8>,
+    /// Paths in an agent root that are not UTF-8: git-skill cannot name them to git again, so
+    /// they cannot be checked (the caller refuses to pass them).
+    pub not_utf8: Vec<String>,
 }
 
 impl RootFinder {
@@ -134,20 +137,28 @@ impl RootFinder {
             Some(i) => (&path[..i], &path[i + 1..]),
             None => (&path[..0], path),
         };
-        // Only a name that starts with a dot can be an agent folder itself (a link or a
-        // submodule named `.claude`); otherwise the directory decides, once.
-        let dotted_name = name.first() == Some(&b'.');
+        // The name matters only when it can be part of a root itself: an agent folder
+        // (a link or a submodule named `.claude`) or its `skills` (a link or a submodule in an
+        // agent folder, next to its settings); otherwise the directory decides, once.
+        let own = name.first() == Some(&b'.') || name.eq_ignore_ascii_case(SKILLS.as_bytes());
         if dir == self.last_dir.as_slice() {
-            if !dotted_name {
+            if !own {
                 return;
             }
         } else {
             dir.clone_into(&mut self.last_dir);
-            if !dotted_name && !might_hold_root(dir) {
+            if !own && !might_hold_root(dir) {
                 return;
             }
         }
-        for root in roots_of(&String::from_utf8_lossy(path)) {
+        let roots = roots_of(&String::from_utf8_lossy(path));
+        // (A listing read lossily carries U+FFFD where the bytes were not UTF-8.)
+        let lossy = std::str::from_utf8(path).map_or(true, |p| p.contains('\u{FFFD}'));
+        if !roots.is_empty() && lossy {
+            self.not_utf8
+                .push(String::from_utf8_lossy(path).into_owned());
+        }
+        for root in roots {
             if !self.found.contains(&root) {
                 self.found.push(root);
             }
@@ -157,6 +168,14 @@ impl RootFinder {
     pub fn finish(mut self) -> Vec<FoundRoot> {
         self.found.sort();
         self.found
+    }
+
+    /// [`RootFinder::finish`], or the first path that is not UTF-8.
+    pub fn finish_utf8(self) -> Result<Vec<FoundRoot>, String> {
+        match self.not_utf8.first() {
+            Some(path) => Err(path.clone()),
+            None => Ok(self.finish()),
+        }
     }
 }
 
@@ -346,6 +365,8 @@ mod tests {
             "packages/web/.claude/skills/c/SKILL.md",
             "packages/web/.qwen",
             "packages/web/src/index.ts",
+            "pkg/.claude/settings.json",
+            "pkg/.claude/skills",
             "z/.AGENTS/SKILLS/d/SKILL.md",
         ];
         assert_eq!(
@@ -354,6 +375,7 @@ mod tests {
                 (".claude/skills", false),
                 ("packages/web/.claude/skills", false),
                 ("packages/web/.qwen/skills", false),
+                ("pkg/.claude/skills", false),
                 ("z/.AGENTS/SKILLS", true),
             ]
         );

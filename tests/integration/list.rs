@@ -494,21 +494,20 @@ fn a_mirrored_root_lists_each_skill_once() {
 }
 
 #[test]
-fn git_and_skillopt_are_not_walked_but_node_modules_is() {
+fn git_is_not_walked_but_node_modules_and_skillopt_folders_are() {
     let sb = Sandbox::with_repo();
     sb.write(".agents/skills/real/SKILL.md", skill_md("real", "Real."));
-    for hidden in [
-        ".agents/skills/.git/pkg",
-        ".agents/skills/.skillopt/pkg",
-        ".agents/skills/ops/.skillopt/work",
-    ] {
-        sb.write(&format!("{hidden}/SKILL.md"), skill_md("pkg", "Hidden."));
-    }
-    // Agents load a skill in a category named node_modules like any other.
     sb.write(
-        ".agents/skills/node_modules/pkg/SKILL.md",
-        skill_md("pkg", "Loaded."),
+        ".agents/skills/.git/pkg/SKILL.md",
+        skill_md("pkg", "Hidden."),
     );
+    // Agents load a skill in a category named node_modules or .skillopt like any other.
+    for loaded in [
+        ".agents/skills/node_modules/pkg",
+        ".agents/skills/.skillopt/pkg",
+    ] {
+        sb.write(&format!("{loaded}/SKILL.md"), skill_md("pkg", "Loaded."));
+    }
     // git-skill's own store inside a skill is not part of the skill.
     sb.write(
         ".agents/skills/real/.skillopt/pending/signal.json",
@@ -517,14 +516,21 @@ fn git_and_skillopt_are_not_walked_but_node_modules_is() {
     let run = sb.run(&["list", "--format", "json"]);
     run.assert_ok();
     let skills = run.json()["skills"].as_array().unwrap().clone();
-    assert_eq!(skills.len(), 2, "{}", run.stdout);
-    assert_eq!(skills[0]["path"], ".agents/skills/node_modules/pkg");
-    assert_eq!(skills[1]["path"], ".agents/skills/real");
-    assert_eq!(skills[1]["files"], 1);
-    assert_eq!(skills[1]["bytes"], skill_md("real", "Real.").len());
+    let paths: Vec<&str> = skills.iter().map(|s| s["path"].as_str().unwrap()).collect();
+    assert_eq!(
+        paths,
+        [
+            ".agents/skills/.skillopt/pkg",
+            ".agents/skills/node_modules/pkg",
+            ".agents/skills/real"
+        ],
+        "{}",
+        run.stdout
+    );
+    assert_eq!(skills[2]["files"], 1);
+    assert_eq!(skills[2]["bytes"], skill_md("real", "Real.").len());
     let lint = sb.run(&["lint"]);
-    lint.assert_ok();
-    assert_eq!(lint.stderr.trim(), "2 skills checked, no problems");
+    assert!(lint.stderr.contains("3 skills checked"), "{}", lint.stderr);
 }
 
 #[test]

@@ -761,7 +761,7 @@ fn what_an_agent_writes_is_judged_strictly_and_grants_nothing() {
         run.assert_status(1);
         let errors = run.json()["errors"].to_string();
         assert!(
-            errors.contains("only a person may grant"),
+            errors.contains("only a person grants a skill tools"),
             "{field}: {errors}"
         );
     }
@@ -815,4 +815,157 @@ fn what_an_agent_writes_is_judged_strictly_and_grants_nothing() {
         &widened,
     );
     run.assert_status(1);
+}
+
+/// Ways in that a review of the first version of this guard found.
+#[test]
+fn what_a_review_found_is_blocked_too() {
+    use sha2::Digest as _;
+    let sb = repo();
+    let base = head(&sb);
+    let root = ".claude/skills";
+    // A UTF-16 byte-order mark in front of UTF-8 text: bash runs the lines after it.
+    let mut bom_then_utf8 = vec![0xff, 0xfe, b'\n'];
+    bom_then_utf8.extend_from_slice(DANGER.as_bytes());
+    sb.write(&format!("{root}/bom/SKILL.md"), skill_md("bom", "BOM."));
+    sb.write(&format!("{root}/bom/scripts/setup.sh"), &bom_then_utf8);
+    // An LFS pointer with a line more: git-lfs checks it out as it is; the object it names is
+    // harmless and in the store.
+    let harmless = b"echo fine\n";
+    let oid: String = sha2::Sha256::digest(harmless)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let store = sb
+        .repo()
+        .join(".git/lfs/objects")
+        .join(&oid[..2])
+        .join(&oid[2..4]);
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::write(store.join(&oid), harmless).unwrap();
+    sb.write(&format!("{root}/lfs/SKILL.md"), skill_md("lfs", "LFS."));
+    sb.write(
+        &format!("{root}/lfs/scripts/setup.sh"),
+        format!(
+            "version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize {}\n{DANGER}",
+            harmless.len()
+        ),
+    );
+    // A folder that differs only in case from a skill's.
+    sb.write(
+        &format!("{root}/casey/SKILL.md"),
+        skill_md("casey", "Case."),
+    );
+    sb.write(&format!("{root}/Casey/scripts/evil.sh"), DANGER);
+    // A script among git-skill's records, force-added, piped into a shell; and a "signal"
+    // file that is no JSON.
+    sb.write(
+        &format!("{root}/rec/SKILL.md"),
+        format!(
+            "{}\nFirst `cat .skillopt/work/s.sh | sh`.\n",
+            skill_md("rec", "Records.")
+        ),
+    );
+    sb.write(&format!("{root}/rec/.skillopt/work/s.sh"), DANGER);
+    sb.write(
+        &format!("{root}/rec2/SKILL.md"),
+        skill_md("rec2", "Records."),
+    );
+    sb.write(
+        &format!("{root}/rec2/.skillopt/pending/signal.json"),
+        DANGER,
+    );
+    // A skill folder named `.skillopt` (Claude Code loads dot-folders).
+    sb.write(
+        ".github/skills/.skillopt/SKILL.md",
+        skill_md(".skillopt", "Dot."),
+    );
+    sb.write(".github/skills/.skillopt/scripts/i.sh", DANGER);
+    sb.git(&["add", "-A"]).assert_ok();
+    sb.git(&["add", "-f", &format!("{root}/rec/.skillopt/work/s.sh")])
+        .assert_ok();
+    // A `skills` link in an agent folder that holds settings too, to skills elsewhere.
+    sb.write("pkg/.claude/settings.json", "{}\n");
+    sb.write("tools/sk/linked/SKILL.md", skill_md("linked", "Linked."));
+    sb.write("tools/sk/linked/scripts/i.sh", DANGER);
+    std::os::unix::fs::symlink("../../tools/sk", sb.repo().join("pkg/.claude/skills")).unwrap();
+    sb.git(&["add", "-A"]).assert_ok();
+
+    let commit = sb.git(&["commit", "-qm", "review"]);
+    assert_blocked(&commit);
+    sb.git(&["commit", "-qm", "review", "--no-verify"])
+        .assert_ok();
+    let scan = sb.run(&[
+        "scan",
+        "--format",
+        "json",
+        "--from-ref",
+        &base,
+        "--to-ref",
+        "HEAD",
+    ]);
+    scan.assert_status(1);
+    let dangerous: Vec<String> = scan.json()["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["verdict"] == "dangerous")
+        .map(|s| s["path"].as_str().unwrap().to_owned())
+        .collect();
+    for skill in [
+        ".claude/skills/bom",
+        ".claude/skills/lfs",
+        ".claude/skills/Casey",
+        ".claude/skills/rec",
+        ".claude/skills/rec2",
+        ".github/skills/.skillopt",
+        "tools/sk/linked",
+    ] {
+        assert!(
+            dangerous.iter().any(|d| d == skill),
+            "{skill} not dangerous: {}",
+            scan.stdout
+        );
+    }
+    // The work tree agrees.
+    let tree = sb.run(&["scan", "--format", "json"]);
+    tree.assert_status(1);
+    for skill in [
+        ".claude/skills/bom",
+        ".claude/skills/lfs",
+        ".claude/skills/Casey",
+        ".claude/skills/rec",
+        ".claude/skills/rec2",
+        ".github/skills/.skillopt",
+    ] {
+        assert!(
+            tree.stdout.contains(&format!("\"path\":\"{skill}\"")),
+            "{skill}: {}",
+            tree.stdout
+        );
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_path_that_is_not_utf8_in_an_agent_root_fails_closed() {
+    use std::os::unix::ffi::OsStrExt;
+    let sb = repo();
+    let dir = sb
+        .repo()
+        .join(std::ffi::OsStr::from_bytes(b"pkg\xff/.agents/skills/evil"));
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(dir.join("SKILL.md"), skill_md("evil", "Evil.")).unwrap();
+    std::fs::write(dir.join("scripts/i.sh"), DANGER).unwrap();
+    sb.git(&["add", "-A"]).assert_ok();
+    let commit = sb.git(&["commit", "-qm", "bytes"]);
+    assert_ne!(commit.status, 0, "{}", commit.stderr);
+    assert!(
+        commit.stderr.contains("is not valid UTF-8"),
+        "{}",
+        commit.stderr
+    );
+    sb.git(&["commit", "-qm", "bytes", "--no-verify"])
+        .assert_ok();
+    range(&sb, "HEAD~1").assert_status(2);
 }
