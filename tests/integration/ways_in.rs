@@ -230,6 +230,27 @@ fn commit_skill(
     (commit, scan)
 }
 
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Puts `bytes` in the repository's LFS store, as `git lfs fetch` would; their oid.
+fn store_lfs_object(sb: &Sandbox, bytes: &[u8]) -> String {
+    let oid = sha256_hex(bytes);
+    let store = sb
+        .repo()
+        .join(".git/lfs/objects")
+        .join(&oid[..2])
+        .join(&oid[2..4]);
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::write(store.join(&oid), bytes).unwrap();
+    oid
+}
+
 fn rules_of(run: &Run) -> Vec<String> {
     let mut rules: Vec<String> = run.json()["skills"]
         .as_array()
@@ -405,7 +426,6 @@ fn skipped_names_are_scanned_inside_skills() {
 
 #[test]
 fn lfs_pointers_are_scanned_through_their_objects_or_block() {
-    use sha2::Digest as _;
     let sb = repo();
     sb.write(
         ".gitattributes",
@@ -414,10 +434,7 @@ fn lfs_pointers_are_scanned_through_their_objects_or_block() {
     sb.git(&["add", ".gitattributes"]).assert_ok();
     sb.git(&["commit", "-qm", "lfs"]).assert_ok();
     let object = DANGER.as_bytes();
-    let oid: String = sha2::Sha256::digest(object)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let oid = sha256_hex(object);
     let pointer = format!(
         "version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize {}\n",
         object.len()
@@ -434,13 +451,7 @@ fn lfs_pointers_are_scanned_through_their_objects_or_block() {
     assert!(commit.stderr.contains("STR018"), "{}", commit.stderr);
     assert_eq!(rules_of(&scan), ["STR018 scripts/install.sh"]);
     // With the object in the store, what agents run is scanned.
-    let store = sb
-        .repo()
-        .join(".git/lfs/objects")
-        .join(&oid[..2])
-        .join(&oid[2..4]);
-    std::fs::create_dir_all(&store).unwrap();
-    std::fs::write(store.join(&oid), object).unwrap();
+    store_lfs_object(&sb, object);
     let base = head(&sb);
     let again = sb.run(&[
         "scan",
@@ -454,17 +465,7 @@ fn lfs_pointers_are_scanned_through_their_objects_or_block() {
     assert_eq!(rules_of(&again), ["SUP001 scripts/install.sh"]);
     // A safe object passes.
     let safe = b"echo installed\n";
-    let oid: String = sha2::Sha256::digest(safe)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let store = sb
-        .repo()
-        .join(".git/lfs/objects")
-        .join(&oid[..2])
-        .join(&oid[2..4]);
-    std::fs::create_dir_all(&store).unwrap();
-    std::fs::write(store.join(&oid), safe).unwrap();
+    let oid = store_lfs_object(&sb, safe);
     sb.write(
         ".claude/skills/tool/scripts/run.sh",
         format!(
@@ -820,7 +821,6 @@ fn what_an_agent_writes_is_judged_strictly_and_grants_nothing() {
 /// Ways in that a review of the first version of this guard found.
 #[test]
 fn what_a_review_found_is_blocked_too() {
-    use sha2::Digest as _;
     let sb = repo();
     let base = head(&sb);
     let root = ".claude/skills";
@@ -832,17 +832,7 @@ fn what_a_review_found_is_blocked_too() {
     // An LFS pointer with a line more: git-lfs checks it out as it is; the object it names is
     // harmless and in the store.
     let harmless = b"echo fine\n";
-    let oid: String = sha2::Sha256::digest(harmless)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let store = sb
-        .repo()
-        .join(".git/lfs/objects")
-        .join(&oid[..2])
-        .join(&oid[2..4]);
-    std::fs::create_dir_all(&store).unwrap();
-    std::fs::write(store.join(&oid), harmless).unwrap();
+    let oid = store_lfs_object(&sb, harmless);
     sb.write(&format!("{root}/lfs/SKILL.md"), skill_md("lfs", "LFS."));
     sb.write(
         &format!("{root}/lfs/scripts/setup.sh"),
