@@ -252,6 +252,7 @@ fn changes_at(
         {
             Some(load(
                 repo,
+                from,
                 &dir,
                 &root,
                 &after.root,
@@ -547,6 +548,7 @@ fn changed(
     for (dir, (root, label)) in owners {
         out.skills.push(load(
             repo,
+            new.at,
             &dir,
             &root,
             &label,
@@ -630,8 +632,10 @@ enum Content {
 }
 
 /// The skill at `dir` as `listing` holds it, as much of it as `content` says.
+#[allow(clippy::too_many_arguments)]
 fn load(
     repo: &Repo,
+    at: At<'_>,
     dir: &str,
     root: &str,
     label: &str,
@@ -719,6 +723,16 @@ fn load(
         files.entries.push(FileEntry { path: rel, kind });
     }
     files.entries.sort_by(|a, b| a.path.cmp(&b.path));
+    if content == Content::All {
+        let names: Vec<&str> = files
+            .entries
+            .iter()
+            .filter(|e| matches!(e.kind, FileKind::File { .. }))
+            .map(|e| e.path.as_str())
+            .collect();
+        files.checkout_encodings =
+            crate::git::attributes::working_tree_encodings(repo, at, dir, &names)?;
+    }
     // Submodules that hold the whole skill (a gitlink above it).
     for entry in &listing.entries {
         if matches!(entry.kind, EntryKind::Gitlink { .. })

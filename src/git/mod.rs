@@ -1,5 +1,6 @@
 //! The only place that touches git. Everything here goes through gix; nothing prints.
 
+pub mod attributes;
 mod commit;
 mod config_parameters;
 pub mod hooks;

@@ -114,6 +114,58 @@ pub fn decode(bytes: &[u8], wide: Wide, bom: usize) -> String {
     }
 }
 
+/// The bytes a checkout writes for `text` in the encoding `name` (a `working-tree-encoding`
+/// value): each form it may take (`UTF-16` without an order: both, each with its mark); none
+/// for UTF-8; `None` for an encoding this module cannot produce.
+pub fn encode(text: &str, name: &str) -> Option<Vec<Vec<u8>>> {
+    let name = name.to_ascii_uppercase().replace('_', "-");
+    let utf16 = |le: bool, bom: bool| {
+        let mut out = if bom {
+            if le {
+                vec![0xff, 0xfe]
+            } else {
+                vec![0xfe, 0xff]
+            }
+        } else {
+            Vec::new()
+        };
+        for unit in text.encode_utf16() {
+            out.extend(if le {
+                unit.to_le_bytes()
+            } else {
+                unit.to_be_bytes()
+            });
+        }
+        out
+    };
+    let utf32 = |le: bool, bom: bool| {
+        let mut out = if bom {
+            if le {
+                vec![0xff, 0xfe, 0, 0]
+            } else {
+                vec![0, 0, 0xfe, 0xff]
+            }
+        } else {
+            Vec::new()
+        };
+        for c in text.chars() {
+            let n = c as u32;
+            out.extend(if le { n.to_le_bytes() } else { n.to_be_bytes() });
+        }
+        out
+    };
+    Some(match name.as_str() {
+        "UTF-8" | "UTF8" => Vec::new(),
+        "UTF-16" | "UTF16" | "UCS-2" | "UCS2" => vec![utf16(true, true), utf16(false, true)],
+        "UTF-16LE" | "UTF16LE" | "UCS-2LE" => vec![utf16(true, false)],
+        "UTF-16BE" | "UTF16BE" | "UCS-2BE" => vec![utf16(false, false)],
+        "UTF-32" | "UTF32" | "UCS-4" => vec![utf32(true, true), utf32(false, true)],
+        "UTF-32LE" | "UTF32LE" => vec![utf32(true, false)],
+        "UTF-32BE" | "UTF32BE" => vec![utf32(false, false)],
+        _ => return None,
+    })
+}
+
 /// The text of `bytes` when they are wide text, with the encoding's name.
 pub fn wide_text(bytes: &[u8]) -> Option<(String, Wide)> {
     let (wide, bom) = detect(bytes)?;
@@ -186,6 +238,16 @@ mod tests {
         let cjk = "中文中文中文中文中文中文";
         assert!(detect(&utf16le(cjk, false)).is_none());
         assert_eq!(wide_text(&utf16le(cjk, true)).unwrap().0, cjk);
+    }
+
+    #[test]
+    fn a_checkout_encoding_is_reproduced() {
+        // Two CJK characters that UTF-16LE writes as the ASCII bytes `curl`.
+        let text = "\u{7563}\u{6c72}";
+        assert_eq!(encode(text, "utf-16le").unwrap(), [b"curl".to_vec()]);
+        assert_eq!(encode(text, "UTF-16").unwrap().len(), 2);
+        assert!(encode(text, "UTF-8").unwrap().is_empty());
+        assert!(encode(text, "SHIFT-JIS").is_none());
     }
 
     #[test]

@@ -294,6 +294,24 @@ pub fn scan_skill_in(
     for (path, executable, bytes) in pending {
         let file = Source::top(path, executable, targets.get(path));
         scan.scan_contained(&file, bytes, &mut errors);
+        // What a checkout writes for it, when `.gitattributes` re-encodes it.
+        let Some((_, encoding)) = files.checkout_encodings.iter().find(|(p, _)| p == path) else {
+            continue;
+        };
+        match super::encoding::encode(&String::from_utf8_lossy(bytes), encoding) {
+            Some(forms) => {
+                let first = scan.findings.len();
+                for form in forms {
+                    scan.scan_contained(&file, &form, &mut errors);
+                }
+                dedupe_from(&mut scan.findings, first);
+            }
+            None => scan.report(
+                &STR010,
+                path,
+                format!("'{path}' is checked out re-encoded as {encoding} (working-tree-encoding in .gitattributes), which this scan cannot reproduce: what agents get was not scanned"),
+            ),
+        }
     }
     let mut findings = scan.findings;
     if files.truncated || files.too_deep {
@@ -421,6 +439,15 @@ struct Scanner {
     findings: Vec<Finding>,
 }
 
+/// One finding per file, rule and line among `findings[first..]`, whichever view of a file
+/// found it first.
+fn dedupe_from(findings: &mut Vec<Finding>, first: usize) {
+    let mut seen = std::collections::HashSet::new();
+    let mut kept = findings.split_off(first);
+    kept.retain(|f| seen.insert((f.file.clone(), f.rule, f.line)));
+    findings.extend(kept);
+}
+
 /// Whether `bytes` are opened as an archive (what [`Scanner::scan_bytes`] does with them).
 fn is_archive(path: &str, bytes: &[u8]) -> bool {
     compiled_format(path, bytes).is_none()
@@ -546,17 +573,7 @@ impl Scanner {
         self.scan_view(file, text, kind(text, binary));
         if decoded.is_some() {
             self.scan_view(file, bytes, kind(bytes, is_binary(bytes)));
-            // One finding per rule and line, whichever view found it.
-            let mut seen = std::collections::HashSet::new();
-            let mut i = first;
-            while i < self.findings.len() {
-                let f = &self.findings[i];
-                if seen.insert((f.rule, f.line)) {
-                    i += 1;
-                } else {
-                    self.findings.remove(i);
-                }
-            }
+            dedupe_from(&mut self.findings, first);
         }
     }
 

@@ -39,6 +39,10 @@ pub struct SkillFiles {
     /// git-skill's records inside the skill (`layout::is_record`), sorted by path: not skill
     /// content unless something runs them.
     pub records: Vec<FileEntry>,
+    /// Files a checkout re-encodes (`working-tree-encoding` in `.gitattributes`), with the
+    /// encoding: known for skills read from git objects, where the bytes are not yet what a
+    /// checkout writes; empty for the work tree, where they are.
+    pub checkout_encodings: Vec<(String, String)>,
     /// The first [`SKILL_MD_READ_CAP`] bytes of SKILL.md, when it is a regular file.
     pub skill_md: Option<Vec<u8>>,
     /// The full size of SKILL.md in bytes.

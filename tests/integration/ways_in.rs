@@ -959,3 +959,58 @@ fn a_path_that_is_not_utf8_in_an_agent_root_fails_closed() {
         .assert_ok();
     range(&sb, "HEAD~1").assert_status(2);
 }
+
+#[test]
+fn a_file_a_checkout_re_encodes_is_scanned_as_checked_out() {
+    let sb = repo();
+    let base = head(&sb);
+    sb.write(
+        ".gitattributes",
+        "/.claude/skills/wte/**/*.sh working-tree-encoding=UTF-16LE\n*.txt working-tree-encoding=SHIFT-JIS\n",
+    );
+    sb.write(".claude/skills/wte/SKILL.md", skill_md("wte", "Encodings."));
+    // In the work tree, these bytes are the payload in ASCII and valid UTF-16LE: git stores
+    // them as the UTF-8 of the CJK characters they encode, which no look at the blob reads as a
+    // command.
+    let mut payload = DANGER.trim_end().to_owned();
+    payload.push_str(if payload.len().is_multiple_of(2) {
+        "\r\n"
+    } else {
+        "\n"
+    });
+    sb.write(".claude/skills/wte/scripts/setup.sh", &payload);
+    sb.git(&["add", "-A"]).assert_ok();
+    let blob = sb.git(&["cat-file", "-p", ":.claude/skills/wte/scripts/setup.sh"]);
+    assert!(
+        !blob.stdout.contains("curl"),
+        "git re-encoded it: {}",
+        blob.stdout
+    );
+    assert_blocked(&sb.git(&["commit", "-qm", "wte"]));
+    sb.git(&["commit", "-qm", "wte", "--no-verify"]).assert_ok();
+    let scan = sb.run(&[
+        "scan",
+        "--format",
+        "json",
+        "--from-ref",
+        &base,
+        "--to-ref",
+        "HEAD",
+    ]);
+    assert_eq!(rules_of(&scan), ["SUP001 scripts/setup.sh"]);
+    assert_eq!(
+        rules_of(&sb.run(&["scan", "--format", "json"])),
+        ["SUP001 scripts/setup.sh"]
+    );
+    // An encoding the scan cannot reproduce is not passed by.
+    sb.write(".claude/skills/wte/scripts/setup.sh", "echo ok\n");
+    sb.write(".claude/skills/wte/notes.txt", "notes\n");
+    sb.git(&["add", "-A"]).assert_ok();
+    let commit = sb.git(&["commit", "-qm", "sjis"]);
+    assert_blocked(&commit);
+    assert!(
+        commit.stderr.contains("re-encoded as SHIFT-JIS"),
+        "{}",
+        commit.stderr
+    );
+}
