@@ -70,40 +70,89 @@ pub fn with_agent_roots(
     roots: &Roots,
     ats: &[At<'_>],
 ) -> Result<Vec<(String, String)>, GitError> {
-    Ok(agent_roots_and_links(repo, roots, ats)?.0)
+    Ok(agent_roots(repo, roots, ats)?.roots)
 }
 
 /// Roots as `(path, label)`, relative to the top.
 type RootList = Vec<(String, String)>;
 
-/// [`with_agent_roots`], and the symbolic links the index holds (when `ats` has the index and
-/// the roots are not named alone): what [`drop_unchanged`] needs.
-fn agent_roots_and_links(
-    repo: &Repo,
-    roots: &Roots,
-    ats: &[At<'_>],
-) -> Result<(RootList, Option<Vec<String>>), GitError> {
-    let mut out = roots.named.clone();
+/// What [`agent_roots`] found.
+struct AgentRoots {
+    roots: RootList,
+    /// The symbolic links the index holds (when the index was read): what
+    /// [`drop_unchanged`] needs.
+    links: Option<Vec<String>>,
+    /// Submodules that could not be looked into for agent roots.
+    notes: Vec<Note>,
+}
+
+/// [`with_agent_roots`], and what goes with it. Agent roots inside a submodule are found
+/// too, in a submodule whose commit the last of `ats` changes from the one before it (from
+/// HEAD for the index; every one for a single revision): one whose commit did not change
+/// brings nothing new.
+fn agent_roots(repo: &Repo, roots: &Roots, ats: &[At<'_>]) -> Result<AgentRoots, GitError> {
+    let mut out = AgentRoots {
+        roots: roots.named.clone(),
+        links: None,
+        notes: Vec::new(),
+    };
     if roots.only {
-        return Ok((out, None));
+        return Ok(out);
     }
-    let mut links = None;
-    for at in ats {
+    for (i, at) in ats.iter().enumerate() {
         let mut finder = loader::RootFinder::default();
+        let mut gitlinks = Vec::new();
         match at {
             At::Index => {
                 let mut found = Vec::new();
                 repo.visit_staged_paths(&mut |path, kind| {
                     finder.add_bytes(path);
-                    if kind == EntryKind::Symlink {
-                        found.push(String::from_utf8_lossy(path).into_owned());
+                    match kind {
+                        EntryKind::Symlink => {
+                            found.push(String::from_utf8_lossy(path).into_owned())
+                        }
+                        EntryKind::Gitlink { .. } => {
+                            gitlinks.push(String::from_utf8_lossy(path).into_owned())
+                        }
+                        _ => {}
                     }
                 })?;
-                links = Some(found);
+                out.links = Some(found);
             }
             _ => {
-                for (path, _) in repo.tree_paths(*at)? {
+                for (path, kind) in repo.tree_paths(*at)? {
                     finder.add(&path);
+                    if matches!(kind, EntryKind::Gitlink { .. }) {
+                        gitlinks.push(path);
+                    }
+                }
+            }
+        }
+        if i + 1 == ats.len() {
+            let before = match (at, i) {
+                (At::Index, _) => Some(At::Head),
+                (_, 0) => None,
+                _ => Some(ats[i - 1]),
+            };
+            for path in gitlinks {
+                let commit = |side: At<'_>| match repo.path_at(side, &path) {
+                    Ok(PathAt::Entry(e)) if matches!(e.kind, EntryKind::Gitlink { .. }) => {
+                        Some(e.id)
+                    }
+                    _ => None,
+                };
+                if before.is_some_and(|b| commit(b) == commit(*at)) {
+                    continue;
+                }
+                let listing = repo.list_under(*at, std::slice::from_ref(&path))?;
+                for u in &listing.unavailable {
+                    out.notes.push(Note::SubmoduleNotSearched {
+                        path: repo.workdir().join(&u.path),
+                        reason: u.reason.clone(),
+                    });
+                }
+                for entry in &listing.entries {
+                    finder.add(&entry.path);
                 }
             }
         }
@@ -114,12 +163,12 @@ fn agent_roots_and_links(
                     .into(),
         })?;
         for found in found {
-            if !out.iter().any(|(p, _)| *p == found.path) {
-                out.push((found.path.clone(), found.path));
+            if !out.roots.iter().any(|(p, _)| *p == found.path) {
+                out.roots.push((found.path.clone(), found.path));
             }
         }
     }
-    Ok((out, links))
+    Ok(out)
 }
 
 /// Leaves out the roots below which the index holds what HEAD holds (its cache tree says
@@ -139,7 +188,8 @@ fn drop_unchanged(repo: &Repo, roots: &mut Vec<(String, String)>, links: Option<
 }
 
 /// The agent roots of the work tree, relative to the top: those the index's paths lie in,
-/// and those on disk in the folders git tracks (a root not yet added included).
+/// and those on disk in the folders git tracks (a root not yet added included) and in the
+/// checkouts of submodules.
 pub fn work_tree_roots(repo: &Repo) -> Result<Vec<loader::FoundRoot>, GitError> {
     let listing = repo.staged_paths()?;
     let paths = || listing.iter().map(|(p, _)| p.as_str());
@@ -148,6 +198,16 @@ pub fn work_tree_roots(repo: &Repo) -> Result<Vec<loader::FoundRoot>, GitError> 
         repo.workdir(),
         loader::folders_of(paths()),
     ));
+    // A submodule's checkout: its folders, walked (its own index is not read here).
+    for (path, kind) in &listing {
+        if matches!(kind, EntryKind::Gitlink { .. }) {
+            let folders = loader::folders_below(repo.workdir(), path);
+            found.extend(loader::roots_on_disk(
+                repo.workdir(),
+                folders.iter().map(String::as_str),
+            ));
+        }
+    }
     found.sort();
     found.dedup_by(|a, b| a.path == b.path);
     Ok(found)
@@ -157,25 +217,30 @@ pub fn work_tree_roots(repo: &Repo) -> Result<Vec<loader::FoundRoot>, GitError> 
 /// the top, as `(path, label)`; the agent roots the index holds are added), grouped by the
 /// skill that owns them, each skill at its staged state.
 pub fn changed_skills(repo: &Repo, roots: &Roots) -> Result<Changed, GitError> {
-    let (mut roots, links) = agent_roots_and_links(repo, roots, &[At::Index])?;
-    drop_unchanged(repo, &mut roots, links.as_deref());
+    let found = agent_roots(repo, roots, &[At::Index])?;
+    let mut roots = found.roots;
+    drop_unchanged(repo, &mut roots, found.links.as_deref());
     let new = Side::new(repo, At::Index, &roots)?;
     let old = Side::new(repo, At::Head, &roots)?;
-    Ok(changed(repo, &old, &new)?.0)
+    let mut changed = changed(repo, &old, &new)?.0;
+    changed.notes.extend(found.notes);
+    Ok(changed)
 }
 
 /// Every skill at `at` below the roots (the agent roots `at` holds added), each as a scan
 /// reads it, and the notes about links and submodules: a whole state, compared with nothing.
 pub fn skills_at(repo: &Repo, at: At<'_>, roots: &Roots) -> Result<Changed, GitError> {
-    let roots = with_agent_roots(repo, roots, &[at])?;
-    let new = Side::new(repo, at, &roots)?;
+    let found = agent_roots(repo, roots, &[at])?;
+    let new = Side::new(repo, at, &found.roots)?;
     let old = Side {
         repo,
         at,
         roots: new.roots.clone(),
         listing: Listing::default(),
     };
-    Ok(changed(repo, &old, &new)?.0)
+    let mut changed = changed(repo, &old, &new)?.0;
+    changed.notes.extend(found.notes);
+    Ok(changed)
 }
 
 /// The same between two revisions (CI range mode): the skills changed from `from` to `to`,
@@ -186,10 +251,12 @@ pub fn changed_between_revisions(
     to: &str,
     roots: &Roots,
 ) -> Result<Changed, GitError> {
-    let roots = with_agent_roots(repo, roots, &[At::Revision(from), At::Revision(to)])?;
-    let old = Side::new(repo, At::Revision(from), &roots)?;
-    let new = Side::new(repo, At::Revision(to), &roots)?;
-    Ok(changed(repo, &old, &new)?.0)
+    let found = agent_roots(repo, roots, &[At::Revision(from), At::Revision(to)])?;
+    let old = Side::new(repo, At::Revision(from), &found.roots)?;
+    let new = Side::new(repo, At::Revision(to), &found.roots)?;
+    let mut changed = changed(repo, &old, &new)?.0;
+    changed.notes.extend(found.notes);
+    Ok(changed)
 }
 
 /// The skills changed from revision `from` to revision `to`, or to the index when `to` is
@@ -233,9 +300,10 @@ fn changes_at(
         At::Head => &[to],
         _ => &[from, to],
     };
-    let (mut roots, links) = agent_roots_and_links(repo, roots, sides)?;
+    let found = agent_roots(repo, roots, sides)?;
+    let mut roots = found.roots;
     if matches!((from, to), (At::Head, At::Index)) {
-        drop_unchanged(repo, &mut roots, links.as_deref());
+        drop_unchanged(repo, &mut roots, found.links.as_deref());
     }
     let old = Side::new(repo, from, &roots)?;
     let new = Side::new(repo, to, &roots)?;

@@ -80,6 +80,12 @@ pub enum Note {
     MissingRoot {
         path: PathBuf,
     },
+    /// A submodule outside the skill roots whose commit changed, but whose content is not here
+    /// to be looked into for agent roots (a warning: nothing says it holds any).
+    SubmoduleNotSearched {
+        path: PathBuf,
+        reason: String,
+    },
     /// A skill root spelled otherwise than agents spell it (`.Claude/skills`): on macOS and
     /// Windows checkouts agents load it as `canonical`; it is checked like any root.
     CaseVariant {
@@ -144,6 +150,10 @@ impl Note {
             Note::MissingRoot { path } => {
                 format!("configured skill root '{}' does not exist", s(path))
             }
+            Note::SubmoduleNotSearched { path, reason } => format!(
+                "submodule '{}' changed, but could not be looked into for agent roots: {reason}",
+                s(path)
+            ),
             Note::CaseVariant { path, canonical } => format!(
                 "'{}' is a case variant of '{canonical}': agents on macOS and Windows load its skills from there; checked as a skill root",
                 s(path)
@@ -184,6 +194,7 @@ impl Note {
             Note::SubmoduleUnavailable { .. } => Some("make its objects available: git submodule update --init --recursive (in CI, check out with submodules, e.g. actions/checkout's `submodules: recursive`); or remove it from the skill root"),
             Note::MissingRoot { .. } => Some("fix or remove it: git config --unset-all skill.roots, or check GIT_SKILL_ROOTS and --root"),
             Note::CaseVariant { .. } => Some("spell the folders as agents do (git mv), so that every checkout has one root"),
+            Note::SubmoduleNotSearched { .. } => Some("make its objects available (git submodule update --init --recursive; in CI, check out with submodules) to have its skills checked"),
             Note::Unreadable { .. } => Some("fix the permissions, or move the directory out of the skill roots"),
             Note::LimitReached { .. } => Some("point --root at a smaller directory"),
             Note::TooDeep { .. } => Some("move the skills nearer to their root; agents load skills a few levels down"),

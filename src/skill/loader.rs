@@ -247,6 +247,37 @@ pub fn roots_on_disk<'a>(
     found
 }
 
+/// How many folders [`folders_below`] lists at most.
+const MAX_FOLDERS_BELOW: usize = 20_000;
+
+/// `dir` (relative to `top`) and the folders below it on disk, relative to `top`, links not
+/// followed and `.git` left out, bounded: for a checkout whose tracked folders this crate
+/// does not read (a submodule's).
+pub fn folders_below(top: &std::path::Path, dir: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(rel) = stack.pop() {
+        if out.len() >= MAX_FOLDERS_BELOW {
+            break;
+        }
+        let Ok(entries) = std::fs::read_dir(top.join(&rel)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if kind.is_dir() && name != ".git" {
+                stack.push(format!("{rel}/{name}"));
+            }
+        }
+        out.push(rel);
+    }
+    out
+}
+
 /// Every folder the paths lie in, and each above it, up to the top (as ""), each once.
 pub fn folders_of<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let mut out: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();

@@ -673,3 +673,63 @@ fn range_mode_reads_a_baseline_in_the_repository_from_the_base_revision() {
     run.assert_ok();
     assert!(run.stdout.contains("suppressed"), "{}", run.stdout);
 }
+
+#[test]
+fn agent_roots_inside_a_submodule_outside_the_roots_are_checked() {
+    let sb = repo();
+    // A vendored toolkit that ships its own `.claude/skills`: Claude Code loads it when working
+    // in that folder.
+    let kit = sb.tmp.path().join("agent-kit");
+    let write = |rel: &str, text: &str| {
+        let p = kit.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("README.md", "A kit.\n");
+    write(
+        ".claude/skills/helper/SKILL.md",
+        &skill_md("helper", "Helps."),
+    );
+    write(".claude/skills/helper/scripts/setup.sh", DANGER);
+    sb.command("git", &kit, &["init", "-q", "-b", "main"])
+        .assert_ok();
+    sb.command("git", &kit, &["add", "."]).assert_ok();
+    sb.command("git", &kit, &["commit", "-qm", "kit"])
+        .assert_ok();
+    let before = head(&sb);
+    sb.git(&["submodule", "add", "-q", "../agent-kit", "vendor/agent-kit"])
+        .assert_ok();
+    let run = sb.git(&["commit", "-qm", "vendor the kit"]);
+    assert_ne!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("vendor/agent-kit/.claude/skills/helper")
+            && run.stderr.contains("critical SUP001"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(head(&sb), before);
+    sb.git(&["commit", "-qm", "vendor the kit", "--no-verify"])
+        .assert_ok();
+    let scan = range_scan(&sb, &["--format", "json"]);
+    scan.assert_status(1);
+    assert_eq!(
+        scan.json()["skills"][0]["path"],
+        "vendor/agent-kit/.claude/skills/helper",
+        "{}",
+        scan.stdout
+    );
+    // The work tree finds it in the submodule's checkout.
+    let tree = sb.run(&["scan", "--format", "json"]);
+    tree.assert_status(1);
+    assert!(
+        tree.stdout
+            .contains("\"path\":\"vendor/agent-kit/.claude/skills/helper\""),
+        "{}",
+        tree.stdout
+    );
+    // A later commit that leaves the submodule alone does not look into it again.
+    sb.write("README.md", "more\n");
+    sb.git(&["add", "README.md"]).assert_ok();
+    sb.git(&["commit", "-qm", "readme"]).assert_ok();
+}
