@@ -104,31 +104,63 @@ fn normalise(path: &Path) -> PathBuf {
     out
 }
 
-/// Why [`read_regular`] refused a file.
+/// Why [`open_regular`] refused a file.
 #[derive(Debug, thiserror::Error)]
 pub enum RegularFileError {
     #[error("is a symbolic link; it is not followed")]
     Symlink,
     #[error("is not a regular file (a {0})")]
     NotRegular(&'static str),
+    #[error("has {0} hard links; git-skill reads and writes only files with one, so that nothing reaches another file through it")]
+    HardLinked(u64),
     #[error("is {size} bytes, over the limit of {cap} bytes")]
     TooLarge { size: u64, cap: u64 },
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
 
-/// Reads a file that must be a regular file of at most `cap` bytes, without following a
-/// symbolic link at the last component and without blocking on a FIFO or device: the file is
-/// opened non-blocking and without following links, then checked through its descriptor, so a
-/// swap between check and read changes nothing. `Ok(None)` when there is no such file.
-pub fn read_regular(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, RegularFileError> {
-    use std::io::Read;
+impl From<RegularFileError> for std::io::Error {
+    fn from(e: RegularFileError) -> std::io::Error {
+        match e {
+            RegularFileError::Io(e) => e,
+            other => std::io::Error::new(std::io::ErrorKind::InvalidInput, other.to_string()),
+        }
+    }
+}
+
+/// Which files with more than one hard link a read takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// One link only: git-skill's own files, settings, stores, transcripts, templates,
+    /// checkpoints. A hard link to a file elsewhere would have git-skill read (and send, or
+    /// commit) or write that file.
+    One,
+    /// Any number: files that are only scanned, never written or sent on (a skill's files,
+    /// which package managers such as pnpm hard-link from their store; Git LFS objects).
+    Any,
+}
+
+/// Opens a file that must be a regular file (with one link unless `links` says otherwise),
+/// without following a symbolic link at the last component and without blocking on a FIFO or
+/// a device: the file is opened non-blocking and without following links, then checked
+/// through its descriptor, so a swap between check and use changes nothing. `Ok(None)` when
+/// there is no such file.
+pub fn open_regular(path: &Path, links: Links) -> Result<Option<std::fs::File>, RegularFileError> {
+    open_checked(path, links, false)
+}
+
+fn open_checked(
+    path: &Path,
+    links: Links,
+    follow: bool,
+) -> Result<Option<std::fs::File>, RegularFileError> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY);
+        let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
+        options.custom_flags(nofollow | libc::O_NONBLOCK | libc::O_NOCTTY);
     }
     let file = match options.open(path) {
         Ok(file) => file,
@@ -147,15 +179,126 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, RegularFil
             &meta.file_type(),
         )));
     }
-    if meta.len() > cap {
-        return Err(RegularFileError::TooLarge {
-            size: meta.len(),
-            cap,
-        });
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if links == Links::One && meta.nlink() > 1 {
+            return Err(RegularFileError::HardLinked(meta.nlink()));
+        }
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    #[cfg(not(unix))]
+    let _ = links;
+    Ok(Some(file))
+}
+
+/// Opens `path` for appending, creating it when missing, and refuses what
+/// [`open_regular`] refuses with one link: a FIFO (whose open would wait for a reader), a
+/// device, a symbolic link, a hard link (whose appends would land in another file).
+pub fn open_append(path: &Path) -> std::io::Result<std::fs::File> {
+    open_writable(path, true)
+}
+
+/// Opens (or creates) a lock file for `File::lock`, refusing what [`open_append`]
+/// refuses. Its content is never read or changed.
+pub fn open_lock(path: &Path) -> std::io::Result<std::fs::File> {
+    open_writable(path, false)
+}
+
+fn open_writable(path: &Path, append: bool) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true);
+    if append {
+        options.append(true);
+    } else {
+        options.write(true).truncate(false);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = options.open(path).map_err(|e| {
+        if is_link(path) {
+            RegularFileError::Symlink.into()
+        } else {
+            e
+        }
+    })?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(RegularFileError::NotRegular(file_type_name(&meta.file_type())).into());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.nlink() > 1 {
+            return Err(RegularFileError::HardLinked(meta.nlink()).into());
+        }
+    }
+    Ok(file)
+}
+
+/// Reads a file that [`open_regular`] takes (one link), of at most `cap` bytes. `Ok(None)`
+/// when there is no such file.
+pub fn read_regular(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, RegularFileError> {
+    read_capped(path, cap, Links::One)
+}
+
+/// [`read_regular`] for a file that may have other hard links (see [`Links::Any`]).
+pub fn read_regular_linked(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, RegularFileError> {
+    read_capped(path, cap, Links::Any)
+}
+
+/// `std::fs::read` for a file that must be a regular file with one link: a FIFO, a device, a
+/// link or a hard link is an error (`InvalidInput`) naming what it is, at once.
+pub fn read(path: &Path) -> std::io::Result<Vec<u8>> {
+    match read_capped(path, u64::MAX, Links::One)? {
+        Some(bytes) => Ok(bytes),
+        None => Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "No such file or directory",
+        )),
+    }
+}
+
+/// [`read`] through a symbolic link at the last component: for agents' settings, which
+/// dotfiles managers keep as links (where a link may lead is the caller's to check). What the
+/// link leads to must still be a regular file with one link.
+pub fn read_following(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let Some(mut file) = open_checked(path, Links::One, true)? else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "No such file or directory",
+        ));
+    };
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// [`read`] as UTF-8 text.
+pub fn read_to_string(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read(path)?).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
+fn read_capped(path: &Path, cap: u64, links: Links) -> Result<Option<Vec<u8>>, RegularFileError> {
+    use std::io::Read;
+    let Some(file) = open_regular(path, links)? else {
+        return Ok(None);
+    };
+    let len = file.metadata()?.len();
+    if len > cap {
+        return Err(RegularFileError::TooLarge { size: len, cap });
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
     // Bounded even if the file grows while it is read.
-    file.take(cap + 1).read_to_end(&mut bytes)?;
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > cap {
         return Err(RegularFileError::TooLarge {
             size: bytes.len() as u64,

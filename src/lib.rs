@@ -41,6 +41,7 @@ pub mod optimize;
 pub mod parallel;
 pub mod progress;
 pub mod prompt;
+pub mod redact;
 pub mod report;
 pub mod review;
 pub mod signal;

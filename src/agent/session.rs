@@ -363,12 +363,7 @@ impl Store {
         crate::fsutil::private_dir(&self.dir).map_err(io(&self.dir))?;
         let path = self.path(agent, session);
         let lock_path = path.with_extension("lock");
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io(&lock_path))?;
+        let lock = crate::fsutil::open_lock(&lock_path).map_err(io(&lock_path))?;
         take(&lock, &lock_path, wait)?;
         let mut state: SessionState = match crate::fsutil::read_regular(&path, 1 << 20) {
             Ok(Some(bytes)) => serde_json::from_slice(&bytes).unwrap_or_default(),
@@ -425,8 +420,8 @@ impl Store {
             }
             // A lock some hook holds is in use, whatever its age.
             let _held = match name.ends_with(".lock") {
-                true => match File::open(&path) {
-                    Ok(f) if f.try_lock().is_ok() => Some(f),
+                true => match crate::fsutil::open_regular(&path, crate::fsutil::Links::Any) {
+                    Ok(Some(f)) if f.try_lock().is_ok() => Some(f),
                     _ => continue,
                 },
                 false => None,

@@ -209,7 +209,11 @@ pub fn plan(
 }
 
 fn read(path: &Path) -> Result<Option<String>, SettingsError> {
-    match std::fs::read_to_string(path) {
+    let text = crate::fsutil::read_following(path).and_then(|b| {
+        String::from_utf8(b)
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8"))
+    });
+    match text {
         Ok(t) => Ok(Some(t)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(SettingsError::Read {

@@ -194,7 +194,7 @@ impl Snapshot {
                 )
             }),
             Content::Dir(dir) => {
-                match crate::fsutil::read_regular(&dir.join(rel), MAX_SCAN_BYTES) {
+                match crate::fsutil::read_regular_linked(&dir.join(rel), MAX_SCAN_BYTES) {
                     Ok(Some(bytes)) => Ok(bytes),
                     Ok(None) => Err(std::io::Error::new(
                         std::io::ErrorKind::NotFound,

@@ -180,10 +180,7 @@ fn start_review(top: &Path, dir: &Path, event: &Event, transcript: &Path) -> std
         event.agent.as_str(),
         event.session
     ));
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log_path)?;
+    let log = git_skill::fsutil::open_append(&log_path)?;
     let mut cmd = Command::new(exe);
     // Values joined to their options: a session id or path starting with `-` stays a value.
     let mut transcript_arg = std::ffi::OsString::from("--transcript=");
@@ -230,11 +227,7 @@ fn append_log(path: &Path, event: &Event, decision: &str, reason: &str, detail: 
         old.push(".1");
         let _ = std::fs::rename(path, old);
     }
-    if let Ok(mut f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-    {
+    if let Ok(mut f) = git_skill::fsutil::open_append(path) {
         let _ = writeln!(f, "{line}");
     }
 }

@@ -140,9 +140,9 @@ impl From<StoreError> for CommandError {
                 "replace the link with a real directory or file",
             ),
             StoreError::Invalid { .. } => (ErrorKind::User, "nothing was recorded"),
-            StoreError::Torn { .. } => (
-                ErrorKind::Internal,
-                "free some space, then look at the last line of the store: git skill signals <skill> names it",
+            StoreError::Special { .. } => (
+                ErrorKind::User,
+                "replace it with a regular file (copy its content, not a link): git skill reads and writes nothing else",
             ),
             StoreError::Read { .. } | StoreError::Write { .. } => {
                 (ErrorKind::Internal, "check the file's permissions and the free space")
@@ -387,6 +387,11 @@ impl From<git_skill::review::ReviewError> for CommandError {
                 }
             }
             e @ R::Log { .. } => hinted(ErrorKind::Internal, e, None),
+            e @ R::NoAnswer { .. } => hinted(
+                ErrorKind::User,
+                e,
+                Some("give it more time (skill.autoSkill.timeout) or check the model with git skill llm ping, then run the review again".into()),
+            ),
             e @ R::Busy { .. } => hinted(
                 ErrorKind::User,
                 e,

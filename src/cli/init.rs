@@ -142,7 +142,7 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
         let path = base
             .join(skill_root(*agent))
             .join("skill-recorder/SKILL.md");
-        let before = std::fs::read_to_string(&path).ok();
+        let before = git_skill::fsutil::read_to_string(&path).ok();
         let after = match (&before, args.uninstall) {
             (None, false) => Some(recorder.to_owned()),
             // Taken out only when it is still ours, unchanged.

@@ -138,7 +138,15 @@ pub fn cmd_record(ui: &mut Ui, args: RecordArgs) -> Result<Outcome, CommandError
         }
         signals.push(done.signal);
     }
-    let path = store::append(&skill.dir, &signals)?;
+    let appended = store::append(&skill.dir, &signals)?;
+    for l in &appended.dropped {
+        ui.warn(&format!(
+            "removed '{}' ({}): a record that was interrupted before its signals reached the store",
+            ws.display(&l.path).display(),
+            git_skill::report::plural(l.bytes as usize, "byte")
+        ))?;
+    }
+    let path = appended.path;
     for (id, n) in redacted {
         let what = if n == 1 { "field" } else { "fields" };
         ui.warn(&format!(

@@ -2,7 +2,7 @@ use chrono::{DateTime, Utc};
 use git_skill::signal::dashboard::{self, Row, Tally};
 use git_skill::signal::select::{self, Selector};
 use git_skill::signal::store::{self, BadLine, Line};
-use git_skill::signal::{input, Signal, SignalType};
+use git_skill::signal::{Signal, SignalType};
 use git_skill::skill::discover::{self, Discovery, Skill};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -438,7 +438,7 @@ fn version(s: &Signal, current: Option<&str>) -> &'static str {
 }
 
 fn redact(text: &str) -> String {
-    git_skill::guard::redact::redact(text)
+    git_skill::redact::redact(text)
 }
 
 /// Pending signals that a rollback put back: id -> the revert commit. Empty outside a
@@ -482,7 +482,7 @@ fn signal_json(
     returned: &HashMap<String, String>,
 ) -> Value {
     let mut value = serde_json::to_value(s).expect("a signal serialises");
-    input::redact_value(&mut value);
+    git_skill::redact::redact_value(&mut value);
     if let Value::Object(map) = &mut value {
         if let Some(line) = line {
             map.insert("line".into(), line.into());

@@ -30,8 +30,11 @@ impl Ui {
             ColorChoice::Auto => tty && !no_color,
         };
         Ui {
-            out: Box::new(io::BufWriter::new(io::stdout())),
-            err: Box::new(io::stderr()),
+            // Every byte for the terminal passes the redaction, whatever wrote it.
+            out: Box::new(git_skill::redact::Writer::new(io::BufWriter::new(
+                io::stdout(),
+            ))),
+            err: Box::new(git_skill::redact::Writer::new(io::stderr())),
             out_style: Style {
                 enabled: enabled(io::stdout().is_terminal()),
             },
@@ -74,6 +77,6 @@ pub fn write_lines(out: &mut dyn std::io::Write, text: &str) -> std::io::Result<
 /// A message as it may be shown: credentials masked, control characters escaped. Messages
 /// quote paths, store lines and server answers, any of which may hold either.
 pub fn safe(message: &str) -> String {
-    let masked = git_skill::guard::redact::redact(message);
+    let masked = git_skill::redact::redact(message);
     git_skill::report::escape(&masked).into_owned()
 }

@@ -334,7 +334,7 @@ impl Repo {
                         ))
                     }
                     Ok(meta) => {
-                        let bytes = std::fs::read(&abs)
+                        let bytes = crate::fsutil::read(&abs)
                             .map_err(|e| fail(format!("could not read '{}': {e}", change.path)))?;
                         let id = self
                             .repo
@@ -665,7 +665,7 @@ impl Repo {
             let abs = self.workdir.join(&file.path);
             let now = match std::fs::symlink_metadata(&abs) {
                 Ok(m) if m.is_file() => Some(
-                    std::fs::read(&abs)
+                    crate::fsutil::read(&abs)
                         .map_err(|e| fail(format!("could not read '{}': {e}", file.path)))?,
                 ),
                 Ok(_) => {
@@ -814,10 +814,7 @@ impl Repo {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir)?;
             }
-            let mut file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)?;
+            let mut file = crate::fsutil::open_append(path)?;
             // One write: a crash leaves the line whole or absent.
             file.write_all(line.as_bytes())?;
         }
@@ -837,7 +834,7 @@ impl Repo {
             .reflog_paths(&plan.reference)
             .into_iter()
             .filter(|path| {
-                !std::fs::read_to_string(path)
+                !crate::fsutil::read_to_string(path)
                     .map(|text| text.lines().last().is_some_and(|l| l.contains(&needle)))
                     .unwrap_or(false)
             })
@@ -1051,8 +1048,11 @@ fn in_progress_name(state: &gix::state::InProgress) -> &'static str {
 }
 
 /// git's `--cleanup=whitespace`: trailing whitespace of each line, leading, trailing and repeated
-/// blank lines go; the message ends with one newline. `None` when nothing is left.
+/// blank lines go; the message ends with one newline. `None` when nothing is left. Secrets are
+/// masked first: every commit git-skill writes has its message from here, and messages quote
+/// what models and people wrote.
 pub(super) fn clean_message(message: &str) -> Option<String> {
+    let message = crate::redact::redact(message);
     let mut out = String::new();
     let mut blank = false;
     for line in message.lines().map(str::trim_end) {
@@ -1387,7 +1387,8 @@ impl Journal {
                 std::fs::read_link(&abs).map_err(|e| format!("could not read '{rel}': {e}"))?,
             ),
             Ok(meta) => Before::File {
-                bytes: std::fs::read(&abs).map_err(|e| format!("could not read '{rel}': {e}"))?,
+                bytes: crate::fsutil::read(&abs)
+                    .map_err(|e| format!("could not read '{rel}': {e}"))?,
                 permissions: meta.permissions(),
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Before::Absent,

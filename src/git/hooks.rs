@@ -134,7 +134,7 @@ pub fn install_one(hooks_dir: &Path, hook: Hook, force: bool) -> Result<Installe
     std::fs::create_dir_all(hooks_dir).map_err(io("create", hooks_dir))?;
     let path = hooks_dir.join(hook.name());
     let script = hook.script();
-    let existing = match std::fs::read(&path) {
+    let existing = match crate::fsutil::read(&path) {
         Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(io("read", &path)(e)),
@@ -192,7 +192,7 @@ pub fn uninstall(hooks_dir: &Path) -> Result<Vec<(Hook, Uninstalled)>, HookError
 /// Removes `hook` and restores the one that was there before.
 pub fn uninstall_one(hooks_dir: &Path, hook: Hook) -> Result<Uninstalled, HookError> {
     let path = hooks_dir.join(hook.name());
-    match std::fs::read(&path) {
+    match crate::fsutil::read(&path) {
         Ok(bytes) if is_ours(&String::from_utf8_lossy(&bytes)) => {}
         Ok(_) => return Err(HookError::Foreign { path }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Uninstalled::NotInstalled),

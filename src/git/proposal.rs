@@ -292,7 +292,7 @@ impl Repo {
             let abs = self.workdir.join(path);
             match std::fs::symlink_metadata(&abs) {
                 Ok(meta) if meta.is_file() => {
-                    let bytes = std::fs::read(&abs).map_err(|e| err(path, e))?;
+                    let bytes = crate::fsutil::read(&abs).map_err(|e| err(path, e))?;
                     ours_changes.push(FileChange::write(path.clone(), bytes));
                 }
                 Ok(_) => {

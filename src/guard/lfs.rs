@@ -100,7 +100,7 @@ pub fn resolve(objects: &Path, pointer: &Pointer, cap: u64) -> Result<Vec<u8>, U
         return Err(Unresolved::TooLarge);
     }
     let path = object_path(objects, &pointer.oid);
-    let bytes = match crate::fsutil::read_regular(&path, cap) {
+    let bytes = match crate::fsutil::read_regular_linked(&path, cap) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => return Err(Unresolved::Missing),
         Err(crate::fsutil::RegularFileError::TooLarge { .. }) => return Err(Unresolved::TooLarge),

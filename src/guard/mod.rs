@@ -25,7 +25,6 @@ mod prefilter;
 mod prefilter_index;
 #[cfg(test)]
 mod proptests;
-pub mod redact;
 pub mod rule;
 pub mod rules;
 pub mod runs;

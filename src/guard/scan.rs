@@ -11,7 +11,6 @@ use super::engine::{Engine, Hit};
 use super::markdown;
 use super::memo;
 use super::normalize::{normalize, printable_runs};
-use super::redact::{mask, redact};
 use super::rule::{Category, Matcher, Rule, Scope, Severity};
 use super::rules::structural::{
     STR001, STR002, STR003, STR004, STR005, STR006, STR007, STR008, STR009, STR010, STR011, STR012,
@@ -20,6 +19,7 @@ use super::rules::structural::{
 use super::rules::{self, obfuscation::OBF022};
 use super::runs::{RunTarget, Runner};
 use super::suppress::{fingerprint, inline_allows, Suppression};
+use crate::redact::{mask, redact};
 use crate::skill::{FileKind, SkillFiles};
 
 /// Files larger than this are not read; the size is a critical finding of its own (STR004).

@@ -232,7 +232,7 @@ fn tail(stderr: &str) -> String {
     while !trimmed.is_char_boundary(start) {
         start += 1;
     }
-    crate::guard::redact::redact(&trimmed[start..])
+    crate::redact::redact(&trimmed[start..])
 }
 
 #[cfg(unix)]

@@ -234,7 +234,7 @@ fn keep_raw(dir: Option<&Path>, answers: &[&str]) -> std::io::Result<PathBuf> {
         match options.open(&path) {
             Ok(mut f) => {
                 use std::io::Write;
-                f.write_all(crate::guard::redact::redact(&text).as_bytes())?;
+                f.write_all(crate::redact::redact(&text).as_bytes())?;
                 return Ok(path);
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,

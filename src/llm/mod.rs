@@ -9,6 +9,7 @@ mod command;
 mod http;
 pub mod json;
 mod openai;
+mod redacting;
 pub mod retry;
 pub mod schema;
 pub mod settings;
@@ -330,7 +331,7 @@ fn stderr_tail(stderr: &str) -> String {
 /// The first `max` characters of `text` on one line, credentials masked: what an error may
 /// quote of a server's or a program's answer.
 pub(crate) fn excerpt(text: &str, max: usize) -> String {
-    crate::guard::redact::redact(&crate::report::one_line(text, max + 1))
+    crate::redact::redact(&crate::report::one_line(text, max + 1))
 }
 
 /// `url` without user information or query, so that a key put there never shows.
@@ -352,12 +353,14 @@ pub fn display_url(url: &str) -> String {
 }
 
 /// Builds the provider the settings describe.
+/// Builds the provider the settings describe; its requests go out with secrets masked.
 pub fn provider(settings: &Settings) -> Box<dyn Provider> {
-    match settings.kind {
+    let inner: Box<dyn Provider> = match settings.kind {
         ProviderKind::OpenAi => Box::new(openai::OpenAi::new(settings)),
         ProviderKind::Anthropic => Box::new(anthropic::Anthropic::new(settings)),
         ProviderKind::Command => Box::new(command::CommandProvider::new(settings)),
-    }
+    };
+    Box::new(redacting::Redacting(inner))
 }
 
 #[cfg(test)]

@@ -49,12 +49,7 @@ pub fn lock(locks: &Path, root: &Path, name: &str) -> Result<std::fs::File, Mana
         .map(|b| format!("{b:02x}"))
         .collect();
     let path = locks.join(format!("manage-{key}.lock"));
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| err(path.clone(), e))?;
+    let file = crate::fsutil::open_lock(&path).map_err(|e| err(path.clone(), e))?;
     file.lock().map_err(|e| err(path, e))?;
     Ok(file)
 }

@@ -50,7 +50,8 @@ pub struct Optimization {
 /// `<desc>` a slug of the first root cause, with `-2`, `-3`... when taken.
 pub fn resolved_dir(skill_dir: &Path, date: chrono::NaiveDate, desc: &str) -> PathBuf {
     let base = crate::skill::layout::path(skill_dir, crate::skill::layout::RESOLVED);
-    let mut slug = crate::skill::lint::slug(desc);
+    // A root cause that quotes a secret must not name a folder after it.
+    let mut slug = crate::skill::lint::slug(&crate::redact::redact(desc));
     slug.truncate(40);
     let slug = slug.trim_end_matches('-').to_owned();
     let slug = if slug.is_empty() {
@@ -90,7 +91,7 @@ pub fn earlier(skill_dir: &Path) -> (Vec<(PathBuf, Optimization)>, Vec<String>) 
         if std::fs::symlink_metadata(&path).map_or(true, |m| !m.is_file()) {
             continue;
         }
-        match std::fs::read(&path)
+        match crate::fsutil::read(&path)
             .map_err(|e| e.to_string())
             .and_then(|b| serde_json::from_slice::<Optimization>(&b).map_err(|e| e.to_string()))
         {

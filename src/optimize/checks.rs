@@ -262,7 +262,7 @@ pub fn frontmatter_changes(original: &str, candidate: &str) -> Vec<String> {
         };
         format!(
             "{:?}",
-            crate::guard::redact::redact(&crate::report::one_line(&text, 81))
+            crate::redact::redact(&crate::report::one_line(&text, 81))
         )
     };
     let key = |k: &serde_yaml::Value| k.as_str().map_or_else(|| show(k), str::to_owned);

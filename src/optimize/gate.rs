@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::checkpoint::{GateRecord, Mode, Vote};
 use crate::llm::{self, json, LlmError, Provider, Request, Usage};
-use crate::prompt::contracts::{Cluster, GateAnswer, GateMode};
+use crate::prompt::contracts::{Cluster, GateAnswer, GateMode, MaskSecrets};
 use crate::prompt::vars::{GateVars, SignalDetail};
 use crate::prompt::{PromptName, Prompts};
 use crate::signal::Signal;
@@ -132,7 +132,10 @@ pub fn ask(
             a.validate(gate_mode, &cluster_id)
                 .map_err(|e| e.to_string())
         };
-        json::complete_json::<GateAnswer>(provider, &request, &check, raw_dir)
+        json::complete_json::<GateAnswer>(provider, &request, &check, raw_dir).map(|mut a| {
+            a.value.mask_secrets();
+            a
+        })
     });
     let mut usage = Usage::default();
     let mut calls = 0;

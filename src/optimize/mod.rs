@@ -159,7 +159,7 @@ pub trait Interact: Progress {
 }
 
 /// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     /// Both commits landed.
@@ -180,7 +180,7 @@ pub enum Decision {
 }
 
 /// The summary of a run, as `skill-optimizer.md` prints it (and as `--format json` gives it).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Report {
     pub skill: String,
     pub optimization_id: String,

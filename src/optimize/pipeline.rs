@@ -15,7 +15,7 @@ use super::{
 };
 use crate::git::FileChange;
 use crate::llm::{json, Request, Usage};
-use crate::prompt::contracts::{Cluster, Reflection, TriageAnswer};
+use crate::prompt::contracts::{Cluster, MaskSecrets, Reflection, TriageAnswer};
 use crate::prompt::vars::{ReflectVars, SignalSummary, TriageVars};
 use crate::prompt::PromptName;
 use crate::signal::select::Selector;
@@ -249,9 +249,19 @@ impl<'r> Run<'r> {
                 (path, cp, Some(step))
             }
             None if opts.resume => {
+                // Killed during its cleanup, or simply over: the run is done, and says so.
+                if let Some(mut report) = checkpoint::finished(&work) {
+                    ui.warn(&format!(
+                        "nothing to resume: run {} had finished, its commits landed",
+                        report.optimization_id
+                    ));
+                    finish_committed(&work, &report, &mut Failpoints::cleanup(opts));
+                    report.resumed_from_step = Some(8);
+                    return Ok(Started::Recovered(Box::new(report)));
+                }
                 return Err(OptimizeError::NothingToResume {
                     skill: ctx.skill_name.clone(),
-                })
+                });
             }
             None => fresh(ctx, opts, &pre_hash, &work)?,
         };
@@ -424,7 +434,9 @@ impl<'r> Run<'r> {
         )?;
         spend(&mut self.cp.tokens, answer.usage, answer.attempts);
         self.note_dropped(answer.dropped);
-        self.cp.triage = Some(answer.value);
+        let mut triage = answer.value;
+        triage.mask_secrets();
+        self.cp.triage = Some(triage);
         self.show_calls();
         self.cp.last_completed_step = 3;
         self.save()
@@ -532,7 +544,9 @@ impl<'r> Run<'r> {
             )?;
             spend(&mut self.cp.tokens, answer.usage, answer.attempts);
             self.note_dropped(answer.dropped);
-            self.cp.reflection = Some(answer.value);
+            let mut reflection = answer.value;
+            reflection.mask_secrets();
+            self.cp.reflection = Some(reflection);
             self.show_calls();
             self.cp.last_completed_step = 5;
             self.save()?;
@@ -876,7 +890,7 @@ impl<'r> Run<'r> {
                         },
                     )?;
                     let opened = self.ui.edit(&path);
-                    let text = std::fs::read(&path);
+                    let text = crate::fsutil::read(&path);
                     let _ = std::fs::remove_file(&path);
                     match (opened, text) {
                         (Err(why), _) => self.ui.warn(&format!("could not open an editor: {why}")),
@@ -985,7 +999,7 @@ impl<'r> Run<'r> {
         // Nothing may have changed the skill since step 1: the candidate was made from that
         // SKILL.md, and the optimize commit would overwrite any other change.
         let skill_md = ctx.skill_dir.join("SKILL.md");
-        let now_bytes = std::fs::read(&skill_md).map_err(|source| OptimizeError::Read {
+        let now_bytes = crate::fsutil::read(&skill_md).map_err(|source| OptimizeError::Read {
             path: skill_md.clone(),
             source,
         })?;
@@ -1001,7 +1015,7 @@ impl<'r> Run<'r> {
         report.optimize_commit = Some(ids[1].to_string());
         report.resolved_dir = Some(dir_rel);
         report.outcome = Decision::Accepted;
-        finish(&self.work);
+        finish_committed(&self.work, &report, &mut Failpoints::cleanup(self.opts));
         Ok(report)
     }
 
@@ -1136,11 +1150,11 @@ impl<'r> Run<'r> {
                 FileChange {
                     path: format!("{dir_rel}/optimization.json"),
                     content: Some(
-                        serde_json::to_vec_pretty(&optimization).expect("a record serialises"),
+                        crate::redact::to_json_pretty(&optimization).expect("a record serialises"),
                     ),
                 },
             ];
-            if let Ok(text) = std::fs::read(&gitignore) {
+            if let Ok(text) = crate::fsutil::read(&gitignore) {
                 changes.push(FileChange {
                     path: layout::rel(skill_rel, layout::GITIGNORE),
                     content: Some(text),
@@ -1181,7 +1195,7 @@ impl<'r> Run<'r> {
 
 fn read_skill_md(ctx: &Job<'_>) -> Result<String, OptimizeError> {
     let path = ctx.skill_dir.join("SKILL.md");
-    std::fs::read_to_string(&path).map_err(|source| OptimizeError::Read { path, source })
+    crate::fsutil::read_to_string(&path).map_err(|source| OptimizeError::Read { path, source })
 }
 
 /// The skill's uncommitted files, `.skillopt/` (git-skill's own records) aside.
@@ -1199,10 +1213,19 @@ struct Failpoints {
 
 impl Failpoints {
     fn new(opts: &Options) -> Failpoints {
+        Failpoints::named(opts, "step8:")
+    }
+
+    /// `GIT_SKILL_FAILPOINT=cleanup:N`: before the Nth removal of a finished run's cleanup.
+    fn cleanup(opts: &Options) -> Failpoints {
+        Failpoints::named(opts, "cleanup:")
+    }
+
+    fn named(opts: &Options, prefix: &str) -> Failpoints {
         let stop_at = opts
             .failpoint
             .as_deref()
-            .and_then(|f| f.strip_prefix("step8:"))
+            .and_then(|f| f.strip_prefix(prefix))
             .and_then(|n| n.parse().ok());
         Failpoints { stop_at, seen: 0 }
     }
@@ -1289,7 +1312,7 @@ fn recover_commit(
             resumed_from_step: Some(8),
         };
         ui.warn("the commits of the interrupted run had landed; its cleanup is finished now");
-        finish(work);
+        finish_committed(work, &report, &mut Failpoints::cleanup(opts));
         return Ok(Some(report));
     }
     ui.warn("the commits of the interrupted run had not landed; the work tree is back as it was, and the run makes them again");
@@ -1339,7 +1362,7 @@ fn recover_plan(ctx: &Job<'_>, intent: &CommitIntent) -> Result<bool, OptimizeEr
 fn merge_pending(ctx: &Job<'_>, file: &crate::git::PlannedFile) -> Result<bool, OptimizeError> {
     let abs = ctx.repo.workdir().join(&file.path);
     let read = |path: &Path| {
-        std::fs::read(path).map_err(|source| OptimizeError::Read {
+        crate::fsutil::read(path).map_err(|source| OptimizeError::Read {
             path: path.to_owned(),
             source,
         })
@@ -1398,6 +1421,8 @@ fn fresh(
         .head_commit_id()?
         .map(|id| id.to_string())
         .unwrap_or_default();
+    // A new run: the last one's report is no longer what a --resume would mean.
+    checkpoint::forget_finished(work);
     let stamp = ctx.now.format("%Y%m%dT%H%M%SZ");
     let cp = Checkpoint {
         version: checkpoint::VERSION,
@@ -1473,6 +1498,37 @@ fn only_flag_refusals(local: &checks::LocalChecks) -> bool {
 /// The run is over: `.skillopt/work/` goes.
 fn finish(work: &Path) {
     let _ = std::fs::remove_dir_all(work);
+}
+
+/// A run whose commits landed is over: its report is kept first (a kill during the cleanup
+/// then leaves something a `--resume` can report), then everything else in `.skillopt/work/`
+/// goes.
+fn finish_committed(work: &Path, report: &Report, points: &mut Failpoints) {
+    if checkpoint::save_finished(work, report).is_err() {
+        // Nothing durable to keep: the old cleanup, all at once.
+        finish(work);
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(work) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_name() != checkpoint::FINISHED)
+        .map(|e| e.path())
+        .collect();
+    paths.sort();
+    for path in paths {
+        points.hit("cleanup");
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => {
+                let _ = std::fs::remove_dir_all(&path);
+            }
+            _ => {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
 }
 
 /// The dry run of `cp` as it was, or [`OptimizeError::DryRunChanged`] naming what changed.

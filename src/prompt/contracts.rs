@@ -355,6 +355,52 @@ impl GateAnswer {
     }
 }
 
+/// Secrets the model quoted in its prose (root causes, reasons, the diagnosis) are masked as
+/// the answer comes in: that prose becomes commit messages, records and terminal lines, often
+/// reflowed, and a secret broken over lines is no longer recognisable. What is quoted
+/// exactly (an edit's `target` and `new`, a rewrite's content) stays as it is: the guard
+/// judges what reaches SKILL.md.
+pub trait MaskSecrets {
+    fn mask_secrets(&mut self);
+}
+
+impl MaskSecrets for TriageAnswer {
+    fn mask_secrets(&mut self) {
+        for c in &mut self.clusters {
+            c.root_cause = crate::redact::redact(&c.root_cause);
+        }
+        for c in &mut self.conflicts {
+            c.reason = crate::redact::redact(&c.reason);
+        }
+    }
+}
+
+impl MaskSecrets for Reflection {
+    fn mask_secrets(&mut self) {
+        use crate::redact::redact;
+        match self {
+            Reflection::Edits { diagnosis, edits } => {
+                *diagnosis = redact(diagnosis);
+                for e in edits {
+                    e.reason = redact(&e.reason);
+                }
+            }
+            Reflection::Rewrite {
+                diagnosis, reason, ..
+            } => {
+                *diagnosis = redact(diagnosis);
+                *reason = redact(reason);
+            }
+        }
+    }
+}
+
+impl MaskSecrets for GateAnswer {
+    fn mask_secrets(&mut self) {
+        self.reason = crate::redact::redact(&self.reason);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -74,11 +74,17 @@ fn as_text(value: &Value, pretty: bool) -> Result<String, Error> {
     if let Some(s) = value.as_str() {
         return Ok(s.to_owned());
     }
-    let json = if pretty {
-        serde_json::to_string_pretty(value)
-    } else {
-        serde_json::to_string(value)
-    };
+    // Records (signals, clusters) reach the model masked even if a store was written by hand
+    // with a secret in it. Strings, a skill's own text among them, go as they are: edits
+    // quote them exactly.
+    let json = serde_json::to_value(value).and_then(|mut v| {
+        crate::redact::redact_value(&mut v);
+        if pretty {
+            serde_json::to_string_pretty(&v)
+        } else {
+            serde_json::to_string(&v)
+        }
+    });
     json.map_err(|e| {
         Error::new(
             ErrorKind::InvalidOperation,

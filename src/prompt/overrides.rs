@@ -200,7 +200,9 @@ fn read_template(file: &Path, real_dir: &Path) -> Result<Option<String>, PromptE
         return Err(too_large());
     }
     let mut bytes = Vec::new();
-    std::fs::File::open(&real)
+    crate::fsutil::open_regular(&real, crate::fsutil::Links::One)
+        .map_err(std::io::Error::from)
+        .and_then(|f| f.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound)))
         .and_then(|f| f.take(MAX_TEMPLATE_BYTES + 1).read_to_end(&mut bytes))
         .map_err(io)?;
     if bytes.len() as u64 > MAX_TEMPLATE_BYTES {

@@ -103,7 +103,7 @@ impl RunLog {
         self.rounds = ended.rounds.clone();
         self.stopped = error.is_none().then_some(ended.stop);
         self.outcome = outcome.cloned();
-        self.error = error.map(|e| crate::guard::redact::redact(&e));
+        self.error = error.map(|e| crate::redact::redact(&e));
         self.usage = ended.usage();
         self.elapsed_ms = elapsed.as_millis();
     }
@@ -114,7 +114,7 @@ impl RunLog {
             std::fs::create_dir_all(dir)?;
             crate::fsutil::private_dir(dir)?;
         }
-        let mut bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        let mut bytes = crate::redact::to_json_pretty(self).map_err(std::io::Error::other)?;
         bytes.push(b'\n');
         crate::fsutil::write_private(path, &bytes)
     }

@@ -9,6 +9,7 @@
 //! The library never prints: [`run`] returns a [`Report`] and reports progress through a
 //! [`Progress`].
 
+mod git_env;
 pub mod log;
 pub mod message;
 pub mod proposals;
@@ -154,6 +155,8 @@ pub enum ReviewError {
     RootOutside { root: String, roots: String },
     #[error("another review of this repository is running (it holds '{}'); one at a time", .path.display())]
     Busy { path: PathBuf },
+    #[error("the review ended before the model answered at all ({stopped}); nothing was reviewed (the run log is '{}')", .log.display())]
+    NoAnswer { stopped: String, log: PathBuf },
     #[error("cannot write the run log '{}': {source}", .path.display())]
     Log {
         path: PathBuf,
@@ -217,12 +220,12 @@ pub fn run(
     let turn_prompts = render_prompts(prompts, options, &conversation, &mut sandbox, &create_root)?;
     let mut run_log = log::RunLog::start(&id, options, &conversation, provider.describe(), head);
     run_log.prompt = log::Prompt {
-        system: crate::guard::redact::redact(if provider.native_tools() {
+        system: crate::redact::redact(if provider.native_tools() {
             &turn_prompts.system_native
         } else {
             &turn_prompts.system_text
         }),
-        user: crate::guard::redact::redact(&turn_prompts.user),
+        user: crate::redact::redact(&turn_prompts.user),
     };
     let ended = turns::drive(
         Arc::clone(&provider),
@@ -252,6 +255,23 @@ pub fn run(
             });
         }
     };
+    if ended.rounds.is_empty() {
+        // Not "nothing to save": nothing was looked at. A hook retries a failed review; it
+        // must not take this one for done.
+        let stopped = stop_text(ended.stop).to_owned();
+        run_log.finish(
+            &ended,
+            None,
+            Some(format!("no model answer ({stopped})")),
+            started.elapsed(),
+        );
+        run_log.stopped = Some(ended.stop);
+        save(&run_log, &log_path)?;
+        return Err(ReviewError::NoAnswer {
+            stopped,
+            log: log_path,
+        });
+    }
     let changes = sandbox.file_changes();
     let skills = skill_results(&sandbox, &changes);
     let lines: Vec<message::SkillLine> = skills
@@ -264,7 +284,7 @@ pub fn run(
         .collect();
     let describe = provider.describe().clone();
     let facts = message::Facts {
-        summary: message::summary(&ended.final_text, &lines),
+        summary: message::summary(&crate::redact::redact(&ended.final_text), &lines),
         session: session.clone().unwrap_or_else(|| "unknown".into()),
         agent: conversation.agent.product().to_owned(),
         model: describe.to_string(),
@@ -273,7 +293,7 @@ pub fn run(
         stopped: stop_text(ended.stop).to_owned(),
         skills: lines,
     };
-    let text = message::compose(&facts, &crate::guard::redact::redact(&ended.final_text));
+    let text = message::compose(&facts, &crate::redact::redact(&ended.final_text));
     let outcome = (|| -> Result<Outcome, ReviewError> {
         if changes.is_empty() {
             return Ok(Outcome::NothingToSave);
@@ -589,12 +609,7 @@ pub fn lock(repo: &Repo) -> Result<ReviewLock, ReviewError> {
     if let Some(dir) = path.parent() {
         crate::fsutil::private_dir(dir).map_err(io)?;
     }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(io)?;
+    let file = crate::fsutil::open_lock(&path).map_err(io)?;
     let started = Instant::now();
     loop {
         match file.try_lock() {

@@ -243,7 +243,7 @@ pub fn accept(
         let (Some(base), Some(theirs)) = (c.old, c.new) else {
             continue;
         };
-        let Ok(ours) = std::fs::read(repo.workdir().join(&c.path)) else {
+        let Ok(ours) = crate::fsutil::read(&repo.workdir().join(&c.path)) else {
             continue;
         };
         let base = repo.blob(base, &c.path)?;

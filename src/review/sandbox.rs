@@ -366,10 +366,8 @@ impl Sandbox {
             .collect();
         if !unknown.is_empty() {
             let answer = (|| -> std::io::Result<Option<Vec<u8>>> {
-                let mut child = std::process::Command::new("git")
+                let mut child = super::git_env::git(&self.top)
                     .args(["check-ignore", "--stdin", "-z"])
-                    .current_dir(&self.top)
-                    .env("GIT_OPTIONAL_LOCKS", "0")
                     .stdin(std::process::Stdio::piped())
                     .stdout(std::process::Stdio::piped())
                     .stderr(std::process::Stdio::null())

@@ -258,16 +258,6 @@ fn git_grammar(sub: &str) -> Option<Grammar> {
 /// The git subcommands allowed, for messages.
 const GIT_SUBCOMMANDS: &str = "log, show, diff, status, ls-files, grep, blame";
 
-/// Settings that turn off every program git's configuration could start.
-const GIT_SAFE_CONFIG: &[&str] = &[
-    "core.fsmonitor=false",
-    "core.pager=cat",
-    "core.hooksPath=/dev/null",
-    "diff.external=",
-    "gpg.program=false",
-    "core.untrackedCache=false",
-];
-
 /// What a command gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShellOutput {
@@ -292,12 +282,7 @@ pub fn run(sandbox: &mut Sandbox, line: &str, limit: Duration) -> Result<ShellOu
             )
         })?;
         let checked = check_args(sandbox, &format!("git {sub}"), rest, &grammar)?;
-        let mut argv: Vec<String> = Vec::new();
-        for setting in GIT_SAFE_CONFIG {
-            argv.push("-c".into());
-            argv.push((*setting).into());
-        }
-        argv.push("--no-pager".into());
+        let mut argv: Vec<String> = vec!["--no-pager".into()];
         argv.push(sub.clone());
         argv.extend(grammar.fixed.iter().map(|f| (*f).to_owned()));
         argv.extend(checked);
@@ -600,23 +585,20 @@ fn execute(
             format!("'{program}' could not be started: {e}"),
         )
     };
-    let mut cmd = Command::new(program);
+    let mut cmd = if program == "git" {
+        super::git_env::git(sandbox.top())
+    } else {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(sandbox.top())
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("LC_ALL", "C");
+        cmd
+    };
     cmd.args(args)
-        .current_dir(sandbox.top())
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("LC_ALL", "C")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .env("GIT_PAGER", "cat")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_TERMINAL_PROMPT", "0")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if let Some(home) = std::env::var_os("HOME") {
-        // git reads the user's identity and safe.directory from there; nothing is written.
-        cmd.env("HOME", home);
-    }
     // git may refresh the index it reads (`git diff` does, whatever GIT_OPTIONAL_LOCKS says):
     // it gets a copy, removed afterwards.
     let index_copy = if program == "git" {

@@ -171,7 +171,7 @@ pub fn call(ctx: &mut ToolContext<'_>, name: &str, arguments: &str) -> CallResul
     })();
     match outcome {
         Ok(content) => CallResult {
-            content: crate::guard::redact::redact(&content),
+            content: crate::redact::redact(&content),
             denied: None,
         },
         Err(d) => CallResult {

@@ -191,7 +191,7 @@ pub fn drive(
             sent_chars,
             usage: answer.usage,
             elapsed_ms: started.elapsed().as_millis(),
-            answer: cut(&crate::guard::redact::redact(&answer.text), LOG_CHARS),
+            answer: cut(&crate::redact::redact(&answer.text), LOG_CHARS),
             calls: Vec::new(),
         };
         let calls = if native {
@@ -203,7 +203,7 @@ pub fn drive(
                     // A call that does not parse: said to the model, and the round counts.
                     log.calls.push(CallLog {
                         name: "(malformed)".into(),
-                        arguments: cut(&crate::guard::redact::redact(&answer.text), LOG_CHARS),
+                        arguments: cut(&crate::redact::redact(&answer.text), LOG_CHARS),
                         result: reason.clone(),
                         denied: Some("bad-arguments"),
                     });
@@ -275,9 +275,9 @@ pub fn drive(
                 ));
             }
             log.calls.push(CallLog {
-                name: cut(&crate::guard::redact::redact(&call.name), 80),
-                arguments: cut(&crate::guard::redact::redact(&call.arguments), LOG_CHARS),
-                result: cut(&crate::guard::redact::redact(&outcome.content), LOG_CHARS),
+                name: cut(&crate::redact::redact(&call.name), 80),
+                arguments: cut(&crate::redact::redact(&call.arguments), LOG_CHARS),
+                result: cut(&crate::redact::redact(&outcome.content), LOG_CHARS),
                 denied: outcome.denied,
             });
             results.push(ToolResult {

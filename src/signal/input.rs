@@ -143,7 +143,7 @@ pub fn complete(
         Some(other) => {
             return Err(field(format!(
                 "names skill {}, but it is being recorded for '{}'",
-                crate::guard::redact::redact(&crate::report::one_line(&other.to_string(), 80)),
+                crate::redact::redact(&crate::report::one_line(&other.to_string(), 80)),
                 stamp.skill
             )))
         }
@@ -153,14 +153,14 @@ pub fn complete(
         if !ok {
             return Err(field(format!(
                 "signal_id {} is not of the form {{YYYYMMDDTHHMMSSZ}}_{}_{{8 hex digits}}; leave it out and git-skill makes one",
-                crate::guard::redact::redact(&crate::report::one_line(&id.to_string(), 80)),
+                crate::redact::redact(&crate::report::one_line(&id.to_string(), 80)),
                 id_skill(stamp.skill)
             )));
         }
     }
     // Every text, keys included; a masked time or hash then fails validation below.
     let mut whole = Value::Object(std::mem::take(&mut fields));
-    let redacted = redact_value(&mut whole);
+    let redacted = crate::redact::redact_value(&mut whole);
     if let Value::Object(map) = whole {
         fields = map;
     }
@@ -185,14 +185,11 @@ pub fn complete(
             signal_id(time, stamp.skill, &content).into(),
         );
     }
-    let signal: Signal = serde_json::from_value(Value::Object(fields)).map_err(|e| {
-        field(crate::guard::redact::redact(&strip_position(
-            &e.to_string(),
-        )))
-    })?;
+    let signal: Signal = serde_json::from_value(Value::Object(fields))
+        .map_err(|e| field(crate::redact::redact(&strip_position(&e.to_string()))))?;
     signal
         .validate()
-        .map_err(|e| field(crate::guard::redact::redact(&e.to_string())))?;
+        .map_err(|e| field(crate::redact::redact(&e.to_string())))?;
     // A signal from the future would sort first and never age out of the selection window.
     if let Some(time) = signal.time() {
         if time > stamp.now + chrono::Duration::days(1) {
@@ -236,36 +233,6 @@ fn is_signal_id(id: &str, skill: &str) -> bool {
 
 fn id_skill(skill: &str) -> String {
     super::schema::id_safe(skill)
-}
-
-/// Masks credentials in every string inside `value`, object keys included; returns how many
-/// strings changed.
-pub fn redact_value(value: &mut Value) -> usize {
-    match value {
-        Value::String(s) => {
-            let masked = crate::guard::redact::redact(s);
-            if masked != *s {
-                *s = masked;
-                1
-            } else {
-                0
-            }
-        }
-        Value::Array(items) => items.iter_mut().map(redact_value).sum(),
-        Value::Object(map) => {
-            let mut changed = 0;
-            if map.keys().any(|k| crate::guard::redact::redact(k) != *k) {
-                let old = std::mem::take(map);
-                for (key, v) in old {
-                    let masked = crate::guard::redact::redact(&key);
-                    changed += usize::from(masked != key);
-                    map.insert(masked, v);
-                }
-            }
-            changed + map.values_mut().map(redact_value).sum::<usize>()
-        }
-        _ => 0,
-    }
 }
 
 #[cfg(test)]

@@ -41,11 +41,18 @@ pub fn skill_md_sha256(dir: &std::path::Path) -> Result<String, HashError> {
         path: path.clone(),
         source,
     };
-    let meta = std::fs::symlink_metadata(&path).map_err(read)?;
-    if !meta.is_file() {
-        return Err(HashError::NotAFile { path });
-    }
-    let mut file = std::fs::File::open(&path).map_err(read)?;
+    // Hard links are fine: only hashed, and package managers hard-link skills they install.
+    let mut file = match crate::fsutil::open_regular(&path, crate::fsutil::Links::Any) {
+        Ok(Some(file)) => file,
+        Ok(None) => {
+            return Err(read(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "No such file or directory",
+            )))
+        }
+        Err(crate::fsutil::RegularFileError::Io(e)) => return Err(read(e)),
+        Err(_) => return Err(HashError::NotAFile { path }),
+    };
     let mut hasher = sha2::Sha256::new();
     std::io::copy(&mut file, &mut hasher).map_err(read)?;
     Ok(hasher

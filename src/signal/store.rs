@@ -34,15 +34,10 @@ pub enum StoreError {
     },
     #[error("'{path}' is a symbolic link; git-skill does not follow links out of a skill")]
     Link { path: PathBuf },
+    #[error("'{path}' {reason}; a signal store must be a regular file with one link")]
+    Special { path: PathBuf, reason: String },
     #[error("signal {id} is not valid: {source}")]
     Invalid { id: String, source: Invalid },
-    #[error("cannot write '{path}': {source}; cutting it back to {length} bytes failed too ({undo}): its last line may be torn")]
-    Torn {
-        path: PathBuf,
-        source: std::io::Error,
-        undo: std::io::Error,
-        length: u64,
-    },
 }
 
 /// A line of the store that is not a valid signal.
@@ -63,7 +58,7 @@ pub struct Loaded {
 /// Appends `signals` to the skill's pending store, creating it (and `.skillopt/.gitignore`,
 /// which keeps `work/` out of git) when needed. Each signal is validated first: nothing is
 /// written unless all are valid.
-pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreError> {
+pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<Appended, StoreError> {
     for signal in signals {
         signal.validate().map_err(|source| StoreError::Invalid {
             id: signal.signal_id.clone(),
@@ -81,7 +76,8 @@ pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreErro
     refuse_links(skill_dir, &path)?;
     // What this call creates, so that a failure takes it away again.
     let skillopt = skill_dir.join(crate::skill::layout::DIR);
-    let created_dirs: Vec<PathBuf> = [skillopt.clone(), dir.to_owned()]
+    let work = crate::skill::layout::path(skill_dir, crate::skill::layout::WORK);
+    let created_dirs: Vec<PathBuf> = [skillopt.clone(), dir.to_owned(), work]
         .into_iter()
         .filter(|d| !d.exists())
         .collect();
@@ -122,45 +118,159 @@ pub fn append(skill_dir: &Path, signals: &[Signal]) -> Result<PathBuf, StoreErro
             return Err(write_err(&ignore)(e));
         }
     }
-    let _writers = lock_writers(dir).map_err(write_err(dir))?;
-    let existed = path.exists();
-    let mut file = open_locked(&path).map_err(write_err(&path))?;
-    let mut bytes = Vec::new();
-    // A last line cut short (a crash mid-write elsewhere) is ended first, so that it stays
-    // one bad line instead of swallowing the next signal.
-    if !ends_with_newline(&mut file).map_err(write_err(&path))? {
-        bytes.push(b'\n');
-    }
-    for signal in signals {
-        bytes.extend_from_slice(&serde_json::to_vec(signal).expect("a signal serialises"));
-        bytes.push(b'\n');
-    }
-    // All or nothing: on any failure (a full disk, an I/O error) the file is cut back to
-    // the length it had, under the lock, so no reader ever sees a torn line. Ctrl-C waits.
-    let _defer = crate::fsutil::DeferSignals::new();
-    let before = file.metadata().map_err(write_err(&path))?.len();
-    if let Err(e) = file.write_all(&bytes).and_then(|()| file.sync_data()) {
-        let undone = file.set_len(before).and_then(|()| file.sync_data());
-        if !existed && before == 0 {
-            // Nothing was there before this call: what it created goes too.
-            drop(file);
-            let _ = std::fs::remove_file(&path);
-            if created_ignore {
-                let _ = std::fs::remove_file(&ignore);
-            }
-            undo_dirs();
+    let writers = lock_writers(dir).map_err(write_err(dir))?;
+    let result = swap_in(skill_dir, &path, signals);
+    drop(writers);
+    if result.is_err() && !path.exists() {
+        // Nothing was there before this call: what it created goes too.
+        if created_ignore {
+            let _ = std::fs::remove_file(&ignore);
         }
-        return Err(match undone {
-            Ok(()) => write_err(&path)(e),
-            Err(undo) => StoreError::Torn {
-                path: path.clone(),
-                source: e,
-                undo,
-                length: before,
-            },
-        });
+        undo_dirs();
     }
-    Ok(path)
+    result.map(|dropped| Appended { path, dropped })
+}
+
+/// What [`append`] did.
+#[derive(Debug)]
+pub struct Appended {
+    /// The store.
+    pub path: PathBuf,
+    /// What interrupted appends had left, removed first (their signals were never stored).
+    pub dropped: Vec<Leftover>,
+}
+
+/// Under the writers' lock: the store with `signals` added, written whole beside it (in
+/// `.skillopt/work/`, which git ignores) and renamed over it. A kill at any point leaves the
+/// store as it was or with the whole batch; what an interrupted write left is removed first.
+/// Returns what was removed.
+fn swap_in(skill_dir: &Path, path: &Path, signals: &[Signal]) -> Result<Vec<Leftover>, StoreError> {
+    let write_err = |p: &Path| {
+        let p = p.to_owned();
+        move |source| StoreError::Write { path: p, source }
+    };
+    let work = crate::skill::layout::path(skill_dir, crate::skill::layout::WORK);
+    refuse_links(skill_dir, &work)?;
+    let removed = remove_leftovers(skill_dir)?;
+    std::fs::create_dir_all(&work).map_err(write_err(&work))?;
+    refuse_links(skill_dir, &work)?;
+    let old = open_store(path)?;
+    let tmp = work.join(format!("{BATCH_PREFIX}{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    // Ctrl-C waits until the store is whole again; a kill leaves only `tmp`.
+    let _defer = crate::fsutil::DeferSignals::new();
+    let written = (|| -> std::io::Result<()> {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        if let Some((file, _)) = &old {
+            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+            options.mode(file.metadata()?.permissions().mode() & 0o7777);
+        }
+        let file = options.open(&tmp)?;
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, file);
+        if let Some((mut file, len)) = old {
+            std::io::copy(&mut (&mut file).take(len), &mut out)?;
+            // A last line cut short (by hand, or by an older git-skill) is ended, so that
+            // it stays one bad line instead of swallowing the first new signal.
+            if len > 0 && !ends_with_newline(&mut file, len)? {
+                out.write_all(b"\n")?;
+            }
+        }
+        for signal in signals {
+            serde_json::to_writer(&mut out, signal).map_err(std::io::Error::other)?;
+            out.write_all(b"\n")?;
+        }
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        sync_dir(path)
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(write_err(path)(e));
+    }
+    Ok(removed)
+}
+
+/// What an interrupted append left: its file, `.skillopt/work/signal.json.batch-<pid>`.
+const BATCH_PREFIX: &str = "signal.json.batch-";
+
+/// A batch that an interrupted append left, never renamed into the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leftover {
+    pub path: PathBuf,
+    pub bytes: u64,
+}
+
+/// The batches interrupted appends left for the skill in `skill_dir`.
+pub fn leftovers(skill_dir: &Path) -> Vec<Leftover> {
+    let work = crate::skill::layout::path(skill_dir, crate::skill::layout::WORK);
+    if crate::fsutil::is_link(&work) {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir(&work) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Leftover> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(BATCH_PREFIX))
+        .filter_map(|e| {
+            let meta = e.metadata().ok()?;
+            meta.is_file().then(|| Leftover {
+                path: e.path(),
+                bytes: meta.len(),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// Removes what interrupted appends left; under the writers' lock, no append is running.
+fn remove_leftovers(skill_dir: &Path) -> Result<Vec<Leftover>, StoreError> {
+    let found = leftovers(skill_dir);
+    for l in &found {
+        std::fs::remove_file(&l.path).map_err(|source| StoreError::Write {
+            path: l.path.clone(),
+            source,
+        })?;
+    }
+    Ok(found)
+}
+
+/// The store opened for reading with its length, `None` when there is none; refused unless it
+/// is a regular file with one link (a FIFO would hang the copy, a hard link would carry the
+/// store's content to another file).
+fn open_store(path: &Path) -> Result<Option<(File, u64)>, StoreError> {
+    match crate::fsutil::open_regular(path, crate::fsutil::Links::One) {
+        Ok(Some(file)) => {
+            let len = file
+                .metadata()
+                .map(|m| m.len())
+                .map_err(|source| StoreError::Read {
+                    path: path.to_owned(),
+                    source,
+                })?;
+            Ok(Some((file, len)))
+        }
+        Ok(None) => Ok(None),
+        Err(e) => Err(StoreError::Special {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        }),
+    }
+}
+
+/// Makes a rename in `path`'s directory durable.
+fn sync_dir(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    if let Some(dir) = path.parent() {
+        File::open(dir)?.sync_all()?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }
 
 /// The writers' lock: an exclusive lock on the `pending` directory, which is never replaced
@@ -298,9 +408,8 @@ pub fn to_lines(signals: &[Signal]) -> Vec<u8> {
     out
 }
 
-fn ends_with_newline(file: &mut File) -> std::io::Result<bool> {
+fn ends_with_newline(file: &mut File, len: u64) -> std::io::Result<bool> {
     use std::io::{Seek, SeekFrom};
-    let len = file.metadata()?.len();
     if len == 0 {
         return Ok(true);
     }
@@ -364,10 +473,16 @@ pub fn stream(path: &Path, mut each: impl FnMut(Line)) -> Result<(), StoreError>
             path: path.to_owned(),
         });
     }
-    let file = match File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(read_err(e)),
+    let file = match crate::fsutil::open_regular(path, crate::fsutil::Links::One) {
+        Ok(Some(file)) => file,
+        Ok(None) => return Ok(()),
+        Err(crate::fsutil::RegularFileError::Io(e)) => return Err(read_err(e)),
+        Err(e) => {
+            return Err(StoreError::Special {
+                path: path.to_owned(),
+                reason: e.to_string(),
+            })
+        }
     };
     file.lock_shared().map_err(read_err)?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);

@@ -257,7 +257,10 @@ pub fn path_escapes(path: &Path) -> bool {
 fn read_prefix(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let mut buf = Vec::new();
-    std::fs::File::open(path)?.take(cap).read_to_end(&mut buf)?;
+    // Never a FIFO's open that waits for a writer; hard links are fine for a file only read.
+    let file = crate::fsutil::open_regular(path, crate::fsutil::Links::Any)?
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
+    file.take(cap).read_to_end(&mut buf)?;
     Ok(buf)
 }
 

@@ -26,6 +26,7 @@ mod pty;
 mod refuses;
 mod review;
 mod scan;
+mod secrets;
 mod signals;
 mod snapshot;
 mod ways_in;

@@ -27,7 +27,7 @@ pub(super) enum Kind {
     Gate,
 }
 
-fn prompt_of(r: &Recorded) -> String {
+pub(super) fn prompt_of(r: &Recorded) -> String {
     let body = r.json();
     body["messages"]
         .as_array()
@@ -52,7 +52,7 @@ pub(super) fn kind_of(r: &Recorded) -> Kind {
 }
 
 /// The cluster a gate question is about.
-fn gate_cluster(prompt: &str) -> String {
+pub(super) fn gate_cluster(prompt: &str) -> String {
     let at = prompt
         .find("`cluster_id` is \"")
         .expect("a gate prompt names its cluster")
@@ -61,7 +61,7 @@ fn gate_cluster(prompt: &str) -> String {
 }
 
 /// The signal ids in a triage prompt, in order.
-fn signal_ids(prompt: &str) -> Vec<String> {
+pub(super) fn signal_ids(prompt: &str) -> Vec<String> {
     let mut ids = Vec::new();
     let mut rest = prompt;
     while let Some(at) = rest.find("\"signal_id\": \"") {
@@ -214,6 +214,19 @@ pub(super) fn subjects(sb: &Sandbox, n: usize) -> Vec<String> {
         .collect()
 }
 
+/// What `.skillopt/work/` holds, by name.
+pub(super) fn work_files(sb: &Sandbox) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(sb.repo().join(SKILL).join(".skillopt/work"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
 pub(super) fn pending_lines(sb: &Sandbox) -> usize {
     std::fs::read_to_string(sb.repo().join(SKILL).join(".skillopt/pending/signal.json"))
         .map(|t| t.lines().count())
@@ -320,9 +333,10 @@ fn an_accepted_run_lands_two_commits_and_archives_the_signals() {
     assert_eq!(o["gate_result"]["passed"], 3);
     let original = std::fs::read_to_string(examples().join("sample_skill.md")).unwrap();
     assert_eq!(o["pre_skill_backup"], original.as_str());
-    assert!(
-        !sb.repo().join(SKILL).join(".skillopt/work").exists(),
-        "work/ is removed"
+    assert_eq!(
+        work_files(&sb),
+        ["finished.json"],
+        "work/ keeps only the finished run's report"
     );
     // The summary block.
     assert!(
@@ -1403,6 +1417,80 @@ fn leftovers(sb: &Sandbox) -> Vec<String> {
         .collect()
 }
 
+/// A kill at every removal of the final cleanup (the commits have landed), then `--resume`:
+/// the run is reported as done (exit 0, no model call, no new commit), and so is a
+/// `--resume` after a run that ended normally.
+#[test]
+fn a_resume_after_a_kill_during_the_cleanup_reports_the_finished_run() {
+    let mut point = 1;
+    loop {
+        let sb = repo_with_signals();
+        let first = Model::new().serve();
+        let failpoint = format!("cleanup:{point}");
+        let run = optimize_env(
+            &sb,
+            &first,
+            &["--yes"],
+            &[("GIT_SKILL_FAILPOINT", &failpoint)],
+        );
+        let finished = run.status == 0;
+        if !finished {
+            assert_eq!(run.status, 137, "{failpoint}: killed\n{}", run.stderr);
+        }
+        let head = sb.git(&["rev-parse", "HEAD"]).stdout;
+        assert_eq!(
+            subjects(&sb, 2)[1],
+            "audit(skill): archive 3 signals for pdf-forms"
+        );
+        let none = Model::new().serve();
+        let again = optimize(&sb, &none, &["--resume", "--yes", "--format", "json"]);
+        again.assert_ok();
+        assert_eq!(none.requests().len(), 0, "{failpoint}: no model call");
+        assert_eq!(sb.git(&["rev-parse", "HEAD"]).stdout, head, "{failpoint}");
+        // Killed before the checkpoint went, the commit intent says the commits landed;
+        // after, the finished run's report says so.
+        assert!(
+            again.stderr.contains("nothing to resume: run opt_")
+                && again.stderr.contains("had finished, its commits landed")
+                || again
+                    .stderr
+                    .contains("the commits of the interrupted run had landed"),
+            "{failpoint}: {}",
+            again.stderr
+        );
+        let report = again.json();
+        assert_eq!(report["outcome"], "accepted", "{failpoint}");
+        assert_eq!(report["resumed_from_step"], 8, "{failpoint}");
+        assert_eq!(work_files(&sb), ["finished.json"], "{failpoint}");
+        assert!(sb.git(&["status", "--porcelain"]).stdout.is_empty());
+        if finished {
+            assert!(point > 1, "the cleanup removes something");
+            break;
+        }
+        point += 1;
+    }
+    // A new run forgets the finished one: --resume then has nothing to resume.
+    let sb = repo_with_signals();
+    optimize(&sb, &Model::new().serve(), &["--yes"]).assert_ok();
+    sb.run_in(
+        "",
+        &[
+            "record",
+            "pdf-forms",
+            "--type",
+            "friction",
+            "--scenario",
+            "s",
+            "--friction-detail",
+            "d",
+        ],
+        &[("GIT_SKILL_NOW", "2026-11-30T11:00:00Z")],
+    )
+    .assert_ok();
+    optimize(&sb, &Model::new().serve(), &["--dry-run"]);
+    assert!(!work_files(&sb).contains(&"finished.json".to_owned()));
+}
+
 /// A kill at every write, rename and reference update of step 8, then `--resume`: each time
 /// the run ends with exactly the two commits, the archive holds exactly the run's signals, git
 /// finds nothing wrong, the work tree is clean and no lock is left.
@@ -1483,8 +1571,9 @@ fn a_kill_at_every_point_of_step_8_resumes_to_the_same_two_commits() {
             2,
             "{failpoint}: one reflog entry for the move\n{reflog}"
         );
-        assert!(
-            !sb.repo().join(SKILL).join(".skillopt/work").exists(),
+        assert_eq!(
+            work_files(&sb),
+            ["finished.json"],
             "{failpoint}: the checkpoint is gone"
         );
         point += 1;

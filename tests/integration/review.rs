@@ -18,14 +18,14 @@ const NEW_SKILL: &str = "---\nname: deploy-dry-run\ndescription: Preview a stagi
 const SUMMARY: &str = "Save the dry-run-first habit for staging deploys";
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Wire {
+pub(super) enum Wire {
     OpenAi,
     Anthropic,
 }
 
 /// A repository with a person's skill, an agent's skill, an ignored secret, and a committed
 /// history; and the recorded Claude Code session beside it.
-fn repo() -> (Sandbox, PathBuf) {
+pub(super) fn repo() -> (Sandbox, PathBuf) {
     let sb = Sandbox::with_repo();
     sb.write(".claude/skills/deploy-notes/SKILL.md", PERSON_SKILL);
     sb.write(".claude/skills/release-checklist/SKILL.md", AUTO_SKILL);
@@ -44,7 +44,7 @@ fn repo() -> (Sandbox, PathBuf) {
     (sb, transcript)
 }
 
-fn call(name: &str, args: Value) -> (String, String) {
+pub(super) fn call(name: &str, args: Value) -> (String, String) {
     (name.to_owned(), args.to_string())
 }
 
@@ -106,7 +106,11 @@ fn rounds_done(r: &Recorded) -> usize {
 }
 
 /// A model that plays `script` (one list of calls a round), then answers `final_text`.
-fn model(wire: Wire, script: Vec<Vec<(String, String)>>, final_text: &'static str) -> Server {
+pub(super) fn model(
+    wire: Wire,
+    script: Vec<Vec<(String, String)>>,
+    final_text: &'static str,
+) -> Server {
     Server::start_with(move |r, _| {
         let n = rounds_done(r);
         match script.get(n) {
@@ -116,7 +120,7 @@ fn model(wire: Wire, script: Vec<Vec<(String, String)>>, final_text: &'static st
     })
 }
 
-fn env(wire: Wire, server: &Server) -> Vec<(String, String)> {
+pub(super) fn env(wire: Wire, server: &Server) -> Vec<(String, String)> {
     let mut v = vec![
         ("GIT_SKILL_RETRIES".to_owned(), "0".to_owned()),
         ("GIT_SKILL_MODEL".into(), "scripted".into()),
@@ -136,7 +140,12 @@ fn env(wire: Wire, server: &Server) -> Vec<(String, String)> {
     v
 }
 
-fn review(sb: &Sandbox, env: &[(String, String)], transcript: &Path, extra: &[&str]) -> Run {
+pub(super) fn review(
+    sb: &Sandbox,
+    env: &[(String, String)],
+    transcript: &Path,
+    extra: &[&str],
+) -> Run {
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let t = transcript.to_str().unwrap();
     let args = [&["review", "--transcript", t][..], extra].concat();
@@ -214,7 +223,7 @@ fn denials(log: &Value) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-fn create_call() -> (String, String) {
+pub(super) fn create_call() -> (String, String) {
     call(
         "skill_manage",
         json!({"action": "create", "name": "deploy-dry-run", "content": NEW_SKILL}),
@@ -879,18 +888,23 @@ fn a_hang_past_the_timeout_ends_the_review() {
     let server = Server::start(vec![Reply::openai("late").delay(Duration::from_secs(30))]);
     let started = std::time::Instant::now();
     let run = review(&sb, &env(Wire::OpenAi, &server), &transcript, &[]);
-    run.assert_ok();
     assert!(
         started.elapsed() < Duration::from_secs(20),
         "{:?}",
         started.elapsed()
     );
+    // Not "Nothing to save.": nothing was looked at, and a hook that retries failed reviews
+    // must see a failure.
+    run.assert_status(2);
     assert!(
-        run.stdout.contains("stopped: out of time") && run.stdout.contains("Nothing to save."),
+        run.stderr
+            .contains("the review ended before the model answered at all (out of time)"),
         "{}",
-        run.stdout
+        run.stderr
     );
+    assert!(!run.stdout.contains("Nothing to save."), "{}", run.stdout);
     assert_eq!(run_log(&sb)["stopped"], "timeout");
+    assert_eq!(run_log(&sb)["error"], "no model answer (out of time)");
 }
 
 #[test]

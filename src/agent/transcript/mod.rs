@@ -199,6 +199,10 @@ pub fn read(path: &Path, agent: Option<Agent>) -> Result<Conversation, Transcrip
                 "it is not a regular file (a {kind})"
             ))))
         }
+        Err(e @ E::HardLinked(_)) => {
+            // A transcript is sent to a model: a hard link must not carry another file there.
+            return Err(io(std::io::Error::other(format!("it {e}"))));
+        }
         Err(E::Io(e)) => return Err(io(e)),
     };
     parse(path, &bytes, agent)

@@ -44,7 +44,7 @@ pub fn render(conversation: &Conversation, budget: usize) -> String {
         ));
     }
     out.push_str(&kept.join("\n"));
-    crate::guard::redact::redact(&out)
+    crate::redact::redact(&out)
 }
 
 /// One entry as text; `short` cuts messages to that many characters and replaces tool
