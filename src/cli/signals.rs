@@ -268,6 +268,13 @@ fn list(
         Line::Bad(b) => dashboard::note_bad(&mut bad, &mut bad_count, b),
     })?;
     report_bad(ui, ws, &path, &bad, bad_count)?;
+    for l in store::leftovers(&skill.dir) {
+        ui.warn(&format!(
+            "'{}' ({}) is what an interrupted record left: its signals never reached the store; the next record removes it",
+            ws.display(&l.path).display(),
+            git_skill::report::plural(l.bytes as usize, "byte")
+        ))?;
+    }
     let shown = ws.display(&skill.dir).display().to_string();
     let returned = returned(ws, skill);
     match args.format {

@@ -7,6 +7,7 @@ mod agents_e2e;
 mod archive;
 mod common;
 mod config;
+mod durability;
 mod edge;
 mod git_ops;
 mod hook;
@@ -29,6 +30,7 @@ mod scan;
 mod secrets;
 mod signals;
 mod snapshot;
+mod special_files;
 mod ways_in;
 mod whole;
 

@@ -1321,3 +1321,106 @@ fn new_skills_go_to_a_skill_root() {
         ".agents/skills/auto/deploy-dry-run"
     );
 }
+
+/// Every program git's configuration or the repository's attributes could start (filter
+/// drivers of the repository's and of the user's configuration, textconv and external diff
+/// drivers, fsmonitor, hooks, pagers, a signature program) is set to a script that leaves a
+/// marker; the review's git commands and its ignore checks run, and no marker appears.
+#[test]
+fn the_reviews_git_runs_no_configured_program() {
+    let (sb, transcript) = repo();
+    let marker = sb.tmp.path().join("ran");
+    let script = sb.tmp.path().join("evil.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$0 $*\" >> '{}'\ncat\n", marker.display()),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let s = script.to_str().unwrap();
+    let hooks = sb.tmp.path().join("hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    for hook in [
+        "post-index-change",
+        "reference-transaction",
+        "post-checkout",
+    ] {
+        std::fs::copy(&script, hooks.join(hook)).unwrap();
+    }
+    for (key, value) in [
+        ("filter.evil.clean", s),
+        ("filter.evil.smudge", s),
+        ("filter.evil.process", s),
+        ("filter.evil.required", "true"),
+        ("diff.evil.textconv", s),
+        ("diff.evil.command", s),
+        ("diff.external", s),
+        ("core.fsmonitor", s),
+        ("core.hooksPath", hooks.to_str().unwrap()),
+        ("core.pager", s),
+        ("pager.log", s),
+        ("gpg.program", s),
+        ("log.showSignature", "true"),
+    ] {
+        sb.git(&["config", key, value]).assert_ok();
+    }
+    // The user's own configuration names a driver too (git-lfs installs one there).
+    std::fs::write(
+        sb.home().join(".gitconfig"),
+        format!("[filter \"lfs\"]\n\tclean = {s}\n\tprocess = {s}\n\trequired = true\n"),
+    )
+    .unwrap();
+    sb.write(
+        ".gitattributes",
+        "* filter=evil diff=evil\n*.md filter=lfs diff=evil\n",
+    );
+    // A change in the work tree, so that status and diff have something to clean and show.
+    sb.write(
+        "README.md",
+        "# App\n\nDeploy with ./scripts/deploy.sh, carefully.\n",
+    );
+    let _ = std::fs::remove_file(&marker);
+    let commands = [
+        "git status",
+        "git status --short",
+        "git diff",
+        "git diff HEAD",
+        "git log -p",
+        "git log --stat",
+        "git show HEAD",
+        "git blame README.md",
+        "git grep -e App",
+        "git ls-files --modified",
+    ];
+    let script_calls: Vec<(String, String)> = commands
+        .iter()
+        .map(|c| call("shell", json!({"command": c})))
+        .chain([
+            call("ls", json!({"path": "."})),
+            call("read_file", json!({"path": "README.md"})),
+        ])
+        .collect();
+    let server = model(Wire::OpenAi, vec![script_calls], "Nothing worth saving.");
+    let run = review(&sb, &env(Wire::OpenAi, &server), &transcript, &[]);
+    run.assert_ok();
+    let log = run_log(&sb);
+    let results: Vec<String> = log["rounds"][0]["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["result"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert!(
+        results.iter().any(|r| r.contains("carefully")),
+        "the commands ran and showed the change: {results:?}"
+    );
+    assert!(
+        !marker.exists(),
+        "a configured program ran: {}",
+        std::fs::read_to_string(&marker).unwrap_or_default()
+    );
+}
