@@ -268,7 +268,7 @@ fn list(
         Line::Bad(b) => dashboard::note_bad(&mut bad, &mut bad_count, b),
     })?;
     report_bad(ui, ws, &path, &bad, bad_count)?;
-    for l in store::leftovers(&skill.dir) {
+    for l in store::interrupted(&skill.dir) {
         ui.warn(&format!(
             "'{}' ({}) is what an interrupted record left: its signals never reached the store; the next record removes it",
             ws.display(&l.path).display(),

@@ -203,8 +203,25 @@ pub struct Leftover {
     pub bytes: u64,
 }
 
-/// The batches interrupted appends left for the skill in `skill_dir`.
-pub fn leftovers(skill_dir: &Path) -> Vec<Leftover> {
+/// The batches interrupted appends left for the skill in `skill_dir`, for a reader to name:
+/// none while an append runs (its batch is not left over, it is being written).
+pub fn interrupted(skill_dir: &Path) -> Vec<Leftover> {
+    let Some(dir) = pending_path(skill_dir).parent().map(Path::to_owned) else {
+        return Vec::new();
+    };
+    let Ok(guard) = File::open(&dir) else {
+        return Vec::new();
+    };
+    // Held, the lock keeps appends out while the folder is listed.
+    if guard.try_lock().is_err() {
+        return Vec::new();
+    }
+    leftovers(skill_dir)
+}
+
+/// The batches interrupted appends left for the skill in `skill_dir`; under the writers' lock
+/// (see [`interrupted`] otherwise).
+fn leftovers(skill_dir: &Path) -> Vec<Leftover> {
     let work = crate::skill::layout::path(skill_dir, crate::skill::layout::WORK);
     if crate::fsutil::is_link(&work) {
         return Vec::new();
