@@ -191,7 +191,7 @@ fn open_checked(
     Ok(Some(file))
 }
 
-/// Opens `path` for appending, creating it when missing, and refuses what
+/// Opens `path` for appending (and reading), creating it when missing, and refuses what
 /// [`open_regular`] refuses with one link: a FIFO (whose open would wait for a reader), a
 /// device, a symbolic link, a hard link (whose appends would land in another file).
 pub fn open_append(path: &Path) -> std::io::Result<std::fs::File> {
@@ -208,7 +208,8 @@ fn open_writable(path: &Path, append: bool) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.create(true);
     if append {
-        options.append(true);
+        // Readable too: a store is read back under the same lock.
+        options.append(true).read(true);
     } else {
         options.write(true).truncate(false);
     }

@@ -44,12 +44,7 @@ impl WorkLock {
             source,
         };
         crate::fsutil::private_dir(dir).map_err(io)?;
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(io)?;
+        let file = crate::fsutil::open_lock(&path).map_err(io)?;
         match file.try_lock() {
             Ok(()) => Ok(WorkLock {
                 _file: file,

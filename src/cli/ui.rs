@@ -67,9 +67,11 @@ impl Ui {
 }
 
 /// A text of many lines (a diff), each line made safe for the terminal (its line ends kept).
+/// Secrets are masked in the whole text first: a key's body lines mean nothing alone.
 pub fn write_lines(out: &mut dyn std::io::Write, text: &str) -> std::io::Result<()> {
-    for line in text.lines() {
-        writeln!(out, "{}", safe(line))?;
+    let masked = git_skill::redact::redact(text);
+    for line in masked.lines() {
+        writeln!(out, "{}", git_skill::report::escape(line))?;
     }
     Ok(())
 }

@@ -147,6 +147,18 @@ pub fn check(
             format!("SkillGuard could not read the skill: {error}"),
         );
     }
+    // The model saw the skill with secrets masked (examples such as `postgres://user:pw@…`
+    // too); a mask it copied back would replace the skill's own text.
+    let masks = |t: &str| t.matches(crate::redact::MASK).count();
+    if masks(candidate) > masks(original) {
+        refuse(
+            "masked",
+            format!(
+                "the candidate holds a secret's mask ({}) that SKILL.md does not: the model was shown that text masked; make this change by hand",
+                crate::redact::MASK
+            ),
+        );
+    }
     // A model must not write its own exemptions: once committed, a person's checks would honour
     // them.
     // (`git-skill:allow` covers `git-skill:allow-lint` too.)
@@ -350,6 +362,18 @@ mod tests {
                 c.refusals
             );
         }
+    }
+
+    #[test]
+    fn a_mask_the_model_copied_back_is_refused() {
+        // The model was shown `postgres://app:…[redacted]@db` for the skill's example.
+        let c = run(
+            &format!("{SKILL}Connect with `post…[redacted]@db/app`.\n"),
+            limits(),
+        );
+        assert!(checks_of(&c).contains(&"masked"), "{:?}", c.refusals);
+        let c = run(&format!("{SKILL}Masks look like `…` in logs.\n"), limits());
+        assert!(c.passed(), "{:?}", c.refusals);
     }
 
     #[test]

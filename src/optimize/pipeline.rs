@@ -249,7 +249,9 @@ impl<'r> Run<'r> {
                 (path, cp, Some(step))
             }
             None if opts.resume => {
-                // Killed during its cleanup, or simply over: the run is done, and says so.
+                // Killed during its cleanup, or simply over: the run is done, and says so (a
+                // report that came with the repository is not git-skill's to trust).
+                refuse_committed_work(ctx)?;
                 if let Some(mut report) = checkpoint::finished(&work) {
                     ui.warn(&format!(
                         "nothing to resume: run {} had finished, its commits landed",
@@ -1497,7 +1499,24 @@ fn only_flag_refusals(local: &checks::LocalChecks) -> bool {
 
 /// The run is over: `.skillopt/work/` goes.
 fn finish(work: &Path) {
-    let _ = std::fs::remove_dir_all(work);
+    under_store_lock(work, || {
+        let _ = std::fs::remove_dir_all(work);
+    });
+}
+
+/// Runs `f` holding the writers' lock of the skill's signal store: a `record` writes its batch
+/// in `.skillopt/work/` under that lock, and a cleanup must not take it away mid-write.
+fn under_store_lock(work: &Path, f: impl FnOnce()) {
+    let skill_dir = work.parent().and_then(Path::parent);
+    let mut f = Some(f);
+    if let Some(dir) = skill_dir {
+        if store::with_writers_lock(dir, || (f.take().expect("once"))()).is_ok() {
+            return;
+        }
+    }
+    if let Some(f) = f {
+        f();
+    }
 }
 
 /// A run whose commits landed is over: its report is kept first (a kill during the cleanup
@@ -1509,26 +1528,29 @@ fn finish_committed(work: &Path, report: &Report, points: &mut Failpoints) {
         finish(work);
         return;
     }
-    let Ok(entries) = std::fs::read_dir(work) else {
-        return;
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .flatten()
-        .filter(|e| e.file_name() != checkpoint::FINISHED)
-        .map(|e| e.path())
-        .collect();
-    paths.sort();
-    for path in paths {
-        points.hit("cleanup");
-        match std::fs::symlink_metadata(&path) {
-            Ok(m) if m.is_dir() => {
-                let _ = std::fs::remove_dir_all(&path);
-            }
-            _ => {
-                let _ = std::fs::remove_file(&path);
+    under_store_lock(work, || {
+        let Ok(entries) = std::fs::read_dir(work) else {
+            return;
+        };
+        // The lock stays: this run still holds it.
+        let mut paths: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|e| e.file_name() != checkpoint::FINISHED && e.file_name() != "lock")
+            .map(|e| e.path())
+            .collect();
+        paths.sort();
+        for path in paths {
+            points.hit("cleanup");
+            match std::fs::symlink_metadata(&path) {
+                Ok(m) if m.is_dir() => {
+                    let _ = std::fs::remove_dir_all(&path);
+                }
+                _ => {
+                    let _ = std::fs::remove_file(&path);
+                }
             }
         }
-    }
+    });
 }
 
 /// The dry run of `cp` as it was, or [`OptimizeError::DryRunChanged`] naming what changed.

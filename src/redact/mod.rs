@@ -28,6 +28,9 @@ const HEAD: usize = 4;
 /// half of it).
 const HEAD_FROM: usize = 16;
 
+/// What every mask ends with.
+pub const MASK: &str = "…[redacted]";
+
 /// A secret's mask: `ghp_…[redacted]`.
 pub fn mask(secret: &str) -> String {
     let head: String = if secret.chars().count() >= HEAD_FROM {
@@ -39,7 +42,7 @@ pub fn mask(secret: &str) -> String {
     } else {
         String::new()
     };
-    format!("{head}…[redacted]")
+    format!("{head}{MASK}")
 }
 
 /// `text` with every secret in it replaced by its [`mask`].
@@ -122,14 +125,31 @@ pub fn to_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Re
 /// The whole secrets that matches in `text` start.
 fn found(text: &str) -> Vec<Range<usize>> {
     let mut places = Engine::get().credentials(text);
-    places.extend(EXTRA.find_iter(text).map(|m| m.range()));
-    places.into_iter().map(|r| whole::whole(text, r)).collect()
+    // Each of the patterns needs one of these; most text (a status line) has none, and never
+    // compiles them.
+    if text.contains("-----BEGIN ") || text.contains("eyJ") || text.contains("://") {
+        places.extend(EXTRA.find_iter(text.as_bytes()).map(|m| m.range()));
+    }
+    // In order, a match inside a secret already widened is not widened again: a text of
+    // many long keys, one a line, would otherwise walk the lines after each one.
+    places.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(places.len());
+    for place in places {
+        if out.last().is_some_and(|last| place.end <= last.end) {
+            continue;
+        }
+        out.push(whole::whole(text, place));
+    }
+    out
 }
 
 /// Secrets the guard does not flag in a skill (where they are examples or placeholders more
-/// often than not) but that output must never show.
-static EXTRA: LazyLock<regex::Regex> = LazyLock::new(|| {
-    regex::Regex::new(concat!(
+/// often than not) but that output must never show. Byte classes (`(?-u)`): Unicode-aware
+/// negated classes compile to automata that cost a short-lived process more than its work.
+/// Every match starts and ends at an ASCII character, so at a character boundary.
+static EXTRA: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
+    regex::bytes::Regex::new(concat!(
+        "(?-u)",
         // Any private key block, whatever its body.
         r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----",
         // JSON web tokens: a header and a payload that are base64url JSON, and a signature.

@@ -197,3 +197,50 @@ fn a_huge_text_is_redacted() {
     assert_masked(&out, &key);
     assert_eq!(out.len(), text.len() - key.len() + "----…[redacted]".len());
 }
+
+#[test]
+fn what_the_first_review_found() {
+    // A URL password ending in characters no token has is masked to its `@`.
+    let out = redact("psql postgres://app:Pa$$w0rd!!@db:5432/x");
+    assert!(!out.contains("!!") && !out.contains("w0rd"), "{out}");
+    assert!(out.ends_with("@db:5432/x"), "{out}");
+    // An END line without its closing dashes ends the block at its line end.
+    let key = pem("RSA ", 21);
+    let cut = key.trim_end_matches('-');
+    let out = redact(&format!("{cut}\n{{\"after\": \"kept\"}}"));
+    assert_masked(&out, cut);
+    assert!(out.ends_with("{\"after\": \"kept\"}"), "{out}");
+    // An encrypted key cut before its END, with the blank line after its headers.
+    let enc = format!(
+        "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0A1B\n\n{}\n{}\n",
+        body(31, 64),
+        body(32, 40)
+    );
+    let out = redact(&enc);
+    assert_masked(&out, &body(31, 64));
+    assert_masked(&out, &body(32, 40));
+    // Many long keys, one a line: each masked (and each widened once).
+    let keys: Vec<String> = (0..2000)
+        .map(|i| {
+            format!(
+                "sk-ant-api03-{}AA",
+                body(100 + i, 93).replace(['+', '/'], "_")
+            )
+        })
+        .collect();
+    let out = redact(&keys.join("\n"));
+    for k in keys.iter().step_by(97) {
+        assert_masked(&out, k);
+    }
+}
+
+#[test]
+fn the_writer_does_not_hold_a_text_about_keys() {
+    let mut out = Vec::new();
+    let mut w = Writer::new(&mut out);
+    writeln!(w, "Detects `-----BEGIN ... PRIVATE KEY-----` headers.").unwrap();
+    assert!(
+        String::from_utf8_lossy(w.inner_ref()).contains("Detects"),
+        "a line about keys goes out at once"
+    );
+}

@@ -38,9 +38,13 @@ fn pem(text: &str, begin: usize, matched_end: usize) -> Range<usize> {
     let window_end = window_end.max(after_header);
     if let Some(i) = text[after_header..window_end].find("-----END ") {
         let end_at = after_header + i + 9;
-        let close = text[end_at..window_end]
+        // Through the END line's closing dashes, or its end when they are missing.
+        let line_end = text[end_at..window_end]
+            .find(['\n', '\r'])
+            .map_or(window_end, |j| end_at + j);
+        let close = text[end_at..line_end]
             .find("-----")
-            .map_or(window_end, |j| end_at + j + 5);
+            .map_or(line_end, |j| end_at + j + 5);
         return begin..close.max(matched_end);
     }
     // No END: the headers (`Proc-Type: …`) and every base64 line after the BEGIN line.
@@ -48,7 +52,9 @@ fn pem(text: &str, begin: usize, matched_end: usize) -> Range<usize> {
     loop {
         let next = wrapped_lines(text, end, 1);
         let header = header_line(text, end);
-        let furthest = next.max(header);
+        // The blank line between an encrypted key's headers and its body.
+        let after_blank = blank_line(text, end).map_or(end, |b| wrapped_lines(text, b, 1));
+        let furthest = next.max(header).max(after_blank);
         if furthest == end {
             break;
         }
@@ -78,6 +84,19 @@ fn wrapped_lines(text: &str, mut end: usize, min: usize) -> usize {
         end = line.end;
     }
     end
+}
+
+/// At the line break that ends an empty line right after `end` (`\n\n`: the second `\n`),
+/// when that is what follows.
+fn blank_line(text: &str, end: usize) -> Option<usize> {
+    let rest = &text[end..];
+    if rest.starts_with("\r\n\r\n") {
+        Some(end + 2)
+    } else if rest.starts_with("\n\n") {
+        Some(end + 1)
+    } else {
+        None
+    }
 }
 
 /// Past the next line when it is a PEM header line (`Proc-Type: 4,ENCRYPTED`, `Comment: …`).
@@ -126,12 +145,15 @@ fn token_end(text: &str, end: usize) -> usize {
     end + text[end..].bytes().take_while(|&b| is_token(b)).count()
 }
 
-/// `found` without the characters at either end that no secret is made of.
+/// `found` without what patterns match around a secret: a delimiter before it, a quote, a
+/// separator or a URL's `@` after it. Other characters at its end (a password's `!!`) are the
+/// secret's.
 fn trimmed(text: &str, found: Range<usize>) -> Range<usize> {
     let s = &text[found.clone()];
     let not_token = |c: char| !(c.is_ascii() && is_token(c as u8));
+    let delimiter = |c: char| c.is_whitespace() || "\"'`,;:)]}>@".contains(c);
     let start = found.start + (s.len() - s.trim_start_matches(not_token).len());
-    let end = found.end - (s.len() - s.trim_end_matches(not_token).len());
+    let end = found.end - (s.len() - s.trim_end_matches(delimiter).len());
     if start >= end {
         return found;
     }

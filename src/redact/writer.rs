@@ -3,8 +3,10 @@
 
 use std::io::{self, Write};
 
-/// How much an unfinished line or an open key block may hold back before it goes out anyway.
+/// How much an unfinished line may hold back before it goes out anyway.
 const HOLD: usize = 1 << 20;
+/// How much an open key block may (a 16384-bit RSA key is about 12 KiB).
+const HOLD_BLOCK: usize = 64 << 10;
 
 /// Masks secrets in what is written through it. Complete lines go out at once; the rest of a
 /// line waits for its end or a flush, and a private key block for its END line (or a flush).
@@ -20,6 +22,12 @@ impl<W: Write> Writer<W> {
             inner,
             pending: Vec::new(),
         }
+    }
+
+    /// What went out so far (for tests).
+    #[cfg(test)]
+    pub fn inner_ref(&self) -> &W {
+        &self.inner
     }
 
     /// Writes out what is pending up to a safe point (everything when `all`).
@@ -51,14 +59,31 @@ fn safe_point(bytes: &[u8]) -> usize {
         .iter()
         .rposition(|&b| b == b'\n' || b == b'\r')
         .map_or(0, |i| i + 1);
-    // A block is closed by a complete END line.
-    let open_block = rfind(bytes, b"-----BEGIN ").filter(|&begin| {
-        begin >= line_end || rfind(&bytes[begin..line_end], b"-----END ").is_none()
-    });
+    // A key's BEGIN line (not a text about one: `-----BEGIN ... PRIVATE KEY-----` in a rule's
+    // explanation) is held until its complete END line, for a while.
+    let open_block = rfind(bytes, b"-----BEGIN ")
+        .filter(|&begin| bytes.len() - begin <= HOLD_BLOCK && is_key_header(&bytes[begin..]))
+        .filter(|&begin| {
+            begin >= line_end || rfind(&bytes[begin..line_end], b"-----END ").is_none()
+        });
     match open_block {
         Some(begin) => line_end.min(begin),
         None => line_end,
     }
+}
+
+/// `-----BEGIN <LABEL>PRIVATE KEY…-----` on one line, the label in capitals, digits and spaces.
+fn is_key_header(bytes: &[u8]) -> bool {
+    let line = bytes.split(|&b| b == b'\n').next().unwrap_or(bytes);
+    let Some(rest) = line.strip_prefix(b"-----BEGIN ") else {
+        return false;
+    };
+    let label_len = rest
+        .iter()
+        .take_while(|&&b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b' ')
+        .count();
+    rest[..label_len].windows(11).any(|w| w == b"PRIVATE KEY")
+        && rest[label_len..].starts_with(b"-----")
 }
 
 fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {

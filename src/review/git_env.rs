@@ -23,6 +23,9 @@ const SAFE_CONFIG: &[(&str, &str)] = &[
     ("gpg.x509.program", "false"),
     ("log.showSignature", "false"),
     ("credential.helper", ""),
+    // A partial clone fetches missing objects on demand, through whatever transport and
+    // upload-pack its remote names: never here (with GIT_NO_LAZY_FETCH).
+    ("protocol.allow", "never"),
     // A submodule's own configuration is not looked at: git does not go into them.
     ("diff.ignoreSubmodules", "all"),
     ("status.submoduleSummary", "false"),
@@ -64,7 +67,8 @@ fn bare(top: &Path) -> Command {
         .env("GIT_PAGER", "cat")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_ATTR_NOSYSTEM", "1")
-        .env("GIT_TERMINAL_PROMPT", "0");
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_NO_LAZY_FETCH", "1");
     if let Some(home) = std::env::var_os("HOME") {
         // git reads the user's identity and safe.directory from there; nothing is written.
         cmd.env("HOME", home);

@@ -627,7 +627,9 @@ pub fn lock(repo: &Repo) -> Result<ReviewLock, ReviewError> {
 
 /// Whether a review of this repository is running now.
 pub fn is_running(repo: &Repo) -> bool {
-    let Ok(file) = std::fs::File::open(lock_path(repo)) else {
+    // Asked on every agent's SessionEnd: a FIFO there must not hang the agent's hook.
+    let Ok(Some(file)) = crate::fsutil::open_regular(&lock_path(repo), crate::fsutil::Links::Any)
+    else {
         return false;
     };
     matches!(file.try_lock(), Err(std::fs::TryLockError::WouldBlock))

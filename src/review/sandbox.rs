@@ -544,6 +544,28 @@ impl Sandbox {
             return Err(Denied::new(rule, refusal_text(&assessed.outcome)));
         }
         let after = assessed.after.expect("an accepted write has a result");
+        // The model saw secrets masked; a mask it writes back would replace a skill's own text.
+        let masks = |b: &[u8]| {
+            String::from_utf8_lossy(b)
+                .matches(crate::redact::MASK)
+                .count()
+        };
+        for (path, bytes) in &assessed.changes {
+            let Some(bytes) = bytes else { continue };
+            let old = before
+                .as_ref()
+                .and_then(|b| b.read(path).ok())
+                .map_or(0, |b| masks(&b));
+            if masks(bytes) > old {
+                return Err(Denied::new(
+                    "masked",
+                    format!(
+                        "{path} would hold a secret's mask ({}) that it does not hold now: you were shown that text masked; leave it as it is",
+                        crate::redact::MASK
+                    ),
+                ));
+            }
+        }
         // A person's skill never becomes an agent's by an edit.
         if let Some(i) = index {
             let s = &self.skills[i];

@@ -54,7 +54,9 @@ struct Grammar {
     fixed: &'static [&'static str],
 }
 
-const NO_PROGRAMS: &[&str] = &["--no-textconv", "--no-ext-diff"];
+/// No textconv or external diff driver, and no submodule entered (whose own configuration
+/// would start its own programs); on the command line, which `.gitmodules` cannot override.
+const NO_PROGRAMS: &[&str] = &["--no-textconv", "--no-ext-diff", "--ignore-submodules=all"];
 
 fn grammar(program: &str) -> Option<Grammar> {
     Some(match program {
@@ -193,7 +195,7 @@ fn git_grammar(sub: &str) -> Option<Grammar> {
             valued: &[],
             operands: Operands::Git,
             clusters: false,
-            fixed: &[],
+            fixed: &["--ignore-submodules=all"],
         },
         // Tracked files only: no --others, no --ignored.
         "ls-files" => Grammar {
@@ -569,7 +571,30 @@ fn readable(sandbox: &mut Sandbox, path: &str) -> Result<String, Denied> {
             format!("'{skill}' was changed in this review and the shell sees only the work tree; use read_file"),
         ));
     }
-    let (_, rel) = sandbox.resolve_on_disk(path)?;
+    let (abs, rel) = sandbox.resolve_on_disk(path)?;
+    // What read_file refuses, the shell does too: a FIFO would hang the command until its
+    // timeout, a hard link would show another file.
+    if let Ok(meta) = std::fs::metadata(&abs) {
+        if !meta.is_file() && !meta.is_dir() {
+            return Err(Denied::new(
+                "not-a-file",
+                format!(
+                    "'{path}' is a {}, not a file",
+                    crate::fsutil::file_type_name(&meta.file_type())
+                ),
+            ));
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            if meta.is_file() && meta.nlink() > 1 {
+                return Err(Denied::new(
+                    "not-a-file",
+                    format!("'{path}' has {} hard links; it is not read", meta.nlink()),
+                ));
+            }
+        }
+    }
     Ok(if rel.is_empty() { ".".into() } else { rel })
 }
 

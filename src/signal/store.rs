@@ -162,12 +162,11 @@ fn swap_in(skill_dir: &Path, path: &Path, signals: &[Signal]) -> Result<Vec<Left
     let written = (|| -> std::io::Result<()> {
         let mut options = OpenOptions::new();
         options.write(true).create_new(true);
-        #[cfg(unix)]
-        if let Some((file, _)) = &old {
-            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-            options.mode(file.metadata()?.permissions().mode() & 0o7777);
-        }
         let file = options.open(&tmp)?;
+        // The store keeps its permissions, whatever the umask.
+        if let Some((old, _)) = &old {
+            file.set_permissions(old.metadata()?.permissions())?;
+        }
         let mut out = std::io::BufWriter::with_capacity(64 * 1024, file);
         if let Some((mut file, len)) = old {
             std::io::copy(&mut (&mut file).take(len), &mut out)?;
@@ -313,14 +312,11 @@ fn lock_writers(dir: &Path) -> std::io::Result<File> {
     Ok(guard)
 }
 
-/// The store opened for appending under an exclusive lock, taken after the writers' lock: a
-/// rewrite holds that lock until its new file is in place, so the path names the current file.
+/// The store opened under an exclusive lock, taken after the writers' lock: a rewrite holds
+/// that lock until its new file is in place, so the path names the current file. A FIFO, a
+/// device or a hard link is refused (their content is not the store's to commit).
 fn open_locked(path: &Path) -> std::io::Result<File> {
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .read(true)
-        .open(path)?;
+    let file = crate::fsutil::open_append(path)?;
     file.lock()?;
     Ok(file)
 }

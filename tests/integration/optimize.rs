@@ -335,7 +335,7 @@ fn an_accepted_run_lands_two_commits_and_archives_the_signals() {
     assert_eq!(o["pre_skill_backup"], original.as_str());
     assert_eq!(
         work_files(&sb),
-        ["finished.json"],
+        ["finished.json", "lock"],
         "work/ keeps only the finished run's report"
     );
     // The summary block.
@@ -1461,7 +1461,7 @@ fn a_resume_after_a_kill_during_the_cleanup_reports_the_finished_run() {
         let report = again.json();
         assert_eq!(report["outcome"], "accepted", "{failpoint}");
         assert_eq!(report["resumed_from_step"], 8, "{failpoint}");
-        assert_eq!(work_files(&sb), ["finished.json"], "{failpoint}");
+        assert_eq!(work_files(&sb), ["finished.json", "lock"], "{failpoint}");
         assert!(sb.git(&["status", "--porcelain"]).stdout.is_empty());
         if finished {
             assert!(point > 1, "the cleanup removes something");
@@ -1573,7 +1573,7 @@ fn a_kill_at_every_point_of_step_8_resumes_to_the_same_two_commits() {
         );
         assert_eq!(
             work_files(&sb),
-            ["finished.json"],
+            ["finished.json", "lock"],
             "{failpoint}: the checkpoint is gone"
         );
         point += 1;

@@ -201,7 +201,7 @@ fn a_dry_run_then_resume_commits_exactly_the_preview_with_no_model_call() {
     assert_eq!(server.requests().len(), calls);
     assert_eq!(skill_md(&sb), previewed, "exactly what the dry run showed");
     assert_eq!(subjects(&sb, 1), [ACCEPTED]);
-    assert_eq!(super::optimize::work_files(&sb), ["finished.json"]);
+    assert_eq!(super::optimize::work_files(&sb), ["finished.json", "lock"]);
 }
 
 /// Each kind of change since the dry run refuses its `--resume`, naming it, and commits
