@@ -25,8 +25,9 @@
 //! | [`llm`], [`prompt`] | model providers (the only network access) and the prompt templates |
 //! | [`git`] | the only place that touches git: listings, commits, reverts, log, the pre-commit hook's script |
 //! | [`report`] | findings and diagnostics as text, JSON, SARIF and JUnit |
+//! | [`redact`] | secrets masked whole, on every way out: files, commits, model requests, the terminal |
 //! | [`config`] | layered configuration: flags, `GIT_SKILL_*`, `git config skill.*`, defaults |
-//! | [`parallel`], [`progress`], [`worklock`], [`fsutil`] | shared plumbing: ordered thread maps, progress reporting, a run's locked directory, safe file I/O |
+//! | [`parallel`], [`progress`], [`worklock`], [`fsutil`] | shared plumbing: ordered thread maps, progress reporting, a run's locked directory, safe file I/O (atomic writes; no FIFO, device, link or hard link where a file must be a file) |
 
 pub mod agent;
 pub mod check;

@@ -11,17 +11,19 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::check::{Snapshot, SubmoduleAt};
+use crate::check::Snapshot;
+use crate::git::SubmoduleAt;
 use crate::git::{At, Entry, EntryKind, GitError, Listing, PathAt, Repo};
 use crate::guard::{within_skill_budget, MAX_SCAN_BYTES};
-use crate::skill::discover::{Note, SKIPPED_DIRS};
+use crate::skill::discover::Note;
 use crate::skill::files::{MAX_ENTRIES, SKILL_MD_READ_CAP};
+use crate::skill::limits::SKIPPED_DIRS;
 use crate::skill::links::{self, RootLink};
 use crate::skill::loader;
 use crate::skill::{FileEntry, FileKind, SkillFiles};
 
 /// Depth below a root at which a `SKILL.md` is still looked for (as in discovery).
-const MAX_DEPTH: usize = crate::skill::discover::MAX_DEPTH;
+const MAX_DEPTH: usize = crate::skill::limits::MAX_DEPTH;
 /// Files nested deeper than this below a skill are not listed (as `SkillFiles::read`).
 const MAX_FILE_COMPONENTS: usize = 16;
 

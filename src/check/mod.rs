@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 pub use policy::{baseline_at, policy_at, policy_file};
-pub use snapshot::{Snapshot, SubmoduleAt};
+pub use snapshot::Snapshot;
 
 use crate::git::{GitError, Repo};
 use crate::guard::suppress::{Baseline, Expired, Policy};

@@ -6,18 +6,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::git::SubmoduleAt;
 use crate::guard::MAX_SCAN_BYTES;
 use crate::skill::files::{ReadError, SKILL_MD_READ_CAP};
 use crate::skill::{meta, FileEntry, FileKind, SkillFiles};
-
-/// A submodule that holds some of a skill's files (or the whole skill).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct SubmoduleAt {
-    /// The gitlink's path, relative to the top of the work tree.
-    pub path: String,
-    /// The commit it records.
-    pub commit: String,
-}
 
 #[derive(Debug, Clone)]
 enum Content {

@@ -65,7 +65,7 @@ impl CommandError {
         err: &mut dyn Write,
         style: git_skill::report::style::Style,
     ) -> io::Result<()> {
-        let escape = super::ui::safe;
+        let escape = git_skill::report::safe;
         writeln!(
             err,
             "{} {}",

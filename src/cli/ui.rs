@@ -76,9 +76,4 @@ pub fn write_lines(out: &mut dyn std::io::Write, text: &str) -> std::io::Result<
     Ok(())
 }
 
-/// A message as it may be shown: credentials masked, control characters escaped. Messages
-/// quote paths, store lines and server answers, any of which may hold either.
-pub fn safe(message: &str) -> String {
-    let masked = git_skill::redact::redact(message);
-    git_skill::report::escape(&masked).into_owned()
-}
+pub use git_skill::report::safe;

@@ -14,7 +14,7 @@ pub use commit::{FileChange, Plan, PlannedFile, Recovery};
 pub use log::LogEntry;
 pub use proposal::{CommitInfo, Merged, TreeChange};
 pub use revert::{RevertMethod, RevertOutcome};
-pub use tree::{At, Entry, EntryKind, Listing, PathAt, RegularBlob, Unavailable};
+pub use tree::{At, Entry, EntryKind, Listing, PathAt, RegularBlob, SubmoduleAt, Unavailable};
 
 pub use config_parameters::{parse_config_parameters, ConfigParameterError};
 

@@ -1235,6 +1235,15 @@ impl Repo {
     }
 }
 
+/// A submodule that holds some of a skill's files (or the whole skill).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SubmoduleAt {
+    /// The gitlink's path, relative to the top of the work tree.
+    pub path: String,
+    /// The commit it records.
+    pub commit: String,
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;

@@ -11,7 +11,7 @@
 use std::cell::Cell;
 use std::io::{self, Cursor, Read};
 
-use super::scan::MAX_SCAN_BYTES;
+use super::limits::MAX_SCAN_BYTES;
 
 /// The most bytes one archive may unpack to, the archives nested in it included.
 pub const MAX_ARCHIVE_BYTES: u64 = 64 << 20;

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use sha2::{Digest, Sha256};
 
-use super::scan::Finding;
+use super::finding::Finding;
 
 /// Texts smaller than this are scanned again: they cost less than keeping them.
 pub const MIN_BYTES: usize = 2 * 1024;

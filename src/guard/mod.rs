@@ -13,7 +13,9 @@ pub mod decode;
 pub mod described;
 pub mod encoding;
 pub mod engine;
+mod finding;
 pub mod lfs;
+mod limits;
 pub mod markdown;
 mod memo;
 #[cfg(test)]
@@ -31,9 +33,7 @@ pub mod runs;
 mod scan;
 pub mod suppress;
 
+pub use finding::{verdict_of, Context, Finding, SkillScan, Suppression, Verdict};
+pub use limits::{MAX_SCAN_BYTES, MAX_SKILL_SCAN_BYTES};
 pub use rule::{Category, Matcher, Rule, Severity};
-pub use scan::{
-    failure, scan_skill, scan_skill_in, verdict_of, within_skill_budget, Context, Finding,
-    ScanOptions, SkillScan, Verdict, MAX_SCAN_BYTES, MAX_SKILL_SCAN_BYTES,
-};
-pub use suppress::Suppression;
+pub use scan::{failure, scan_skill, scan_skill_in, within_skill_budget, ScanOptions};

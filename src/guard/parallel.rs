@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use super::scan::{scan_skill, ScanOptions, SkillScan};
+use super::finding::SkillScan;
+use super::scan::{scan_skill, ScanOptions};
 use crate::skill::files::ReadError;
 use crate::skill::{meta, SkillFiles};
 

@@ -8,6 +8,8 @@ use super::archive::{self, Body, Refusal};
 use super::decode::{self, decode_blobs};
 use super::described::Why;
 use super::engine::{Engine, Hit};
+use super::finding::{Context, Finding, SkillScan, Suppression};
+use super::limits::{MAX_SCAN_BYTES, MAX_SKILL_SCAN_BYTES};
 use super::markdown;
 use super::memo;
 use super::normalize::{normalize, printable_runs};
@@ -18,111 +20,15 @@ use super::rules::structural::{
 };
 use super::rules::{self, obfuscation::OBF022};
 use super::runs::{RunTarget, Runner};
-use super::suppress::{fingerprint, inline_allows, Suppression};
+use super::suppress::{fingerprint, inline_allows};
 use crate::redact::{mask, redact};
 use crate::skill::{FileKind, SkillFiles};
 
-/// Files larger than this are not read; the size is a critical finding of its own (STR004).
-/// Anything smaller is scanned whole, in linear time (about 16 MB/s on one core).
-pub const MAX_SCAN_BYTES: u64 = 32 << 20;
-/// The most bytes of one skill read in all, files taken in path order: past it a file is not
-/// read and is a critical finding (STR004), which bounds the memory a skill can make a check
-/// use whatever it holds.
-pub const MAX_SKILL_SCAN_BYTES: u64 = 64 << 20;
 const BLOCKED_EXTENSIONS: &[&str] = &[
     "exe", "dll", "so", "dylib", "bin", "dat", "com", "msi", "dmg", "app", "deb", "rpm",
 ];
 use crate::skill::limits::{MAX_FILES, MAX_SKILL_BYTES};
 const EXCERPT_CHARS: usize = 120;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Safe,
-    Caution,
-    Dangerous,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Safe => "safe",
-            Verdict::Caution => "caution",
-            Verdict::Dangerous => "dangerous",
-        }
-    }
-}
-
-/// Where a match was found, which decides how much it weighs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Context {
-    /// An instruction or code an agent acts on.
-    Live,
-    /// A quoted example after a warning ("never run `...`"): two severity levels lower.
-    Quoted,
-    /// Inside a base64 or hex blob, after decoding.
-    Decoded,
-    /// A vendor's documented installer (`guard::described`): two levels lower.
-    VendorInstaller,
-    /// A Markdown reference's section about attacks or vulnerable code: two levels lower.
-    Guidance,
-    /// A secret-shaped string in a test or fixture file: two levels lower.
-    TestFixture,
-    /// A write to an agent's instruction or settings file in a Markdown reference section
-    /// about that file: two levels lower.
-    AgentConfigDocs,
-}
-
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Finding {
-    pub rule: &'static str,
-    pub category: Category,
-    /// The severity that counts, after the context is weighed.
-    pub severity: Severity,
-    /// The rule's own severity.
-    pub rule_severity: Severity,
-    /// Relative to the skill directory, `/`-separated.
-    pub file: String,
-    /// 1-based; 0 for findings about the whole skill.
-    pub line: usize,
-    /// 1-based, in characters.
-    pub column: usize,
-    pub message: String,
-    /// The matched text, shortened and with secrets redacted.
-    pub excerpt: String,
-    pub context: Context,
-    /// Rule, file and matched text hashed: stable across edits elsewhere (baselines, SARIF).
-    pub fingerprint: String,
-    pub suppressed: Option<Suppression>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct SkillScan {
-    pub findings: Vec<Finding>,
-    /// Files that could not be read: the scan is incomplete and must not pass.
-    pub errors: Vec<String>,
-}
-
-impl SkillScan {
-    pub fn verdict(&self) -> Verdict {
-        verdict_of(&self.findings)
-    }
-}
-
-/// The verdict the worst unsuppressed finding gives.
-pub fn verdict_of(findings: &[Finding]) -> Verdict {
-    let worst = findings
-        .iter()
-        .filter(|f| f.suppressed.is_none())
-        .map(|f| f.severity)
-        .max();
-    match worst {
-        Some(Severity::Critical) => Verdict::Dangerous,
-        Some(Severity::High) => Verdict::Caution,
-        _ => Verdict::Safe,
-    }
-}
 
 /// How a scan treats suppressions written in the scanned files.
 #[derive(Debug, Clone, Copy)]
@@ -1158,6 +1064,7 @@ impl LineIndex {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::guard::Verdict;
     use crate::skill::FileEntry;
 
     /// Bytes that make the scanner panic in unit tests.

@@ -10,16 +10,8 @@ use chrono::NaiveDate;
 use regex::Regex;
 use sha2::{Digest, Sha256};
 
-use super::scan::Finding;
+use super::finding::{Finding, Suppression};
 use crate::report::{Diagnostic, Level, Setting};
-
-/// Why a finding does not count.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Suppression {
-    /// `inline`, `policy` or `baseline`.
-    pub kind: &'static str,
-    pub reason: String,
-}
 
 // ---------------------------------------------------------------- fingerprints
 

@@ -13,6 +13,12 @@ pub use text::{one_line, plural};
 use std::borrow::Cow;
 use std::path::PathBuf;
 
+/// A message as it may be shown: secrets masked, control characters escaped. Messages quote
+/// paths, store lines and server answers, any of which may hold either.
+pub fn safe(message: &str) -> String {
+    escape(&crate::redact::redact(message)).into_owned()
+}
+
 /// Control characters and invisible format characters (zero-width, bidi controls, Unicode
 /// tags) written as `\u{..}`, so that a file named with a newline or an ANSI escape cannot
 /// forge lines in a terminal or a CI log, and an excerpt of hidden text shows what is hidden.

@@ -23,7 +23,7 @@ pub struct SkillReport {
     pub errors: Vec<String>,
     /// Submodules its files come from (read from their own object stores).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub submodules: Vec<crate::check::SubmoduleAt>,
+    pub submodules: Vec<crate::git::SubmoduleAt>,
 }
 
 #[derive(Debug, Clone, Default, serde::Serialize)]

@@ -10,15 +10,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::links;
 
-/// Directories a walk of a skill root never enters. (`.skillopt` outside a skill is walked:
-/// Claude Code and Qwen Code load a skill folder of that name like any dot-folder; inside a
-/// skill, its records are git-skill's.)
-pub const SKIPPED_DIRS: &[&str] = &[".git"];
-/// How deep below a root a `SKILL.md` is looked for (`<root>/<category>/<name>` is depth 2).
-/// Copilot CLI loads skills recursively (eight levels down were seen loaded) and Codex six
-/// levels down: a guard looks further than any of them, and what lies deeper still is an
-/// error, not a pass.
-pub const MAX_DEPTH: usize = 24;
+use super::limits::{MAX_DEPTH, SKIPPED_DIRS};
 /// How many directories one walk reads before it stops with a note.
 pub const MAX_DIRS: usize = 100_000;
 /// Where a skill keeps the signals not yet used (relative to the skill directory).

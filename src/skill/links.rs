@@ -118,10 +118,10 @@ pub fn judge_root_link(
             return false;
         };
         let parts: Vec<&str> = rest.split('/').filter(|p| !p.is_empty()).collect();
-        parts.len() <= super::discover::MAX_DEPTH
+        parts.len() <= super::limits::MAX_DEPTH
             && !parts
                 .iter()
-                .any(|p| super::discover::SKIPPED_DIRS.contains(p))
+                .any(|p| super::limits::SKIPPED_DIRS.contains(p))
     };
     if roots.iter().any(|r| reached(r)) {
         return RootLink::Harmless;

@@ -17,7 +17,7 @@
 //! the match is ASCII case-insensitive, because on macOS and Windows a checkout of `.Claude/skills`
 //! is the folder agents read as `.claude/skills` (such a variant is reported). Below a root every
 //! folder is walked (`node_modules` and dot-folders included: some agents load them) except
-//! `.git` and `.skillopt`, to [`super::discover::MAX_DEPTH`] levels.
+//! `.git` and `.skillopt`, to [`super::limits::MAX_DEPTH`] levels.
 //!
 //! Repositories that publish skills also keep them in `skills/` and `agents/skills/` at the top
 //! ([`CONVENTION_ROOTS`]); no agent reads those by itself, and `skill.roots` replaces them.
