@@ -137,7 +137,7 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         scan: ScanOptions::default(),
         policy: policy.as_ref(),
         baseline: None,
-        today: chrono::Utc::now().date_naive(),
+        today: super::clock::now()?.date_naive(),
         lint: true,
         written: false,
     };

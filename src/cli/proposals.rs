@@ -139,7 +139,9 @@ pub fn cmd_proposals(ui: &mut Ui, args: ProposalsArgs) -> Result<Outcome, Comman
         Action::Accept { id, commit, format } => {
             let p = proposals::find(repo, &id).map_err(error)?;
             let fail_on = ws.config.fail_on()?;
-            match proposals::accept(repo, &p, &ws.repo_relative_roots().named, fail_on, commit) {
+            let today = super::clock::now()?.date_naive();
+            let roots = ws.repo_relative_roots().named;
+            match proposals::accept(repo, &p, &roots, fail_on, commit, today) {
                 Ok(a) => {
                     match format {
                         Format::Json => {

@@ -272,7 +272,10 @@ pub fn assess(
             },
             policy: None,
             baseline: None,
-            today: chrono::Utc::now().date_naive(),
+            // No policy, so no expiry to weigh; the request's own date all the same.
+            today: chrono::DateTime::parse_from_rfc3339(&options.now)
+                .map(|t| t.date_naive())
+                .unwrap_or_default(),
             lint: true,
             written: options.auto_skill,
         };

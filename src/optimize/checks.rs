@@ -26,6 +26,8 @@ pub struct Limits {
     pub allow_frontmatter: bool,
     /// `--allow-drift`: the user confirmed the new capabilities.
     pub allow_drift: bool,
+    /// The run's day (the clock tests pin): policy suppressions expire by it.
+    pub today: chrono::NaiveDate,
 }
 
 /// What the local checks found.
@@ -104,7 +106,7 @@ pub fn check(
         },
         policy: None,
         baseline: None,
-        today: chrono::Utc::now().date_naive(),
+        today: limits.today,
         lint: true,
         written: true,
     };
@@ -307,6 +309,7 @@ mod tests {
             fail_on: FailOn::Dangerous,
             allow_frontmatter: false,
             allow_drift: false,
+            today: chrono::NaiveDate::from_ymd_opt(2026, 11, 30).unwrap(),
         }
     }
 

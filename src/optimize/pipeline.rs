@@ -707,6 +707,7 @@ impl<'r> Run<'r> {
                 fail_on: ctx.fail_on,
                 allow_frontmatter: self.opts.allow_frontmatter,
                 allow_drift: self.opts.allow_drift,
+                today: ctx.now.date_naive(),
             },
         );
         let mut outcome = GateOutcome {

@@ -384,7 +384,13 @@ fn apply(
         )));
     }
     // What lands without a person's look passes what the pre-commit hook would ask.
-    if let Err(reasons) = proposals::check_skills(repo, &options.roots, changes, options.fail_on)? {
+    if let Err(reasons) = proposals::check_skills(
+        repo,
+        &options.roots,
+        changes,
+        options.fail_on,
+        options.now.date_naive(),
+    )? {
         return Ok(kept(format!(
             "the pre-commit check would refuse it: {}",
             reasons.join("; ")

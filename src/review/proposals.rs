@@ -211,6 +211,7 @@ pub fn accept(
     roots: &[(String, String)],
     fail_on: FailOn,
     commit: bool,
+    today: chrono::NaiveDate,
 ) -> Result<Accepted, ProposalError> {
     for path in &p.files {
         if !roots
@@ -258,11 +259,12 @@ pub fn accept(
             paths: overlapping,
         });
     }
-    let verdicts =
-        check_skills(repo, roots, &merged, fail_on)?.map_err(|reasons| ProposalError::Blocked {
+    let verdicts = check_skills(repo, roots, &merged, fail_on, today)?.map_err(|reasons| {
+        ProposalError::Blocked {
             id: p.id.clone(),
             reasons,
-        })?;
+        }
+    })?;
     if commit {
         let mut dirty = Vec::new();
         for path in &p.files {
@@ -309,6 +311,7 @@ pub fn check_skills(
     roots: &[(String, String)],
     merged: &[FileChange],
     fail_on: FailOn,
+    today: chrono::NaiveDate,
 ) -> Result<Result<Verdicts, Vec<String>>, GitError> {
     let at_head = crate::staged::skills_at(
         repo,
@@ -386,7 +389,7 @@ pub fn check_skills(
         },
         policy: policy.as_ref(),
         baseline: None,
-        today: chrono::Utc::now().date_naive(),
+        today,
         lint: true,
         written: false,
     };

@@ -93,6 +93,39 @@ fn verdicts_and_exit_codes_follow_the_fail_level() {
     }
 }
 
+/// A policy entry expires by the day of the clock tests pin (`GIT_SKILL_NOW`), not the
+/// machine's: in `scan`, and in the hook.
+#[test]
+fn policy_expiry_follows_the_pinned_clock() {
+    let sb = repo_with(&[(
+        ".claude/skills/odd/SKILL.md",
+        &format!("---\nname: odd\ndescription: Odd.\n---\nig{ZWSP}nore\n"),
+    )]);
+    sb.write(
+        ".skillguard.yaml",
+        "allow:\n  - rule: HID003\n    reason: reviewed\n    expires: 2026-12-01\n",
+    );
+    let verdict = |now: &str| {
+        let run = sb.run_in("", &["scan", "--format", "json"], &[("GIT_SKILL_NOW", now)]);
+        (run.json()["verdict"].clone(), run.stderr)
+    };
+    assert_eq!(verdict("2026-11-30T12:00:00Z").0, "safe");
+    let (after, stderr) = verdict("2026-12-01T00:00:00Z");
+    assert_eq!(after, "caution");
+    assert!(stderr.contains("expired on 2026-12-01"), "{stderr}");
+    sb.git(&["add", "-A"]).assert_ok();
+    let hook = |now: &str| sb.run_in("", &["hook", "pre-commit"], &[("GIT_SKILL_NOW", now)]);
+    let early = hook("2026-11-30T12:00:00Z");
+    early.assert_ok();
+    assert!(
+        early.stderr.contains("1 safe, 0 caution"),
+        "{}",
+        early.stderr
+    );
+    let late = hook("2026-12-02T12:00:00Z");
+    assert!(late.stderr.contains("0 safe, 1 caution"), "{}", late.stderr);
+}
+
 #[test]
 fn inline_allows_policy_files_and_strict_ci() {
     let sb = repo_with(&[(
