@@ -132,7 +132,7 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         yes: args.yes,
         allow_frontmatter: args.allow_frontmatter,
         allow_drift: args.allow_drift,
-        failpoint: std::env::var("GIT_SKILL_FAILPOINT").ok(),
+        failpoint: failpoint(),
     };
     let mut interact = Terminal {
         err: &mut ui.err,
@@ -628,4 +628,16 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
         r.tokens.calls, r.tokens.input, r.tokens.output
     )?;
     Ok(())
+}
+
+/// The crash point of optimize's recovery tests (`GIT_SKILL_FAILPOINT`). Only debug builds,
+/// which `cargo test` runs, read it: a release binary has no way to be killed on request.
+#[cfg(debug_assertions)]
+fn failpoint() -> Option<String> {
+    std::env::var("GIT_SKILL_FAILPOINT").ok()
+}
+
+#[cfg(not(debug_assertions))]
+fn failpoint() -> Option<String> {
+    None
 }
