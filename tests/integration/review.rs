@@ -1424,3 +1424,49 @@ fn the_reviews_git_runs_no_configured_program() {
         std::fs::read_to_string(&marker).unwrap_or_default()
     );
 }
+
+/// The review and the proposals, whole (text and JSON), jj-style: a review that proposes a
+/// skill, the listing, the proposal shown, a reject, and a review that gets no answer in time.
+#[test]
+fn review_and_proposals_outputs_whole() {
+    use super::snapshot::{assert_snapshot, show};
+    let (sb, transcript) = repo();
+    let server = model(
+        Wire::OpenAi,
+        vec![vec![call("skill_list", json!({}))], vec![create_call()]],
+        "Save the dry-run-first habit for staging deploys\n\nThe user asked for --dry-run before the real deploy.",
+    );
+    let pinned: Vec<(String, String)> = env(Wire::OpenAi, &server)
+        .into_iter()
+        .chain([(
+            "GIT_SKILL_NOW".to_owned(),
+            "2026-12-02T10:15:00Z".to_owned(),
+        )])
+        .collect();
+    let run = review(&sb, &pinned, &transcript, &[]);
+    assert_snapshot("review-proposed", &show(&sb, &run));
+    let list = sb.run(&["proposals", "list"]);
+    assert_snapshot("proposals-list", &show(&sb, &list));
+    let json = sb.run(&["proposals", "list", "--format", "json"]);
+    assert_snapshot("proposals-list-json", &show(&sb, &json));
+    let id = json.json()["proposals"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let shown = sb.run(&["proposals", "show", &id]);
+    assert_snapshot("proposals-show", &show(&sb, &shown));
+    let rejected = sb.run(&["proposals", "reject", &id]);
+    assert_snapshot("proposals-reject", &show(&sb, &rejected));
+    sb.git(&["config", "skill.autoSkill.timeout", "1s"])
+        .assert_ok();
+    let slow = Server::start(vec![Reply::openai("late").delay(Duration::from_secs(10))]);
+    let pinned: Vec<(String, String)> = env(Wire::OpenAi, &slow)
+        .into_iter()
+        .chain([(
+            "GIT_SKILL_NOW".to_owned(),
+            "2026-12-02T10:20:00Z".to_owned(),
+        )])
+        .collect();
+    let run = review(&sb, &pinned, &transcript, &[]);
+    assert_snapshot("review-no-answer", &show(&sb, &run));
+}

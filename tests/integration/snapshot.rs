@@ -20,6 +20,12 @@ fn normalise(sb: &Sandbox, text: &str) -> String {
     let text = text.replace(&tmp, "[TMP]");
     let signal = Regex::new(r"(\d{8}T\d{6}Z_[A-Za-z0-9._-]+?_)[0-9a-f]{8}\b").unwrap();
     let text = signal.replace_all(&text, "${1}[hash]");
+    // Review and proposal ids: the time, then a hash of the session, the process and the clock.
+    let review = Regex::new(r"\b(\d{8}T\d{6}Z)-[0-9a-f]{6}\b").unwrap();
+    let text = review.replace_all(&text, "${1}-[id]");
+    // The scripted model's port.
+    let port = Regex::new(r"127\.0\.0\.1:\d+").unwrap();
+    let text = port.replace_all(&text, "127.0.0.1:[port]");
     let long = Regex::new(r"\b[0-9a-f]{40}\b").unwrap();
     let text = long.replace_all(&text, "[commit]");
     // Abbreviated ids at the start of a line (`  1a2b3c4 audit(skill): ...`).

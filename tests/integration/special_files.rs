@@ -58,6 +58,8 @@ fn a_fifo_for_a_signal_store_is_refused_at_once() {
         let run = sb.run_bounded("", args, &[], LIMIT);
         refused(&run, "signal.json", "is not a regular file (a FIFO)");
     }
+    let run = sb.run_bounded("", RECORD, &[], LIMIT);
+    super::snapshot::assert_snapshot("record-fifo-store", &super::snapshot::show(&sb, &run));
 }
 
 #[test]
