@@ -119,6 +119,7 @@ fn dry_run_shows_every_change_as_a_diff_and_writes_nothing() {
     );
     assert!(out.contains("would set skill.autoSkill.enabled"), "{out}");
     assert_eq!(enabled(&sb), "");
+    super::snapshot::assert_snapshot("init-dry-run-all", &super::snapshot::show(&sb, &run));
 }
 
 #[test]
