@@ -1,6 +1,5 @@
 //! Argument parsing and dispatch: one file per subcommand, one enum to route them.
 
-mod agent_hook;
 mod clock;
 mod completions;
 mod config;
@@ -110,9 +109,9 @@ pub fn main() -> ExitCode {
     // An agent's hook runs this on every tool call: its arguments go through the small clap
     // command of `hook agent` alone, not the whole CLI's (building that is a seventh of the
     // hook's instructions). Anything it does not take goes to the full parser below.
-    if let Some(args) = agent_hook::fast_args(std::env::args_os().collect()) {
+    if let Some(args) = hook::agent::fast_args(std::env::args_os().collect()) {
         let mut ui = Ui::new(ColorChoice::Auto, false);
-        let result = agent_hook::cmd_agent_hook(&mut ui, args);
+        let result = hook::agent::cmd_agent_hook(&mut ui, args);
         return finish(&mut ui, result);
     }
     // Usage lines say `git skill`, the way people type it; completions and man pages are built

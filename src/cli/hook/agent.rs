@@ -13,7 +13,7 @@ use git_skill::agent::event::{self, Event, Phase, MAX_PAYLOAD_BYTES};
 use git_skill::agent::session::{self, Decision, Policy, Store};
 use git_skill::agent::Agent;
 
-use super::{clock, CommandError, Outcome, Ui, Workspace};
+use crate::cli::{clock, CommandError, Outcome, Ui, Workspace};
 
 /// How long what a session left (its state, lock and review log) is kept after its last event.
 const SESSIONS_KEPT: Duration = Duration::from_secs(30 * 24 * 3600);
@@ -66,7 +66,7 @@ pub fn cmd_agent_hook(ui: &mut Ui, args: AgentHookArgs) -> Result<Outcome, Comma
         Err(problem) if args.strict => Err(CommandError::new(problem)),
         Err(problem) => {
             // One line for the person who watches the agent's log; the agent goes on.
-            let _ = writeln!(ui.err, "git-skill hook: {}", super::ui::safe(&problem));
+            let _ = writeln!(ui.err, "git-skill hook: {}", crate::cli::ui::safe(&problem));
             Ok(Outcome::Clean)
         }
     }

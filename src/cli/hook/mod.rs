@@ -1,3 +1,5 @@
+pub mod agent;
+
 use std::io::Write as _;
 use std::path::PathBuf;
 
@@ -52,14 +54,14 @@ pub enum HookAction {
     /// What an agent's hook runs: count the session's tool calls, and start a review of a busy
     /// session when it ends (see `git skill init`). Reads the hook payload on stdin; never fails
     /// the agent and prints nothing on stdout.
-    Agent(super::agent_hook::AgentHookArgs),
+    Agent(agent::AgentHookArgs),
 }
 
 pub fn cmd_hook(ui: &mut Ui, args: HookArgs) -> Result<Outcome, CommandError> {
     match args.action {
         HookAction::Install { force } => install(ui, force),
         HookAction::Uninstall => uninstall(ui),
-        HookAction::Agent(args) => super::agent_hook::cmd_agent_hook(ui, args),
+        HookAction::Agent(args) => agent::cmd_agent_hook(ui, args),
         HookAction::PreCommit => pre_commit(ui).map_err(|e| {
             // Fail closed, and say how to get past it on purpose.
             e.hint("the commit is blocked because the check could not run; fix the cause, or skip once with git commit --no-verify")
