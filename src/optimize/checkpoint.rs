@@ -238,63 +238,8 @@ pub fn save(path: &Path, checkpoint: &Checkpoint) -> Result<(), CheckpointError>
     if let Some(dir) = path.parent() {
         crate::fsutil::private_dir(dir).map_err(err)?;
     }
-    let json = serde_json::to_vec_pretty(&for_disk(checkpoint)).expect("a checkpoint serialises");
+    let json = serde_json::to_vec_pretty(checkpoint).expect("a checkpoint serialises");
     crate::fsutil::write_private(path, &json).map_err(err)
-}
-
-/// The checkpoint as written: the model's prose (diagnosis, reasons, root causes, commit
-/// messages) masked. Skill text, edit targets and new text, signals and the commit plan stay
-/// as they are: a resume applies them byte for byte, and a skill's own text is the guard's to
-/// judge (a credential in it blocks the gate).
-fn for_disk(checkpoint: &Checkpoint) -> Checkpoint {
-    use crate::redact::redact;
-    let mut c = checkpoint.clone();
-    let edit = |e: &mut Edit| e.reason = redact(&e.reason);
-    if let Some(t) = &mut c.triage {
-        for cluster in &mut t.clusters {
-            cluster.root_cause = redact(&cluster.root_cause);
-        }
-        for conflict in &mut t.conflicts {
-            conflict.reason = redact(&conflict.reason);
-        }
-    }
-    match &mut c.reflection {
-        Some(Reflection::Edits { diagnosis, edits }) => {
-            *diagnosis = redact(diagnosis);
-            edits.iter_mut().for_each(edit);
-        }
-        Some(Reflection::Rewrite {
-            diagnosis, reason, ..
-        }) => {
-            *diagnosis = redact(diagnosis);
-            *reason = redact(reason);
-        }
-        None => {}
-    }
-    if let Some(candidate) = &mut c.candidate {
-        candidate.edits.iter_mut().for_each(edit);
-        for d in &mut candidate.dropped {
-            edit(&mut d.edit);
-            d.reason = redact(&d.reason);
-        }
-    }
-    let record = |r: &mut GateRecord| {
-        r.reason = redact(&r.reason);
-        for v in &mut r.votes {
-            v.reason = redact(&v.reason);
-        }
-    };
-    c.gate_answers.values_mut().for_each(record);
-    c.regression_answers.values_mut().for_each(record);
-    if let Some(g) = &mut c.gate {
-        g.records.iter_mut().for_each(record);
-        g.regression.iter_mut().for_each(record);
-    }
-    if let Some(intent) = &mut c.commit {
-        intent.audit_message = redact(&intent.audit_message);
-        intent.optimize_message = redact(&intent.optimize_message);
-    }
-    c
 }
 
 /// What a committed run leaves in `.skillopt/work/` until the next run starts: its report. A
