@@ -27,10 +27,12 @@
 //! | [`report`] | findings and diagnostics as text, JSON, SARIF and JUnit |
 //! | [`redact`] | secrets masked whole, on every way out: files, commits, model requests, the terminal |
 //! | [`config`] | layered configuration: flags, `GIT_SKILL_*`, `git config skill.*`, defaults |
-//! | [`parallel`], [`progress`], [`worklock`], [`fsutil`] | shared plumbing: ordered thread maps, progress reporting, a run's locked directory, safe file I/O (atomic writes; no FIFO, device, link or hard link where a file must be a file) |
+//! | [`clock`] | every read of the time: pinned by `GIT_SKILL_NOW` for what is stamped and decided, monotonic for waits |
+//! | [`parallel`], [`progress`], [`fsutil`] | shared plumbing: ordered thread maps, progress reporting, safe file I/O (atomic writes; no FIFO, device, link or hard link where a file must be a file; the one lock, and a run's locked directory) |
 
 pub mod agent;
 pub mod check;
+pub mod clock;
 pub mod config;
 pub mod drift;
 pub mod fsutil;
@@ -48,4 +50,3 @@ pub mod review;
 pub mod signal;
 pub mod skill;
 pub mod staged;
-pub mod worklock;

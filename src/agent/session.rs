@@ -4,13 +4,13 @@
 //! scheduled for review. [`apply`] decides from the state and the event alone; [`Store`] does
 //! the locked load and save.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::event::{Event, Phase};
 use super::{writes, Agent};
+use crate::fsutil::lock::{Lock, LockError, Wait};
 use crate::fsutil::resolved;
 
 /// Decisions kept in a state file (the newest).
@@ -363,8 +363,10 @@ impl Store {
         crate::fsutil::private_dir(&self.dir).map_err(io(&self.dir))?;
         let path = self.path(agent, session);
         let lock_path = path.with_extension("lock");
-        let lock = crate::fsutil::open_lock(&lock_path).map_err(io(&lock_path))?;
-        take(&lock, &lock_path, wait)?;
+        let _lock = Lock::exclusive(&lock_path, Wait::For(wait)).map_err(|e| match e {
+            LockError::Busy { path, .. } => StoreError::Busy { path },
+            LockError::Io { path, source } => StoreError::Io { path, source },
+        })?;
         let mut state: SessionState = match crate::fsutil::read_regular(&path, 1 << 20) {
             Ok(Some(bytes)) => serde_json::from_slice(&bytes).unwrap_or_default(),
             _ => SessionState::default(),
@@ -408,8 +410,8 @@ impl Store {
             if !ours || !e.file_type().is_ok_and(|t| t.is_file()) {
                 continue;
             }
-            // A session's age is that of its state, which every event rewrites (a lock file
-            // is never written: its time is when the session began).
+            // A session's age is that of its state, which every event rewrites (a lock
+            // file's time is when a hook last took it, never later than its state's).
             let state = name
                 .strip_suffix(".lock")
                 .or_else(|| name.strip_suffix(".review.log"))
@@ -420,9 +422,9 @@ impl Store {
             }
             // A lock some hook holds is in use, whatever its age.
             let _held = match name.ends_with(".lock") {
-                true => match crate::fsutil::open_regular(&path, crate::fsutil::Links::Any) {
-                    Ok(Some(f)) if f.try_lock().is_ok() => Some(f),
-                    _ => continue,
+                true => match Lock::existing(&path) {
+                    Some(lock) => Some(lock),
+                    None => continue,
                 },
                 false => None,
             };
@@ -454,32 +456,10 @@ impl Store {
     }
 }
 
-/// Takes `lock`, trying until `wait` has passed.
-fn take(lock: &File, path: &Path, wait: std::time::Duration) -> Result<(), StoreError> {
-    let started = std::time::Instant::now();
-    loop {
-        match lock.try_lock() {
-            Ok(()) => return Ok(()),
-            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < wait => {
-                std::thread::sleep(std::time::Duration::from_millis(2));
-            }
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(StoreError::Busy {
-                    path: path.to_owned(),
-                })
-            }
-            Err(std::fs::TryLockError::Error(source)) => {
-                return Err(StoreError::Io {
-                    path: path.to_owned(),
-                    source,
-                })
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::fs::File;
+
     use serde_json::json;
 
     use super::super::event::ToolUse;
@@ -532,7 +512,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path());
         std::fs::create_dir_all(&store.dir).unwrap();
-        let old = SystemTime::now() - Duration::from_secs(40 * 24 * 3600);
+        let old = crate::clock::system() - Duration::from_secs(40 * 24 * 3600);
         let file = |name: &str, at: SystemTime| {
             let p = store.dir.join(name);
             std::fs::write(&p, b"{}").unwrap();
@@ -544,7 +524,7 @@ mod tests {
                 .unwrap();
             p
         };
-        let now = SystemTime::now();
+        let now = crate::clock::system();
         for name in ["claude-a.json", "claude-a.lock", "claude-a.review.log"] {
             file(name, old);
         }

@@ -1,5 +1,4 @@
 use std::io::Write as _;
-use std::time::Instant;
 
 use git_skill::llm::{self, Request, Settings};
 
@@ -63,7 +62,7 @@ fn cmd_ping(ui: &mut Ui, args: PingArgs) -> Result<Outcome, CommandError> {
         .system("You are a health check. Answer with one word.");
     request.max_tokens = 16;
     request.temperature = Some(0.0);
-    let start = Instant::now();
+    let start = git_skill::clock::monotonic();
     let completion = provider.complete(&request)?;
     let latency = start.elapsed();
     let answer = git_skill::report::one_line(&completion.text, 80);

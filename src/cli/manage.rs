@@ -158,7 +158,7 @@ pub fn cmd_manage(ui: &mut Ui, args: ManageArgs) -> Result<Exit, CommandError> {
     let options = manage::Options {
         auto_skill: args.auto_skill,
         stamp: args.auto_skill,
-        now: super::clock::now()?.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        now: git_skill::clock::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         dry_run: args.dry_run,
     };
     let outcome = manage::manage(&target, &request, &options)?;

@@ -1,6 +1,5 @@
 //! Argument parsing and dispatch: one file per subcommand, one enum to route them.
 
-mod clock;
 mod completions;
 mod config;
 mod diff;
@@ -122,6 +121,20 @@ pub fn main() -> ExitCode {
         Err(e) => e.exit(),
     };
     let mut ui = Ui::new(cli.color, cli.quiet);
+    // A pinned clock that is no time stops a command before it runs; the agent's hook logs it
+    // instead (it never fails the agent).
+    let agent_hook = matches!(
+        &cli.command,
+        Command::Hook(hook::HookArgs {
+            action: hook::HookAction::Agent(_),
+            ..
+        })
+    );
+    if let (Err(e), false) = (git_skill::clock::check(), agent_hook) {
+        let error = CommandError::new(e.to_string())
+            .hint("unset it, or give a time like 2026-11-30T09:00:00Z");
+        return finish(&mut ui, Err(error));
+    }
     let result = match cli.command {
         Command::Lint(args) => lint::cmd_lint(&mut ui, args),
         Command::List(args) => list::cmd_list(&mut ui, args),

@@ -12,7 +12,7 @@ use git_skill::signal::{select, Signal};
 
 use super::output::Format;
 use super::skill_arg::{self, Allow};
-use super::{clock, CommandError, Outcome, Ui, Workspace};
+use super::{CommandError, Outcome, Ui, Workspace};
 
 /// Improve a skill from its pending signals: the 8 steps of skill-optimizer (confirm, load
 /// signals, triage, deep read, reflect, dry run, gate, update).
@@ -120,7 +120,7 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         gate_votes: ws.config.gate_votes()?,
         max_growth: ws.config.max_growth()?,
         fail_on: ws.config.fail_on()?,
-        now: clock::now()?,
+        now: git_skill::clock::now(),
     };
     let options = optimize::Options {
         days: args.days,
@@ -138,7 +138,7 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         err: &mut ui.err,
         show: std::io::stderr().is_terminal() && !ui.quiet,
         ask: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
-        started: Instant::now(),
+        started: git_skill::clock::monotonic(),
         calls: None,
     };
     // The hints name the skill as the user gave it (a path, when the name is ambiguous).

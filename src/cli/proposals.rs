@@ -3,7 +3,7 @@ use std::io::Write as _;
 use git_skill::review::proposals::{self, ProposalError};
 
 use super::output::Format;
-use super::{clock, CommandError, Outcome, Ui, Workspace};
+use super::{CommandError, Outcome, Ui, Workspace};
 
 /// See, accept or reject what the review agent proposed.
 ///
@@ -139,7 +139,7 @@ pub fn cmd_proposals(ui: &mut Ui, args: ProposalsArgs) -> Result<Outcome, Comman
         Action::Accept { id, commit, format } => {
             let p = proposals::find(repo, &id).map_err(error)?;
             let fail_on = ws.config.fail_on()?;
-            let today = super::clock::now()?.date_naive();
+            let today = git_skill::clock::today();
             let roots = ws.repo_relative_roots().named;
             match proposals::accept(repo, &p, &roots, fail_on, commit, today) {
                 Ok(a) => {
@@ -205,7 +205,7 @@ pub fn cmd_proposals(ui: &mut Ui, args: ProposalsArgs) -> Result<Outcome, Comman
             older_than,
             dry_run,
         } => {
-            let now = clock::now()?;
+            let now = git_skill::clock::now();
             let cutoff = git_skill::signal::select::parse_since(&older_than, now)
                 .map_err(|e| CommandError::new(e.to_string()))?;
             let pruned = proposals::prune(repo, cutoff, dry_run).map_err(error)?;

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::output::Format;
 use super::skill_arg::{self, Allow};
-use super::{clock, CommandError, Outcome, ResultExt, Ui, Workspace};
+use super::{CommandError, Outcome, ResultExt, Ui, Workspace};
 
 /// The recorder skill, for agents: when and how to call `git skill record`.
 pub const RECORDER_SKILL: &str = include_str!("../../templates/skills/skill-recorder/SKILL.md");
@@ -118,7 +118,7 @@ pub fn cmd_record(ui: &mut Ui, args: RecordArgs) -> Result<Outcome, CommandError
     let stamp = Stamp {
         skill: &skill.dir_name,
         skill_hash: &hash,
-        now: clock::now()?,
+        now: git_skill::clock::now(),
         nonce: nonce(),
     };
     let mut signals = Vec::with_capacity(given.len());
@@ -239,8 +239,6 @@ fn read_stdin() -> Result<String, CommandError> {
 }
 
 fn nonce() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
+    let nanos = git_skill::clock::entropy() as u64;
     (u64::from(std::process::id()) << 32) ^ nanos
 }

@@ -9,7 +9,7 @@ use git_skill::prompt::{self, Prompts};
 use git_skill::review::{self, Outcome as ReviewOutcome, Report};
 
 use super::output::Format;
-use super::{clock, CommandError, Outcome, Ui, Workspace};
+use super::{CommandError, Outcome, Ui, Workspace};
 
 /// Review an agent session and propose the skills it taught, in a sandbox.
 ///
@@ -62,7 +62,7 @@ pub struct ReviewArgs {
 
 /// Waits until `path` exists and its size has not changed for half a second, or `limit`.
 fn wait_for(path: &std::path::Path, limit: std::time::Duration) {
-    let started = Instant::now();
+    let started = git_skill::clock::monotonic();
     let mut last: Option<(u64, Instant)> = None;
     while started.elapsed() < limit {
         if let Ok(meta) = std::fs::metadata(path) {
@@ -72,7 +72,7 @@ fn wait_for(path: &std::path::Path, limit: std::time::Duration) {
                         return;
                     }
                 }
-                _ => last = Some((meta.len(), Instant::now())),
+                _ => last = Some((meta.len(), git_skill::clock::monotonic())),
             }
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
@@ -123,12 +123,12 @@ pub fn cmd_review(ui: &mut Ui, args: ReviewArgs) -> Result<Outcome, CommandError
             .map(|v| v.text.trim().to_owned()),
         roots: ws.repo_relative_roots().named,
         fail_on: config.fail_on()?,
-        now: clock::now()?,
+        now: git_skill::clock::now(),
     };
     let mut progress = Rounds {
         err: &mut ui.err,
         show: std::io::stderr().is_terminal() && !ui.quiet,
-        started: Instant::now(),
+        started: git_skill::clock::monotonic(),
     };
     let report = review::run(repo, &running, provider, &prompts, &options, &mut progress)?;
     match args.format {

@@ -44,7 +44,7 @@ pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandE
         &skill.dir,
         &rel,
         &skill.dir_name,
-        super::clock::now()?,
+        git_skill::clock::now(),
     )?;
     let new = done.commit.to_string();
     let via = match done.method {

@@ -226,7 +226,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         scan: options,
         policy: policy.as_ref(),
         baseline: baseline.as_ref(),
-        today: super::clock::now()?.date_naive(),
+        today: git_skill::clock::today(),
         lint: false,
         written: false,
     };
@@ -356,7 +356,7 @@ fn scan_range(
         scan: range.options,
         policy: policy.as_ref(),
         baseline: range.baseline.as_ref(),
-        today: super::clock::now()?.date_naive(),
+        today: git_skill::clock::today(),
         lint: false,
         written: false,
     };

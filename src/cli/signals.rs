@@ -12,7 +12,7 @@ use git_skill::report::one_line;
 
 use super::output::Format;
 use super::table::Table;
-use super::{clock, CommandError, Outcome, Ui, Workspace};
+use super::{CommandError, Outcome, Ui, Workspace};
 
 /// Show the feedback signals waiting to improve skills.
 ///
@@ -70,7 +70,7 @@ pub struct SignalsArgs {
 pub fn cmd_signals(ui: &mut Ui, args: SignalsArgs) -> Result<Outcome, CommandError> {
     let mut ws = Workspace::load(ui)?;
     ws.config.set_flag("roots", "--root", &args.roots);
-    let now = clock::now()?;
+    let now = git_skill::clock::now();
     match args.skill.clone() {
         None => dashboard(ui, &ws, &args, now),
         Some(name) => {

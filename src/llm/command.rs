@@ -4,7 +4,7 @@
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::{Completion, Describe, LlmError, Provider, Request, Role, Settings, Usage};
 
@@ -171,7 +171,7 @@ pub(crate) fn run(
         }
         let _ = err_tx.send(kept);
     });
-    let deadline = Instant::now() + timeout;
+    let deadline = crate::clock::monotonic() + timeout;
     let timed_out = |child: &mut std::process::Child| {
         kill_group(child);
         let _ = child.wait();
@@ -183,7 +183,7 @@ pub(crate) fn run(
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() >= deadline => return Err(timed_out(&mut child)),
+            Ok(None) if crate::clock::monotonic() >= deadline => return Err(timed_out(&mut child)),
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
             Err(source) => {
                 kill_group(&mut child);
@@ -194,7 +194,7 @@ pub(crate) fn run(
             }
         }
     };
-    let left = deadline.saturating_duration_since(Instant::now());
+    let left = deadline.saturating_duration_since(crate::clock::monotonic());
     // The command has exited; its output is complete once every process it started has let
     // go of the pipes, which must happen before the deadline too.
     let Ok((stdout, too_large)) = out_rx.recv_timeout(left) else {
@@ -204,7 +204,7 @@ pub(crate) fn run(
             after: timeout,
         });
     };
-    let left = deadline.saturating_duration_since(Instant::now());
+    let left = deadline.saturating_duration_since(crate::clock::monotonic());
     let stderr = err_rx
         .recv_timeout(left.max(Duration::from_millis(100)))
         .unwrap_or_default();

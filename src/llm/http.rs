@@ -1,7 +1,7 @@
 //! One JSON POST with the retry policy: connection errors, timeouts, answers cut short and the
 //! retryable statuses are tried again after a backoff that honours the server's wait.
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use super::retry::{self, Retry};
 use super::{display_url, excerpt, LlmError, Settings};
@@ -118,7 +118,7 @@ impl Http {
         let server = retry::server_wait(
             header("retry-after-ms").as_deref(),
             header("retry-after").as_deref(),
-            SystemTime::now(),
+            crate::clock::system(),
         );
         let body = response
             .body_mut()

@@ -216,7 +216,7 @@ fn keep_raw(dir: Option<&Path>, answers: &[&str]) -> std::io::Result<PathBuf> {
         }
         None => private_temp_dir()?,
     };
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S");
+    let stamp = crate::clock::now().format("%Y%m%dT%H%M%S");
     let mut text = String::new();
     for (i, a) in answers.iter().enumerate() {
         text.push_str(&format!("===== answer {} =====\n{a}\n", i + 1));

@@ -90,11 +90,7 @@ pub fn server_wait(
 fn unit_random() -> f64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
+    h.write_u128(crate::clock::entropy());
     (h.finish() >> 11) as f64 / (1u64 << 53) as f64
 }
 

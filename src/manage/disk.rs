@@ -35,8 +35,8 @@ pub fn no_link_on_the_way(from: &Path, to: &Path) -> Result<(), String> {
 }
 
 /// Takes the lock of skill `name` under `root` (waiting for another writer to finish); it
-/// holds until the returned file is dropped.
-pub fn lock(locks: &Path, root: &Path, name: &str) -> Result<std::fs::File, ManageError> {
+/// holds until the returned lock is dropped.
+pub fn lock(locks: &Path, root: &Path, name: &str) -> Result<crate::fsutil::Lock, ManageError> {
     let err = |path: PathBuf, source| ManageError::Lock {
         skill: name.to_owned(),
         path,
@@ -49,9 +49,15 @@ pub fn lock(locks: &Path, root: &Path, name: &str) -> Result<std::fs::File, Mana
         .map(|b| format!("{b:02x}"))
         .collect();
     let path = locks.join(format!("manage-{key}.lock"));
-    let file = crate::fsutil::open_lock(&path).map_err(|e| err(path.clone(), e))?;
-    file.lock().map_err(|e| err(path, e))?;
-    Ok(file)
+    // Forever: a writer of the same skill finishes in moments, and two writers queued behind
+    // it must both run, in turn.
+    crate::fsutil::Lock::exclusive(&path, crate::fsutil::lock::Wait::Forever).map_err(|e| {
+        let path = e.path().to_owned();
+        match e {
+            crate::fsutil::LockError::Io { source, .. } => err(path, source),
+            busy => err(path, std::io::Error::other(busy.to_string())),
+        }
+    })
 }
 
 /// The directory of the skill named `name` under `root`: `root/name` or, one category down,

@@ -13,6 +13,7 @@ use super::{
     Approval, Approve, Confirm, Decision, Estimate, Interact, Job, OptimizeError, Options, Report,
     Reuse, RunError, WaitingDryRun,
 };
+use crate::fsutil::worklock::{LockError, WorkLock};
 use crate::git::FileChange;
 use crate::llm::{json, Request, Usage};
 use crate::prompt::contracts::{Cluster, MaskSecrets, Reflection, TriageAnswer};
@@ -22,7 +23,6 @@ use crate::signal::select::Selector;
 use crate::signal::store::{self, Line};
 use crate::signal::{Signal, SignalType};
 use crate::skill::layout;
-use crate::worklock::{LockError, WorkLock};
 
 /// How many earlier fixes the regression check asks about at most (the newest).
 const MAX_REGRESSION: usize = 20;

@@ -13,11 +13,11 @@
 use std::path::Path;
 
 use super::{archive, history};
+use crate::fsutil::worklock::{LockError, WorkLock};
 use crate::git::{FileChange, GitError, Repo, RevertMethod};
 use crate::signal::store::{self, StoreError};
 use crate::signal::Signal;
 use crate::skill::layout;
-use crate::worklock::{LockError, WorkLock};
 
 /// What a rollback did.
 #[derive(Debug, Clone)]

@@ -22,7 +22,7 @@ pub mod turns;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -173,7 +173,7 @@ pub fn run(
     options: &Options,
     progress: &mut dyn Progress,
 ) -> Result<Report, ReviewError> {
-    let started = Instant::now();
+    let started = crate::clock::monotonic();
     let deadline = started + options.timeout;
     let conversation = transcript::read(&options.transcript, options.agent)?;
     if let (Some(expected), Some(found)) = (&options.session, &conversation.session) {
@@ -487,13 +487,7 @@ fn review_id(now: chrono::DateTime<chrono::Utc>, session: Option<&str>) -> Strin
     let mut h = sha2::Sha256::new();
     h.update(session.unwrap_or("").as_bytes());
     h.update(std::process::id().to_le_bytes());
-    h.update(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0)
-            .to_le_bytes(),
-    );
+    h.update(crate::clock::entropy().to_le_bytes());
     let digest = h.finalize();
     let hex: String = digest[..3].iter().map(|b| format!("{b:02x}")).collect();
     format!("{}-{hex}", now.format("%Y%m%dT%H%M%SZ"))
@@ -601,44 +595,31 @@ fn lock_path(repo: &Repo) -> PathBuf {
 /// to its end: a session ending meanwhile sees it and does not start another.
 #[derive(Debug)]
 pub struct ReviewLock {
-    _file: std::fs::File,
+    _lock: crate::fsutil::Lock,
 }
 
 /// Takes the review lock of `repo`; `Busy` when another review holds it. Tries for a fifth of
 /// a second: a hook asking [`is_running`] holds it for an instant.
 pub fn lock(repo: &Repo) -> Result<ReviewLock, ReviewError> {
+    use crate::fsutil::lock::{Lock, LockError, Wait};
     let path = lock_path(repo);
-    let io = |source| ReviewError::Log {
-        path: path.clone(),
-        source,
-    };
     if let Some(dir) = path.parent() {
-        crate::fsutil::private_dir(dir).map_err(io)?;
+        crate::fsutil::private_dir(dir).map_err(|source| ReviewError::Log {
+            path: path.clone(),
+            source,
+        })?;
     }
-    let file = crate::fsutil::open_lock(&path).map_err(io)?;
-    let started = Instant::now();
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(ReviewLock { _file: file }),
-            Err(std::fs::TryLockError::WouldBlock)
-                if started.elapsed() < Duration::from_millis(200) =>
-            {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            Err(std::fs::TryLockError::WouldBlock) => return Err(ReviewError::Busy { path }),
-            Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
-        }
+    match Lock::exclusive(&path, Wait::For(Duration::from_millis(200))) {
+        Ok(lock) => Ok(ReviewLock { _lock: lock }),
+        Err(LockError::Busy { path, .. }) => Err(ReviewError::Busy { path }),
+        Err(LockError::Io { path, source }) => Err(ReviewError::Log { path, source }),
     }
 }
 
 /// Whether a review of this repository is running now.
 pub fn is_running(repo: &Repo) -> bool {
     // Asked on every agent's SessionEnd: a FIFO there must not hang the agent's hook.
-    let Ok(Some(file)) = crate::fsutil::open_regular(&lock_path(repo), crate::fsutil::Links::Any)
-    else {
-        return false;
-    };
-    matches!(file.try_lock(), Err(std::fs::TryLockError::WouldBlock))
+    crate::fsutil::lock::is_held(&lock_path(repo))
 }
 
 /// The directory of run logs.

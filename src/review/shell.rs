@@ -12,7 +12,7 @@
 
 use std::io::Read as _;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::sandbox::{Denied, Sandbox};
 
@@ -674,7 +674,7 @@ fn execute(
         let _ = std::io::copy(&mut stderr, &mut std::io::sink());
         buf
     });
-    let started = Instant::now();
+    let started = crate::clock::monotonic();
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),

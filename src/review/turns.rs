@@ -127,7 +127,7 @@ pub fn drive(
     };
     let mut round = 0;
     while round < limits.max_rounds {
-        let now = Instant::now();
+        let now = crate::clock::monotonic();
         if now >= limits.deadline {
             end.stop = Stop::Timeout;
             return Ok(end);
@@ -162,7 +162,7 @@ pub fn drive(
                 .iter()
                 .map(|m| m.content.len())
                 .sum::<usize>();
-        let started = Instant::now();
+        let started = crate::clock::monotonic();
         let answer = match ask(&provider, request, limits.deadline) {
             Asked::Answer(Ok(c)) => c,
             Asked::Answer(Err(error)) => {
@@ -256,7 +256,9 @@ pub fn drive(
         }
         let mut results = Vec::new();
         for (i, call) in calls.iter().enumerate() {
-            let remaining = limits.deadline.saturating_duration_since(Instant::now());
+            let remaining = limits
+                .deadline
+                .saturating_duration_since(crate::clock::monotonic());
             let mut outcome = if remaining.is_zero() {
                 tools::CallResult {
                     content: "denied (timeout): the review's time is up".into(),
@@ -310,7 +312,7 @@ fn ask(provider: &Arc<dyn Provider>, request: Request, deadline: Instant) -> Ask
     std::thread::spawn(move || {
         let _ = tx.send(provider.complete(&request));
     });
-    let wait = deadline.saturating_duration_since(Instant::now());
+    let wait = deadline.saturating_duration_since(crate::clock::monotonic());
     match rx.recv_timeout(wait) {
         Ok(answer) => Asked::Answer(answer),
         Err(_) => Asked::TimedOut,

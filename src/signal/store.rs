@@ -11,6 +11,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::schema::{Invalid, Signal};
+use crate::fsutil::lock::{Lock, LockError, Mode, Wait};
 
 /// Lines longer than this are reported, not parsed (a signal is a few KB).
 pub const MAX_LINE_BYTES: usize = 1 << 20;
@@ -208,13 +209,10 @@ pub fn interrupted(skill_dir: &Path) -> Vec<Leftover> {
     let Some(dir) = pending_path(skill_dir).parent().map(Path::to_owned) else {
         return Vec::new();
     };
-    let Ok(guard) = File::open(&dir) else {
+    // Held, the lock keeps appends out while the folder is listed.
+    let Ok(_guard) = Lock::directory(&dir, Wait::No) else {
         return Vec::new();
     };
-    // Held, the lock keeps appends out while the folder is listed.
-    if guard.try_lock().is_err() {
-        return Vec::new();
-    }
     leftovers(skill_dir)
 }
 
@@ -294,31 +292,24 @@ fn sync_dir(path: &Path) -> std::io::Result<()> {
 /// work, so an append waits while a rewrite commits, and cannot land in a file that a failed
 /// commit then puts back. Readers take a shared lock on the file instead: every write they
 /// can see is a whole line or a whole file.
-#[cfg(unix)]
-fn lock_writers(dir: &Path) -> std::io::Result<File> {
-    let guard = File::open(dir)?;
-    guard.lock()?;
-    Ok(guard)
-}
-
-#[cfg(not(unix))]
-fn lock_writers(dir: &Path) -> std::io::Result<File> {
-    let guard = OpenOptions::new()
-        .create(true)
-        .write(true)
-        .truncate(false)
-        .open(dir.join(".lock"))?;
-    guard.lock()?;
-    Ok(guard)
+fn lock_writers(dir: &Path) -> std::io::Result<Lock> {
+    Lock::directory(dir, Wait::Forever).map_err(into_io)
 }
 
 /// The store opened under an exclusive lock, taken after the writers' lock: a rewrite holds
 /// that lock until its new file is in place, so the path names the current file. A FIFO, a
 /// device or a hard link is refused (their content is not the store's to commit).
-fn open_locked(path: &Path) -> std::io::Result<File> {
+fn open_locked(path: &Path) -> std::io::Result<Lock> {
     let file = crate::fsutil::open_append(path)?;
-    file.lock()?;
-    Ok(file)
+    Lock::on(file, path, Mode::Exclusive, Wait::Forever).map_err(into_io)
+}
+
+/// A lock error as the I/O error the store's errors carry (with [`Wait::Forever`] it is one).
+fn into_io(e: LockError) -> std::io::Error {
+    match e {
+        LockError::Io { source, .. } => source,
+        busy => std::io::Error::other(busy.to_string()),
+    }
 }
 
 /// Works out the pending store without the signals whose ids are in `ids` (every other line
@@ -348,7 +339,7 @@ pub fn rewrite_without<T>(
         path: path.clone(),
         source,
     })?;
-    let mut reader = BufReader::new(&file);
+    let mut reader = BufReader::new(file.file());
     let mut kept = Vec::new();
     let mut removed = Vec::new();
     let mut line = Vec::new();
@@ -497,8 +488,9 @@ pub fn stream(path: &Path, mut each: impl FnMut(Line)) -> Result<(), StoreError>
             })
         }
     };
-    file.lock_shared().map_err(read_err)?;
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let file =
+        Lock::on(file, path, Mode::Shared, Wait::Forever).map_err(|e| read_err(into_io(e)))?;
+    let mut reader = BufReader::with_capacity(64 * 1024, file.file());
     let mut line = Vec::new();
     let mut number = 0;
     loop {

@@ -148,4 +148,22 @@ fn errors_say_what_to_do() {
         "allow:\n  - rule: NOPE001\n    reason: x\n",
     );
     check(&sb, "error-bad-policy", &["scan"]);
+    // A pinned clock that is no time stops a command before it runs; the agent's hook logs
+    // it and lets the agent go on (exit 0), or fails with --strict.
+    let end =
+        r#"{"hook_event_name":"SessionEnd","session_id":"s1","transcript_path":"/nonexistent"}"#;
+    for (name, args) in [
+        ("error-bad-pinned-clock", &["list"][..]),
+        (
+            "error-bad-pinned-clock-hook-agent",
+            &["hook", "agent", "--agent", "claude"][..],
+        ),
+        (
+            "error-bad-pinned-clock-hook-agent-strict",
+            &["hook", "agent", "--agent", "claude", "--strict"][..],
+        ),
+    ] {
+        let run = sb.run_with_stdin(args, &[("GIT_SKILL_NOW", "2026-13-01")], end);
+        assert_snapshot(name, &show(&sb, &run));
+    }
 }

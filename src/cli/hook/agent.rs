@@ -13,7 +13,7 @@ use git_skill::agent::event::{self, Event, Phase, MAX_PAYLOAD_BYTES};
 use git_skill::agent::session::{self, Decision, Policy, Store};
 use git_skill::agent::Agent;
 
-use crate::cli::{clock, CommandError, Outcome, Ui, Workspace};
+use crate::cli::{CommandError, Outcome, Ui, Workspace};
 
 /// How long what a session left (its state, lock and review log) is kept after its last event.
 const SESSIONS_KEPT: Duration = Duration::from_secs(30 * 24 * 3600);
@@ -99,6 +99,7 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
             .map_err(|e| format!("cannot enter '{}': {e}", cwd.display()))?;
     }
     let ws = Workspace::load(ui).map_err(|e| format!("{:#}", e.error))?;
+    git_skill::clock::check().map_err(|e| e.to_string())?;
     let Some(repo) = ws.repo.as_ref() else {
         // Not a repository: nothing to count for.
         return Ok(());
@@ -115,9 +116,7 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
         review_running: event.phase == Phase::SessionEnd && git_skill::review::is_running(repo),
         inside_review: std::env::var_os("GIT_SKILL_PURPOSE").is_some(),
         transcript_dirs: session::transcript_dirs(ws.home.as_deref(), &env),
-        now: clock::now()
-            .map_err(|e| format!("{:#}", e.error))?
-            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        now: git_skill::clock::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     };
     let default_transcript =
         session::default_transcript(event.agent, &event.session, ws.home.as_deref(), &env);
@@ -146,7 +145,7 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
     let log = store.dir.join("hook.log");
     if event.phase != Phase::ToolUsed {
         // The housekeeping of sessions long gone, at a session's end (once a day at most).
-        store.prune(SESSIONS_KEPT, std::time::SystemTime::now());
+        store.prune(SESSIONS_KEPT, git_skill::clock::now().into());
     }
     match (decision, started) {
         (Decision::Skipped { reason, detail }, _) => {
@@ -214,7 +213,7 @@ fn start_review(top: &Path, dir: &Path, event: &Event, transcript: &Path) -> std
 /// One line of `hook.log`; a failure to write it is not the agent's problem.
 fn append_log(path: &Path, event: &Event, decision: &str, reason: &str, detail: &str) {
     let line = serde_json::json!({
-        "at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        "at": git_skill::clock::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         "agent": event.agent.as_str(),
         "session": event.session,
         "event": event.name,

@@ -139,7 +139,7 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         scan: ScanOptions::default(),
         policy: policy.as_ref(),
         baseline: None,
-        today: super::clock::now()?.date_naive(),
+        today: git_skill::clock::today(),
         lint: true,
         written: false,
     };

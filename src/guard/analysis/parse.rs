@@ -49,7 +49,7 @@ thread_local! {
 
 /// Runs `f` (the analysis of one file) with parsing bounded by [`FILE_PARSE_TIME`].
 pub fn with_file_deadline<T>(f: impl FnOnce() -> T) -> T {
-    with_deadline(Instant::now() + FILE_PARSE_TIME, f)
+    with_deadline(crate::clock::monotonic() + FILE_PARSE_TIME, f)
 }
 
 fn with_deadline<T>(deadline: Instant, f: impl FnOnce() -> T) -> T {
@@ -106,7 +106,7 @@ pub fn parse(grammar: Grammar, text: &str) -> Option<Tree> {
         text
     };
     let deadline = DEADLINE.with(Cell::get);
-    if deadline.is_some_and(|d| Instant::now() >= d) {
+    if deadline.is_some_and(|d| crate::clock::monotonic() >= d) {
         return None;
     }
     PARSERS.with(|cell| {
@@ -121,7 +121,8 @@ pub fn parse(grammar: Grammar, text: &str) -> Option<Tree> {
         parser.reset();
         let bytes = text.as_bytes();
         // `true` stops the parse; called every 100 parser operations.
-        let mut progress = |_: &ParseState| deadline.is_some_and(|d| Instant::now() >= d);
+        let mut progress =
+            |_: &ParseState| deadline.is_some_and(|d| crate::clock::monotonic() >= d);
         let tree = parser.parse_with_options(
             &mut |i, _| bytes.get(i..).unwrap_or_default(),
             None,
@@ -148,7 +149,7 @@ mod tests {
             Grammar::PowerShell,
         ] {
             assert!(parse(g, "x = 1\n").is_some(), "{g:?}");
-            let spent = Instant::now() - Duration::from_millis(1);
+            let spent = crate::clock::monotonic() - Duration::from_millis(1);
             assert!(
                 with_deadline(spent, || parse(g, "x = 1\n")).is_none(),
                 "{g:?}"
@@ -190,7 +191,7 @@ mod tests {
     fn a_parse_stopped_midway_leaves_the_parser_usable() {
         let text = "x = [1, 2, (3, {4: 5})]\n".repeat(100_000);
         // A deadline that passes during the parse.
-        let soon = Instant::now() + Duration::from_micros(200);
+        let soon = crate::clock::monotonic() + Duration::from_micros(200);
         let _ = with_deadline(soon, || parse(Grammar::Python, &text));
         let tree = parse(Grammar::Python, "def f(a):\n    return a\n").unwrap();
         assert!(!tree.root_node().has_error());

@@ -1,4 +1,10 @@
-//! File writes that never leave a torn file behind.
+//! Safe file I/O: writes that never leave a torn file behind, opens that refuse what is not
+//! the plain file it should be (a FIFO, a device, a link, a hard link), and the one lock.
+
+pub mod lock;
+pub mod worklock;
+
+pub use lock::{Lock, LockError};
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -198,9 +204,8 @@ pub fn open_append(path: &Path) -> std::io::Result<std::fs::File> {
     open_writable(path, true)
 }
 
-/// Opens (or creates) a lock file for `File::lock`, refusing what [`open_append`]
-/// refuses. Its content is never read or changed.
-pub fn open_lock(path: &Path) -> std::io::Result<std::fs::File> {
+/// Opens (or creates) a lock file for [`lock`], refusing what [`open_append`] refuses.
+fn open_lock(path: &Path) -> std::io::Result<std::fs::File> {
     open_writable(path, false)
 }
 

@@ -2,8 +2,9 @@
 //! lives (the operating system releases it when the process dies, however it dies). Optimize
 //! holds one in a skill's `.skillopt/work/`; the review agent holds one for its proposals.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
+
+use super::lock::{Lock, Wait};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
@@ -26,7 +27,7 @@ pub enum LockError {
 /// lock (a run that stopped before it wrote anything that matters), the directory goes too.
 #[derive(Debug)]
 pub struct WorkLock {
-    _file: File,
+    _lock: Lock,
     dir: PathBuf,
 }
 
@@ -44,14 +45,13 @@ impl WorkLock {
             source,
         };
         crate::fsutil::private_dir(dir).map_err(io)?;
-        let file = crate::fsutil::open_lock(&path).map_err(io)?;
-        match file.try_lock() {
-            Ok(()) => Ok(WorkLock {
-                _file: file,
+        match Lock::exclusive(&path, Wait::No) {
+            Ok(lock) => Ok(WorkLock {
+                _lock: lock,
                 dir: dir.to_owned(),
             }),
-            Err(std::fs::TryLockError::WouldBlock) => Err(LockError::Busy { lock: path }),
-            Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+            Err(super::LockError::Busy { .. }) => Err(LockError::Busy { lock: path }),
+            Err(super::LockError::Io { source, .. }) => Err(io(source)),
         }
     }
 }
