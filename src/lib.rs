@@ -12,6 +12,8 @@
 //!
 //! | module | what it does |
 //! |---|---|
+//! | [`env`] | what a command starts from: the current directory, the repository, configuration, HOME and the skill roots, loaded from values the binary reads |
+//! | [`ops`] | one operation per command: options in, a serialisable report out, nothing printed |
 //! | [`skill`] | where skills live (discovery, links), what they hold, their format and limits (lint) |
 //! | [`guard`] | SkillGuard: the rule registry and the scanner that gives a skill its verdict |
 //! | [`check`] | one check path: a skill from the work tree, the index, a revision or memory, with policy and baseline |
@@ -35,11 +37,13 @@ pub mod check;
 pub mod clock;
 pub mod config;
 pub mod drift;
+pub mod env;
 pub mod fsutil;
 pub mod git;
 pub mod guard;
 pub mod llm;
 pub mod manage;
+pub mod ops;
 pub mod optimize;
 pub mod parallel;
 pub mod progress;

@@ -36,11 +36,6 @@ impl CommandError {
         CommandError::with(ErrorKind::User, anyhow::anyhow!("{message}"))
     }
 
-    /// A configuration error with this message.
-    pub fn config(message: impl std::fmt::Display) -> Self {
-        CommandError::with(ErrorKind::Config, anyhow::anyhow!("{message}"))
-    }
-
     /// An error of `kind` wrapping a library error (its sources become `caused by:` lines).
     pub fn with(kind: ErrorKind, error: impl Into<anyhow::Error>) -> Self {
         CommandError {

@@ -152,6 +152,19 @@ impl From<StoreError> for CommandError {
     }
 }
 
+impl From<git_skill::ops::signals::SignalsError> for CommandError {
+    fn from(e: git_skill::ops::signals::SignalsError) -> Self {
+        use git_skill::ops::signals::SignalsError as E;
+        match e {
+            E::Store(e) => e.into(),
+            E::Hash(e) => e.into(),
+            E::Deleted { .. } => {
+                hinted(ErrorKind::User, e, Some("list its signals without --selected".into()))
+            }
+        }
+    }
+}
+
 impl From<git_skill::signal::HashError> for CommandError {
     fn from(e: git_skill::signal::HashError) -> Self {
         let hint = match &e {
@@ -208,9 +221,35 @@ impl From<PromptError> for CommandError {
     }
 }
 
+impl From<git_skill::env::EnvError> for CommandError {
+    fn from(e: git_skill::env::EnvError) -> Self {
+        use git_skill::env::EnvError as E;
+        match e {
+            E::Git(e) => e.into(),
+            E::NotUtf8 { ref name } => {
+                let hint = match name.as_str() {
+                    "GIT_CONFIG_PARAMETERS" => "check the values given with `git -c`".to_owned(),
+                    _ => format!("unset {name} or give it a UTF-8 value"),
+                };
+                hinted(ErrorKind::Config, e, Some(hint))
+            }
+            E::NoWorkTree { .. } => hinted(
+                ErrorKind::User,
+                e,
+                Some("run it inside the repository that holds the skills".into()),
+            ),
+            E::NothingToCheck { ref command, .. } => {
+                let hint = format!("run inside a work tree, or name what to check: git skill {command} path/to/skill (or --root DIR)");
+                hinted(ErrorKind::User, e, Some(hint))
+            }
+        }
+    }
+}
+
 impl From<PathError> for CommandError {
     fn from(e: PathError) -> Self {
         let hint = match &e {
+            PathError::NoSkill { .. } => "a skill is a directory holding SKILL.md; give that directory, its SKILL.md, or a folder of skills",
             PathError::NotSkillMd { .. } => {
                 "give a skill directory, its SKILL.md, or a folder of skills"
             }

@@ -16,7 +16,8 @@ pub enum Format {
 /// Writes `body`, a JSON object, with `"version": 1` added, then a newline, to stdout.
 /// Secrets are masked value by value first, so that the terminal's masking (of text) finds
 /// nothing left to cut across a string's quotes.
-pub fn json(ui: &mut Ui, mut body: serde_json::Value) -> Result<(), CommandError> {
+pub fn json(ui: &mut Ui, body: impl serde::Serialize) -> Result<(), CommandError> {
+    let mut body = serde_json::to_value(body)?;
     git_skill::redact::redact_value(&mut body);
     if let serde_json::Value::Object(map) = &mut body {
         map.insert("version".into(), 1.into());

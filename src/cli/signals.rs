@@ -1,14 +1,12 @@
 use chrono::{DateTime, Utc};
-use git_skill::signal::dashboard::{self, Row, Tally};
-use git_skill::signal::select::{self, Selector};
-use git_skill::signal::store::{self, BadLine, Line};
-use git_skill::signal::{Signal, SignalType};
-use git_skill::skill::discover::{self, Discovery, Skill};
-use serde_json::{json, Value};
-use std::collections::HashMap;
+use git_skill::ops::signals::{self as op, Listed, Problem};
+use git_skill::report::one_line;
+use git_skill::signal::dashboard;
+use git_skill::signal::select;
+use git_skill::signal::SignalType;
+use git_skill::skill::discover::{self, Discovery};
 
 use super::skill_arg::{self, Allow};
-use git_skill::report::one_line;
 
 use super::output::Format;
 use super::table::Table;
@@ -71,17 +69,42 @@ pub fn cmd_signals(ui: &mut Ui, args: SignalsArgs) -> Result<Outcome, CommandErr
     let mut ws = Workspace::load(ui)?;
     ws.config.set_flag("roots", "--root", &args.roots);
     let now = git_skill::clock::now();
-    match args.skill.clone() {
-        None => dashboard(ui, &ws, &args, now),
-        Some(name) => {
-            let (skill, deleted) = skill_arg::resolve(&ws, ui, &name, Allow::Deleted)?;
-            if args.selected {
-                selected(ui, &ws, &args, &skill, deleted, now)
-            } else {
-                list(ui, &ws, &args, &skill, deleted, now)
-            }
+    let Some(name) = args.skill.clone() else {
+        return dashboard(ui, &ws, &args, now);
+    };
+    let (skill, deleted) = skill_arg::resolve(&ws, ui, &name, Allow::Deleted)?;
+    if args.selected {
+        let options = op::SelectOptions {
+            now,
+            days: args.days,
+            max_signals: args.max_signals,
+        };
+        let mut report = op::selected(&ws, &skill, deleted, &options)?;
+        problems(ui, &ws, std::mem::take(&mut report.problems))?;
+        match args.format {
+            Format::Json => super::output::json(ui, &report)?,
+            Format::Text => selected_text(ui, &report, now)?,
+        }
+    } else {
+        let since = match &args.since {
+            Some(text) => Some(select::parse_since(text, now).map_err(|e| {
+                CommandError::new(e)
+                    .hint("give a date (2026-11-01), a time (RFC 3339) or an age: 12h, 7d, 2w")
+            })?),
+            None => None,
+        };
+        let options = op::ListOptions {
+            kind: args.kind,
+            since,
+        };
+        let mut report = op::list(&ws, &skill, deleted, &options)?;
+        problems(ui, &ws, std::mem::take(&mut report.problems))?;
+        match args.format {
+            Format::Json => super::output::json(ui, &report)?,
+            Format::Text => list_text(ui, &report, now)?,
         }
     }
+    Ok(Outcome::Clean)
 }
 
 fn dashboard(
@@ -105,61 +128,21 @@ fn dashboard(
         }
         found.merge(user);
     }
-    let looked_at = found.skills.len();
-    let targets: Vec<(Skill, bool)> = found
+    let skills = found
         .skills
         .into_iter()
         .map(|s| (s, false))
         .chain(found.deleted.into_iter().map(|s| (s, true)))
         .collect();
-    let jobs = git_skill::parallel::default_jobs();
-    let tallies = git_skill::parallel::map_ordered(&targets, jobs, |(skill, _)| {
-        dashboard::tally(&store::pending_path(&skill.dir))
-    });
-    let mut rows = Vec::new();
-    for ((skill, deleted), tally) in targets.into_iter().zip(tallies) {
-        let path = store::pending_path(&skill.dir);
-        let tally = match tally {
-            Ok(t) => t,
-            Err(e) => {
-                ui.error(&CommandError::from(e))?;
-                continue;
-            }
-        };
-        report_bad(ui, ws, &path, &tally.bad, tally.bad_count)?;
-        if tally.total() > 0 || deleted {
-            rows.push(Row {
-                skill: skill.dir_name.clone(),
-                dir: skill.dir.clone(),
-                deleted,
-                tally,
-            });
-        }
-    }
-    dashboard::order(&mut rows);
+    let mut report = op::dashboard(ws, skills);
+    problems(ui, ws, std::mem::take(&mut report.problems))?;
+    let rows = &report.skills;
     match args.format {
-        Format::Json => {
-            let skills: Vec<Value> = rows
-                .iter()
-                .map(|r| {
-                    json!({
-                        "skill": r.skill,
-                        "path": ws.display(&r.dir).display().to_string(),
-                        "deleted": r.deleted,
-                        "corrected": r.tally.corrected,
-                        "friction": r.tally.friction,
-                        "latest": r.tally.latest.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
-                        "highlight": !r.deleted && r.tally.highlighted(),
-                        "malformed_lines": r.tally.bad_count,
-                    })
-                })
-                .collect();
-            super::output::json(ui, serde_json::json!({ "skills": skills }))?;
-        }
+        Format::Json => super::output::json(ui, &report)?,
         Format::Text => {
             let mut table = Table::new(&["SKILL", "CORRECTED", "FRICTION", "LATEST", "PATH"]);
-            for r in &rows {
-                let path = ws.display(&r.dir).display().to_string();
+            for r in rows {
+                let path = r.path.display().to_string();
                 let cells = if r.deleted {
                     vec![
                         r.skill.clone(),
@@ -171,27 +154,25 @@ fn dashboard(
                 } else {
                     vec![
                         r.skill.clone(),
-                        r.tally.corrected.to_string(),
-                        r.tally.friction.to_string(),
-                        latest(&r.tally, now),
+                        r.corrected.to_string(),
+                        r.friction.to_string(),
+                        ago(r.latest, now),
                         path,
                     ]
                 };
-                table.row(cells, !r.deleted && r.tally.highlighted());
+                table.row(cells, r.highlight);
             }
             table.write(&mut ui.out, ui.out_style)?;
         }
     }
+    let looked_at = report.looked_at;
     if rows.is_empty() {
         ui.status(&format!(
             "no pending signals in {}; agents record them with git skill record <skill> (see git skill record --print-skill)",
             git_skill::report::plural(looked_at, "skill")
         ))?;
     } else if args.format == Format::Text {
-        let highlighted = rows
-            .iter()
-            .filter(|r| !r.deleted && r.tally.highlighted())
-            .count();
+        let highlighted = rows.iter().filter(|r| r.highlight).count();
         let mut status = format!(
             "{} of {looked_at} skills have pending signals",
             rows.iter().filter(|r| !r.deleted).count()
@@ -208,225 +189,99 @@ fn dashboard(
     Ok(Outcome::Clean)
 }
 
-fn latest(tally: &Tally, now: DateTime<Utc>) -> String {
-    tally
-        .latest
-        .map_or_else(|| "-".into(), |t| dashboard::ago(t, now))
+fn ago(t: Option<DateTime<Utc>>, now: DateTime<Utc>) -> String {
+    t.map_or_else(|| "-".into(), |t| dashboard::ago(t, now))
 }
 
-/// Malformed lines, as `file:line: reason` warnings.
-fn report_bad(
-    ui: &mut Ui,
-    ws: &Workspace,
-    path: &std::path::Path,
-    bad: &[BadLine],
-    count: usize,
-) -> std::io::Result<()> {
-    let shown = ws.display(path);
-    for b in bad {
-        ui.warn(&format!("{}:{}: {}", shown.display(), b.line, b.reason))?;
-    }
-    if count > bad.len() {
-        ui.warn(&format!(
-            "{}: {} more malformed lines not shown",
-            shown.display(),
-            count - bad.len()
-        ))?;
+/// What a listing passed over: malformed lines as `file:line: reason` warnings, an
+/// unreadable store as an error.
+fn problems(ui: &mut Ui, ws: &Workspace, problems: Vec<Problem>) -> Result<(), CommandError> {
+    for p in problems {
+        match p {
+            Problem::Malformed {
+                store,
+                line,
+                reason,
+            } => ui.warn(&format!("{}:{line}: {reason}", ws.display(&store).display()))?,
+            Problem::MoreMalformed { store, count } => ui.warn(&format!(
+                "{}: {count} more malformed lines not shown",
+                ws.display(&store).display()
+            ))?,
+            Problem::Interrupted { path, bytes } => ui.warn(&format!(
+                "'{}' ({}) is what an interrupted record left: its signals never reached the store; the next record removes it",
+                ws.display(&path).display(),
+                git_skill::report::plural(bytes as usize, "byte")
+            ))?,
+            Problem::Unreadable(e) => ui.error(&CommandError::from(e))?,
+        }
     }
     Ok(())
 }
 
-fn list(
-    ui: &mut Ui,
-    ws: &Workspace,
-    args: &SignalsArgs,
-    skill: &Skill,
-    deleted: bool,
-    now: DateTime<Utc>,
-) -> Result<Outcome, CommandError> {
-    let since = match &args.since {
-        Some(text) => Some(select::parse_since(text, now).map_err(|e| {
-            CommandError::new(e)
-                .hint("give a date (2026-11-01), a time (RFC 3339) or an age: 12h, 7d, 2w")
-        })?),
-        None => None,
+fn list_text(ui: &mut Ui, report: &op::SignalList, now: DateTime<Utc>) -> Result<(), CommandError> {
+    signal_table(&report.signals, now).write(&mut ui.out, ui.out_style)?;
+    let n = report.signals.len();
+    let what = if n == 1 { "signal" } else { "signals" };
+    let filtered = if report.filtered { " matching" } else { "" };
+    let gone = if report.deleted {
+        " (its SKILL.md is gone)"
+    } else {
+        ""
     };
-    let kind = args.kind;
-    let current = current_hash(skill, deleted)?;
-    let path = store::pending_path(&skill.dir);
-    let mut signals: Vec<(usize, Signal)> = Vec::new();
-    let mut bad = Vec::new();
-    let mut bad_count = 0;
-    store::stream(&path, |entry| match entry {
-        Line::Signal(line, signal) => {
-            let keep = kind.is_none_or(|k| signal.kind == k)
-                && since.is_none_or(|s| signal.time().is_some_and(|t| t >= s));
-            if keep {
-                signals.push((line, signal));
-            }
-        }
-        Line::Bad(b) => dashboard::note_bad(&mut bad, &mut bad_count, b),
-    })?;
-    report_bad(ui, ws, &path, &bad, bad_count)?;
-    for l in store::interrupted(&skill.dir) {
-        ui.warn(&format!(
-            "'{}' ({}) is what an interrupted record left: its signals never reached the store; the next record removes it",
-            ws.display(&l.path).display(),
-            git_skill::report::plural(l.bytes as usize, "byte")
-        ))?;
-    }
-    let shown = ws.display(&skill.dir).display().to_string();
-    let returned = returned(ws, skill);
-    match args.format {
-        Format::Json => {
-            let items: Vec<Value> = signals
-                .iter()
-                .map(|(line, s)| signal_json(s, Some(*line), current.as_deref(), &returned))
-                .collect();
-            let bad: Vec<Value> = bad
-                .iter()
-                .map(|b| json!({ "line": b.line, "reason": redact(&b.reason) }))
-                .collect();
-            super::output::json(
-                ui,
-                serde_json::json!({ "skill": skill.dir_name,
-                    "path": shown,
-                    "deleted": deleted,
-                    "signals": items,
-                    "malformed_lines": bad,
-                    "malformed_count": bad_count }),
-            )?;
-        }
-        Format::Text => {
-            let table = signal_table(signals.iter().map(|(_, s)| s), current.as_deref(), now);
-            table.write(&mut ui.out, ui.out_style)?;
-            let n = signals.len();
-            let what = if n == 1 { "signal" } else { "signals" };
-            let filtered = if kind.is_some() || since.is_some() {
-                " matching"
-            } else {
-                ""
-            };
-            let gone = if deleted {
-                " (its SKILL.md is gone)"
-            } else {
-                ""
-            };
-            ui.status(&format!(
-                "{n}{filtered} pending {what} for {}{gone}{}",
-                skill.dir_name,
-                returned_note(signals.iter().map(|(_, s)| s), &returned)
-            ))?;
-        }
-    }
-    Ok(Outcome::Clean)
+    ui.status(&format!(
+        "{n}{filtered} pending {what} for {}{gone}{}",
+        report.skill,
+        returned_note(&report.signals)
+    ))?;
+    Ok(())
 }
 
-fn selected(
-    ui: &mut Ui,
-    ws: &Workspace,
-    args: &SignalsArgs,
-    skill: &Skill,
-    deleted: bool,
-    now: DateTime<Utc>,
-) -> Result<Outcome, CommandError> {
-    if deleted {
-        return Err(CommandError::new(format!(
-            "the SKILL.md of '{}' is gone: there is nothing to optimise",
-            skill.dir_name
-        ))
-        .hint("list its signals without --selected"));
+fn selected_text(ui: &mut Ui, report: &op::Selected, now: DateTime<Utc>) -> Result<(), CommandError> {
+    signal_table(&report.selected, now).write(&mut ui.out, ui.out_style)?;
+    let n = report.selected.len();
+    let mut status = format!(
+        "{n} selected for {} (last {} days, at most {}, corrected first)",
+        report.skill, report.days, report.max_signals
+    );
+    if !report.stale.is_empty() {
+        status.push_str(&format!(
+            "; {} recorded against an older SKILL.md",
+            report.stale.len()
+        ));
     }
-    let current = git_skill::signal::skill_md_sha256(&skill.dir)?;
-    let path = store::pending_path(&skill.dir);
-    let mut selector = Selector::new(now, args.days, args.max_signals);
-    let mut bad = Vec::new();
-    let mut bad_count = 0;
-    store::stream(&path, |entry| match entry {
-        Line::Signal(_, signal) => selector.push(signal),
-        Line::Bad(b) => dashboard::note_bad(&mut bad, &mut bad_count, b),
-    })?;
-    report_bad(ui, ws, &path, &bad, bad_count)?;
-    let selection = selector.finish(&current);
-    let returned = returned(ws, skill);
-    match args.format {
-        Format::Json => {
-            let items: Vec<Value> = selection
-                .selected
-                .iter()
-                .map(|s| signal_json(s, None, Some(&current), &returned))
-                .collect();
-            super::output::json(
-                ui,
-                serde_json::json!({ "skill": skill.dir_name,
-                    "path": ws.display(&skill.dir).display().to_string(),
-                    "days": args.days,
-                    "max_signals": args.max_signals,
-                    "selected": items,
-                    "stale": selection.stale.iter().map(|id| redact(id)).collect::<Vec<_>>(),
-                    "left_out": selection.left_out,
-                    "too_old": selection.too_old,
-                    "malformed_count": bad_count }),
-            )?;
-        }
-        Format::Text => {
-            signal_table(selection.selected.iter(), Some(&current), now)
-                .write(&mut ui.out, ui.out_style)?;
-            let n = selection.selected.len();
-            let mut status = format!(
-                "{n} selected for {} (last {} days, at most {}, corrected first)",
-                skill.dir_name, args.days, args.max_signals
-            );
-            if !selection.stale.is_empty() {
-                status.push_str(&format!(
-                    "; {} recorded against an older SKILL.md",
-                    selection.stale.len()
-                ));
-            }
-            if selection.left_out > 0 {
-                status.push_str(&format!("; {} left out past the limit", selection.left_out));
-            }
-            if selection.too_old > 0 {
-                status.push_str(&format!(
-                    "; {} older than {} days",
-                    selection.too_old, args.days
-                ));
-            }
-            status.push_str(&returned_note(selection.selected.iter(), &returned));
-            ui.status(&status)?;
-        }
+    if report.left_out > 0 {
+        status.push_str(&format!("; {} left out past the limit", report.left_out));
     }
-    Ok(Outcome::Clean)
+    if report.too_old > 0 {
+        status.push_str(&format!(
+            "; {} older than {} days",
+            report.too_old, report.days
+        ));
+    }
+    status.push_str(&returned_note(&report.selected));
+    ui.status(&status)?;
+    Ok(())
 }
 
-/// The sha256 of SKILL.md today, or none for a deleted skill.
-fn current_hash(skill: &Skill, deleted: bool) -> Result<Option<String>, CommandError> {
-    if deleted {
-        return Ok(None);
-    }
-    Ok(Some(git_skill::signal::skill_md_sha256(&skill.dir)?))
-}
-
-fn signal_table<'a>(
-    signals: impl Iterator<Item = &'a Signal>,
-    current: Option<&str>,
-    now: DateTime<Utc>,
-) -> Table {
+fn signal_table(signals: &[Listed], now: DateTime<Utc>) -> Table {
     let mut table = Table::new(&["ID", "TYPE", "RECORDED", "VERSION", "SCENARIO", "DETAIL"]);
-    for s in signals {
+    for l in signals {
+        let s = &l.signal;
         let detail = match s.kind {
             SignalType::Corrected => &s.correction,
             SignalType::Friction => &s.friction_detail,
         };
-        let recorded = s
-            .time()
-            .map_or_else(|| "-".into(), |t| dashboard::ago(t, now));
+        let version = match l.stale {
+            None => "-",
+            Some(false) => "current",
+            Some(true) => "older",
+        };
         table.row(
             vec![
                 redact(&s.signal_id),
                 s.kind.as_str().into(),
-                recorded,
-                version(s, current).into(),
+                ago(s.time(), now),
+                version.into(),
                 one_line(&redact(&s.scenario), 48),
                 one_line(&redact(detail), 60),
             ],
@@ -436,73 +291,21 @@ fn signal_table<'a>(
     table
 }
 
-fn version(s: &Signal, current: Option<&str>) -> &'static str {
-    match current {
-        None => "-",
-        Some(h) if s.skill_version_hash.eq_ignore_ascii_case(h) => "current",
-        Some(_) => "older",
-    }
-}
-
 fn redact(text: &str) -> String {
     git_skill::redact::redact(text)
 }
 
-/// Pending signals that a rollback put back: id -> the revert commit. Empty outside a
-/// repository, or when the history cannot be read (the listing does not depend on it).
-fn returned(ws: &Workspace, skill: &Skill) -> HashMap<String, String> {
-    let Some(repo) = ws.repo.as_ref() else {
-        return HashMap::new();
-    };
-    let Some(rel) = repo.relative(&skill.dir) else {
-        return HashMap::new();
-    };
-    git_skill::optimize::rollback::returned_by(repo, &skill.dir, &rel).unwrap_or_default()
-}
-
 /// `; 3 returned by rollback 1a2b3c4` for the signals listed that a rollback put back.
-fn returned_note<'a>(
-    signals: impl Iterator<Item = &'a Signal>,
-    returned: &HashMap<String, String>,
-) -> String {
+fn returned_note(signals: &[Listed]) -> String {
     let mut by: Vec<(String, usize)> = Vec::new();
-    for s in signals {
-        if let Some(sha) = returned.get(&s.signal_id) {
-            let short: String = sha.chars().take(7).collect();
-            match by.iter_mut().find(|(c, _)| *c == short) {
-                Some((_, n)) => *n += 1,
-                None => by.push((short, 1)),
-            }
+    for sha in signals.iter().filter_map(|l| l.returned_by.as_ref()) {
+        let short: String = sha.chars().take(7).collect();
+        match by.iter_mut().find(|(c, _)| *c == short) {
+            Some((_, n)) => *n += 1,
+            None => by.push((short, 1)),
         }
     }
     by.iter()
         .map(|(sha, n)| format!("; {n} returned by rollback {sha}"))
         .collect()
-}
-
-/// A signal for JSON output: every field, credentials masked, plus where it is, whether it
-/// was recorded against the SKILL.md of today, and the rollback that returned it, if one did.
-fn signal_json(
-    s: &Signal,
-    line: Option<usize>,
-    current: Option<&str>,
-    returned: &HashMap<String, String>,
-) -> Value {
-    let mut value = serde_json::to_value(s).expect("a signal serialises");
-    git_skill::redact::redact_value(&mut value);
-    if let Value::Object(map) = &mut value {
-        if let Some(line) = line {
-            map.insert("line".into(), line.into());
-        }
-        if let Some(sha) = returned.get(&s.signal_id) {
-            map.insert("returned_by".into(), sha.clone().into());
-        }
-        if let Some(h) = current {
-            map.insert(
-                "stale".into(),
-                (!s.skill_version_hash.eq_ignore_ascii_case(h)).into(),
-            );
-        }
-    }
-    value
 }

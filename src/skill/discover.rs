@@ -586,6 +586,8 @@ fn skill_at(root: &Root, dir: &Path) -> Skill {
 /// Why a path given on the command line is not something to check.
 #[derive(Debug, thiserror::Error)]
 pub enum PathError {
+    #[error("no SKILL.md found in '{}'", path.display())]
+    NoSkill { path: PathBuf },
     #[error("'{}' is a file but not a SKILL.md", path.display())]
     NotSkillMd { path: PathBuf },
     #[error("could not read '{}'", path.display())]

@@ -1,0 +1,19 @@
+//! One library operation per command, the way gitoxide-core has them: `Options` in, a report
+//! out that serialises to the command's JSON, nothing printed. The binary turns arguments into
+//! options and renders the report (text, JSON); what an operation passed over (a malformed
+//! line, an unreadable store) is in the report, for the renderer to show as a warning or an
+//! error.
+
+pub mod signals;
+
+/// Times in reports: RFC 3339 to the second, in UTC (`2026-11-30T09:00:00Z`).
+pub(crate) mod time {
+    use chrono::{DateTime, SecondsFormat, Utc};
+
+    pub fn secs<S: serde::Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+        match t {
+            Some(t) => s.serialize_some(&t.to_rfc3339_opts(SecondsFormat::Secs, true)),
+            None => s.serialize_none(),
+        }
+    }
+}
