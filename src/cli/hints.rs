@@ -158,9 +158,11 @@ impl From<git_skill::ops::signals::SignalsError> for CommandError {
         match e {
             E::Store(e) => e.into(),
             E::Hash(e) => e.into(),
-            E::Deleted { .. } => {
-                hinted(ErrorKind::User, e, Some("list its signals without --selected".into()))
-            }
+            E::Deleted { .. } => hinted(
+                ErrorKind::User,
+                e,
+                Some("list its signals without --selected".into()),
+            ),
         }
     }
 }
@@ -244,6 +246,55 @@ impl From<git_skill::env::EnvError> for CommandError {
             }
         }
     }
+}
+
+impl From<git_skill::env::NameError> for CommandError {
+    fn from(e: git_skill::env::NameError) -> Self {
+        use git_skill::env::NameError as E;
+        let by_path =
+            "a skill is a directory holding SKILL.md; give that directory or its SKILL.md";
+        let hints: Vec<String> = match &e {
+            E::NotFound { known, .. } if known.is_empty() => vec![
+                "no skills found in the repository or the user-level roots".into(),
+                "a path works too: .claude/skills/<name>".into(),
+            ],
+            E::NotFound { known, .. } => vec![
+                format!("known skills: {}", listing(known)),
+                "a path works too: .claude/skills/<name>".into(),
+            ],
+            E::Ambiguous { paths, .. } => {
+                let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                vec![format!("name one by its path: {}", listing(&paths))]
+            }
+            E::NoDirectory { .. } | E::NoSkillMd { .. } => vec![by_path.into()],
+            E::LinkOut { .. } => vec!["git-skill does not follow links out of where skills live; give the real path, or add its folder to skill.roots".into()],
+            E::Path(_) | E::Read { .. } => Vec::new(),
+        };
+        let mut error = match e {
+            E::Path(e) => return e.into(),
+            E::Read { .. } => CommandError::with(ErrorKind::Internal, e),
+            e => CommandError::with(ErrorKind::User, e),
+        };
+        for hint in hints {
+            error = error.hint(hint);
+        }
+        error
+    }
+}
+
+/// At most a dozen items, then "and N more".
+fn listing(items: &[String]) -> String {
+    const LISTED: usize = 12;
+    let mut text = items
+        .iter()
+        .take(LISTED)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > LISTED {
+        text.push_str(&format!(", and {} more", items.len() - LISTED));
+    }
+    text
 }
 
 impl From<PathError> for CommandError {

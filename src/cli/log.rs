@@ -4,8 +4,8 @@ use std::io::Write as _;
 use git_skill::optimize::{archive, history};
 
 use super::output::Format;
-use super::skill_arg::{self, Allow};
 use super::{CommandError, Outcome, Ui, Workspace};
+use git_skill::env::Allow;
 
 /// Show how a skill evolved: each optimization, newest first, with its date, mode, the
 /// signals it resolved, the gate results, its commit, and whether it was rolled back.
@@ -40,7 +40,7 @@ struct Row {
 pub fn cmd_log(ui: &mut Ui, args: LogArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
     let repo = ws.require_repo("log")?;
-    let (skill, _) = skill_arg::resolve(&ws, ui, &args.skill, Allow::Deleted)?;
+    let (skill, _) = ws.resolve_skill(&args.skill, Allow::Deleted)?;
     let rel = repo.relative(&skill.dir).ok_or_else(|| {
         CommandError::new(format!(
             "'{}' is not inside the repository",

@@ -24,7 +24,6 @@ mod rules;
 mod scan;
 mod sessions;
 mod signals;
-mod skill_arg;
 mod table;
 mod ui;
 mod workspace;

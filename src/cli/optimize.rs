@@ -11,8 +11,8 @@ use git_skill::report::one_line;
 use git_skill::signal::{select, Signal};
 
 use super::output::Format;
-use super::skill_arg::{self, Allow};
 use super::{CommandError, Outcome, Ui, Workspace};
+use git_skill::env::Allow;
 
 /// Improve a skill from its pending signals: the 8 steps of skill-optimizer (confirm, load
 /// signals, triage, deep read, reflect, dry run, gate, update).
@@ -90,7 +90,7 @@ pub struct OptimizeArgs {
 pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
     let repo = ws.require_repo("optimize")?;
-    let (skill, _) = skill_arg::resolve(&ws, ui, &args.skill, Allow::Live)?;
+    let (skill, _) = ws.resolve_skill(&args.skill, Allow::Live)?;
     let skill_rel = repo.relative(&skill.dir).ok_or_else(|| {
         CommandError::new(format!(
             "'{}' is not inside the repository at '{}'",

@@ -7,8 +7,8 @@ use git_skill::signal::{store, SignalType};
 use serde_json::{Map, Value};
 
 use super::output::Format;
-use super::skill_arg::{self, Allow};
 use super::{CommandError, Outcome, ResultExt, Ui, Workspace};
+use git_skill::env::Allow;
 
 /// The recorder skill, for agents: when and how to call `git skill record`.
 pub const RECORDER_SKILL: &str = include_str!("../../templates/skills/skill-recorder/SKILL.md");
@@ -101,7 +101,7 @@ pub fn cmd_record(ui: &mut Ui, args: RecordArgs) -> Result<Outcome, CommandError
     let mut ws = Workspace::load(ui)?;
     ws.config.set_flag("roots", "--root", &args.roots);
     let name = args.skill.as_deref().unwrap_or_default();
-    let (skill, _) = skill_arg::resolve(&ws, ui, name, Allow::Live)?;
+    let (skill, _) = ws.resolve_skill(name, Allow::Live)?;
     let given: Vec<(usize, Map<String, Value>)> = if args.stdin {
         let text = read_stdin()?;
         input::parse(&text)

@@ -3,8 +3,8 @@ use std::io::Write as _;
 use git_skill::optimize::rollback;
 
 use super::output::Format;
-use super::skill_arg::{self, Allow};
 use super::{CommandError, Outcome, Ui, Workspace};
+use git_skill::env::Allow;
 
 /// Undo the newest optimization of a skill: revert its `optimize(skill):` commit, and put the
 /// signals it resolved back in the pending store, in the same commit.
@@ -32,7 +32,7 @@ pub struct RollbackArgs {
 pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
     let repo = ws.require_repo("rollback")?;
-    let (skill, _) = skill_arg::resolve(&ws, ui, &args.skill, Allow::Live)?;
+    let (skill, _) = ws.resolve_skill(&args.skill, Allow::Live)?;
     let rel = repo.relative(&skill.dir).ok_or_else(|| {
         CommandError::new(format!(
             "'{}' is not inside the repository",

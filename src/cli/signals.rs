@@ -6,7 +6,7 @@ use git_skill::signal::select;
 use git_skill::signal::SignalType;
 use git_skill::skill::discover::{self, Discovery};
 
-use super::skill_arg::{self, Allow};
+use git_skill::env::Allow;
 
 use super::output::Format;
 use super::table::Table;
@@ -72,7 +72,7 @@ pub fn cmd_signals(ui: &mut Ui, args: SignalsArgs) -> Result<Outcome, CommandErr
     let Some(name) = args.skill.clone() else {
         return dashboard(ui, &ws, &args, now);
     };
-    let (skill, deleted) = skill_arg::resolve(&ws, ui, &name, Allow::Deleted)?;
+    let (skill, deleted) = ws.resolve_skill(&name, Allow::Deleted)?;
     if args.selected {
         let options = op::SelectOptions {
             now,
@@ -236,7 +236,11 @@ fn list_text(ui: &mut Ui, report: &op::SignalList, now: DateTime<Utc>) -> Result
     Ok(())
 }
 
-fn selected_text(ui: &mut Ui, report: &op::Selected, now: DateTime<Utc>) -> Result<(), CommandError> {
+fn selected_text(
+    ui: &mut Ui,
+    report: &op::Selected,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
     signal_table(&report.selected, now).write(&mut ui.out, ui.out_style)?;
     let n = report.selected.len();
     let mut status = format!(

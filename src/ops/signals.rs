@@ -25,9 +25,15 @@ pub enum Problem {
         reason: String,
     },
     /// More malformed lines than are kept.
-    MoreMalformed { store: PathBuf, count: usize },
+    MoreMalformed {
+        store: PathBuf,
+        count: usize,
+    },
     /// What an interrupted `record` left beside the store.
-    Interrupted { path: PathBuf, bytes: u64 },
+    Interrupted {
+        path: PathBuf,
+        bytes: u64,
+    },
     Unreadable(StoreError),
 }
 

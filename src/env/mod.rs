@@ -3,6 +3,10 @@
 //! from the process ([`Env::load`] takes them), so that a library operation never reads the
 //! process itself; what loading noticed comes back as data ([`Loaded::warnings`]).
 
+mod named;
+
+pub use named::{Allow, NameError};
+
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
@@ -20,10 +24,7 @@ pub enum EnvError {
     NotUtf8 { name: String },
     /// A command that needs a work tree ran outside one (`what`: the command as typed).
     #[error("{}", needs_work_tree(what, bare.as_deref()))]
-    NoWorkTree {
-        what: String,
-        bare: Option<PathBuf>,
-    },
+    NoWorkTree { what: String, bare: Option<PathBuf> },
     /// A command that checks every skill ran with no repository and no root to look in.
     #[error("{}", nothing_to_check(bare.as_deref()))]
     NothingToCheck {
@@ -348,12 +349,8 @@ mod tests {
         use std::os::unix::ffi::OsStringExt;
         let dir = tempfile::tempdir().unwrap();
         let bad = OsString::from_vec(vec![0xff, 0xfe]);
-        let load = |name: &str| {
-            Env::load(
-                dir.path().to_owned(),
-                [(OsString::from(name), bad.clone())],
-            )
-        };
+        let load =
+            |name: &str| Env::load(dir.path().to_owned(), [(OsString::from(name), bad.clone())]);
         for name in ["GIT_SKILL_ROOTS", "GIT_CONFIG_PARAMETERS"] {
             match load(name) {
                 Err(EnvError::NotUtf8 { name: n }) => assert_eq!(n, name),
@@ -362,6 +359,9 @@ mod tests {
             }
         }
         let loaded = load("SOMETHING_ELSE").map_err(|e| e.to_string()).unwrap();
-        assert!(loaded.env.home.is_none(), "HOME comes from the variables given, not the process");
+        assert!(
+            loaded.env.home.is_none(),
+            "HOME comes from the variables given, not the process"
+        );
     }
 }
