@@ -3,6 +3,7 @@
 //! gate all build their reports here, with the policy and the baseline applied, so one content
 //! gets one verdict wherever it is checked.
 
+pub mod gate;
 mod policy;
 #[cfg(test)]
 mod proptests;
@@ -11,6 +12,7 @@ mod snapshot;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+pub use gate::{Allows, Change, Decision, Gate, Judged, Writer};
 pub use policy::{baseline_at, policy_at, policy_file};
 pub use snapshot::Snapshot;
 

@@ -297,6 +297,17 @@ fn listing(items: &[String]) -> String {
     text
 }
 
+impl From<git_skill::ops::pre_commit::PreCommitError> for CommandError {
+    fn from(e: git_skill::ops::pre_commit::PreCommitError) -> Self {
+        use git_skill::ops::pre_commit::PreCommitError as E;
+        match e {
+            E::Env(e) => e.into(),
+            E::Git(e) => e.into(),
+            E::Policy(e) => e.into(),
+        }
+    }
+}
+
 impl From<PathError> for CommandError {
     fn from(e: PathError) -> Self {
         let hint = match &e {

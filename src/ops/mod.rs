@@ -4,6 +4,7 @@
 //! line, an unreadable store) is in the report, for the renderer to show as a warning or an
 //! error.
 
+pub mod pre_commit;
 pub mod signals;
 
 /// Times in reports: RFC 3339 to the second, in UTC (`2026-11-30T09:00:00Z`).

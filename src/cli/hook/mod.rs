@@ -3,14 +3,10 @@ pub mod agent;
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use git_skill::check::{self, Settings};
 use git_skill::git::hooks::{self, Installed, Uninstalled};
-use git_skill::git::At;
-use git_skill::guard::ScanOptions;
+use git_skill::ops::pre_commit as op;
 use git_skill::report::scan::{self as render, SkillReport};
 use git_skill::report::{self, Diagnostic};
-use git_skill::skill::lint;
-use git_skill::staged;
 
 use super::{CommandError, Outcome, Ui, Workspace};
 
@@ -123,68 +119,31 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         return Ok(Outcome::Clean);
     }
     let ws = Workspace::load(ui)?;
-    let repo = ws.require_repo("hook pre-commit")?;
-    let fail_on = ws.config.fail_on()?;
-    let roots = ws.repo_relative_roots();
-    let (changes, notes) = staged::staged_changes(repo, &roots)?;
-    // Links and submodules the commit brings that no skill check covers block it (exit 2).
-    ws.report_notes(ui, &notes)?;
-    // The policy as staged (an unstaged edit to it must not change the verdict either), read
-    // even when no skill changed: a commit must not land a policy that CI cannot read.
-    let policy = check::policy_at(repo, At::Index)?;
-    if changes.is_empty() {
-        return unchecked(ui);
-    }
-    let settings = Settings {
-        scan: ScanOptions::default(),
-        policy: policy.as_ref(),
-        baseline: None,
+    let options = op::Options {
+        fail_on: ws.config.fail_on()?,
         today: git_skill::clock::today(),
-        lint: true,
-        written: false,
+        jobs: git_skill::parallel::default_jobs(),
     };
-    let (befores, afters): (Vec<_>, Vec<_>) =
-        changes.into_iter().map(|c| (c.before, c.after)).unzip();
-    let work = ws.displayed(repo, afters);
-    // Each skill is checked on its own, on all cores: a commit that touches many skills should
-    // not wait for them one after another.
-    let jobs = git_skill::parallel::default_jobs();
-    let checked = check::check_all(&work, &settings, jobs);
-    // Lint errors block only when the commit brings them: a skill published with errors can
-    // still be edited. Its state at HEAD is linted under the same name, so the two compare.
-    let mut introduced: Vec<Diagnostic> = Vec::new();
-    let mut kept = 0;
-    let mut kept_in: Vec<String> = Vec::new();
-    let mut reports = Vec::new();
-    for ((mut c, before), (after, display)) in checked.into_iter().zip(&befores).zip(&work) {
-        // A skill that was an auto-skill at HEAD stays held to the writer limits: removing its
-        // mark in the same commit must not turn its errors into warnings.
-        let was_auto = before
-            .as_ref()
-            .is_some_and(|b| lint::is_auto_skill(&b.files));
-        if was_auto {
-            c.diagnostics = check::lint_snapshot(after, display, true, None);
+    let found = op::pre_commit(&ws, &options)?;
+    // Links and submodules the commit brings that no skill check covers block it (exit 2).
+    ws.report_notes(ui, &found.notes)?;
+    let Some(decision) = found.decision else {
+        return unchecked(ui);
+    };
+    for j in &decision.skills {
+        for e in &j.check.report.errors {
+            ui.error(&CommandError::new(format!("{}: {e}", j.check.report.path)))?;
         }
-        let old = before
-            .as_ref()
-            .map(|b| check::lint_snapshot(b, display, was_auto, policy.as_ref()))
-            .unwrap_or_default();
-        let new_errors = lint::introduced(&old, &c.diagnostics);
-        let errors = c
-            .diagnostics
-            .iter()
-            .filter(|d| d.level == report::Level::Error)
-            .count();
-        if errors > new_errors.len() {
-            kept += errors - new_errors.len();
-            kept_in.push(display.display().to_string());
-        }
-        introduced.extend(new_errors.into_iter().cloned());
-        for e in &c.report.errors {
-            ui.error(&CommandError::new(format!("{}: {e}", c.report.path)))?;
-        }
-        reports.push(c.report);
     }
+    let fail_on = decision.fail_on;
+    let introduced: Vec<&Diagnostic> = decision.skills.iter().flat_map(|j| &j.introduced).collect();
+    let kept: usize = decision.skills.iter().map(|j| j.kept).sum();
+    let kept_in: Vec<&str> = decision
+        .skills
+        .iter()
+        .filter(|j| j.kept > 0)
+        .map(|j| j.check.report.path.as_str())
+        .collect();
     let kept_line = (kept > 0).then(|| {
         format!(
             "git-skill: {} that HEAD already has {} not blocking (see them with git skill lint {})",
@@ -193,14 +152,21 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
             kept_in.join(" ")
         )
     });
-    let blocked: Vec<&SkillReport> = reports
+    let blocked: Vec<SkillReport> = decision
+        .skills
         .iter()
-        .filter(|r| fail_on.fails(r.verdict))
+        .filter(|j| j.verdict_blocks(fail_on))
+        .map(|j| j.check.report.clone())
         .collect();
     if introduced.is_empty() && blocked.is_empty() {
         if ui.had_error {
             return unchecked(ui);
         }
+        let reports: Vec<SkillReport> = decision
+            .skills
+            .iter()
+            .map(|j| j.check.report.clone())
+            .collect();
         let s = render::summarize(&reports);
         ui.status(&format!(
             "git-skill: {} checked: {} safe, {} caution",
@@ -213,22 +179,33 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         }
         return Ok(Outcome::Clean);
     }
-    // The report goes to stderr with git's own messages about the failed commit.
+    blocked_report(ui, &introduced, &blocked, kept_line.as_deref(), fail_on)?;
+    Ok(Outcome::Problems)
+}
+
+/// Why the commit is blocked, on stderr with git's own messages about the failed commit.
+fn blocked_report(
+    ui: &mut Ui,
+    introduced: &[&Diagnostic],
+    shown: &[SkillReport],
+    kept_line: Option<&str>,
+    fail_on: git_skill::config::FailOn,
+) -> Result<(), CommandError> {
     let style = ui.err_style;
     if !introduced.is_empty() {
-        let shown = introduced.len().min(MAX_SHOWN);
-        report::render_text(&mut ui.err, &introduced[..shown], style)?;
-        if introduced.len() > shown {
+        let n = introduced.len().min(MAX_SHOWN);
+        let first: Vec<Diagnostic> = introduced[..n].iter().map(|d| (*d).clone()).collect();
+        report::render_text(&mut ui.err, &first, style)?;
+        if introduced.len() > n {
             writeln!(
                 ui.err,
                 "... and {} more (git skill lint shows them all)",
-                introduced.len() - shown
+                introduced.len() - n
             )?;
         }
     }
-    let shown: Vec<SkillReport> = blocked.into_iter().cloned().collect();
-    render::render_text(&mut ui.err, &shown, style)?;
-    if let Some(line) = &kept_line {
+    render::render_text(&mut ui.err, shown, style)?;
+    if let Some(line) = kept_line {
         writeln!(ui.err, "{line}")?;
     }
     let reason = match (introduced.is_empty(), shown.is_empty()) {
@@ -252,7 +229,7 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         "Fix the staged files (git add them again), suppress a finding with a reason (# git-skill:allow ID -- reason, or .skillguard.yaml), or skip the check once with git commit --no-verify."
     };
     writeln!(ui.err, "git-skill: commit blocked: {reason}. {ways}")?;
-    Ok(Outcome::Problems)
+    Ok(())
 }
 
 /// Lint errors printed when a commit is blocked; the rest are counted.

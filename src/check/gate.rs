@@ -1,0 +1,261 @@
+//! The one gate: whether a change of skills may land. Given each skill before and after the
+//! change, the policy and who wrote the change, it decides, the same way for every caller: the
+//! pre-commit hook, the range scan in CI, `proposals accept`, optimize's candidate and
+//! `manage`.
+//!
+//! The writer sets what a change is trusted with:
+//! - a person ([`Writer::Person`]: a commit, a range, a proposal a person accepts, `manage`
+//!   without `--auto-skill`) may suppress a finding with a `git-skill:allow` comment;
+//! - an agent ([`Writer::Agent`]: `manage --auto-skill`) may not, is judged strictly (no
+//!   demotion for quoted examples it could stage) and is held to the limits of what git-skill
+//!   writes;
+//! - optimize's model ([`Writer::Optimize`]) may not suppress either, is held to the writer
+//!   limits, and is judged on what its candidate adds (the skill it edits passed the hook as it
+//!   was).
+//!
+//! Whoever the writer, lint errors block only when the change brings them (a skill published
+//! with an error can still be edited), and a skill that was an auto-skill before is held to
+//! the writer limits after (removing its mark must not turn errors into warnings).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::{
+    check_all, inline_allowed, lint_snapshot, pin_inline_allows, Settings, SkillCheck, Snapshot,
+};
+use crate::config::FailOn;
+use crate::guard::suppress::{Baseline, Policy};
+use crate::guard::{ScanOptions, Verdict};
+use crate::report::{Diagnostic, Level};
+use crate::skill::lint;
+
+/// Who wrote a change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writer {
+    Person,
+    Agent,
+    Optimize,
+}
+
+impl Writer {
+    /// How the guard reads what this writer wrote.
+    pub fn scan_options(self) -> ScanOptions {
+        match self {
+            Writer::Person => ScanOptions::default(),
+            Writer::Agent => ScanOptions {
+                inline_allow: false,
+                strict: true,
+            },
+            Writer::Optimize => ScanOptions {
+                inline_allow: false,
+                strict: false,
+            },
+        }
+    }
+
+    /// Whether the writer limits of what git-skill writes apply.
+    fn written(self) -> bool {
+        self != Writer::Person
+    }
+}
+
+/// Which `git-skill:allow` comments of the change count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allows {
+    /// Those of the skill after the change (what the writer's scan options allow).
+    After,
+    /// Only those the skill had before, for the same finding: a change cannot allow its own
+    /// findings (a CI range whose author is not trusted).
+    Before,
+}
+
+/// What a gate applies.
+#[derive(Debug, Clone, Copy)]
+pub struct Gate<'a> {
+    pub writer: Writer,
+    pub scan: ScanOptions,
+    pub allows: Allows,
+    pub policy: Option<&'a Policy>,
+    pub baseline: Option<&'a Baseline>,
+    /// The verdict that blocks.
+    pub fail_on: FailOn,
+    /// For policy entries' expiry.
+    pub today: chrono::NaiveDate,
+    /// Whether lint errors the change brings block (`scan` does not lint).
+    pub lint: bool,
+}
+
+impl<'a> Gate<'a> {
+    /// The gate for `writer`'s changes: its scan options, allows as of the change, lint on.
+    pub fn new(
+        writer: Writer,
+        policy: Option<&'a Policy>,
+        fail_on: FailOn,
+        today: chrono::NaiveDate,
+    ) -> Gate<'a> {
+        Gate {
+            writer,
+            scan: writer.scan_options(),
+            allows: Allows::After,
+            policy,
+            baseline: None,
+            fail_on,
+            today,
+            lint: true,
+        }
+    }
+
+    fn settings(&self, written: bool) -> Settings<'a> {
+        Settings {
+            scan: self.scan,
+            policy: self.policy,
+            baseline: self.baseline,
+            today: self.today,
+            lint: self.lint,
+            written,
+        }
+    }
+}
+
+/// One skill a change touches: as it was (none for a new skill) and as it would be, with its
+/// directory as the user should see it.
+#[derive(Debug, Clone)]
+pub struct Change {
+    pub before: Option<Snapshot>,
+    pub after: Snapshot,
+    pub display: PathBuf,
+}
+
+/// The gate's judgement of one skill.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    /// The skill after the change, checked: findings (suppressions marked), verdict, lint.
+    pub check: SkillCheck,
+    /// The verdict that counts for the writer: the skill's, or for optimize that of the
+    /// findings its candidate adds.
+    pub counted: Verdict,
+    /// Findings that count (for optimize: those the candidate adds; otherwise every finding).
+    pub counted_findings: Vec<crate::guard::Finding>,
+    /// Lint errors the change brings.
+    pub introduced: Vec<Diagnostic>,
+    /// Lint errors the skill had already, which do not block.
+    pub kept: usize,
+}
+
+impl Judged {
+    /// Whether the guard's verdict blocks at `fail_on`.
+    pub fn verdict_blocks(&self, fail_on: FailOn) -> bool {
+        fail_on.fails(self.counted)
+    }
+
+    /// Whether something could not be read: nothing passes by not being looked at.
+    pub fn unchecked(&self) -> bool {
+        !self.check.report.errors.is_empty()
+    }
+
+    /// Whether this skill stops the change.
+    pub fn blocks(&self, fail_on: FailOn) -> bool {
+        self.verdict_blocks(fail_on) || !self.introduced.is_empty() || self.unchecked()
+    }
+}
+
+/// The gate's decision on a change.
+#[derive(Debug, Clone)]
+pub struct Decision {
+    pub skills: Vec<Judged>,
+    pub fail_on: FailOn,
+}
+
+impl Decision {
+    /// Whether the change may land.
+    pub fn lands(&self) -> bool {
+        !self.skills.iter().any(|j| j.blocks(self.fail_on))
+    }
+}
+
+/// Judges every skill of a change, on up to `jobs` threads.
+pub fn decide(changes: &[Change], gate: &Gate<'_>, jobs: usize) -> Decision {
+    let judged = crate::parallel::map_ordered(changes, jobs, |change| judge(change, gate));
+    Decision {
+        skills: judged,
+        fail_on: gate.fail_on,
+    }
+}
+
+fn judge(change: &Change, gate: &Gate<'_>) -> Judged {
+    let display: &Path = &change.display;
+    let was_auto = change
+        .before
+        .as_ref()
+        .is_some_and(|b| lint::is_auto_skill(&b.files));
+    let written = gate.writer.written() || was_auto;
+    let settings = gate.settings(written);
+    let mut check = super::check_skill(&change.after, display, &settings);
+    let pin = gate.allows == Allows::Before && gate.scan.inline_allow;
+    // The skill as it was is scanned only when its findings matter (its allows, or what
+    // optimize's candidate adds): the hook's latency is one scan per skill.
+    let before = match (pin || gate.writer == Writer::Optimize, &change.before) {
+        (true, Some(b)) => {
+            let settings = Settings {
+                lint: false,
+                ..settings
+            };
+            Some(super::check_skill(b, display, &settings))
+        }
+        _ => None,
+    };
+    if pin {
+        let allowed = before.as_ref().map(inline_allowed).unwrap_or_default();
+        pin_inline_allows(&mut check, &allowed, &settings);
+    }
+    let (counted, counted_findings) = match gate.writer {
+        Writer::Optimize => {
+            let known: HashSet<&str> = before
+                .iter()
+                .flat_map(|b| b.report.findings.iter())
+                .map(|f| f.fingerprint.as_str())
+                .collect();
+            let added: Vec<_> = check
+                .report
+                .findings
+                .iter()
+                .filter(|f| !known.contains(f.fingerprint.as_str()))
+                .cloned()
+                .collect();
+            (crate::guard::verdict_of(&added), added)
+        }
+        _ => (check.report.verdict, check.report.findings.clone()),
+    };
+    let (introduced, kept) = if gate.lint {
+        let old = change
+            .before
+            .as_ref()
+            .map(|b| lint_snapshot(b, display, written, gate.policy))
+            .unwrap_or_default();
+        let introduced: Vec<Diagnostic> = lint::introduced(&old, &check.diagnostics)
+            .into_iter()
+            .cloned()
+            .collect();
+        let errors = check
+            .diagnostics
+            .iter()
+            .filter(|d| d.level == Level::Error)
+            .count();
+        (introduced.clone(), errors - introduced.len())
+    } else {
+        (Vec::new(), 0)
+    };
+    Judged {
+        check,
+        counted,
+        counted_findings,
+        introduced,
+        kept,
+    }
+}
+
+/// Checks `skills` (work tree or any snapshots, no before) at `gate`'s settings: what `scan`
+/// of paths does.
+pub fn check_only(skills: &[(Snapshot, PathBuf)], gate: &Gate<'_>, jobs: usize) -> Vec<SkillCheck> {
+    check_all(skills, &gate.settings(gate.writer.written()), jobs)
+}
