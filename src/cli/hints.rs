@@ -308,6 +308,33 @@ impl From<git_skill::ops::pre_commit::PreCommitError> for CommandError {
     }
 }
 
+impl From<git_skill::ops::scan::ScanError> for CommandError {
+    fn from(e: git_skill::ops::scan::ScanError) -> Self {
+        use git_skill::ops::scan::ScanError as E;
+        match e {
+            E::Env(e) => e.into(),
+            E::RangeNeedsRepo(e) => {
+                CommandError::from(e).hint("or drop --from-ref/--to-ref to scan the paths given")
+            }
+            E::Baseline(e) => hinted(
+                ErrorKind::User,
+                e,
+                Some("create one with --write-baseline FILE".into()),
+            ),
+            e @ E::NoPolicy { .. } => CommandError::with(ErrorKind::User, e),
+            E::Policy(e) => e.into(),
+            E::RangePolicy(e) => CommandError::from(e).hint(
+                "fix the policy file in that revision; every entry needs a known rule and a reason",
+            ),
+            E::Revisions(e) => CommandError::from(e).hint(
+                "check that both revisions exist here (CI checkouts may need fetch-depth: 0)",
+            ),
+            E::Git(e) => e.into(),
+            e @ E::WriteBaseline { .. } => CommandError::with(ErrorKind::Internal, e),
+        }
+    }
+}
+
 impl From<PathError> for CommandError {
     fn from(e: PathError) -> Self {
         let hint = match &e {

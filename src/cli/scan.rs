@@ -1,17 +1,14 @@
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::Context as _;
-use git_skill::check::{self, Settings, Snapshot};
 use git_skill::config::FailOn;
-use git_skill::git::At;
-use git_skill::guard::suppress::{Baseline, Policy, PolicyError, POLICY_FILE};
+use git_skill::guard::suppress::POLICY_FILE;
 use git_skill::guard::ScanOptions;
+use git_skill::ops::scan::{self as op, Problem};
 use git_skill::report::sarif;
 use git_skill::report::scan::{self as render, SkillReport};
 
-use super::error::ErrorKind;
-use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
+use super::{CommandError, Outcome, Ui, Workspace};
 
 /// Scan skills for dangerous content: exfiltration, prompt injection, destructive commands,
 /// persistence, obfuscated payloads, leaked credentials, hidden text and more.
@@ -108,28 +105,6 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
             .set_flag("failOn", "--fail-on", std::slice::from_ref(fail_on));
     }
     let fail_on = ws.config.fail_on()?;
-    let baseline_file = |path: &Path| {
-        Baseline::load(path).map_err(|e| match e {
-            e @ PolicyError::Read { .. } => {
-                CommandError::with(ErrorKind::User, e).hint("create one with --write-baseline FILE")
-            }
-            e => CommandError::from(e),
-        })
-    };
-    let explicit_policy = match &args.policy {
-        Some(path) => Some(check::policy_file(path)?.ok_or_else(|| {
-            CommandError::new(format!("policy file '{}' does not exist", path.display()))
-        })?),
-        None => None,
-    };
-    let options = ScanOptions {
-        inline_allow: !args.no_inline_allow,
-        strict: args.strict,
-    };
-    let jobs = args
-        .jobs
-        .unwrap_or_else(git_skill::parallel::default_jobs)
-        .max(1);
     let env_ref = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let range = match (args.from_ref.clone(), args.to_ref.clone()) {
         (Some(from), Some(to)) => Some((from, to)),
@@ -138,106 +113,27 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         }
         _ => None,
     };
-    if let Some((from, to)) = range {
-        // What suppresses findings is read as of the base, so that a change cannot suppress
-        // its own findings, unless the CI author said otherwise on purpose.
-        let suppressions = if args.suppressions_from_target {
-            to.as_str()
-        } else {
-            from.as_str()
-        };
-        let baseline = match (&args.baseline, &ws.repo) {
-            (Some(path), Some(repo)) => Some(match in_repo(repo, path) {
-                Some(rel) => match check::baseline_at(repo, At::Revision(suppressions), &rel) {
-                    Err(PolicyError::Read { source, .. })
-                        if source.kind() == std::io::ErrorKind::NotFound
-                            && !args.suppressions_from_target =>
-                    {
-                        ui.warn(&format!(
-                            "the baseline '{rel}' is not in {from}: it is new in this range and applies once merged"
-                        ))?;
-                        Baseline::accepting(std::iter::empty())
-                    }
-                    other => other?,
-                },
-                None => baseline_file(path)?,
-            }),
-            (Some(path), None) => Some(baseline_file(path)?),
-            (None, _) => None,
-        };
-        let range = Range {
-            from: &from,
-            to: &to,
-            suppressions,
-            options,
-            policy: explicit_policy,
-            baseline,
-            jobs,
-        };
-        return scan_range(ui, &ws, &args, fail_on, range);
-    }
-    // The work tree's own policy, unless one was named.
-    let policy = match explicit_policy {
-        Some(policy) => Some(policy),
-        None => match &ws.repo {
-            Some(repo) => check::policy_file(&ws.display(&repo.workdir().join(POLICY_FILE)))?,
-            None => None,
+    let options = op::Options {
+        paths: args.paths.clone(),
+        fail_on,
+        scan: ScanOptions {
+            inline_allow: !args.no_inline_allow,
+            strict: args.strict,
         },
-    };
-    let baseline = match &args.baseline {
-        Some(path) => Some(baseline_file(path)?),
-        None => None,
-    };
-    let found = ws.skills(ui, &args.paths, "scan")?;
-    if let (Some(repo), true) = (&ws.repo, args.paths.is_empty()) {
-        let prefixes: Vec<String> = ws
-            .repo_relative_roots()
-            .named
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect();
-        let notes = check::unchecked_out_submodules(repo, &prefixes)?;
-        ws.report_notes(ui, &notes)?;
-    }
-    let mut work = Vec::new();
-    for skill in &found.skills {
-        let repo_path = match &ws.repo {
-            Some(repo) => skill
-                .dir
-                .strip_prefix(repo.workdir())
-                .map(|p| p.to_string_lossy().replace('\\', "/"))
-                .unwrap_or_else(|_| ws.display(&skill.dir).display().to_string()),
-            None => ws.display(&skill.dir).display().to_string(),
-        };
-        match Snapshot::from_dir(
-            &skill.dir,
-            repo_path,
-            skill.root.label.clone(),
-            skill.category.clone(),
-        ) {
-            Ok(snapshot) => {
-                let lfs = ws.repo.as_ref().map(|r| r.lfs_objects());
-                work.push((snapshot.with_lfs(lfs), ws.display(&skill.dir)))
-            }
-            Err(e) => ui.error(&CommandError::from(e))?,
-        }
-    }
-    let settings = Settings {
-        scan: options,
-        policy: policy.as_ref(),
-        baseline: baseline.as_ref(),
+        baseline: args.baseline.clone(),
+        write_baseline: args.write_baseline.clone(),
+        policy: args.policy.clone(),
+        jobs: args
+            .jobs
+            .unwrap_or_else(git_skill::parallel::default_jobs)
+            .max(1),
+        range: range.clone(),
+        suppressions_from_target: args.suppressions_from_target,
         today: git_skill::clock::today(),
-        lint: false,
-        written: false,
     };
-    let reports = collect(ui, check::check_all(&work, &settings, jobs))?;
-
-    if let Some(path) = &args.write_baseline {
-        write_baseline(path, &reports)?;
-        let n: usize = reports
-            .iter()
-            .map(|r| r.findings.iter().filter(|f| f.suppressed.is_none()).count())
-            .sum();
+    let scan = op::scan(&ws, &options)?;
+    problems(ui, &ws, scan.problems)?;
+    if let Some((path, n)) = &scan.baseline_written {
         ui.status(&format!(
             "wrote {n} findings to '{}'; scan with --baseline {} to accept them",
             path.display(),
@@ -245,30 +141,48 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         ))?;
         return Ok(Outcome::Clean);
     }
-
-    let empty = found.skills.is_empty() && args.paths.is_empty();
-    finish(ui, &args, fail_on, &reports, empty)
+    let Some((from, to)) = range else {
+        return finish(ui, &args, fail_on, &scan.reports, scan.empty);
+    };
+    if args.format == ScanFormat::Text && scan.empty {
+        ui.status(&format!("no skill changed between {from} and {to}"))?;
+        return Ok(Outcome::Clean);
+    }
+    let outcome = finish(ui, &args, fail_on, &scan.reports, false)?;
+    if args.format == ScanFormat::Text {
+        // What a reviewer wants first: what the changed skills can do now.
+        let (drifts, _) = super::diff::drift_report(&ws, &from, Some(&to))?;
+        if !drifts.is_empty() {
+            writeln!(ui.out, "\ncapability drift ({from}..{to}):")?;
+            super::diff::render_text(&mut ui.out, &drifts)?;
+            ui.out.flush()?;
+        }
+    }
+    Ok(outcome)
 }
 
-/// The reports of checked skills; expired policy entries are warned about, unreadable files
-/// are errors (the run exits 2).
-fn collect(ui: &mut Ui, checked: Vec<check::SkillCheck>) -> Result<Vec<SkillReport>, CommandError> {
-    let mut reports = Vec::new();
-    for c in checked {
-        for expired in &c.expired {
-            ui.warn(&format!(
+/// What the scan passed over: errors (the run then exits 2) and warnings.
+fn problems(ui: &mut Ui, ws: &Workspace, problems: Vec<Problem>) -> Result<(), CommandError> {
+    for p in problems {
+        match p {
+            Problem::Note(note) => ws.report_notes(ui, std::slice::from_ref(&note))?,
+            Problem::Path(e) => ui.error(&CommandError::from(e))?,
+            Problem::Unreadable(e) => ui.error(&CommandError::from(e))?,
+            Problem::Expired(expired) => ui.warn(&format!(
                 "{POLICY_FILE}: the entry for {} ({}) expired on {} and no longer applies",
                 expired.rule,
                 expired.skill.as_deref().unwrap_or("any skill"),
                 expired.expires
-            ))?;
+            ))?,
+            Problem::Unchecked { path, error } => {
+                ui.error(&CommandError::new(format!("{path}: {error}")))?
+            }
+            Problem::BaselineNotAtBase { rel, from } => ui.warn(&format!(
+                "the baseline '{rel}' is not in {from}: it is new in this range and applies once merged"
+            ))?,
         }
-        for e in &c.report.errors {
-            ui.error(&CommandError::new(format!("{}: {e}", c.report.path)))?;
-        }
-        reports.push(c.report);
     }
-    Ok(reports)
+    Ok(())
 }
 
 /// Renders the reports and decides the exit status.
@@ -313,112 +227,4 @@ fn finish(
         }
     }
     Ok(outcome)
-}
-
-/// What range mode compares and applies.
-struct Range<'a> {
-    from: &'a str,
-    to: &'a str,
-    /// The revision whose policy file and inline allows apply: `from` unless
-    /// --suppressions-from-target.
-    suppressions: &'a str,
-    options: ScanOptions,
-    /// Named with --policy; otherwise the policy file of `suppressions` applies.
-    policy: Option<Policy>,
-    baseline: Option<Baseline>,
-    jobs: usize,
-}
-
-/// Range mode: the skills changed between two revisions, at their content in the second,
-/// read from git objects, with the policy file and inline allows of the base (`suppressions`).
-fn scan_range(
-    ui: &mut Ui,
-    ws: &Workspace,
-    args: &ScanArgs,
-    fail_on: FailOn,
-    range: Range<'_>,
-) -> Result<Outcome, CommandError> {
-    let repo = ws
-        .require_repo("scan --from-ref/--to-ref")
-        .hint("or drop --from-ref/--to-ref to scan the paths given")?;
-    let (from, to) = (range.from, range.to);
-    let roots = ws.repo_relative_roots();
-    let (changes, notes) = git_skill::staged::changes(repo, from, Some(to), &roots)
-        .hint("check that both revisions exist here (CI checkouts may need fetch-depth: 0)")?;
-    ws.report_notes(ui, &notes)?;
-    let policy = match range.policy {
-        Some(policy) => Some(policy),
-        None => check::policy_at(repo, At::Revision(range.suppressions)).hint(
-            "fix the policy file in that revision; every entry needs a known rule and a reason",
-        )?,
-    };
-    let settings = Settings {
-        scan: range.options,
-        policy: policy.as_ref(),
-        baseline: range.baseline.as_ref(),
-        today: git_skill::clock::today(),
-        lint: false,
-        written: false,
-    };
-    let empty = changes.is_empty();
-    let pin = range.suppressions == from && range.options.inline_allow;
-    let (befores, afters): (Vec<_>, Vec<_>) =
-        changes.into_iter().map(|c| (c.before, c.after)).unzip();
-    let work = ws.displayed(repo, afters);
-    let mut checked = check::check_all(&work, &settings, range.jobs);
-    if pin {
-        // The base's own inline allows, found by checking each skill as it was there.
-        let base: Vec<_> = befores
-            .into_iter()
-            .zip(&work)
-            .filter_map(|(before, (_, display))| before.map(|b| (b, display.clone())))
-            .collect();
-        let base_checked = check::check_all(&base, &settings, range.jobs);
-        for c in &mut checked {
-            let allowed = base
-                .iter()
-                .zip(&base_checked)
-                .find(|((b, _), _)| b.dir == c.report.repo_path)
-                .map(|(_, b)| check::inline_allowed(b))
-                .unwrap_or_default();
-            check::pin_inline_allows(c, &allowed, &settings);
-        }
-    }
-    let reports = collect(ui, checked)?;
-    if args.format == ScanFormat::Text && empty {
-        ui.status(&format!("no skill changed between {from} and {to}"))?;
-        return Ok(Outcome::Clean);
-    }
-    let outcome = finish(ui, args, fail_on, &reports, false)?;
-    if args.format == ScanFormat::Text {
-        // What a reviewer wants first: what the changed skills can do now.
-        let (drifts, _) = super::diff::drift_report(ws, from, Some(to))?;
-        if !drifts.is_empty() {
-            writeln!(ui.out, "\ncapability drift ({from}..{to}):")?;
-            super::diff::render_text(&mut ui.out, &drifts)?;
-            ui.out.flush()?;
-        }
-    }
-    Ok(outcome)
-}
-
-/// `path` relative to the top of the repository, when it lies inside it (the file itself need
-/// not exist in the work tree).
-fn in_repo(repo: &git_skill::git::Repo, path: &Path) -> Option<String> {
-    let abs = std::env::current_dir().ok()?.join(path);
-    let parent = abs.parent()?.canonicalize().ok()?;
-    let rel = parent.join(abs.file_name()?);
-    let rel = rel.strip_prefix(repo.workdir()).ok()?;
-    Some(rel.to_string_lossy().replace('\\', "/"))
-}
-
-fn write_baseline(path: &Path, reports: &[SkillReport]) -> Result<(), CommandError> {
-    let baseline = Baseline::accepting(
-        reports
-            .iter()
-            .map(|r| (r.name.as_str(), r.findings.as_slice())),
-    );
-    git_skill::fsutil::write_atomic(path, baseline.to_file_text().as_bytes())
-        .with_context(|| format!("could not write '{}'", path.display()))?;
-    Ok(())
 }

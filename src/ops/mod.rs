@@ -5,6 +5,7 @@
 //! error.
 
 pub mod pre_commit;
+pub mod scan;
 pub mod signals;
 
 /// Times in reports: RFC 3339 to the second, in UTC (`2026-11-30T09:00:00Z`).

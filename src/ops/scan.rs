@@ -1,0 +1,328 @@
+//! `git skill scan`: SkillGuard over the work tree's skills (or the paths named), or in range
+//! mode over the skills changed between two revisions, at their content in the second. A range
+//! is judged by the one gate for a person's change, with what suppresses findings read as of
+//! the base unless the CI author asked otherwise.
+
+use std::path::{Path, PathBuf};
+
+use crate::check::{self, gate, Allows, Change, Gate, Snapshot, Writer};
+use crate::config::FailOn;
+use crate::env::{Env, EnvError};
+use crate::git::{At, GitError, Repo};
+use crate::guard::suppress::{Baseline, Expired, Policy, PolicyError, POLICY_FILE};
+use crate::guard::ScanOptions;
+use crate::report::scan::SkillReport;
+use crate::skill::discover::{Note, PathError};
+use crate::skill::files::ReadError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    #[error(transparent)]
+    Env(#[from] EnvError),
+    /// Range mode outside a work tree.
+    #[error(transparent)]
+    RangeNeedsRepo(EnvError),
+    /// `--baseline FILE` that cannot be read.
+    #[error(transparent)]
+    Baseline(PolicyError),
+    #[error("policy file '{}' does not exist", .path.display())]
+    NoPolicy { path: PathBuf },
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    /// The policy of the revision a range reads suppressions from.
+    #[error(transparent)]
+    RangePolicy(PolicyError),
+    /// The revisions of a range cannot be compared.
+    #[error(transparent)]
+    Revisions(GitError),
+    #[error(transparent)]
+    Git(#[from] GitError),
+    #[error("could not write '{}'", .path.display())]
+    WriteBaseline {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+pub struct Options {
+    /// Skill directories, roots or folders of skills; none: every skill of the repository.
+    pub paths: Vec<PathBuf>,
+    pub fail_on: FailOn,
+    pub scan: ScanOptions,
+    pub baseline: Option<PathBuf>,
+    pub write_baseline: Option<PathBuf>,
+    pub policy: Option<PathBuf>,
+    pub jobs: usize,
+    /// Range mode: the skills changed between two revisions.
+    pub range: Option<(String, String)>,
+    /// In range mode, read suppressions as of the target instead of the base.
+    pub suppressions_from_target: bool,
+    pub today: chrono::NaiveDate,
+}
+
+/// Something the scan passed over or noticed, in the order it met it.
+#[derive(Debug)]
+pub enum Problem {
+    /// What a walk or a git listing passed over (an error note: the run exits 2).
+    Note(Note),
+    /// A path named that holds no skill or cannot be read (the run exits 2).
+    Path(PathError),
+    /// A skill whose files cannot be read (the run exits 2).
+    Unreadable(ReadError),
+    /// A policy entry that would have applied but has expired.
+    Expired(Expired),
+    /// A file of a skill the scanner could not read (the run exits 2).
+    Unchecked { path: String, error: String },
+    /// A baseline inside the repository that the range's base does not hold yet.
+    BaselineNotAtBase { rel: String, from: String },
+}
+
+impl Problem {
+    /// Whether the run exits 2: something was not looked at.
+    pub fn is_error(&self) -> bool {
+        match self {
+            Problem::Note(n) => n.is_error(),
+            Problem::Expired(_) | Problem::BaselineNotAtBase { .. } => false,
+            _ => true,
+        }
+    }
+}
+
+/// What a scan found.
+pub struct Scan {
+    pub problems: Vec<Problem>,
+    pub reports: Vec<SkillReport>,
+    /// No skill to scan: none in the repository, or none changed in the range.
+    pub empty: bool,
+    /// The baseline written, with the findings it accepts.
+    pub baseline_written: Option<(PathBuf, usize)>,
+}
+
+impl Scan {
+    /// Whether a skill is at or above the fail level.
+    pub fn fails(&self, fail_on: FailOn) -> bool {
+        self.reports.iter().any(|r| fail_on.fails(r.verdict))
+    }
+}
+
+pub fn scan(env: &Env, options: &Options) -> Result<Scan, ScanError> {
+    let explicit_policy = match &options.policy {
+        Some(path) => Some(
+            check::policy_file(path)?.ok_or_else(|| ScanError::NoPolicy { path: path.clone() })?,
+        ),
+        None => None,
+    };
+    match &options.range {
+        Some((from, to)) => range(env, options, from, to, explicit_policy),
+        None => work_tree(env, options, explicit_policy),
+    }
+}
+
+fn baseline_file(path: &Path) -> Result<Baseline, ScanError> {
+    Baseline::load(path).map_err(|e| match e {
+        e @ PolicyError::Read { .. } => ScanError::Baseline(e),
+        e => ScanError::Policy(e),
+    })
+}
+
+fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Scan, ScanError> {
+    // The work tree's own policy, unless one was named.
+    let policy = match (policy, &env.repo) {
+        (Some(policy), _) => Some(policy),
+        (None, Some(repo)) => check::policy_file(&env.display(&repo.workdir().join(POLICY_FILE)))?,
+        (None, None) => None,
+    };
+    let baseline = options.baseline.as_deref().map(baseline_file).transpose()?;
+    let mut problems = Vec::new();
+    let mut found = if options.paths.is_empty() {
+        env.all_skills("scan")?
+    } else {
+        let named = env.named_skills(&options.paths);
+        problems.extend(named.errors.into_iter().map(Problem::Path));
+        named.found
+    };
+    problems.extend(
+        std::mem::take(&mut found.notes)
+            .into_iter()
+            .map(Problem::Note),
+    );
+    if let (Some(repo), true) = (&env.repo, options.paths.is_empty()) {
+        let prefixes: Vec<String> = env
+            .repo_relative_roots()
+            .named
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
+        let notes = check::unchecked_out_submodules(repo, &prefixes)?;
+        problems.extend(notes.into_iter().map(Problem::Note));
+    }
+    let mut work = Vec::new();
+    for skill in &found.skills {
+        let display = env.display(&skill.dir);
+        let repo_path = env
+            .repo
+            .as_ref()
+            .and_then(|repo| skill.dir.strip_prefix(repo.workdir()).ok())
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_else(|| display.display().to_string());
+        match Snapshot::from_dir(
+            &skill.dir,
+            repo_path,
+            skill.root.label.clone(),
+            skill.category.clone(),
+        ) {
+            Ok(snapshot) => {
+                let lfs = env.repo.as_ref().map(|r| r.lfs_objects());
+                work.push((snapshot.with_lfs(lfs), display))
+            }
+            Err(e) => problems.push(Problem::Unreadable(e)),
+        }
+    }
+    let mut gate = Gate::new(
+        Writer::Person,
+        policy.as_ref(),
+        options.fail_on,
+        options.today,
+    );
+    gate.scan = options.scan;
+    gate.baseline = baseline.as_ref();
+    gate.lint = false;
+    let checked = gate::check_only(&work, &gate, options.jobs);
+    let reports = collect(&mut problems, checked);
+    let mut scan = Scan {
+        problems,
+        empty: found.skills.is_empty() && options.paths.is_empty(),
+        reports,
+        baseline_written: None,
+    };
+    if let Some(path) = &options.write_baseline {
+        let accepted = Baseline::accepting(
+            scan.reports
+                .iter()
+                .map(|r| (r.name.as_str(), r.findings.as_slice())),
+        );
+        crate::fsutil::write_atomic(path, accepted.to_file_text().as_bytes()).map_err(
+            |source| ScanError::WriteBaseline {
+                path: path.clone(),
+                source,
+            },
+        )?;
+        let n = scan
+            .reports
+            .iter()
+            .map(|r| r.findings.iter().filter(|f| f.suppressed.is_none()).count())
+            .sum();
+        scan.baseline_written = Some((path.clone(), n));
+    }
+    Ok(scan)
+}
+
+/// Range mode: the skills changed between two revisions, at their content in the second,
+/// read from git objects, with the policy file and inline allows of the base.
+fn range(
+    env: &Env,
+    options: &Options,
+    from: &str,
+    to: &str,
+    explicit_policy: Option<Policy>,
+) -> Result<Scan, ScanError> {
+    let repo = env
+        .require_repo("scan --from-ref/--to-ref")
+        .map_err(ScanError::RangeNeedsRepo)?;
+    // What suppresses findings is read as of the base, so that a change cannot suppress its
+    // own findings, unless the CI author said otherwise on purpose.
+    let suppressions = if options.suppressions_from_target {
+        to
+    } else {
+        from
+    };
+    let mut problems = Vec::new();
+    let baseline = match &options.baseline {
+        Some(path) => Some(match in_repo(env, repo, path) {
+            Some(rel) => match check::baseline_at(repo, At::Revision(suppressions), &rel) {
+                Err(PolicyError::Read { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound
+                        && !options.suppressions_from_target =>
+                {
+                    problems.push(Problem::BaselineNotAtBase {
+                        rel,
+                        from: from.to_owned(),
+                    });
+                    Baseline::accepting(std::iter::empty())
+                }
+                other => other?,
+            },
+            None => baseline_file(path)?,
+        }),
+        None => None,
+    };
+    let roots = env.repo_relative_roots();
+    let (changes, notes) =
+        crate::staged::changes(repo, from, Some(to), &roots).map_err(ScanError::Revisions)?;
+    problems.extend(notes.into_iter().map(Problem::Note));
+    let policy = match explicit_policy {
+        Some(policy) => Some(policy),
+        None => {
+            check::policy_at(repo, At::Revision(suppressions)).map_err(ScanError::RangePolicy)?
+        }
+    };
+    let mut gate = Gate::new(
+        Writer::Person,
+        policy.as_ref(),
+        options.fail_on,
+        options.today,
+    );
+    gate.scan = options.scan;
+    gate.baseline = baseline.as_ref();
+    gate.lint = false;
+    gate.allows = if suppressions == from {
+        Allows::Before
+    } else {
+        Allows::After
+    };
+    let empty = changes.is_empty();
+    let changes: Vec<Change> = changes
+        .into_iter()
+        .map(|c| Change {
+            display: env.display(&repo.workdir().join(&c.after.dir)),
+            before: c.before,
+            after: c.after,
+        })
+        .collect();
+    let decision = gate::decide(&changes, &gate, options.jobs);
+    let checked = decision.skills.into_iter().map(|j| j.check).collect();
+    let reports = collect(&mut problems, checked);
+    Ok(Scan {
+        problems,
+        reports,
+        empty,
+        baseline_written: None,
+    })
+}
+
+/// The reports of checked skills, their expired policy entries and unreadable files noted.
+fn collect(problems: &mut Vec<Problem>, checked: Vec<check::SkillCheck>) -> Vec<SkillReport> {
+    let mut reports = Vec::new();
+    for c in checked {
+        problems.extend(c.expired.into_iter().map(Problem::Expired));
+        for e in &c.report.errors {
+            problems.push(Problem::Unchecked {
+                path: c.report.path.clone(),
+                error: e.clone(),
+            });
+        }
+        reports.push(c.report);
+    }
+    reports
+}
+
+/// `path` relative to the top of the repository, when it lies inside it (the file itself need
+/// not exist in the work tree).
+fn in_repo(env: &Env, repo: &Repo, path: &Path) -> Option<String> {
+    let abs = env.cwd.join(path);
+    let parent = abs.parent()?.canonicalize().ok()?;
+    let rel = parent.join(abs.file_name()?);
+    let rel = rel.strip_prefix(repo.workdir()).ok()?;
+    Some(rel.to_string_lossy().replace('\\', "/"))
+}
