@@ -13,15 +13,13 @@ pub mod provenance;
 pub mod request;
 pub mod rules;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
 pub use request::{Action, Request};
 
-use crate::check::{self, Settings, Snapshot};
-use crate::guard::{ScanOptions, Verdict};
-use crate::report::Level;
+use crate::check::{self, Snapshot};
 use crate::skill::files::SkillFiles;
 
 /// Where a request applies.
@@ -263,27 +261,29 @@ pub fn assess(
                 return refused(outcome, e);
             }
         }
-        // What an agent writes is judged strictly: no allow comment it could write itself,
-        // and no "this only describes an attack" demotion it could stage.
-        let settings = Settings {
-            scan: ScanOptions {
-                inline_allow: !options.auto_skill,
-                strict: options.auto_skill,
-            },
-            policy: None,
-            baseline: None,
-            // No policy, so no expiry to weigh; the request's own date all the same.
-            today: chrono::DateTime::parse_from_rfc3339(&options.now)
-                .map(|t| t.date_naive())
-                .unwrap_or_default(),
-            lint: true,
-            written: options.auto_skill,
+        // The one gate. What an agent writes is judged strictly: no allow comment it could
+        // write itself, and no "this only describes an attack" demotion it could stage. No
+        // policy applies, so no expiry to weigh; the request's own date all the same. Only a
+        // dangerous skill is refused (a caution is shown).
+        let writer = match options.auto_skill {
+            true => check::Writer::Agent,
+            false => check::Writer::Person,
         };
-        let shown = Path::new(&dir_rel);
-        let checked = check::check_skill(after, shown, &settings);
-        outcome.verdict = Some(checked.report.verdict.as_str());
-        outcome.findings = checked
-            .report
+        let today = chrono::DateTime::parse_from_rfc3339(&options.now)
+            .map(|t| t.date_naive())
+            .unwrap_or_default();
+        let gate = check::Gate::new(writer, None, crate::config::FailOn::Dangerous, today);
+        let change = check::Change {
+            before: before.cloned(),
+            after: after.clone(),
+            display: PathBuf::from(&dir_rel),
+        };
+        let judged = check::gate::decide(std::slice::from_ref(&change), &gate, 1)
+            .skills
+            .remove(0);
+        let report = &judged.check.report;
+        outcome.verdict = Some(report.verdict.as_str());
+        outcome.findings = report
             .findings
             .iter()
             .filter(|f| f.suppressed.is_none())
@@ -295,35 +295,20 @@ pub fn assess(
                 message: f.message.clone(),
             })
             .collect();
-        for e in &checked.report.errors {
+        for e in &report.errors {
             outcome.errors.push(format!("could not be checked: {e}"));
         }
-        if checked.report.verdict == Verdict::Dangerous {
+        if judged.verdict_blocks(gate.fail_on) {
             outcome.errors.push(
                 "SkillGuard: the skill would be dangerous (its critical findings are listed)"
                     .into(),
             );
         }
         // Lint errors the change brings; those the skill had already are not this request's.
-        let old: Vec<(String, String)> = before
-            .map(|b| {
-                check::lint_snapshot(b, shown, options.auto_skill, None)
-                    .into_iter()
-                    .filter(|d| d.level == Level::Error)
-                    .map(|d| (d.code.to_owned(), d.message))
-                    .collect()
-            })
-            .unwrap_or_default();
-        for d in checked
-            .diagnostics
-            .iter()
-            .filter(|d| d.level == Level::Error)
-        {
-            if !old.contains(&(d.code.to_owned(), d.message.clone())) {
-                outcome
-                    .errors
-                    .push(format!("lint {}: {}", d.code, d.message));
-            }
+        for d in &judged.introduced {
+            outcome
+                .errors
+                .push(format!("lint {}: {}", d.code, d.message));
         }
         if !outcome.errors.is_empty() {
             return Assessed {

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::{self, Settings, Snapshot};
+use crate::check::{self, Change, Gate, Snapshot, Writer};
 use crate::config::FailOn;
 use crate::guard;
 use crate::skill::meta;
@@ -96,37 +96,24 @@ pub fn check(
         .with_file("SKILL.md", original.as_bytes().to_vec());
     let after = current.with_file("SKILL.md", candidate.as_bytes().to_vec());
 
-    // Allow comments are not honoured: the model could write one. What the committed skill
-    // already holds (it passed the hook as it is) is the baseline; only findings the candidate
-    // brings count, judged at the repository's fail level.
-    let settings = Settings {
-        scan: guard::ScanOptions {
-            inline_allow: false,
-            ..guard::ScanOptions::default()
-        },
-        policy: None,
-        baseline: None,
-        today: limits.today,
-        lint: true,
-        written: true,
+    // The one gate, for optimize's model: allow comments are not honoured (the model could
+    // write one), no policy applies, and only the findings the candidate brings count (what
+    // the committed skill holds passed the hook as it is), judged at the repository's fail
+    // level; lint errors count when the candidate brings them, at the writer limits.
+    let gate = Gate::new(Writer::Optimize, None, limits.fail_on, limits.today);
+    let change = Change {
+        before: Some(before),
+        after,
+        display: dir.to_owned(),
     };
-    let display = dir.to_owned();
-    let old = check::check_skill(&before, &display, &settings);
-    let mut new = check::check_skill(&after, &display, &settings);
-    let known: std::collections::HashSet<&str> = old
-        .report
-        .findings
-        .iter()
-        .map(|f| f.fingerprint.as_str())
-        .collect();
-    new.report
-        .findings
-        .retain(|f| !known.contains(f.fingerprint.as_str()));
+    let judged = check::gate::decide(std::slice::from_ref(&change), &gate, 1)
+        .skills
+        .remove(0);
     let added = guard::SkillScan {
-        findings: new.report.findings.clone(),
-        errors: new.report.errors.clone(),
+        findings: judged.counted_findings.clone(),
+        errors: judged.check.report.errors.clone(),
     };
-    let verdict = added.verdict();
+    let verdict = judged.counted;
     let findings: Vec<String> = added
         .findings
         .iter()
@@ -173,11 +160,11 @@ pub fn check(
     }
     // Held to the limits of what git-skill writes, but only for what the candidate changes: a
     // person's skill may already break them in files optimize does not touch.
-    let lint_errors: Vec<String> =
-        crate::skill::lint::introduced(&old.diagnostics, &new.diagnostics)
-            .into_iter()
-            .map(|d| format!("{} {}", d.code, d.message))
-            .collect();
+    let lint_errors: Vec<String> = judged
+        .introduced
+        .iter()
+        .map(|d| format!("{} {}", d.code, d.message))
+        .collect();
     if !lint_errors.is_empty() {
         refuse(
             "lint",
@@ -222,8 +209,8 @@ pub fn check(
         "the candidate changes the frontmatter ({}); only the body may change unless the signals ask for it and you confirm with --allow-frontmatter",
     );
     let drift: Vec<String> = crate::drift::capabilities(&SkillChange {
-        before: Some(before),
-        after,
+        before: change.before,
+        after: change.after,
     })
     .into_iter()
     .map(|c| format!("{}: {}", c.kind, c.detail))

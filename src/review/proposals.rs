@@ -11,7 +11,6 @@ use super::REF_PREFIX;
 use crate::check::{self, Snapshot};
 use crate::config::FailOn;
 use crate::git::{At, FileChange, GitError, Merged, Repo, TreeChange};
-use crate::guard::ScanOptions;
 use crate::skill::SkillFiles;
 
 /// One proposal.
@@ -303,9 +302,10 @@ pub fn accept(
 /// The verdict of each skill a check looked at.
 pub type Verdicts = Vec<(String, &'static str)>;
 
-/// The skills `merged` (files relative to the top) touches, as they would be, checked like
-/// the pre-commit hook checks a commit: the repository's policy, SkillGuard with inline
-/// allows, `fail_on`, lint errors. The verdicts, or the reasons it would be refused.
+/// The skills `merged` (files relative to the top) touches, as they would be, judged by the
+/// one gate as the pre-commit hook judges a person's commit: the repository's policy,
+/// SkillGuard with inline allows, `fail_on`, the lint errors the change brings (those HEAD
+/// has already do not block). The verdicts, or the reasons it would be refused.
 pub fn check_skills(
     repo: &Repo,
     roots: &[(String, String)],
@@ -382,37 +382,31 @@ pub fn check_skills(
             )]))
         }
     };
-    let settings = check::Settings {
-        scan: ScanOptions {
-            inline_allow: true,
-            strict: false,
-        },
-        policy: policy.as_ref(),
-        baseline: None,
-        today,
-        lint: true,
-        written: false,
-    };
+    // A person accepts it: the one gate, as for the person's own commit.
+    let gate = check::Gate::new(check::Writer::Person, policy.as_ref(), fail_on, today);
+    let mut dirs: Vec<String> = touched.keys().cloned().collect();
+    dirs.sort();
+    let changes: Vec<check::Change> = dirs
+        .iter()
+        .map(|dir| check::Change {
+            before: at_head.skills.iter().find(|s| &s.dir == dir).cloned(),
+            after: touched.remove(dir).expect("a touched skill"),
+            display: std::path::PathBuf::from(dir),
+        })
+        .collect();
+    let decision = check::gate::decide(&changes, &gate, 1);
     let mut verdicts = Vec::new();
     let mut reasons = Vec::new();
-    let mut dirs: Vec<&String> = touched.keys().collect();
-    dirs.sort();
-    for dir in dirs {
-        let snapshot = &touched[dir];
-        let checked = check::check_skill(snapshot, std::path::Path::new(dir), &settings);
-        let verdict = checked.report.verdict;
+    for (dir, judged) in dirs.iter().zip(&decision.skills) {
+        let verdict = judged.counted;
         verdicts.push((dir.clone(), verdict.as_str()));
-        if fail_on.fails(verdict) {
+        if judged.verdict_blocks(fail_on) {
             reasons.push(format!("{dir}: SkillGuard verdict {}", verdict.as_str()));
         }
-        for e in &checked.report.errors {
+        for e in &judged.check.report.errors {
             reasons.push(format!("{dir}: could not be checked: {e}"));
         }
-        for d in checked
-            .diagnostics
-            .iter()
-            .filter(|d| d.level == crate::report::Level::Error)
-        {
+        for d in &judged.introduced {
             reasons.push(format!("{dir}: lint {}: {}", d.code, d.message));
         }
     }
