@@ -335,6 +335,24 @@ impl From<git_skill::ops::scan::ScanError> for CommandError {
     }
 }
 
+impl From<git_skill::ops::init::InitError> for CommandError {
+    fn from(e: git_skill::ops::init::InitError) -> Self {
+        use git_skill::ops::init::InitError as E;
+        match e {
+            E::Env(e) => e.into(),
+            e @ E::NoAgent => hinted(
+                ErrorKind::User,
+                e,
+                Some("name the agents: git skill init --agent claude (or --agent all)".into()),
+            ),
+            e @ E::Settings(_) => CommandError::new(e),
+            E::Git(e) => e.into(),
+            E::Hook(e) => e.into(),
+            e @ E::Write { .. } => CommandError::with(ErrorKind::Internal, e),
+        }
+    }
+}
+
 impl From<PathError> for CommandError {
     fn from(e: PathError) -> Self {
         let hint = match &e {

@@ -1,10 +1,9 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use git_skill::agent::settings::{self, FileEdit, Places, Scope};
+use git_skill::agent::settings::{FileEdit, Scope};
 use git_skill::agent::Agent;
-use git_skill::git::hooks;
-use git_skill::skill::layout;
+use git_skill::ops::init::{self as op, AutoSkill};
 
 use super::{CommandError, Outcome, Ui, Workspace};
 
@@ -60,212 +59,60 @@ fn parse_agents(s: &str) -> Result<Vec<Agent>, String> {
         .ok_or_else(|| "expected claude, qwen, codex, gemini, copilot or all".to_owned())
 }
 
-/// Where each agent looks for a repository's skills.
-fn skill_root(agent: Agent) -> &'static str {
-    match agent {
-        Agent::Claude => ".claude/skills",
-        Agent::Qwen => ".qwen/skills",
-        Agent::Codex => ".agents/skills",
-        Agent::Gemini => ".gemini/skills",
-        Agent::Copilot => ".github/skills",
-    }
-}
-
-/// The directory whose presence says an agent is in use.
-fn marker_dir(agent: Agent) -> &'static str {
-    match agent {
-        Agent::Claude => ".claude",
-        Agent::Qwen => ".qwen",
-        Agent::Codex => ".codex",
-        Agent::Gemini => ".gemini",
-        Agent::Copilot => ".copilot",
-    }
-}
-
 pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
-    let repo = ws.require_repo("init")?;
-    let scope = match args.scope {
-        ScopeArg::Project => Scope::Project,
-        ScopeArg::User => Scope::User,
-    };
-    let env = |k: &str| {
+    let var = |k: &str| {
         std::env::var(k)
             .ok()
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
-    let places = Places {
-        top: repo.workdir().to_owned(),
-        home: ws.home.clone(),
-        codex_home: env("CODEX_HOME"),
-        copilot_home: env("COPILOT_HOME"),
+    let options = op::Options {
+        agents: args.agent.iter().flatten().copied().collect(),
+        scope: match args.scope {
+            ScopeArg::Project => Scope::Project,
+            ScopeArg::User => Scope::User,
+        },
+        uninstall: args.uninstall,
+        codex_home: var("CODEX_HOME"),
+        copilot_home: var("COPILOT_HOME"),
     };
-    let mut agents: Vec<Agent> = args.agent.iter().flatten().copied().collect();
-    agents.sort();
-    agents.dedup();
-    if agents.is_empty() {
-        let base = match scope {
-            Scope::Project => Some(repo.workdir().to_owned()),
-            Scope::User => ws.home.clone(),
-        };
-        agents = Agent::ALL
-            .into_iter()
-            .filter(|a| {
-                base.as_ref().is_some_and(|b| {
-                    b.join(marker_dir(*a)).is_dir()
-                        || (scope == Scope::Project && b.join(skill_root(*a)).is_dir())
-                })
-            })
-            .collect();
-        if agents.is_empty() {
-            return Err(CommandError::new("no agent's settings directory was found")
-                .hint("name the agents: git skill init --agent claude (or --agent all)"));
-        }
-    }
-    let mut edits: Vec<FileEdit> = Vec::new();
-    for agent in &agents {
-        edits.extend(
-            settings::plan(*agent, scope, &places, args.uninstall).map_err(CommandError::new)?,
-        );
-    }
-    // The recorder skill, in each agent's skill root.
-    let recorder = super::record::RECORDER_SKILL;
-    for agent in &agents {
-        let base = match scope {
-            Scope::Project => repo.workdir().to_owned(),
-            Scope::User => match &ws.home {
-                Some(h) => h.clone(),
-                None => continue,
-            },
-        };
-        let path = base
-            .join(skill_root(*agent))
-            .join("skill-recorder/SKILL.md");
-        let before = git_skill::fsutil::read_to_string(&path).ok();
-        let after = match (&before, args.uninstall) {
-            (None, false) => Some(recorder.to_owned()),
-            // Taken out only when it is still ours, unchanged.
-            (Some(b), true) if b == recorder => None,
-            _ => before.clone(),
-        };
-        if !edits.iter().any(|e| e.path == path) {
-            edits.push(FileEdit {
-                path,
-                before,
-                after,
-            });
-        }
-    }
-    // `.skillopt/.gitignore` where a skill has records but not the file.
-    if !args.uninstall {
-        for root in ws.roots() {
-            for skill in skillopt_dirs(&root.path) {
-                let path = skill.join(layout::GITIGNORE);
-                if !path.exists() {
-                    edits.push(FileEdit {
-                        path,
-                        before: None,
-                        after: Some(String::from_utf8_lossy(layout::GITIGNORE_TEXT).into_owned()),
-                    });
-                }
-            }
-        }
-    }
-    let edits = settings::resolve_links(edits, scope, repo.workdir()).map_err(CommandError::new)?;
-    let enabled = ws.config.auto_skill_enabled().unwrap_or(false);
-    // Whether init turned skill.autoSkill.enabled on (uninstall turns off only that).
-    let enabled_by_init = repo.git_dir().join("skill").join("init-enabled");
-    let changed: Vec<&FileEdit> = edits.iter().filter(|e| e.changes()).collect();
+    let plan = op::plan(&ws, &options)?;
+    let top = ws.require_repo("init")?.workdir().to_owned();
     if args.dry_run {
-        for e in &changed {
-            let shown = shown(&e.path, repo.workdir());
-            let diff = similar::TextDiff::from_lines(
-                e.before.as_deref().unwrap_or(""),
-                e.after.as_deref().unwrap_or(""),
-            )
-            .unified_diff()
-            .header(
-                &if e.before.is_some() {
-                    format!("a/{shown}")
-                } else {
-                    "/dev/null".into()
-                },
-                &if e.after.is_some() {
-                    format!("b/{shown}")
-                } else {
-                    "/dev/null".into()
-                },
-            )
-            .to_string();
-            super::ui::write_lines(&mut ui.out, &diff)?;
-        }
-        if !args.uninstall {
-            writeln!(
-                ui.out,
-                "# would install the pre-commit and pre-merge-commit hooks (git skill hook install)"
-            )?;
-        }
-        if (args.uninstall && enabled_by_init.exists()) || (!args.uninstall && !enabled) {
-            writeln!(
-                ui.out,
-                "# would {} skill.autoSkill.enabled in .git/config",
-                if args.uninstall { "unset" } else { "set" }
-            )?;
-        }
-        return Ok(Outcome::Clean);
+        return dry_run(ui, &plan, &top);
     }
-    settings::write(&edits).map_err(CommandError::new)?;
+    let applied = op::apply(&ws, &plan)?;
+    let changed: Vec<&FileEdit> = plan.changed().collect();
     for e in &changed {
         let verb = match (&e.before, &e.after) {
             (None, _) => "created",
             (_, None) => "removed",
             _ => "updated",
         };
-        ui.status(&format!("{verb} {}", shown(&e.path, repo.workdir())))?;
+        ui.status(&format!("{verb} {}", shown(&e.path, &top)))?;
     }
-    if args.uninstall {
-        if enabled_by_init.exists() {
-            repo.set_local_config("skill.autoSkill.enabled", None)?;
-            let _ = std::fs::remove_file(&enabled_by_init);
-            ui.status("unset skill.autoSkill.enabled")?;
-        } else if enabled {
-            ui.status("skill.autoSkill.enabled stays on: it was set before init")?;
+    for hook in &applied.hooks {
+        ui.status(&format!("installed the {hook} hook"))?;
+    }
+    match applied.auto_skill {
+        AutoSkill::Set => ui.status("set skill.autoSkill.enabled=true in .git/config")?,
+        AutoSkill::Unset => ui.status("unset skill.autoSkill.enabled")?,
+        AutoSkill::StaysOn => {
+            ui.status("skill.autoSkill.enabled stays on: it was set before init")?
         }
+        AutoSkill::Unchanged => {}
+    }
+    if plan.uninstall {
         ui.status("the commit hooks stay (git skill hook uninstall removes them)")?;
         return Ok(Outcome::Clean);
     }
-    for (hook, outcome) in hooks::install(&repo.hooks_dir(ws.home.as_deref()), false)? {
-        if outcome != hooks::Installed::AlreadyInstalled {
-            ui.status(&format!("installed the {} hook", hook.name()))?;
-        }
-    }
-    if !enabled {
-        repo.set_local_config("skill.autoSkill.enabled", Some("true"))?;
-        if let Some(dir) = enabled_by_init.parent() {
-            git_skill::fsutil::private_dir(dir)?;
-        }
-        std::fs::write(&enabled_by_init, b"")?;
-        ui.status("set skill.autoSkill.enabled=true in .git/config")?;
-    }
     if changed.is_empty() {
         ui.status("already set up: nothing changed")?;
-    } else if scope == Scope::Project {
+    } else if plan.scope == Scope::Project {
         ui.status("commit the agents' settings to share the hooks with your team")?;
     }
-    for agent in &agents {
-        match agent {
-            Agent::Codex => {
-                ui.status("Codex runs only the hooks you trust: open codex, run /hooks and trust git-skill's (automation: codex exec --dangerously-bypass-hook-trust)")?;
-                if scope == Scope::Project {
-                    ui.status("Codex reads a project's .codex/ only when you trusted the project: say so when it asks")?;
-                }
-            }
-            Agent::Gemini if scope == Scope::Project => ui.status("Gemini CLI runs project hooks only in a trusted folder: trust this one when it asks")?,
-            Agent::Copilot if scope == Scope::Project => ui.status("Copilot CLI loads .github/hooks only in a folder you trusted: trust this one when it asks")?,
-            _ => {}
-        }
-    }
+    trust_notes(ui, &plan)?;
     let threshold = ws.config.auto_skill_threshold().unwrap_or(20);
     ui.status(&format!(
         "next: a session of {threshold} tool calls or more ends in a review; see git skill sessions, then git skill proposals list"
@@ -273,29 +120,63 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
     Ok(Outcome::Clean)
 }
 
-/// Skills under `root` holding a `.skillopt/` directory.
-fn skillopt_dirs(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![(root.to_owned(), 0)];
-    while let Some((dir, depth)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let Ok(t) = e.file_type() else { continue };
-            if !t.is_dir() {
-                continue;
+/// Every change as a diff, and what else would be done; nothing written.
+fn dry_run(ui: &mut Ui, plan: &op::Plan, top: &Path) -> Result<Outcome, CommandError> {
+    for e in plan.changed() {
+        let shown = shown(&e.path, top);
+        let diff = similar::TextDiff::from_lines(
+            e.before.as_deref().unwrap_or(""),
+            e.after.as_deref().unwrap_or(""),
+        )
+        .unified_diff()
+        .header(
+            &if e.before.is_some() {
+                format!("a/{shown}")
+            } else {
+                "/dev/null".into()
+            },
+            &if e.after.is_some() {
+                format!("b/{shown}")
+            } else {
+                "/dev/null".into()
+            },
+        )
+        .to_string();
+        super::ui::write_lines(&mut ui.out, &diff)?;
+    }
+    if !plan.uninstall {
+        writeln!(
+            ui.out,
+            "# would install the pre-commit and pre-merge-commit hooks (git skill hook install)"
+        )?;
+    }
+    if (plan.uninstall && plan.enabled_by_init) || (!plan.uninstall && !plan.enabled) {
+        writeln!(
+            ui.out,
+            "# would {} skill.autoSkill.enabled in .git/config",
+            if plan.uninstall { "unset" } else { "set" }
+        )?;
+    }
+    Ok(Outcome::Clean)
+}
+
+/// What each agent needs before it runs a repository's hooks.
+fn trust_notes(ui: &mut Ui, plan: &op::Plan) -> Result<(), CommandError> {
+    let project = plan.scope == Scope::Project;
+    for agent in &plan.agents {
+        match agent {
+            Agent::Codex => {
+                ui.status("Codex runs only the hooks you trust: open codex, run /hooks and trust git-skill's (automation: codex exec --dangerously-bypass-hook-trust)")?;
+                if project {
+                    ui.status("Codex reads a project's .codex/ only when you trusted the project: say so when it asks")?;
+                }
             }
-            let path = e.path();
-            if e.file_name() == layout::DIR {
-                out.push(dir.clone());
-            } else if depth < 3 && e.file_name() != "node_modules" {
-                stack.push((path, depth + 1));
-            }
+            Agent::Gemini if project => ui.status("Gemini CLI runs project hooks only in a trusted folder: trust this one when it asks")?,
+            Agent::Copilot if project => ui.status("Copilot CLI loads .github/hooks only in a folder you trusted: trust this one when it asks")?,
+            _ => {}
         }
     }
-    out.sort();
-    out
+    Ok(())
 }
 
 fn shown(path: &Path, top: &Path) -> String {

@@ -11,7 +11,7 @@ use super::{CommandError, Outcome, ResultExt, Ui, Workspace};
 use git_skill::env::Allow;
 
 /// The recorder skill, for agents: when and how to call `git skill record`.
-pub const RECORDER_SKILL: &str = include_str!("../../templates/skills/skill-recorder/SKILL.md");
+use git_skill::ops::init::RECORDER_SKILL;
 
 /// The most `--stdin` reads.
 const MAX_STDIN_BYTES: u64 = 16 << 20;
