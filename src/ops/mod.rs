@@ -4,6 +4,7 @@
 //! line, an unreadable store) is in the report, for the renderer to show as a warning or an
 //! error.
 
+pub mod agent_hook;
 pub mod init;
 pub mod pre_commit;
 pub mod scan;
