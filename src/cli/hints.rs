@@ -353,6 +353,29 @@ impl From<git_skill::ops::init::InitError> for CommandError {
     }
 }
 
+impl From<git_skill::ops::proposals::ProposalsError> for CommandError {
+    fn from(e: git_skill::ops::proposals::ProposalsError) -> Self {
+        use git_skill::ops::proposals::ProposalsError as E;
+        use git_skill::review::proposals::ProposalError as P;
+        match e {
+            E::Env(e) => e.into(),
+            e @ E::Age(_) => CommandError::new(e),
+            E::Proposal(e) => {
+                let hint = match &e {
+                    P::NotFound { .. } | P::Ambiguous { .. } => {
+                        Some("git skill proposals list shows the ids")
+                    }
+                    P::Malformed { .. } => {
+                        Some("delete it with git update-ref -d <ref> if it is not a proposal")
+                    }
+                    _ => None,
+                };
+                hinted(ErrorKind::User, e, hint.map(Into::into))
+            }
+        }
+    }
+}
+
 impl From<PathError> for CommandError {
     fn from(e: PathError) -> Self {
         let hint = match &e {
