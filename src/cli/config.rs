@@ -52,7 +52,7 @@ pub fn cmd_config(ui: &mut Ui, args: ConfigArgs) -> Result<Outcome, CommandError
         .collect();
     match args.format {
         Format::Json => {
-            super::output::json(ui, serde_json::json!({ "keys": rows }))?;
+            super::output::json_rows(ui, "keys", &rows)?;
         }
         Format::Text => {
             // Values differ in width (`120s`, a URL, a list of roots): a table keeps the

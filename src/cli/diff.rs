@@ -78,7 +78,7 @@ pub fn cmd_diff(ui: &mut Ui, args: DiffArgs) -> Result<Outcome, CommandError> {
     ws.report_notes(ui, &notes)?;
     match args.format {
         Format::Json => {
-            super::output::json(ui, serde_json::json!({ "skills": drifts }))?;
+            super::output::json_rows(ui, "skills", &drifts)?;
         }
         Format::Text => {
             render_text(&mut ui.out, &drifts)?;

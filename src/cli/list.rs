@@ -112,7 +112,7 @@ pub fn cmd_list(ui: &mut Ui, args: ListArgs) -> Result<Outcome, CommandError> {
     }
     match args.format {
         ListFormat::Json => {
-            super::output::json(ui, serde_json::json!({ "skills": rows }))?;
+            super::output::json_rows(ui, "skills", &rows)?;
         }
         ListFormat::Text => render_table(ui, &rows)?,
         ListFormat::Names => {

@@ -68,17 +68,28 @@ fn cmd_ping(ui: &mut Ui, args: PingArgs) -> Result<Outcome, CommandError> {
     let answer = git_skill::report::one_line(&completion.text, 80);
     match args.format {
         Format::Json => {
-            super::output::json(
-                ui,
-                serde_json::json!({ "provider": describe.provider,
-                    "model": describe.model,
-                    "endpoint": describe.endpoint,
-                    "chosen_because": settings.chosen_because,
-                    "latency_ms": latency.as_millis() as u64,
-                    "attempts": completion.attempts,
-                    "usage": completion.usage,
-                    "answer": answer }),
-            )?;
+            #[derive(serde::Serialize)]
+            struct Ping<'a, U> {
+                provider: &'a str,
+                model: &'a str,
+                endpoint: &'a str,
+                chosen_because: &'a str,
+                latency_ms: u64,
+                attempts: u32,
+                usage: &'a U,
+                answer: &'a str,
+            }
+            let ping = Ping {
+                provider: &describe.provider,
+                model: &describe.model,
+                endpoint: &describe.endpoint,
+                chosen_because: &settings.chosen_because,
+                latency_ms: latency.as_millis() as u64,
+                attempts: completion.attempts,
+                usage: &completion.usage,
+                answer: &answer,
+            };
+            super::output::json(ui, &ping)?;
         }
         Format::Text => {
             let estimated = if completion.usage.estimated {

@@ -84,10 +84,16 @@ pub fn cmd_log(ui: &mut Ui, args: LogArgs) -> Result<Outcome, CommandError> {
     });
     match args.format {
         Format::Json => {
-            super::output::json(
-                ui,
-                serde_json::json!({ "skill": skill.dir_name, "optimizations": rows }),
-            )?;
+            #[derive(serde::Serialize)]
+            struct Log<'a, T> {
+                skill: &'a str,
+                optimizations: &'a [T],
+            }
+            let log = Log {
+                skill: &skill.dir_name,
+                optimizations: &rows,
+            };
+            super::output::json(ui, &log)?;
         }
         Format::Text => {
             for r in &rows {

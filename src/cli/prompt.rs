@@ -110,7 +110,7 @@ fn list(
         .collect();
     match format {
         Format::Json => {
-            super::output::json(ui, serde_json::json!({ "templates": rows }))?;
+            super::output::json_rows(ui, "templates", &rows)?;
         }
         Format::Text => {
             let mut table = Table::new(&["NAME", "SOURCE", "PURPOSE"]);

@@ -156,13 +156,18 @@ pub fn cmd_record(ui: &mut Ui, args: RecordArgs) -> Result<Outcome, CommandError
     let shown = ws.display(&path);
     match args.format {
         Format::Json => {
-            let ids: Vec<&str> = signals.iter().map(|s| s.signal_id.as_str()).collect();
-            super::output::json(
-                ui,
-                serde_json::json!({ "skill": skill.dir_name,
-                    "path": shown.display().to_string(),
-                    "signal_ids": ids }),
-            )?;
+            #[derive(serde::Serialize)]
+            struct Recorded<'a> {
+                skill: &'a str,
+                path: &'a std::path::Path,
+                signal_ids: Vec<&'a str>,
+            }
+            let recorded = Recorded {
+                skill: &skill.dir_name,
+                path: &shown,
+                signal_ids: signals.iter().map(|s| s.signal_id.as_str()).collect(),
+            };
+            super::output::json(ui, &recorded)?;
         }
         Format::Text => {
             for signal in &signals {

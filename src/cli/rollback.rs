@@ -55,16 +55,26 @@ pub fn cmd_rollback(ui: &mut Ui, args: RollbackArgs) -> Result<Outcome, CommandE
     let target = &done.reverted;
     match args.format {
         Format::Json => {
-            super::output::json(
-                ui,
-                serde_json::json!({ "skill": skill.dir_name,
-                    "reverted": target.commit,
-                    "optimization_id": target.optimization_id,
-                    "commit": new,
-                    "via": via,
-                    "returned": done.returned,
-                    "returned_older_than_window": done.returned_old }),
-            )?;
+            #[derive(serde::Serialize)]
+            struct RolledBack<'a> {
+                skill: &'a str,
+                reverted: &'a str,
+                optimization_id: &'a Option<String>,
+                commit: &'a str,
+                via: &'a str,
+                returned: &'a [String],
+                returned_older_than_window: usize,
+            }
+            let report = RolledBack {
+                skill: &skill.dir_name,
+                reverted: &target.commit,
+                optimization_id: &target.optimization_id,
+                commit: &new,
+                via,
+                returned: &done.returned,
+                returned_older_than_window: done.returned_old,
+            };
+            super::output::json(ui, &report)?;
         }
         Format::Text => {
             writeln!(

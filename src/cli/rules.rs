@@ -77,7 +77,7 @@ pub fn cmd_rules(ui: &mut Ui, args: RulesArgs) -> Result<Outcome, CommandError> 
         .collect();
     match args.format {
         Format::Json => {
-            super::output::json(ui, serde_json::json!({ "rules": rows }))?;
+            super::output::json_rows(ui, "rules", &rows)?;
         }
         Format::Text => {
             for r in &rows {

@@ -9,6 +9,7 @@ pub mod init;
 pub mod pre_commit;
 pub mod proposals;
 pub mod scan;
+pub mod sessions;
 pub mod signals;
 
 /// Times in reports: RFC 3339 to the second, in UTC (`2026-11-30T09:00:00Z`).
