@@ -451,7 +451,13 @@ impl Store {
             })
             .filter_map(|b| serde_json::from_slice(&b).ok())
             .collect();
-        out.sort_by(|a: &SessionState, b| b.updated.cmp(&a.updated));
+        // Newest first; sessions of the same second in a stable order, whatever the directory's.
+        out.sort_by(|a: &SessionState, b| {
+            b.updated
+                .cmp(&a.updated)
+                .then_with(|| a.agent.cmp(&b.agent))
+                .then_with(|| a.session.cmp(&b.session))
+        });
         out
     }
 }

@@ -609,3 +609,42 @@ fn a_payload_too_large_is_read_to_its_end_so_the_agent_can_write_it_all() {
     assert_eq!(out.stdout, b"");
     assert!(String::from_utf8_lossy(&out.stderr).contains("more than 16 MiB"));
 }
+
+#[test]
+fn sessions_and_the_hooks_answers_whole() {
+    use super::snapshot::{assert_snapshot, show};
+    let (sb, transcript) = setup();
+    let now = [("GIT_SKILL_NOW", "2026-12-03T09:00:00Z")];
+    let send = |session: &str, rel: &str, env: &[(&str, &str)]| {
+        hook(
+            &sb,
+            &["--agent", "claude"],
+            env,
+            &payload(&sb, rel, &transcript, session),
+        )
+    };
+    // One session below the threshold, one counted still in progress, one inside a review.
+    send("s1", "claude/PostToolUse.json", &now).assert_ok();
+    send("s1", "claude/SessionEnd.json", &now).assert_ok();
+    send("s2", "claude/PostToolUse.json", &now).assert_ok();
+    send("s3", "claude/PostToolUse.json", &now).assert_ok();
+    send("s3", "claude/PostToolUse.json", &now).assert_ok();
+    let inside = [now[0], ("GIT_SKILL_PURPOSE", "review")];
+    send("s3", "claude/SessionEnd.json", &inside).assert_ok();
+    let sessions = sb.run(&["sessions"]);
+    assert_snapshot("sessions", &show(&sb, &sessions));
+    let json = sb.run(&["sessions", "--format", "json"]);
+    assert_snapshot("sessions-json", &show(&sb, &json));
+    // What the hook says about a payload it cannot read: one line, exit 0; an error with
+    // --strict.
+    for (name, args) in [
+        ("hook-agent-bad-payload", &["--agent", "claude"][..]),
+        (
+            "hook-agent-bad-payload-strict",
+            &["--agent", "claude", "--strict"],
+        ),
+    ] {
+        let run = hook(&sb, args, &now, "{\"hook_event_name\": \"SessionEnd\"}");
+        assert_snapshot(name, &show(&sb, &run));
+    }
+}
