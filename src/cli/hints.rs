@@ -376,6 +376,16 @@ impl From<git_skill::ops::proposals::ProposalsError> for CommandError {
     }
 }
 
+impl From<git_skill::ops::lint::LintError> for CommandError {
+    fn from(e: git_skill::ops::lint::LintError) -> Self {
+        use git_skill::ops::lint::LintError as E;
+        match e {
+            E::Env(e) => e.into(),
+            E::Policy(e) => e.into(),
+        }
+    }
+}
+
 impl From<PathError> for CommandError {
     fn from(e: PathError) -> Self {
         let hint = match &e {

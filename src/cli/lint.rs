@@ -1,12 +1,11 @@
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use git_skill::check;
-use git_skill::guard::suppress::POLICY_FILE;
-use git_skill::report::{self, Diagnostic, Summary};
-use git_skill::skill::{codes, lint, SkillFiles};
+use git_skill::ops::lint as op;
+use git_skill::report::{self, problem, sarif, Diagnostic, Summary};
+use git_skill::skill::codes;
 
-use super::output::Format;
+use super::output::ReportFormat;
 use super::{CommandError, Outcome, Ui, Workspace};
 
 /// Check SKILL.md files against the skill format and git-skill's limits.
@@ -32,8 +31,8 @@ pub struct LintArgs {
     pub strict: bool,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
 
     /// Print the long explanation of a lint code (SK001...) or name, and exit.
     #[arg(long, value_name = "CODE", conflicts_with_all = ["paths", "strict", "format", "roots"])]
@@ -50,58 +49,34 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
     }
     let mut ws = Workspace::load(ui)?;
     ws.config.set_flag("roots", "--root", &args.roots);
-    let found = ws.skills(ui, &args.paths, "lint")?;
-    // The `lint:` levels of the work tree's policy file.
-    let policy = match &ws.repo {
-        Some(repo) => check::policy_file(&ws.display(&repo.workdir().join(POLICY_FILE)))?,
-        None => None,
+    let options = op::Options {
+        paths: args.paths.clone(),
+        strict: args.strict,
     };
-    let mut diagnostics: Vec<Diagnostic> = Vec::new();
-    let mut checked = 0;
-    for skill in &found.skills {
-        let files = match SkillFiles::read(&skill.dir) {
-            Ok(files) => files,
-            Err(e) => {
-                ui.error(&CommandError::from(e))?;
-                continue;
-            }
-        };
-        checked += 1;
-        let target = lint::Target {
-            dir_name: &skill.dir_name,
-            display_dir: ws.display(&skill.dir),
-            category: skill.category.as_deref(),
-            written: false,
-        };
-        let mut found = lint::lint(&files, &target);
-        if let (Some(policy), false) = (&policy, lint::is_auto_skill(&files)) {
-            let name = files
-                .skill_md
-                .as_deref()
-                .and_then(|b| git_skill::skill::meta::parse(b).ok())
-                .and_then(|(m, _)| m.name)
-                .unwrap_or_else(|| skill.dir_name.clone());
-            policy.apply_lint(&name, &target.display_dir, &mut found);
+    let mut linted = op::lint(&ws, &options)?;
+    for p in std::mem::take(&mut linted.problems) {
+        match p {
+            op::Problem::Note(note) => ws.report_notes(ui, std::slice::from_ref(&note))?,
+            op::Problem::Path(e) => ui.error(&CommandError::from(e))?,
+            op::Problem::Unreadable(e) => ui.error(&CommandError::from(e))?,
         }
-        if args.strict {
-            for d in found
-                .iter_mut()
-                .filter(|d| d.level == report::Level::Warning)
-            {
-                d.level = report::Level::Error;
-            }
-        }
-        diagnostics.extend(found);
     }
-    let summary = Summary::of(checked, &diagnostics);
-    let outcome = if lint::has_errors(&diagnostics) {
+    let summary = linted.summary();
+    let outcome = if linted.fails() {
         Outcome::Problems
     } else {
         Outcome::Clean
     };
+    let diagnostics = &linted.diagnostics;
     let rendered = match args.format {
-        Format::Json => report::render_json(&mut ui.out, &diagnostics, summary),
-        Format::Text => report::render_text(&mut ui.out, &diagnostics, ui.out_style),
+        ReportFormat::Json => report::render_json(&mut ui.out, diagnostics, summary),
+        ReportFormat::Text => report::render_text(&mut ui.out, diagnostics, ui.out_style),
+        ReportFormat::Sarif => {
+            let relative = |p: &Path| repo_relative(&ws, p);
+            let problems = problem::from_lint(diagnostics, &relative);
+            sarif::render(&mut ui.out, &problem::lint_rules(), &problems)
+        }
+        ReportFormat::Junit => junit(&mut ui.out, &linted),
     }
     .and_then(|()| ui.out.flush());
     match rendered {
@@ -110,10 +85,10 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(outcome),
         other => other?,
     }
-    if found.skills.is_empty() && args.paths.is_empty() {
+    if linted.empty {
         let roots: Vec<String> = ws.roots().iter().map(|r| r.label.clone()).collect();
         ui.status(&format!("no skills found (looked in {})", roots.join(", ")))?;
-    } else if args.format == Format::Text {
+    } else if args.format == ReportFormat::Text {
         let mut line = summary_line(summary);
         if ui.had_error {
             line.push_str("; some paths could not be checked (see the errors above)");
@@ -121,6 +96,53 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
         ui.status(&line)?;
     }
     Ok(outcome)
+}
+
+/// A diagnostic's path (as shown) relative to the top of the repository, `/`-separated; the
+/// path as shown outside a repository.
+fn repo_relative(ws: &Workspace, shown: &Path) -> String {
+    let abs = ws.cwd.join(shown);
+    let rel = match &ws.repo {
+        Some(repo) => abs.strip_prefix(repo.workdir()).unwrap_or(shown),
+        None => shown,
+    };
+    rel.to_string_lossy().replace('\\', "/")
+}
+
+/// One test case per skill, failing with its errors.
+fn junit(out: &mut dyn std::io::Write, linted: &op::Linted) -> std::io::Result<()> {
+    use git_skill::report::junit::{Case, Failure};
+    let cases: Vec<Case> = linted
+        .skills
+        .iter()
+        .map(|dir| {
+            let errors: Vec<&Diagnostic> = linted
+                .diagnostics
+                .iter()
+                .filter(|d| d.level == report::Level::Error && d.path.starts_with(dir))
+                .collect();
+            let body = errors
+                .iter()
+                .map(|d| {
+                    let at = match (d.line, d.column) {
+                        (Some(l), Some(c)) => format!(":{l}:{c}"),
+                        (Some(l), None) => format!(":{l}"),
+                        _ => String::new(),
+                    };
+                    format!("{}{at} error {} {}\n", d.path.display(), d.code, d.message)
+                })
+                .collect();
+            Case {
+                name: dir.display().to_string(),
+                failure: (!errors.is_empty()).then(|| Failure {
+                    message: git_skill::report::plural(errors.len(), "lint error"),
+                    kind: "error".into(),
+                    body,
+                }),
+            }
+        })
+        .collect();
+    git_skill::report::junit::render(out, "git-skill lint", "lint", &cases)
 }
 
 fn summary_line(s: Summary) -> String {

@@ -6,11 +6,23 @@ use std::io::Write as _;
 
 use super::{CommandError, Ui};
 
-/// `--format` of every listing and report (`scan` adds SARIF and JUnit, see `ScanFormat`).
+/// `--format` of every listing (`lint` and `scan` add SARIF and JUnit, see [`ReportFormat`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Text,
     Json,
+}
+
+/// `--format` of the commands that report problems (`lint`, `scan`): the same four renderings
+/// of one findings model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    Text,
+    Json,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// JUnit XML, one test case per skill.
+    Junit,
 }
 
 /// Writes `body`, a JSON object, with `"version": 1` added, then a newline, to stdout.

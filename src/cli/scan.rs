@@ -8,6 +8,7 @@ use git_skill::ops::scan::{self as op, Problem};
 use git_skill::report::sarif;
 use git_skill::report::scan::{self as render, SkillReport};
 
+use super::output::ReportFormat;
 use super::{CommandError, Outcome, Ui, Workspace};
 
 /// Scan skills for dangerous content: exfiltration, prompt injection, destructive commands,
@@ -32,8 +33,8 @@ pub struct ScanArgs {
     pub paths: Vec<PathBuf>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = ScanFormat::Text)]
-    pub format: ScanFormat,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
 
     /// Verdict that fails the scan [default: skill.failOn, or dangerous].
     #[arg(long, value_name = "VERDICT", value_parser = ["dangerous", "caution", "never"])]
@@ -89,14 +90,6 @@ pub struct ScanArgs {
     pub suppressions_from_target: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ScanFormat {
-    Text,
-    Json,
-    Sarif,
-    Junit,
-}
-
 pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
     let mut ws = Workspace::load(ui)?;
     ws.config.set_flag("roots", "--root", &args.roots);
@@ -144,12 +137,12 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
     let Some((from, to)) = range else {
         return finish(ui, &args, fail_on, &scan.reports, scan.empty);
     };
-    if args.format == ScanFormat::Text && scan.empty {
+    if args.format == ReportFormat::Text && scan.empty {
         ui.status(&format!("no skill changed between {from} and {to}"))?;
         return Ok(Outcome::Clean);
     }
     let outcome = finish(ui, &args, fail_on, &scan.reports, false)?;
-    if args.format == ScanFormat::Text {
+    if args.format == ReportFormat::Text {
         // What a reviewer wants first: what the changed skills can do now.
         let (drifts, _) = super::diff::drift_report(&ws, &from, Some(&to))?;
         if !drifts.is_empty() {
@@ -200,17 +193,17 @@ fn finish(
         Outcome::Clean
     };
     let rendered = match args.format {
-        ScanFormat::Text => render::render_text(&mut ui.out, reports, ui.out_style),
-        ScanFormat::Json => render::render_json(&mut ui.out, reports),
-        ScanFormat::Sarif => sarif::render_sarif(&mut ui.out, reports),
-        ScanFormat::Junit => render::render_junit(&mut ui.out, reports),
+        ReportFormat::Text => render::render_text(&mut ui.out, reports, ui.out_style),
+        ReportFormat::Json => render::render_json(&mut ui.out, reports),
+        ReportFormat::Sarif => sarif::render_sarif(&mut ui.out, reports),
+        ReportFormat::Junit => render::render_junit(&mut ui.out, reports),
     }
     .and_then(|()| ui.out.flush());
     match rendered {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(outcome),
         other => other?,
     }
-    if args.format == ScanFormat::Text {
+    if args.format == ReportFormat::Text {
         let s = render::summarize(reports);
         if empty {
             ui.status("no skills found")?;

@@ -2,6 +2,8 @@
 //! Renderers take a writer; the library never prints on its own.
 
 mod diagnostics;
+pub mod junit;
+pub mod problem;
 pub mod sarif;
 pub mod scan;
 pub mod style;

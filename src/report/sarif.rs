@@ -1,31 +1,14 @@
 //! SARIF 2.1.0 for code scanning (GitHub accepts it as uploaded by `upload-sarif`): every rule
-//! with its description and `security-severity`, results with repository-relative URIs,
-//! `partialFingerprints`, and suppressions kept visible.
+//! with its description (and, for guard rules, `security-severity`), results with
+//! repository-relative URIs, `partialFingerprints` where a problem has one, and suppressions
+//! kept visible. Lint and scan reports both come through [`render`].
 
 use std::io::{self, Write};
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
+use super::problem::{self, Problem, RuleInfo};
 use super::scan::SkillReport;
-use crate::guard::{rules, Severity};
-
-fn level(s: Severity) -> &'static str {
-    match s {
-        Severity::Critical | Severity::High => "error",
-        Severity::Medium => "warning",
-        Severity::Low => "note",
-    }
-}
-
-/// GitHub's scale: over 9 critical, 7 to 8.9 high, 4 to 6.9 medium, under 4 low.
-fn security_severity(s: Severity) -> &'static str {
-    match s {
-        Severity::Critical => "9.5",
-        Severity::High => "8.0",
-        Severity::Medium => "5.5",
-        Severity::Low => "2.0",
-    }
-}
 
 /// SARIF wants a rule's friendly name as one Pascal-case identifier: the message's words.
 fn pascal_name(message: &str) -> String {
@@ -43,15 +26,10 @@ fn pascal_name(message: &str) -> String {
         .collect()
 }
 
-fn uri(dir: &str, file: &str) -> String {
-    let joined = match (dir, file) {
-        ("" | ".", f) => f.to_owned(),
-        (d, "" | ".") => d.to_owned(),
-        (d, f) => format!("{d}/{f}"),
-    };
-    // Percent-encode what a URI reference cannot carry as is.
-    let mut out = String::with_capacity(joined.len());
-    for b in joined.bytes() {
+/// A path as a URI reference: percent-encoded where a URI cannot carry it as is.
+fn uri(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
         match b {
             b'A'..=b'Z'
             | b'a'..=b'z'
@@ -74,59 +52,66 @@ fn uri(dir: &str, file: &str) -> String {
     out
 }
 
-pub fn render_sarif(out: &mut dyn Write, skills: &[SkillReport]) -> io::Result<()> {
-    let all = rules::all();
-    let rule_objects: Vec<Value> = all
-        .iter()
-        .map(|r| {
-            json!({
-                "id": r.id,
-                "name": pascal_name(r.message),
-                "shortDescription": { "text": r.message },
-                "fullDescription": { "text": r.explanation },
-                "help": { "text": r.explanation, "markdown": format!("**{}** ({}, {})\n\n{}", r.id, r.category.as_str(), r.severity, r.explanation) },
-                "defaultConfiguration": { "level": level(r.severity) },
-                "properties": {
-                    "security-severity": security_severity(r.severity),
-                    "tags": ["security", r.category.as_str()],
-                    "precision": "high",
-                },
-            })
-        })
-        .collect();
-    let mut results = Vec::new();
-    for skill in skills {
-        for f in &skill.findings {
-            let index = all.iter().position(|r| r.id == f.rule).unwrap_or(0);
-            let mut physical = json!({
-                "artifactLocation": { "uri": uri(&skill.repo_path, &f.file), "uriBaseId": "%SRCROOT%" },
-            });
-            if f.line > 0 {
-                physical["region"] = json!({ "startLine": f.line, "startColumn": f.column.max(1) });
-            }
-            let mut result = json!({
-                "ruleId": f.rule,
-                "ruleIndex": index,
-                "level": level(f.severity),
-                "message": { "text": format!("{} (skill {}, verdict {})", f.message, skill.name, skill.verdict.as_str()) },
-                "locations": [{ "physicalLocation": physical }],
-                "partialFingerprints": { "skillguard/v1": f.fingerprint },
-                "properties": {
-                    "severity": f.severity.as_str(),
-                    "category": f.category.as_str(),
-                    "context": f.context,
-                    "excerpt": f.excerpt,
-                },
-            });
-            if let Some(s) = &f.suppressed {
-                result["suppressions"] = json!([{
-                    "kind": if s.kind == "inline" { "inSource" } else { "external" },
-                    "justification": s.reason,
-                }]);
-            }
-            results.push(result);
-        }
+fn rule_object(r: &RuleInfo) -> Value {
+    let mut properties = Map::new();
+    if let Some(s) = r.security_severity {
+        properties.insert("security-severity".into(), s.into());
     }
+    properties.insert("tags".into(), json!(r.tags));
+    properties.insert("precision".into(), "high".into());
+    json!({
+        "id": r.id,
+        "name": pascal_name(r.summary),
+        "shortDescription": { "text": r.summary },
+        "fullDescription": { "text": r.explanation },
+        "help": { "text": r.explanation, "markdown": format!("**{}** ({}, {})\n\n{}", r.id, r.labels[0], r.labels[1], r.explanation) },
+        "defaultConfiguration": { "level": r.loudness.as_str() },
+        "properties": properties,
+    })
+}
+
+fn result_object(p: &Problem, rules: &[RuleInfo]) -> Value {
+    let index = rules.iter().position(|r| r.id == p.code).unwrap_or(0);
+    let mut physical = json!({
+        "artifactLocation": { "uri": uri(&p.file), "uriBaseId": "%SRCROOT%" },
+    });
+    if let Some(line) = p.line {
+        physical["region"] = json!({ "startLine": line, "startColumn": p.column.unwrap_or(1) });
+    }
+    let mut result = json!({
+        "ruleId": p.code,
+        "ruleIndex": index,
+        "level": p.loudness.as_str(),
+        "message": { "text": match &p.hint {
+            Some(hint) => format!("{} ({hint})", p.message),
+            None => p.message.clone(),
+        } },
+        "locations": [{ "physicalLocation": physical }],
+    });
+    if let Some(fingerprint) = &p.fingerprint {
+        result["partialFingerprints"] = json!({ "skillguard/v1": fingerprint });
+    }
+    if !p.properties.is_empty() {
+        let properties: Map<String, Value> = p
+            .properties
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone().into()))
+            .collect();
+        result["properties"] = properties.into();
+    }
+    if let Some(s) = &p.suppressed {
+        result["suppressions"] = json!([{
+            "kind": if s.in_source { "inSource" } else { "external" },
+            "justification": s.reason,
+        }]);
+    }
+    result
+}
+
+/// One SARIF run of `problems`, with `rules` as the driver's rule list.
+pub fn render(out: &mut dyn Write, rules: &[RuleInfo], problems: &[Problem]) -> io::Result<()> {
+    let rule_objects: Vec<Value> = rules.iter().map(rule_object).collect();
+    let results: Vec<Value> = problems.iter().map(|p| result_object(p, rules)).collect();
     let doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -145,4 +130,9 @@ pub fn render_sarif(out: &mut dyn Write, skills: &[SkillReport]) -> io::Result<(
     });
     serde_json::to_writer(&mut *out, &doc)?;
     writeln!(out)
+}
+
+/// A scan's findings, with every guard rule.
+pub fn render_sarif(out: &mut dyn Write, skills: &[SkillReport]) -> io::Result<()> {
+    render(out, &problem::guard_rules(), &problem::from_scan(skills))
 }

@@ -176,67 +176,31 @@ pub fn render_json(out: &mut dyn Write, skills: &[SkillReport]) -> io::Result<()
 
 /// JUnit XML: one test case per skill, failing when the skill is not safe.
 pub fn render_junit(out: &mut dyn Write, skills: &[SkillReport]) -> io::Result<()> {
-    let failures = skills.iter().filter(|s| s.verdict != Verdict::Safe).count();
-    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
-    writeln!(
-        out,
-        r#"<testsuites name="git-skill scan" tests="{}" failures="{failures}">"#,
-        skills.len()
-    )?;
-    writeln!(
-        out,
-        r#"  <testsuite name="skillguard" tests="{}" failures="{failures}">"#,
-        skills.len()
-    )?;
-    for skill in skills {
-        write!(
-            out,
-            r#"    <testcase classname="skillguard" name="{}""#,
-            xml(&skill.path)
-        )?;
-        if skill.verdict == Verdict::Safe {
-            writeln!(out, "/>")?;
-            continue;
-        }
-        writeln!(out, ">")?;
-        let mut body = String::new();
-        for f in skill.findings.iter().filter(|f| f.suppressed.is_none()) {
-            body.push_str(&format!(
-                "{}:{}:{} {} {} {}\n",
-                join(&skill.path, &f.file),
-                f.line,
-                f.column,
-                f.severity,
-                f.rule,
-                f.message
-            ));
-        }
-        writeln!(
-            out,
-            r#"      <failure message="{}" type="{}">{}</failure>"#,
-            xml(&format!("verdict: {}", skill.verdict.as_str())),
-            skill.verdict.as_str(),
-            xml(&body)
-        )?;
-        writeln!(out, "    </testcase>")?;
-    }
-    writeln!(out, "  </testsuite>")?;
-    writeln!(out, "</testsuites>")
-}
-
-fn xml(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // XML 1.0 cannot carry most control characters at all.
-            c if c.is_control() && !matches!(c, '\n' | '\t' | '\r') => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
+    let cases: Vec<super::junit::Case> = skills
+        .iter()
+        .map(|skill| super::junit::Case {
+            name: skill.path.clone(),
+            failure: (skill.verdict != Verdict::Safe).then(|| super::junit::Failure {
+                message: format!("verdict: {}", skill.verdict.as_str()),
+                kind: skill.verdict.as_str().to_owned(),
+                body: skill
+                    .findings
+                    .iter()
+                    .filter(|f| f.suppressed.is_none())
+                    .map(|f| {
+                        format!(
+                            "{}:{}:{} {} {} {}\n",
+                            join(&skill.path, &f.file),
+                            f.line,
+                            f.column,
+                            f.severity,
+                            f.rule,
+                            f.message
+                        )
+                    })
+                    .collect(),
+            }),
+        })
+        .collect();
+    super::junit::render(out, "git-skill scan", "skillguard", &cases)
 }

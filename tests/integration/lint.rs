@@ -1138,3 +1138,57 @@ fn the_policy_file_sets_lint_levels_with_a_reason_and_the_hook_reads_it_staged()
         run.stderr
     );
 }
+
+// ---- SARIF and JUnit, the same rendering as scan's ----
+
+#[test]
+fn lint_reports_sarif_and_junit_with_paths_from_the_top() {
+    let sb = Sandbox::with_repo();
+    sb.write(
+        "packages/web/.claude/skills/broken/SKILL.md",
+        "---\nname: broken\n---\nbody\n",
+    );
+    sb.write(
+        ".claude/skills/fine/SKILL.md",
+        "---\nname: fine\ndescription: Formats the changelog. Use when asked to update it.\n---\nbody\n",
+    );
+    sb.git(&["add", "-A"]).assert_ok();
+    // From a subdirectory: the SARIF's URIs are still relative to the top.
+    let run = sb.run_in("packages", &["lint", "--format", "sarif"], &[]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    let sarif: Value = serde_json::from_str(&run.stdout).unwrap();
+    let run0 = &sarif["runs"][0];
+    assert_eq!(sarif["version"], "2.1.0");
+    let rules: Vec<&str> = run0["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules.len(), CODES.len(), "every lint code is described");
+    let results = run0["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{results:#?}");
+    let r = &results[0];
+    assert_eq!(r["ruleId"], "SK007");
+    assert_eq!(r["level"], "error");
+    assert_eq!(
+        rules[r["ruleIndex"].as_u64().unwrap() as usize],
+        "SK007",
+        "the index points at the rule"
+    );
+    let location = &r["locations"][0]["physicalLocation"];
+    assert_eq!(
+        location["artifactLocation"]["uri"],
+        "packages/web/.claude/skills/broken/SKILL.md"
+    );
+    assert_eq!(location["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+    assert!(location["region"]["startLine"].as_u64().unwrap() >= 1);
+    assert!(r["message"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("no `description`"));
+
+    let run = sb.run(&["lint", "--format", "junit"]);
+    assert_eq!(run.status, 1);
+    crate::snapshot::assert_snapshot("lint-junit", &crate::snapshot::show(&sb, &run));
+}
