@@ -80,7 +80,7 @@ fn cmd_ping(ui: &mut Ui, args: PingArgs) -> Result<Outcome, CommandError> {
                 answer: &'a str,
             }
             let ping = Ping {
-                provider: &describe.provider,
+                provider: describe.provider,
                 model: &describe.model,
                 endpoint: &describe.endpoint,
                 chosen_because: &settings.chosen_because,
