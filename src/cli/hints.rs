@@ -386,6 +386,17 @@ impl From<git_skill::ops::lint::LintError> for CommandError {
     }
 }
 
+impl From<git_skill::ops::manage::TargetError> for CommandError {
+    fn from(e: git_skill::ops::manage::TargetError) -> Self {
+        use git_skill::ops::manage::TargetError as E;
+        let hint = match e {
+            E::NoDefaultRoot => "name one: git skill manage ... --root .claude/skills (or git config skill.autoSkill.root)",
+            E::OutsideRepository => "name one with --root DIR",
+        };
+        hinted(ErrorKind::User, e, Some(hint.into()))
+    }
+}
+
 impl From<PathError> for CommandError {
     fn from(e: PathError) -> Self {
         let hint = match &e {

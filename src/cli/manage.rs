@@ -1,7 +1,7 @@
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 
-use git_skill::manage::{self, Action, Outcome, Request, Target};
+use git_skill::manage::{self, Action, Outcome, Request};
 
 use super::output::Format;
 use anyhow::Context as _;
@@ -36,8 +36,8 @@ const MAX_INPUT_BYTES: u64 = 4 << 20;
   echo '{\"action\":\"patch\",\"name\":\"notes\",\"old_string\":\"a\",\"new_string\":\"b\"}' | git skill manage --json")]
 pub struct ManageArgs {
     /// What to do (not with --json).
-    #[arg(value_enum, required_unless_present = "json")]
-    pub action: Option<ManageAction>,
+    #[arg(required_unless_present = "json", value_parser = action_parser())]
+    pub action: Option<Action>,
 
     /// The skill's name: its directory under the root (or the root's category).
     #[arg(required_unless_present = "json")]
@@ -96,28 +96,23 @@ pub struct ManageArgs {
     pub format: Format,
 }
 
-/// The actions, as typed on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ManageAction {
-    Create,
-    Edit,
-    Patch,
-    Delete,
-    WriteFile,
-    RemoveFile,
-}
-
-impl From<ManageAction> for Action {
-    fn from(a: ManageAction) -> Action {
-        match a {
-            ManageAction::Create => Action::Create,
-            ManageAction::Edit => Action::Edit,
-            ManageAction::Patch => Action::Patch,
-            ManageAction::Delete => Action::Delete,
-            ManageAction::WriteFile => Action::WriteFile,
-            ManageAction::RemoveFile => Action::RemoveFile,
-        }
-    }
+/// The actions as typed on the command line: the request's own names, with `-`.
+fn action_parser() -> impl clap::builder::TypedValueParser<Value = Action> {
+    const NAMES: [&str; 6] = [
+        "create",
+        "edit",
+        "patch",
+        "delete",
+        "write-file",
+        "remove-file",
+    ];
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(NAMES).map(|typed| {
+        Action::ALL
+            .into_iter()
+            .find(|a| a.as_str().replace('_', "-") == typed)
+            .expect("every name is an action's")
+    })
 }
 
 pub fn cmd_manage(ui: &mut Ui, args: ManageArgs) -> Result<Exit, CommandError> {
@@ -143,7 +138,7 @@ pub fn cmd_manage(ui: &mut Ui, args: ManageArgs) -> Result<Exit, CommandError> {
             }
         };
         Request {
-            action: args.action.expect("clap requires it").into(),
+            action: args.action.expect("clap requires it"),
             name: args.name.clone().expect("clap requires it"),
             content: text(&args.content)?,
             old_string: args.old.clone(),
@@ -154,7 +149,7 @@ pub fn cmd_manage(ui: &mut Ui, args: ManageArgs) -> Result<Exit, CommandError> {
             file_content: text(&args.file_content)?,
         }
     };
-    let target = target(&ws, args.root.as_deref())?;
+    let target = git_skill::ops::manage::target(&ws, args.root.as_deref())?;
     let options = manage::Options {
         auto_skill: args.auto_skill,
         stamp: args.auto_skill,
@@ -171,74 +166,6 @@ pub fn cmd_manage(ui: &mut Ui, args: ManageArgs) -> Result<Exit, CommandError> {
     } else {
         Exit::Problems
     })
-}
-
-/// The root, the top below which no link may lie, and where the locks go.
-fn target(ws: &Workspace, root: Option<&Path>) -> Result<Target, CommandError> {
-    let top = ws.repo.as_ref().map(|r| r.workdir().to_owned());
-    let configured = ws
-        .config
-        .get("autoSkill.root")
-        .map(|v| PathBuf::from(v.text.trim()))
-        .filter(|p| !p.as_os_str().is_empty());
-    let root = match (root, configured, &top) {
-        (Some(r), _, _) => ws.cwd.join(r),
-        (None, Some(c), Some(top)) => top.join(c),
-        (None, Some(c), None) => ws.cwd.join(c),
-        (None, None, Some(top)) => git_skill::config::DEFAULT_ROOTS
-            .iter()
-            .map(|r| top.join(r))
-            .find(|p| p.is_dir())
-            .ok_or_else(|| {
-                CommandError::new("the repository has none of the default skill roots")
-                    .hint("name one: git skill manage ... --root .claude/skills (or git config skill.autoSkill.root)")
-            })?,
-        (None, None, None) => {
-            return Err(CommandError::new("outside a repository there is no default skill root")
-                .hint("name one with --root DIR"))
-        }
-    };
-    let root = clean(&root);
-    let (top, locks, shown) = match (&top, ws.repo.as_ref()) {
-        (Some(top), Some(repo)) if root.starts_with(top) => {
-            let rel = root
-                .strip_prefix(top)
-                .unwrap_or(&root)
-                .to_string_lossy()
-                .replace('\\', "/");
-            (top.clone(), repo.git_dir().join("skill/locks"), rel)
-        }
-        _ => {
-            let cache = ws
-                .home
-                .as_ref()
-                .map(|h| h.join(".cache/git-skill/locks"))
-                .unwrap_or_else(|| std::env::temp_dir().join("git-skill-locks"));
-            (root.clone(), cache, root.display().to_string())
-        }
-    };
-    Ok(Target {
-        root,
-        root_shown: shown,
-        top,
-        locks,
-    })
-}
-
-/// `path` without `.` parts and with `..` taken back lexically: the root as the user means
-/// it, which the no-link check then walks.
-fn clean(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// A file's bytes, or stdin's for `-`, at most [`MAX_INPUT_BYTES`].

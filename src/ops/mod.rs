@@ -7,6 +7,7 @@
 pub mod agent_hook;
 pub mod init;
 pub mod lint;
+pub mod manage;
 pub mod pre_commit;
 pub mod proposals;
 pub mod scan;
