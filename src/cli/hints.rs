@@ -397,6 +397,18 @@ impl From<git_skill::ops::manage::TargetError> for CommandError {
     }
 }
 
+impl From<git_skill::ops::review::ReviewOpError> for CommandError {
+    fn from(e: git_skill::ops::review::ReviewOpError) -> Self {
+        use git_skill::ops::review::ReviewOpError as E;
+        match e {
+            E::Env(e) => e.into(),
+            E::Review(e) => e.into(),
+            E::Config(e) => e.into(),
+            E::Prompt(e) => e.into(),
+        }
+    }
+}
+
 impl From<PathError> for CommandError {
     fn from(e: PathError) -> Self {
         let hint = match &e {

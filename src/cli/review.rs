@@ -1,11 +1,10 @@
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
 use git_skill::agent::Agent;
+use git_skill::ops::review as op;
 use git_skill::progress::Progress;
-use git_skill::prompt::{self, Prompts};
 use git_skill::review::{self, Outcome as ReviewOutcome, Report};
 
 use super::output::Format;
@@ -60,69 +59,19 @@ pub struct ReviewArgs {
     pub format: Format,
 }
 
-/// Waits until `path` exists and its size has not changed for half a second, or `limit`.
-fn wait_for(path: &std::path::Path, limit: std::time::Duration) {
-    let started = git_skill::clock::monotonic();
-    let mut last: Option<(u64, Instant)> = None;
-    while started.elapsed() < limit {
-        if let Ok(meta) = std::fs::metadata(path) {
-            match last {
-                Some((size, since)) if size == meta.len() => {
-                    if since.elapsed() >= std::time::Duration::from_millis(500) {
-                        return;
-                    }
-                }
-                _ => last = Some((meta.len(), git_skill::clock::monotonic())),
-            }
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-}
-
 fn parse_agent(s: &str) -> Result<Agent, String> {
     Agent::parse(s).ok_or_else(|| "expected claude, qwen, codex, gemini or copilot".to_owned())
 }
 
 pub fn cmd_review(ui: &mut Ui, args: ReviewArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
-    let repo = ws.require_repo("review")?;
-    // One review of a repository at a time, from now: a hook seeing it while this one waits
-    // for its transcript does not start another.
-    let running = review::lock(repo)?;
-    if args.wait_for_transcript > 0 {
-        wait_for(
-            &ws.cwd.join(&args.transcript),
-            std::time::Duration::from_secs(args.wait_for_transcript),
-        );
-    }
-    let config = &ws.config;
-    let timeout = config.auto_skill_timeout()?;
-    let mut settings = super::llm::settings(&ws)?;
-    // No request outlives the review by much (the review itself stops at its deadline).
-    settings.timeout = settings
-        .timeout
-        .min(timeout + std::time::Duration::from_secs(5));
-    let provider: Arc<dyn git_skill::llm::Provider> =
-        Arc::from(git_skill::llm::provider(&settings));
-    let dirs = prompt::override_dirs(config, Some(repo.workdir()), &ws.cwd, ws.home.as_deref());
-    let prompts = Prompts::load(&dirs)?;
-    let options = review::Options {
-        transcript: ws.cwd.join(&args.transcript),
+    let options = op::Options {
+        transcript: args.transcript.clone(),
         agent: args.agent,
         session: args.session.clone(),
         dry_run: args.dry_run,
-        allow_create: config.auto_skill_allow_create()?,
-        allow_optimize: config.auto_skill_allow_optimize()?,
-        linked: config.auto_skill_linked(),
-        max_rounds: config.auto_skill_max_rounds()?,
-        timeout,
-        max_new: config.auto_skill_max_new()?,
-        apply: config.auto_skill_apply()?,
-        create_root: config
-            .get("autoSkill.root")
-            .map(|v| v.text.trim().to_owned()),
-        roots: ws.repo_relative_roots().named,
-        fail_on: config.fail_on()?,
+        wait_for_transcript: std::time::Duration::from_secs(args.wait_for_transcript),
+        settings: super::llm::settings(&ws)?,
         now: git_skill::clock::now(),
     };
     let mut progress = Rounds {
@@ -130,9 +79,9 @@ pub fn cmd_review(ui: &mut Ui, args: ReviewArgs) -> Result<Outcome, CommandError
         show: std::io::stderr().is_terminal() && !ui.quiet,
         started: git_skill::clock::monotonic(),
     };
-    let report = review::run(repo, &running, provider, &prompts, &options, &mut progress)?;
+    let report = op::review(&ws, options, &mut progress)?;
     match args.format {
-        Format::Json => super::output::json(ui, serde_json::to_value(&report)?)?,
+        Format::Json => super::output::json(ui, &report)?,
         Format::Text => render(ui, &report)?,
     }
     Ok(match report.outcome {

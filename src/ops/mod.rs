@@ -10,6 +10,7 @@ pub mod lint;
 pub mod manage;
 pub mod pre_commit;
 pub mod proposals;
+pub mod review;
 pub mod scan;
 pub mod sessions;
 pub mod signals;
