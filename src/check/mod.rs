@@ -4,8 +4,6 @@
 //! gets one verdict wherever it is checked.
 
 pub mod gate;
-#[cfg(test)]
-mod gate_table;
 mod policy;
 #[cfg(test)]
 mod proptests;

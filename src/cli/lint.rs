@@ -74,7 +74,7 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
         ReportFormat::Sarif => {
             let relative = |p: &Path| repo_relative(&ws, p);
             let problems = problem::from_lint(diagnostics, &relative);
-            sarif::render(&mut ui.out, &problem::lint_rules(), &problems)
+            sarif::render(&mut ui.out, &codes::infos(), &problems)
         }
         ReportFormat::Junit => junit(&mut ui.out, &linted),
     }

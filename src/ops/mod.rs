@@ -5,6 +5,8 @@
 //! error.
 
 pub mod agent_hook;
+#[cfg(test)]
+mod gate_table;
 pub mod init;
 pub mod lint;
 pub mod manage;

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::scan::SkillReport;
 use super::{Diagnostic, Level};
-use crate::guard::{rules, Severity};
+use crate::guard::Severity;
 
 /// How loud a problem is, on SARIF's scale.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +26,7 @@ impl Loudness {
         }
     }
 
-    fn of_severity(s: Severity) -> Loudness {
+    pub fn of_severity(s: Severity) -> Loudness {
         match s {
             Severity::Critical | Severity::High => Loudness::Error,
             Severity::Medium => Loudness::Warning,
@@ -34,7 +34,7 @@ impl Loudness {
         }
     }
 
-    fn of_level(l: Level) -> Loudness {
+    pub fn of_level(l: Level) -> Loudness {
         match l {
             Level::Error => Loudness::Error,
             Level::Warning => Loudness::Warning,
@@ -82,48 +82,6 @@ pub struct RuleInfo {
     /// GitHub's `security-severity`, for guard rules.
     pub security_severity: Option<&'static str>,
     pub tags: Vec<&'static str>,
-}
-
-/// GitHub's scale: over 9 critical, 7 to 8.9 high, 4 to 6.9 medium, under 4 low.
-fn security_severity(s: Severity) -> &'static str {
-    match s {
-        Severity::Critical => "9.5",
-        Severity::High => "8.0",
-        Severity::Medium => "5.5",
-        Severity::Low => "2.0",
-    }
-}
-
-/// Every guard rule.
-pub fn guard_rules() -> Vec<RuleInfo> {
-    rules::all()
-        .iter()
-        .map(|r| RuleInfo {
-            id: r.id,
-            summary: r.message,
-            explanation: r.explanation,
-            labels: [r.category.as_str(), r.severity.as_str()],
-            loudness: Loudness::of_severity(r.severity),
-            security_severity: Some(security_severity(r.severity)),
-            tags: vec!["security", r.category.as_str()],
-        })
-        .collect()
-}
-
-/// Every lint code.
-pub fn lint_rules() -> Vec<RuleInfo> {
-    crate::skill::codes::CODES
-        .iter()
-        .map(|c| RuleInfo {
-            id: c.code,
-            summary: c.summary,
-            explanation: c.explanation,
-            labels: [c.name, c.level.as_str()],
-            loudness: Loudness::of_level(c.level),
-            security_severity: None,
-            tags: vec!["skill-format"],
-        })
-        .collect()
 }
 
 fn join(dir: &str, file: &str) -> String {

@@ -134,5 +134,9 @@ pub fn render(out: &mut dyn Write, rules: &[RuleInfo], problems: &[Problem]) -> 
 
 /// A scan's findings, with every guard rule.
 pub fn render_sarif(out: &mut dyn Write, skills: &[SkillReport]) -> io::Result<()> {
-    render(out, &problem::guard_rules(), &problem::from_scan(skills))
+    render(
+        out,
+        &crate::guard::rules::infos(),
+        &problem::from_scan(skills),
+    )
 }

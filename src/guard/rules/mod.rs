@@ -58,3 +58,31 @@ pub fn index_of(id: &str) -> Option<usize> {
 pub fn find(id: &str) -> Option<&'static Rule> {
     all().iter().find(|r| r.id.eq_ignore_ascii_case(id))
 }
+
+/// GitHub's scale: over 9 critical, 7 to 8.9 high, 4 to 6.9 medium, under 4 low.
+fn security_severity(s: super::Severity) -> &'static str {
+    use super::Severity;
+    match s {
+        Severity::Critical => "9.5",
+        Severity::High => "8.0",
+        Severity::Medium => "5.5",
+        Severity::Low => "2.0",
+    }
+}
+
+/// Every rule, described for a report's rule list (SARIF).
+pub fn infos() -> Vec<crate::report::problem::RuleInfo> {
+    use crate::report::problem::{Loudness, RuleInfo};
+    all()
+        .iter()
+        .map(|r| RuleInfo {
+            id: r.id,
+            summary: r.message,
+            explanation: r.explanation,
+            labels: [r.category.as_str(), r.severity.as_str()],
+            loudness: Loudness::of_severity(r.severity),
+            security_severity: Some(security_severity(r.severity)),
+            tags: vec!["security", r.category.as_str()],
+        })
+        .collect()
+}

@@ -93,7 +93,7 @@ fn run(before: &str, after: &str) -> Lands {
     )
     .unwrap();
     let before_snapshot =
-        super::Snapshot::from_dir(&top.join(DIR), DIR.into(), ".claude/skills".into(), None)
+        crate::check::Snapshot::from_dir(&top.join(DIR), DIR.into(), ".claude/skills".into(), None)
             .unwrap();
     let place = crate::manage::Place {
         root_shown: ".claude/skills".into(),
