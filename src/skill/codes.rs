@@ -278,6 +278,23 @@ pub(crate) fn get(code: &str) -> &'static Code {
         .expect("lint code is registered")
 }
 
+/// Every code, described for a report's rule list (SARIF).
+pub fn infos() -> Vec<crate::report::problem::RuleInfo> {
+    use crate::report::problem::{Loudness, RuleInfo};
+    CODES
+        .iter()
+        .map(|c| RuleInfo {
+            id: c.code,
+            summary: c.summary,
+            explanation: c.explanation,
+            labels: [c.name, c.level.as_str()],
+            loudness: Loudness::of_level(c.level),
+            security_severity: None,
+            tags: vec!["skill-format"],
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,21 +319,4 @@ mod tests {
         assert_eq!(find("invalid-name").unwrap().code, "SK006");
         assert!(find("SK999").is_none());
     }
-}
-
-/// Every code, described for a report's rule list (SARIF).
-pub fn infos() -> Vec<crate::report::problem::RuleInfo> {
-    use crate::report::problem::{Loudness, RuleInfo};
-    CODES
-        .iter()
-        .map(|c| RuleInfo {
-            id: c.code,
-            summary: c.summary,
-            explanation: c.explanation,
-            labels: [c.name, c.level.as_str()],
-            loudness: Loudness::of_level(c.level),
-            security_severity: None,
-            tags: vec!["skill-format"],
-        })
-        .collect()
 }
