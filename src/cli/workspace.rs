@@ -46,15 +46,11 @@ impl Workspace {
         paths: &[PathBuf],
         command: &str,
     ) -> Result<Discovery, CommandError> {
-        let found = if paths.is_empty() {
-            self.all_skills(command)?
-        } else {
-            let named = self.named_skills(paths);
-            for e in named.errors {
-                ui.error(&CommandError::from(e))?;
-            }
-            named.found
-        };
+        let named = self.0.skills(paths, command)?;
+        for e in named.errors {
+            ui.error(&CommandError::from(e))?;
+        }
+        let found = named.found;
         self.report_notes(ui, &found.notes)?;
         Ok(found)
     }

@@ -264,6 +264,18 @@ impl Env {
         out
     }
 
+    /// The skills named by `paths` ([`Env::named_skills`]), or every skill of the roots when
+    /// `paths` is empty ([`Env::all_skills`]).
+    pub fn skills(&self, paths: &[PathBuf], command: &str) -> Result<Named, EnvError> {
+        if paths.is_empty() {
+            return Ok(Named {
+                found: self.all_skills(command)?,
+                errors: Vec::new(),
+            });
+        }
+        Ok(self.named_skills(paths))
+    }
+
     /// The repository, for a command that needs one (`what`: the command as typed, such as
     /// `optimize` or `scan --from-ref`).
     pub fn require_repo(&self, what: &str) -> Result<&Repo, EnvError> {

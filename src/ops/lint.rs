@@ -55,18 +55,11 @@ impl Linted {
 
 pub fn lint(env: &Env, options: &Options) -> Result<Linted, LintError> {
     let mut problems = Vec::new();
-    let mut found = if options.paths.is_empty() {
-        env.all_skills("lint")?
-    } else {
-        let named = env.named_skills(&options.paths);
-        problems.extend(named.errors.into_iter().map(Problem::Path));
-        named.found
-    };
-    problems.extend(
-        std::mem::take(&mut found.notes)
-            .into_iter()
-            .map(Problem::Note),
-    );
+    let named = env.skills(&options.paths, "lint")?;
+    problems.extend(named.errors.into_iter().map(Problem::Path));
+    let mut found = named.found;
+    let notes = std::mem::take(&mut found.notes);
+    problems.extend(notes.into_iter().map(Problem::Note));
     // The `lint:` levels of the work tree's policy file.
     let policy = match &env.repo {
         Some(repo) => crate::check::policy_file(&env.display(&repo.workdir().join(POLICY_FILE)))?,

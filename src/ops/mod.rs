@@ -28,3 +28,20 @@ pub(crate) mod time {
         }
     }
 }
+
+/// The skills a change touches, before and after, each with its directory as the user should
+/// see it: what the gate judges.
+pub(crate) fn changes(
+    env: &crate::env::Env,
+    repo: &crate::git::Repo,
+    changed: Vec<crate::staged::SkillChange>,
+) -> Vec<crate::check::Change> {
+    changed
+        .into_iter()
+        .map(|c| crate::check::Change {
+            display: env.display(&repo.workdir().join(&c.after.dir)),
+            before: c.before,
+            after: c.after,
+        })
+        .collect()
+}

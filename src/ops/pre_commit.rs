@@ -2,7 +2,7 @@
 //! by the one gate ([`crate::check::gate`]) for a person's commit, at the staged state (the
 //! index, never the work tree) with the policy as staged.
 
-use crate::check::{self, gate, Change, Decision, Gate, Writer};
+use crate::check::{self, gate, Decision, Gate, Writer};
 use crate::config::FailOn;
 use crate::env::{Env, EnvError};
 use crate::git::{At, GitError};
@@ -46,14 +46,7 @@ pub fn pre_commit(env: &Env, options: &Options) -> Result<PreCommit, PreCommitEr
             decision: None,
         });
     }
-    let changes: Vec<Change> = changes
-        .into_iter()
-        .map(|c| Change {
-            display: env.display(&repo.workdir().join(&c.after.dir)),
-            before: c.before,
-            after: c.after,
-        })
-        .collect();
+    let changes = super::changes(env, repo, changes);
     let gate = Gate::new(
         Writer::Person,
         policy.as_ref(),

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::check::{self, gate, Allows, Change, Gate, Snapshot, Writer};
+use crate::check::{self, gate, Allows, Gate, Snapshot, Writer};
 use crate::config::FailOn;
 use crate::env::{Env, EnvError};
 use crate::git::{At, GitError, Repo};
@@ -135,18 +135,11 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
     };
     let baseline = options.baseline.as_deref().map(baseline_file).transpose()?;
     let mut problems = Vec::new();
-    let mut found = if options.paths.is_empty() {
-        env.all_skills("scan")?
-    } else {
-        let named = env.named_skills(&options.paths);
-        problems.extend(named.errors.into_iter().map(Problem::Path));
-        named.found
-    };
-    problems.extend(
-        std::mem::take(&mut found.notes)
-            .into_iter()
-            .map(Problem::Note),
-    );
+    let named = env.skills(&options.paths, "scan")?;
+    problems.extend(named.errors.into_iter().map(Problem::Path));
+    let mut found = named.found;
+    let notes = std::mem::take(&mut found.notes);
+    problems.extend(notes.into_iter().map(Problem::Note));
     if let (Some(repo), true) = (&env.repo, options.paths.is_empty()) {
         let prefixes: Vec<String> = env
             .repo_relative_roots()
@@ -179,15 +172,7 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
             Err(e) => problems.push(Problem::Unreadable(e)),
         }
     }
-    let mut gate = Gate::new(
-        Writer::Person,
-        policy.as_ref(),
-        options.fail_on,
-        options.today,
-    );
-    gate.scan = options.scan;
-    gate.baseline = baseline.as_ref();
-    gate.lint = false;
+    let gate = scan_gate(options, policy.as_ref(), baseline.as_ref());
     let checked = gate::check_only(&work, &gate, options.jobs);
     let reports = collect(&mut problems, checked);
     let mut scan = Scan {
@@ -267,29 +252,14 @@ fn range(
             check::policy_at(repo, At::Revision(suppressions)).map_err(ScanError::RangePolicy)?
         }
     };
-    let mut gate = Gate::new(
-        Writer::Person,
-        policy.as_ref(),
-        options.fail_on,
-        options.today,
-    );
-    gate.scan = options.scan;
-    gate.baseline = baseline.as_ref();
-    gate.lint = false;
+    let mut gate = scan_gate(options, policy.as_ref(), baseline.as_ref());
     gate.allows = if suppressions == from {
         Allows::Before
     } else {
         Allows::After
     };
     let empty = changes.is_empty();
-    let changes: Vec<Change> = changes
-        .into_iter()
-        .map(|c| Change {
-            display: env.display(&repo.workdir().join(&c.after.dir)),
-            before: c.before,
-            after: c.after,
-        })
-        .collect();
+    let changes = super::changes(env, repo, changes);
     let decision = gate::decide(&changes, &gate, options.jobs);
     let checked = decision.skills.into_iter().map(|j| j.check).collect();
     let reports = collect(&mut problems, checked);
@@ -299,6 +269,20 @@ fn range(
         empty,
         baseline_written: None,
     })
+}
+
+/// The gate a scan applies: a person's change, judged by SkillGuard alone (`scan` does not
+/// lint), with the scan's options, policy and baseline.
+fn scan_gate<'a>(
+    options: &Options,
+    policy: Option<&'a Policy>,
+    baseline: Option<&'a Baseline>,
+) -> Gate<'a> {
+    let mut gate = Gate::new(Writer::Person, policy, options.fail_on, options.today);
+    gate.scan = options.scan;
+    gate.baseline = baseline;
+    gate.lint = false;
+    gate
 }
 
 /// The reports of checked skills, their expired policy entries and unreadable files noted.
