@@ -13,10 +13,10 @@
 //! | module | what it does |
 //! |---|---|
 //! | [`env`] | what a command starts from: the current directory, the repository, configuration, HOME and the skill roots, loaded from values the binary reads |
-//! | [`ops`] | one operation per command: options in, a serialisable report out, nothing printed |
+//! | [`ops`] | one operation per command (pre-commit, scan, lint, init, `hook agent`, signals, sessions, proposals, review, manage's target): options in, a serialisable report out, nothing printed |
 //! | [`skill`] | where skills live (discovery, links), what they hold, their format and limits (lint) |
 //! | [`guard`] | SkillGuard: the rule registry and the scanner that gives a skill its verdict |
-//! | [`check`] | one check path: a skill from the work tree, the index, a revision or memory, with policy and baseline |
+//! | [`check`] | one check path: a skill from the work tree, the index, a revision or memory, with policy and baseline; `check::gate`, the one gate every change of skills passes (hook, range scan, proposals, optimize, manage) |
 //! | [`staged`] | which skills changed between two states git holds (the hook's and CI's view) |
 //! | [`drift`] | capability drift: what a changed skill can do that it could not before |
 //! | [`signal`] | feedback signals: schema, the locked JSON-lines store, selection, dashboard |
@@ -26,7 +26,7 @@
 //! | [`review`] | the sandboxed review agent: a tool loop over an in-memory overlay, ending in a proposal commit |
 //! | [`llm`], [`prompt`] | model providers (the only network access) and the prompt templates |
 //! | [`git`] | the only place that touches git: listings, commits, reverts, log, the pre-commit hook's script |
-//! | [`report`] | findings and diagnostics as text, JSON, SARIF and JUnit |
+//! | [`report`] | one findings model (`report::problem`) for lint diagnostics and guard findings; text, JSON, SARIF and JUnit |
 //! | [`redact`] | secrets masked whole, on every way out: files, commits, model requests, the terminal |
 //! | [`config`] | layered configuration: flags, `GIT_SKILL_*`, `git config skill.*`, defaults |
 //! | [`clock`] | every read of the time: pinned by `GIT_SKILL_NOW` for what is stamped and decided, monotonic for waits |
