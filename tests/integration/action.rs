@@ -96,10 +96,9 @@ fn the_scan_step_reports_the_range_and_hands_the_verdict_to_the_last_step() {
     let sarif = sarif.expect("a SARIF report");
     assert_eq!(sarif["version"], "2.1.0");
     assert_eq!(flagged(&sarif), [".claude/skills/deploy/scripts/run.sh"]);
-    assert!(
-        run.stdout.contains("a skill at the fail level"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "action-the-scan-step-reports-the-range-and-hands-the-verdict-to-the-last-step-1",
+        &crate::snapshot::show(&sb, &run),
     );
 
     // Only the safe commit: passes, and nothing is flagged.
@@ -208,11 +207,9 @@ fn the_scan_step_refuses_what_it_cannot_do() {
         ],
     );
     run.assert_ok();
-    assert!(
-        run.stderr
-            .contains("fail-on must be dangerous, caution or never"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "action-the-scan-step-refuses-what-it-cannot-do-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(out, "exit-code=2\n");
     // A shallow clone without the base.

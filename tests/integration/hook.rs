@@ -40,10 +40,9 @@ fn a_staged_dangerous_skill_is_blocked_and_a_safe_one_commits() {
     sb.git(&["add", "."]).assert_ok();
     let run = commit(&sb, &[]);
     assert_ne!(run.status, 0, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("critical SUP001") && run.stderr.contains("commit blocked"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "hook-a-staged-dangerous-skill-is-blocked-and-a-safe-one-commits-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(head(&sb), before, "HEAD must not move");
 
@@ -52,10 +51,9 @@ fn a_staged_dangerous_skill_is_blocked_and_a_safe_one_commits() {
     let run = commit(&sb, &[]);
     run.assert_ok();
     assert_ne!(head(&sb), before);
-    assert!(
-        run.stderr.contains("1 staged skill checked"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "hook-a-staged-dangerous-skill-is-blocked-and-a-safe-one-commits-2",
+        &crate::snapshot::show(&sb, &run),
     );
     sb.git(&["fsck", "--no-progress"]).assert_ok();
 }
@@ -206,10 +204,9 @@ fn install_respects_core_hooks_path_chains_and_uninstall_restores() {
     sb.git(&["add", ".claude"]).assert_ok();
     let run = commit(&sb, &[]);
     run.assert_ok();
-    assert!(
-        run.stderr.contains("foreign-hook-ran") && run.stderr.contains("staged skill checked"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "hook-install-respects-core-hooks-path-chains-and-uninstall-restores-1",
+        &crate::snapshot::show(&sb, &run),
     );
 
     sb.git(&["skill", "hook", "uninstall"]).assert_ok();
@@ -286,10 +283,9 @@ fn range_mode_scans_only_changed_skills_at_the_target_revision() {
 
     let run = sb.run(&["scan", "--from-ref", "no-such-ref", "--to-ref", "HEAD"]);
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("no-such-ref") && run.stderr.contains("hint:"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "hook-range-mode-scans-only-changed-skills-at-the-target-revision-1",
+        &crate::snapshot::show(&sb, &run),
     );
 
     let sarif = sb.run(&[
@@ -383,16 +379,13 @@ fn capability_drift_between_revisions_and_against_the_index() {
         .assert_ok();
     let run = sb.run(&["diff", "--from-ref", &base, "--to-ref", "HEAD"]);
     run.assert_ok();
-    assert!(
-        run.stdout
-            .contains(".claude/skills/ops: 9 new capabilities"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "hook-capability-drift-between-revisions-and-against-the-index-1",
+        &crate::snapshot::show(&sb, &run),
     );
-    assert!(
-        run.stdout.contains("+ host: cdn.other.example"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "hook-capability-drift-between-revisions-and-against-the-index-2",
+        &crate::snapshot::show(&sb, &run),
     );
     // Range-mode scan output carries the same section.
     let scan = sb.run(&["scan", "--from-ref", &base, "--to-ref", "HEAD"]);
@@ -425,10 +418,9 @@ fn only_the_lint_errors_a_commit_brings_block_it() {
         "a warning is not shown: {}",
         run.stderr
     );
-    assert!(
-        run.stderr.contains("commit blocked: it adds 1 lint error."),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "hook-only-the-lint-errors-a-commit-brings-block-it-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(
         !run.stderr.contains("suppress a finding"),
@@ -442,11 +434,9 @@ fn only_the_lint_errors_a_commit_brings_block_it() {
     sb.git(&["add", "."]).assert_ok();
     let run = commit(&sb, &[]);
     run.assert_ok();
-    assert!(
-        run.stderr
-            .contains("1 lint error that HEAD already has is not blocking (see them with git skill lint .claude/skills/pdf)"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "hook-only-the-lint-errors-a-commit-brings-block-it-2",
+        &crate::snapshot::show(&sb, &run),
     );
     // Editing SKILL.md itself, the old error moves down a line: still the same error.
     let body = std::fs::read_to_string(sb.repo().join(".claude/skills/pdf/SKILL.md")).unwrap();
@@ -492,11 +482,9 @@ fn a_commit_with_many_new_errors_lists_twenty() {
         "{}",
         run.stderr
     );
-    assert!(
-        run.stderr
-            .contains("... and 10 more (git skill lint shows them all)"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "hook-a-commit-with-many-new-errors-lists-twenty-1",
+        &crate::snapshot::show(&sb, &run),
     );
 }
 

@@ -347,9 +347,8 @@ fn hostile_git_config_parameters_are_an_error_not_a_panic() {
     );
     run.assert_no_panic().assert_status(2);
     assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("GIT_CONFIG_PARAMETERS"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "hostile-hostile-git-config-parameters-are-an-error-not-a-panic-1",
+        &crate::snapshot::show(&sb, &run),
     );
 }

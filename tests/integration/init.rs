@@ -129,10 +129,9 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
     let run = sb.run(&["init", "--agent", "all"]);
     run.assert_ok();
     assert_eq!(run.stdout, "", "status goes to stderr");
-    assert!(
-        run.stderr.contains("Codex runs only the hooks you trust"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "init-init-merges-then-a-second-run-changes-nothing-and-uninstall-takes-out-only-its-own-1",
+        &crate::snapshot::show(&sb, &run),
     );
     for trust in [
         "Gemini CLI runs project hooks only in a trusted folder",
@@ -223,10 +222,9 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
     let installed = tree(&sb.repo());
     let again = sb.run(&["init", "--agent", "all"]);
     again.assert_ok();
-    assert!(
-        again.stderr.contains("already set up: nothing changed"),
-        "{}",
-        again.stderr
+    crate::snapshot::assert_snapshot(
+        "init-init-merges-then-a-second-run-changes-nothing-and-uninstall-takes-out-only-its-own-2",
+        &crate::snapshot::show(&sb, &again),
     );
     assert_eq!(tree(&sb.repo()), installed);
 
@@ -237,10 +235,9 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
     );
     let run = sb.run(&["init", "--agent", "all", "--uninstall"]);
     run.assert_ok();
-    assert!(
-        run.stderr.contains("the commit hooks stay"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "init-init-merges-then-a-second-run-changes-nothing-and-uninstall-takes-out-only-its-own-3",
+        &crate::snapshot::show(&sb, &run),
     );
     // The person's files are back byte for byte, their backups gone with what init added.
     for file in [".claude/settings.json", ".codex/config.toml"] {
@@ -356,17 +353,13 @@ fn without_agents_named_init_takes_those_the_repository_uses() {
     let bare = Sandbox::with_repo();
     let run = bare.run(&["init"]);
     run.assert_status(2);
-    assert!(
-        run.stderr
-            .contains("error: no agent's settings directory was found"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "init-without-agents-named-init-takes-those-the-repository-uses-1",
+        &crate::snapshot::show(&sb, &run),
     );
-    assert!(
-        run.stderr
-            .contains("hint: name the agents: git skill init --agent claude"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "init-without-agents-named-init-takes-those-the-repository-uses-2",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(enabled(&bare), "");
 }
@@ -427,11 +420,9 @@ fn a_broken_settings_file_is_named_and_nothing_is_written() {
     let before = tree(&sb.repo());
     let run = sb.run(&["init", "--agent", "all"]);
     run.assert_status(2);
-    assert!(
-        run.stderr
-            .contains(".gemini/settings.json' is not valid JSON"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "init-a-broken-settings-file-is-named-and-nothing-is-written-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(
         tree(&sb.repo()),
@@ -443,10 +434,9 @@ fn a_broken_settings_file_is_named_and_nothing_is_written() {
     sb.write(".codex/config.toml", "features = 3\n");
     let run = sb.run(&["init", "--agent", "codex"]);
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("`features` is not a table"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "init-a-broken-settings-file-is-named-and-nothing-is-written-2",
+        &crate::snapshot::show(&sb, &run),
     );
 
     let sb = team_repo();
@@ -481,10 +471,9 @@ fn links_are_followed_inside_the_repository_and_refused_out_of_it() {
     sb.symlink(&outside, ".qwen");
     let run = sb.run(&["init", "--agent", "qwen"]);
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("leads out of the repository"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "init-links-are-followed-inside-the-repository-and-refused-out-of-it-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
     assert_eq!(enabled(&sb), "");
@@ -498,11 +487,9 @@ fn uninstall_leaves_a_setting_init_did_not_make() {
     sb.run(&["init", "--agent", "claude"]).assert_ok();
     let run = sb.run(&["init", "--agent", "claude", "--uninstall"]);
     run.assert_ok();
-    assert!(
-        run.stderr
-            .contains("skill.autoSkill.enabled stays on: it was set before init"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "init-uninstall-leaves-a-setting-init-did-not-make-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(enabled(&sb), "true");
     // Set by init: taken out by its uninstall.

@@ -702,10 +702,9 @@ fn the_root_is_configured_or_found() {
         &skill_text("x", "x"),
     );
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("none of the default skill roots"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "manage-the-root-is-configured-or-found-1",
+        &crate::snapshot::show(&sb, &run),
     );
     std::fs::create_dir_all(sb.repo().join(".agents/skills")).unwrap();
     sb.run_with_stdin(

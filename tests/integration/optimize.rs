@@ -339,15 +339,13 @@ fn an_accepted_run_lands_two_commits_and_archives_the_signals() {
         "work/ keeps only the finished run's report"
     );
     // The summary block.
-    assert!(
-        run.stdout.contains("=== skill-optimizer: pdf-forms ==="),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-an-accepted-run-lands-two-commits-and-archives-the-signals-1",
+        &crate::snapshot::show(&sb, &run),
     );
-    assert!(
-        run.stdout.contains("Gate: 3/3 clusters passed"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-an-accepted-run-lands-two-commits-and-archives-the-signals-2",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(run
         .stdout
@@ -396,16 +394,13 @@ fn a_rejected_run_commits_nothing_and_keeps_the_signals() {
     let head = sb.git(&["rev-parse", "HEAD"]).stdout;
     let run = optimize(&sb, &server, &["--yes"]);
     run.assert_status(1);
-    assert!(
-        run.stdout
-            .contains("the gate passed 1 of 3 clusters, under the threshold 0.5"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-a-rejected-run-commits-nothing-and-keeps-the-signals-1",
+        &crate::snapshot::show(&sb, &run),
     );
-    assert!(
-        run.stdout.contains("Nothing was committed"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-a-rejected-run-commits-nothing-and-keeps-the-signals-2",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(sb.git(&["rev-parse", "HEAD"]).stdout, head);
     assert_eq!(pending_lines(&sb), 3);
@@ -438,29 +433,22 @@ fn a_dry_run_changes_nothing_and_shows_the_diff_and_messages() {
         "the repository is byte-for-byte unchanged, but for the kept checkpoint"
     );
     assert_eq!(sb.git(&["status", "--porcelain"]).stdout, status);
-    assert!(
-        run.stdout.contains(
-            "The dry run's checkpoint is kept: git skill optimize pdf-forms --resume commits exactly this change"
-        ),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-a-dry-run-changes-nothing-and-shows-the-diff-and-messages-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(
         run.stdout.contains(&format!("--- a/{SKILL}/SKILL.md")),
         "{}",
         run.stdout
     );
-    assert!(
-        run.stdout
-            .contains("-2. Fill each field by its printed label"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-a-dry-run-changes-nothing-and-shows-the-diff-and-messages-2",
+        &crate::snapshot::show(&sb, &run),
     );
-    assert!(
-        run.stdout
-            .contains("+2. Fill each field by its form field name"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-a-dry-run-changes-nothing-and-shows-the-diff-and-messages-3",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(run
         .stdout
@@ -481,23 +469,17 @@ fn without_a_terminal_the_run_stops_before_committing() {
     let status = sb.git(&["status", "--porcelain"]).stdout;
     let run = optimize(&sb, &server, &[]);
     run.assert_status(1);
-    assert!(
-        run.stderr
-            .contains("no terminal to ask: going on with about 5 model calls"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "optimize-without-a-terminal-the-run-stops-before-committing-1",
+        &crate::snapshot::show(&sb, &run),
     );
-    assert!(
-        run.stdout
-            .contains("+2. Fill each field by its form field name"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-without-a-terminal-the-run-stops-before-committing-2",
+        &crate::snapshot::show(&sb, &run),
     );
-    assert!(
-        run.stdout
-            .contains("git skill optimize pdf-forms --resume --yes commits exactly this change"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-without-a-terminal-the-run-stops-before-committing-3",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(
         sb.git(&["rev-parse", "HEAD"]).stdout,
@@ -530,10 +512,9 @@ fn a_dirty_skill_and_a_skill_without_signals_are_refused() {
     sb.write(&format!("{SKILL}/SKILL.md"), "changed\n");
     let run = optimize(&sb, &server, &["--yes"]);
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("pdf-forms has uncommitted changes"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "optimize-a-dirty-skill-and-a-skill-without-signals-are-refused-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(run.stderr.contains("SKILL.md"), "{}", run.stderr);
     assert!(run.stderr.contains("git stash"), "{}", run.stderr);
@@ -541,17 +522,15 @@ fn a_dirty_skill_and_a_skill_without_signals_are_refused() {
     std::fs::remove_file(sb.repo().join(SKILL).join(".skillopt/pending/signal.json")).unwrap();
     let run = optimize(&sb, &server, &["--yes"]);
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("no pending signals for pdf-forms"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "optimize-a-dirty-skill-and-a-skill-without-signals-are-refused-2",
+        &crate::snapshot::show(&sb, &run),
     );
     let run = sb.run(&["optimize", "nope", "--yes"]);
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("skill 'nope' not found"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "optimize-a-dirty-skill-and-a-skill-without-signals-are-refused-3",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(server.requests().len(), 0);
 }
@@ -567,16 +546,13 @@ fn edits_that_do_not_match_leave_nothing_to_apply() {
     let server = model.serve();
     let run = optimize(&sb, &server, &["--yes"]);
     run.assert_status(1);
-    assert!(
-        run.stdout.contains("does not occur in SKILL.md"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-edits-that-do-not-match-leave-nothing-to-apply-1",
+        &crate::snapshot::show(&sb, &run),
     );
-    assert!(
-        run.stdout
-            .contains("times in SKILL.md; it must occur exactly once"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-edits-that-do-not-match-leave-nothing-to-apply-2",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(run.stdout.contains("No applicable edit"), "{}", run.stdout);
     assert_eq!(count(&server, Kind::Gate), 0);
@@ -626,16 +602,13 @@ fn malformed_model_output_is_repaired_or_kept_for_inspection() {
         .serve();
     let run = optimize(&sb, &server, &["--yes", "--restart"]);
     run.assert_status(2);
-    assert!(
-        run.stderr
-            .contains("not usable JSON after a repair request"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "optimize-malformed-model-output-is-repaired-or-kept-for-inspection-1",
+        &crate::snapshot::show(&sb, &run),
     );
-    assert!(
-        run.stderr.contains(".skillopt/work/llm-answer-"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "optimize-malformed-model-output-is-repaired-or-kept-for-inspection-2",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(run.stderr.contains("--resume"), "{}", run.stderr);
     // The raw answers and the checkpoint are the user's alone, whatever the umask (022 here).
@@ -761,15 +734,13 @@ fn conflicts_need_a_direction_and_the_other_signal_stays_pending() {
     let server = model.clone().serve();
     let run = optimize(&sb, &server, &["--yes"]);
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("triage found conflicting signals"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "optimize-conflicts-need-a-direction-and-the-other-signal-stays-pending-1",
+        &crate::snapshot::show(&sb, &run),
     );
-    assert!(
-        run.stderr.contains("one wants X, the other Y"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "optimize-conflicts-need-a-direction-and-the-other-signal-stays-pending-2",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(run.stderr.contains("--prefer"), "{}", run.stderr);
     let ids: Vec<String> =
@@ -796,10 +767,9 @@ fn conflicts_need_a_direction_and_the_other_signal_stays_pending() {
         .unwrap();
     assert!(left.contains(&order[1]));
     assert!(ids.contains(&order[1]));
-    assert!(
-        run.stdout.contains("Set aside after a conflict"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-conflicts-need-a-direction-and-the-other-signal-stays-pending-3",
+        &crate::snapshot::show(&sb, &run),
     );
 }
 
@@ -853,10 +823,9 @@ fn friction_only_runs_skip_the_judges_but_not_the_checks() {
         "{}",
         run.stdout
     );
-    assert!(
-        run.stdout.contains("Checks: SkillGuard safe"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-friction-only-runs-skip-the-judges-but-not-the-checks-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(count(&server, Kind::Gate), 0);
 }
@@ -929,10 +898,9 @@ fn rollback_reverts_the_skill_change_and_a_regression_is_caught_later() {
     // Nothing left to roll back.
     let run = sb.run(&["rollback", "pdf-forms"]);
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("nothing to roll back"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "optimize-rollback-reverts-the-skill-change-and-a-regression-is-caught-later-1",
+        &crate::snapshot::show(&sb, &run),
     );
 
     // A new optimization after the rollback: the rolled-back fix is not held against it.
@@ -947,10 +915,9 @@ fn rollback_refuses_a_dirty_skill_and_a_skill_never_optimized() {
     let sb = repo_with_signals();
     let run = sb.run(&["rollback", "pdf-forms"]);
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("nothing to roll back"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "optimize-rollback-refuses-a-dirty-skill-and-a-skill-never-optimized-1",
+        &crate::snapshot::show(&sb, &run),
     );
     sb.write(&format!("{SKILL}/SKILL.md"), "dirty\n");
     let run = sb.run(&["rollback", "pdf-forms"]);
@@ -1103,10 +1070,9 @@ fn a_skill_md_changed_during_the_run_is_not_overwritten() {
     });
     let run = optimize(&sb, &server, &["--yes"]);
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("changed while the run was going on"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "optimize-a-skill-md-changed-during-the-run-is-not-overwritten-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(
         std::fs::read_to_string(&path)
@@ -1169,11 +1135,9 @@ fn resuming_with_other_options_is_refused_and_early_stops_leave_no_work_dir() {
     kill_at(&sb, &server, "after-step-3");
     let run = optimize(&sb, &server, &["--yes", "--days", "1"]);
     run.assert_status(2);
-    assert!(
-        run.stderr
-            .contains("was made with --days 30 --max-signals 20"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "optimize-resuming-with-other-options-is-refused-and-early-stops-leave-no-work-dir-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(run.stderr.contains("--restart"), "{}", run.stderr);
     // --restart discards it; then a run that stops before any model call leaves nothing.
@@ -1320,10 +1284,9 @@ fn confirming_a_frontmatter_change_and_its_drift_commits_without_new_model_calls
         &["--resume", "--yes", "--allow-frontmatter", "--allow-drift"],
     );
     run.assert_ok();
-    assert!(
-        run.stdout.contains("Allowed: frontmatter changed"),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-confirming-a-frontmatter-change-and-its-drift-commits-without-new-model-calls-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(count(&server, Kind::Triage), 1, "triage asked once in all");
     assert_eq!(
@@ -1351,10 +1314,9 @@ fn new_hosts_are_drift_and_a_high_finding_is_rejected_at_fail_on_caution() {
     let server = model.serve();
     let run = optimize(&sb, &server, &["--yes"]);
     run.assert_status(1);
-    assert!(
-        run.stdout.contains("+ host: forms.example.org") && run.stdout.contains("drift: "),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-new-hosts-are-drift-and-a-high-finding-is-rejected-at-fail-on-caution-1",
+        &crate::snapshot::show(&sb, &run),
     );
 
     // A zero-width space (HID003, high: caution) passes at the default fail level...
@@ -1375,12 +1337,9 @@ fn new_hosts_are_drift_and_a_high_finding_is_rejected_at_fail_on_caution() {
     let head = sb.git(&["rev-parse", "HEAD"]).stdout;
     let run = optimize(&sb, &model.serve(), &["--yes"]);
     run.assert_status(1);
-    assert!(
-        run.stdout.contains(
-            "skillguard: SkillGuard calls the candidate caution (skill.failOn is caution): HID003"
-        ),
-        "{}",
-        run.stdout
+    crate::snapshot::assert_snapshot(
+        "optimize-new-hosts-are-drift-and-a-high-finding-is-rejected-at-fail-on-caution-2",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(sb.git(&["rev-parse", "HEAD"]).stdout, head);
 }
@@ -1632,12 +1591,9 @@ fn a_resume_keeps_signals_recorded_after_the_crash_and_leaves_foreign_locks() {
     std::fs::write(&lock, "").unwrap();
     let run = optimize(&sb, &server, &["--resume", "--yes"]);
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("could not lock the index")
-            && run.stderr.contains("if not, remove '")
-            && run.stderr.contains("index.lock'"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "optimize-a-resume-keeps-signals-recorded-after-the-crash-and-leaves-foreign-locks-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(
         sb.repo().join(".git/index.lock").exists(),
@@ -1743,12 +1699,9 @@ fn a_committed_or_forged_checkpoint_is_never_trusted() {
     let skill_before = std::fs::read(sb.repo().join(SKILL).join("SKILL.md")).unwrap();
     let run = optimize(&sb, &server, &["--yes"]);
     run.assert_status(2);
-    assert!(
-        run.stderr
-            .contains("is tracked by git: a checkpoint is never committed")
-            && run.stderr.contains("git rm -r --cached"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "optimize-a-committed-or-forged-checkpoint-is-never-trusted-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(
         std::fs::read(sb.repo().join(SKILL).join("SKILL.md")).unwrap(),

@@ -303,13 +303,9 @@ fn overrides_replace_the_embedded_templates() {
         &[("GIT_SKILL_TEMPLATE_DIR", "nowhere")],
     );
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("template directory '")
-            && run
-                .stderr
-                .contains("nowhere' (from environment GIT_SKILL_TEMPLATE_DIR) does not exist"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "prompt-overrides-replace-the-embedded-templates-1",
+        &crate::snapshot::show(&sb, &run),
     );
 }
 
@@ -364,10 +360,8 @@ fn an_override_never_leads_out_of_its_directory() {
     let run = sb.run(&["prompt", "render", "review"]);
     run.assert_status(2);
     assert!(run.stdout.is_empty());
-    assert!(
-        run.stderr
-            .contains("review.md.j2' leads outside its template directory"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "prompt-an-override-never-leads-out-of-its-directory-1",
+        &crate::snapshot::show(&sb, &run),
     );
 }

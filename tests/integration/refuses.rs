@@ -77,12 +77,9 @@ fn a_submodule_of_skills_is_checked_by_the_hook_the_range_scan_and_diff() {
     let staged = staged_paths(&sb);
     let run = sb.git(&["commit", "-qm", "vendor skills"]);
     assert_ne!(run.status, 0, "{}", run.stderr);
-    assert!(
-        run.stderr.contains(".claude/skills/vendor/evil")
-            && run.stderr.contains("critical SUP001")
-            && run.stderr.contains("commit blocked"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "refuses-a-submodule-of-skills-is-checked-by-the-hook-the-range-scan-and-diff-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(head(&sb), before, "HEAD must not move");
     assert_eq!(staged_paths(&sb), staged, "the index must stay as it was");
@@ -99,12 +96,9 @@ fn a_submodule_of_skills_is_checked_by_the_hook_the_range_scan_and_diff() {
     assert_eq!(skill["submodules"][0]["path"], ".claude/skills/vendor");
     let diff = sb.run(&["diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD"]);
     diff.assert_ok();
-    assert!(
-        diff.stdout
-            .contains("+ submodule: .claude/skills/vendor at ")
-            && diff.stdout.contains("(new)"),
-        "{}",
-        diff.stdout
+    crate::snapshot::assert_snapshot(
+        "refuses-a-submodule-of-skills-is-checked-by-the-hook-the-range-scan-and-diff-2",
+        &crate::snapshot::show(&sb, &diff),
     );
 
     // A CI checkout without the submodule's objects cannot look: exit 2, saying which one.
@@ -126,11 +120,9 @@ fn a_submodule_of_skills_is_checked_by_the_hook_the_range_scan_and_diff() {
     // The work tree has nothing checked out there: the work-tree scan says so too.
     let scan = sb.run(&["scan"]);
     scan.assert_status(2);
-    assert!(
-        scan.stderr
-            .contains("it is not checked out in the work tree"),
-        "{}",
-        scan.stderr
+    crate::snapshot::assert_snapshot(
+        "refuses-a-submodule-of-skills-is-checked-by-the-hook-the-range-scan-and-diff-3",
+        &crate::snapshot::show(&sb, &scan),
     );
 }
 
@@ -157,20 +149,17 @@ fn a_submodule_that_is_itself_a_skill_and_one_moved_to_a_new_commit_are_checked(
     let before = head(&sb);
     let run = sb.git(&["commit", "-qm", "bump tool"]);
     assert_ne!(run.status, 0, "{}", run.stderr);
-    assert!(
-        run.stderr.contains(".claude/skills/tool/scripts/run.sh") && run.stderr.contains("SUP001"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "refuses-a-submodule-that-is-itself-a-skill-and-one-moved-to-a-new-commit-are-checked-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(head(&sb), before);
     sb.git(&["commit", "-qm", "bump tool", "--no-verify"])
         .assert_ok();
     let diff = sb.run(&["diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD"]);
-    assert!(
-        diff.stdout
-            .contains("+ submodule: .claude/skills/tool moved from "),
-        "{}",
-        diff.stdout
+    crate::snapshot::assert_snapshot(
+        "refuses-a-submodule-that-is-itself-a-skill-and-one-moved-to-a-new-commit-are-checked-2",
+        &crate::snapshot::show(&sb, &diff),
     );
 }
 
@@ -341,11 +330,9 @@ fn a_policy_file_that_is_not_a_regular_file_is_an_error_that_quotes_nothing() {
     let before = head(&sb);
     let run = sb.git(&["commit", "-qm", "policy"]);
     assert_ne!(run.status, 0);
-    assert!(
-        run.stderr
-            .contains("'.skillguard.yaml (staged)' is a symbolic link in the index"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "refuses-a-policy-file-that-is-not-a-regular-file-is-an-error-that-quotes-nothing-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(!run.stderr.contains("s3cr3t"), "{}", run.stderr);
     assert_eq!(head(&sb), before);
@@ -363,11 +350,9 @@ fn a_policy_file_that_is_not_a_regular_file_is_an_error_that_quotes_nothing() {
         "--suppressions-from-target",
     ]);
     run.assert_status(2);
-    assert!(
-        run.stderr
-            .contains("'.skillguard.yaml at HEAD' is a symbolic link"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "refuses-a-policy-file-that-is-not-a-regular-file-is-an-error-that-quotes-nothing-2",
+        &crate::snapshot::show(&sb, &run),
     );
 }
 
@@ -419,12 +404,9 @@ fn range_mode_applies_the_base_revisions_policy_not_the_work_trees() {
         .assert_ok();
     let run = range_scan(&sb, &[]);
     run.assert_status(2);
-    assert!(
-        run.stderr
-            .contains("'.skillguard.yaml at HEAD~1' is not valid")
-            && run.stderr.contains("invalid glob '[[[['"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "refuses-range-mode-applies-the-base-revisions-policy-not-the-work-trees-1",
+        &crate::snapshot::show(&sb, &run),
     );
     sb.write(".skillguard.yaml", format!("# {}\n", "x".repeat(1 << 20)));
     sb.git(&["commit", "-qam", "huge", "--no-verify"])
@@ -434,10 +416,9 @@ fn range_mode_applies_the_base_revisions_policy_not_the_work_trees() {
         .assert_ok();
     let run: Run = range_scan(&sb, &[]);
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("over the limit of 1048576 bytes"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "refuses-range-mode-applies-the-base-revisions-policy-not-the-work-trees-2",
+        &crate::snapshot::show(&sb, &run),
     );
 }
 
@@ -545,10 +526,9 @@ fn a_root_linked_to_a_folder_of_the_repository_brings_its_skills_under_check() {
     let before = head(&sb);
     let run = sb.git(&["commit", "-qm", "link the root"]);
     assert_ne!(run.status, 0, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("critical SUP001") && run.stderr.contains("evil"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "refuses-a-root-linked-to-a-folder-of-the-repository-brings-its-skills-under-check-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(head(&sb), before);
     sb.git(&["commit", "-qm", "link the root", "--no-verify"])
@@ -573,12 +553,9 @@ fn a_harmless_link_is_judged_again_when_a_commit_changes_where_it_leads() {
     let before = head(&sb);
     let run = sb.git(&["commit", "-qm", "fill the target"]);
     assert_ne!(run.status, 0, "{}", run.stderr);
-    assert!(
-        run.stderr.contains(
-            "skill '.claude/skills/x' is a symlink to 'vendor/x', outside the skill roots"
-        ),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "refuses-a-harmless-link-is-judged-again-when-a-commit-changes-where-it-leads-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(head(&sb), before);
 }
@@ -598,13 +575,9 @@ fn a_skill_md_in_another_case_and_a_skillopt_file_are_checked() {
     sb.git(&["add", "-A"]).assert_ok();
     let run = sb.git(&["commit", "-qm", "sneaky"]);
     assert_ne!(run.status, 0, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("the skill has no SKILL.md, but 'skill.md'")
-            && run.stderr.contains(".claude/skills/evil/scripts/setup.sh")
-            && run.stderr.contains(".claude/skills/tool/.skillopt"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "refuses-a-skill-md-in-another-case-and-a-skillopt-file-are-checked-1",
+        &crate::snapshot::show(&sb, &run),
     );
     sb.git(&["commit", "-qm", "sneaky", "--no-verify"])
         .assert_ok();
@@ -646,20 +619,16 @@ fn range_mode_reads_a_baseline_in_the_repository_from_the_base_revision() {
         &["--baseline", "baseline.json", "--suppressions-from-target"],
     );
     run.assert_status(2);
-    assert!(
-        run.stderr
-            .contains("could not read 'baseline.json at HEAD'"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "refuses-range-mode-reads-a-baseline-in-the-repository-from-the-base-revision-1",
+        &crate::snapshot::show(&sb, &run),
     );
     // Not in the base either: new in the range, it applies once merged.
     let run = range_scan(&sb, &["--baseline", "baseline.json"]);
     run.assert_status(1);
-    assert!(
-        run.stderr
-            .contains("the baseline 'baseline.json' is not in HEAD~1"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "refuses-range-mode-reads-a-baseline-in-the-repository-from-the-base-revision-2",
+        &crate::snapshot::show(&sb, &run),
     );
     sb.git(&["add", "baseline.json"]).assert_ok();
     sb.git(&["commit", "-qm", "baseline"]).assert_ok();
@@ -701,12 +670,9 @@ fn agent_roots_inside_a_submodule_outside_the_roots_are_checked() {
         .assert_ok();
     let run = sb.git(&["commit", "-qm", "vendor the kit"]);
     assert_ne!(run.status, 0, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("vendor/agent-kit/.claude/skills/helper")
-            && run.stderr.contains("critical SUP001"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "refuses-agent-roots-inside-a-submodule-outside-the-roots-are-checked-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(head(&sb), before);
     sb.git(&["commit", "-qm", "vendor the kit", "--no-verify"])
@@ -722,11 +688,9 @@ fn agent_roots_inside_a_submodule_outside_the_roots_are_checked() {
     // The work tree finds it in the submodule's checkout.
     let tree = sb.run(&["scan", "--format", "json"]);
     tree.assert_status(1);
-    assert!(
-        tree.stdout
-            .contains("\"path\":\"vendor/agent-kit/.claude/skills/helper\""),
-        "{}",
-        tree.stdout
+    crate::snapshot::assert_snapshot(
+        "refuses-agent-roots-inside-a-submodule-outside-the-roots-are-checked-2",
+        &crate::snapshot::show(&sb, &tree),
     );
     // A later commit that leaves the submodule alone does not look into it again.
     sb.write("README.md", "more\n");

@@ -117,10 +117,9 @@ fn policy_expiry_follows_the_pinned_clock() {
     let hook = |now: &str| sb.run_in("", &["hook", "pre-commit"], &[("GIT_SKILL_NOW", now)]);
     let early = hook("2026-11-30T12:00:00Z");
     early.assert_ok();
-    assert!(
-        early.stderr.contains("1 safe, 0 caution"),
-        "{}",
-        early.stderr
+    crate::snapshot::assert_snapshot(
+        "scan-policy-expiry-follows-the-pinned-clock-1",
+        &crate::snapshot::show(&sb, &early),
     );
     let late = hook("2026-12-02T12:00:00Z");
     assert!(late.stderr.contains("0 safe, 1 caution"), "{}", late.stderr);
@@ -154,19 +153,17 @@ fn inline_allows_policy_files_and_strict_ci() {
     );
     let (run, report) = scan_json(&sb, &["--no-inline-allow"]);
     assert_eq!(report["verdict"], "caution");
-    assert!(
-        run.stderr.contains("expired on 2001-01-01"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "scan-inline-allows-policy-files-and-strict-ci-1",
+        &crate::snapshot::show(&sb, &run),
     );
 
     sb.write(".skillguard.yaml", "allow:\n  - rule: HID003\n");
     let run = sb.run(&["scan"]);
     run.assert_status(2);
-    assert!(
-        run.stderr.contains(".skillguard.yaml") && run.stderr.contains("hint:"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "scan-inline-allows-policy-files-and-strict-ci-2",
+        &crate::snapshot::show(&sb, &run),
     );
 }
 
@@ -308,10 +305,9 @@ fn junit_and_text_are_well_formed_and_jobs_do_not_change_results() {
     assert_eq!(one.stdout, many.stdout);
     let junit = sb.run(&["scan", "--format", "junit"]);
     assert!(junit.stdout.starts_with("<?xml"), "{}", junit.stdout);
-    assert!(
-        junit.stdout.contains(r#"tests="12" failures="4""#),
-        "{}",
-        junit.stdout
+    crate::snapshot::assert_snapshot(
+        "scan-junit-and-text-are-well-formed-and-jobs-do-not-change-results-1",
+        &crate::snapshot::show(&sb, &junit),
     );
     assert_eq!(junit.stdout.matches("<testcase").count(), 12);
 }
@@ -436,15 +432,13 @@ fn findings_point_at_the_command_and_say_how_to_suppress() {
         "{f}"
     );
     let text = sb.run(&["scan"]);
-    assert!(
-        text.stdout.contains("scripts/install.sh:2:1: critical"),
-        "{}",
-        text.stdout
+    crate::snapshot::assert_snapshot(
+        "scan-findings-point-at-the-command-and-say-how-to-suppress-1",
+        &crate::snapshot::show(&sb, &text),
     );
-    assert!(
-        text.stdout.contains("= suppress: # git-skill:allow"),
-        "{}",
-        text.stdout
+    crate::snapshot::assert_snapshot(
+        "scan-findings-point-at-the-command-and-say-how-to-suppress-2",
+        &crate::snapshot::show(&sb, &text),
     );
 }
 

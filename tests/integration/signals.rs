@@ -131,12 +131,9 @@ fn record_by_name_fills_id_hash_and_time_and_git_sees_the_store() {
     let id = run.stdout.trim();
     assert!(id.starts_with("20261130T120000Z_pdf_"), "{id}");
     assert_eq!(id.len(), "20261130T120000Z_pdf_".len() + 8, "{id}");
-    assert!(
-        run.stderr.contains(
-            "recorded 1 signal for pdf in .claude/skills/pdf/.skillopt/pending/signal.json"
-        ),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "signals-record-by-name-fills-id-hash-and-time-and-git-sees-the-store-1",
+        &crate::snapshot::show(&sb, &run),
     );
     let store = sb.repo().join(".claude/skills/pdf").join(STORE);
     let stored = lines(&store);
@@ -158,19 +155,13 @@ fn record_by_name_fills_id_hash_and_time_and_git_sees_the_store() {
     );
     sb.git(&["add", "-A"]).assert_ok();
     let status = sb.git(&["status", "--porcelain"]);
-    assert!(
-        status
-            .stdout
-            .contains("A  .claude/skills/pdf/.skillopt/pending/signal.json"),
-        "{}",
-        status.stdout
+    crate::snapshot::assert_snapshot(
+        "signals-record-by-name-fills-id-hash-and-time-and-git-sees-the-store-2",
+        &crate::snapshot::show(&sb, &status),
     );
-    assert!(
-        status
-            .stdout
-            .contains("A  .claude/skills/pdf/.skillopt/.gitignore"),
-        "{}",
-        status.stdout
+    crate::snapshot::assert_snapshot(
+        "signals-record-by-name-fills-id-hash-and-time-and-git-sees-the-store-3",
+        &crate::snapshot::show(&sb, &status),
     );
     assert!(!status.stdout.contains("work/"), "{}", status.stdout);
     // Committing it does not trip the guard or lint, and the repository stays sound.
@@ -218,15 +209,13 @@ fn unknown_and_ambiguous_names_list_the_candidates() {
     let sb = repo();
     let run = try_friction(&sb, "", "pfd");
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("error: skill 'pfd' not found"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "signals-unknown-and-ambiguous-names-list-the-candidates-1",
+        &crate::snapshot::show(&sb, &run),
     );
-    assert!(
-        run.stderr.contains("hint: known skills: deploy, pdf"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "signals-unknown-and-ambiguous-names-list-the-candidates-2",
+        &crate::snapshot::show(&sb, &run),
     );
 
     sb.write(
@@ -235,11 +224,9 @@ fn unknown_and_ambiguous_names_list_the_candidates() {
     );
     let run = try_friction(&sb, "", "pdf");
     run.assert_status(2);
-    assert!(
-        run.stderr
-            .contains("skill name 'pdf' is ambiguous: 2 skills have it"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "signals-unknown-and-ambiguous-names-list-the-candidates-3",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(run.stderr.contains(".claude/skills/pdf"), "{}", run.stderr);
     assert!(run.stderr.contains(".agents/skills/pdf"), "{}", run.stderr);
@@ -254,18 +241,16 @@ fn unknown_and_ambiguous_names_list_the_candidates() {
 
     let run = try_friction(&sb, "", "./nowhere");
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("no skill at './nowhere'"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "signals-unknown-and-ambiguous-names-list-the-candidates-4",
+        &crate::snapshot::show(&sb, &run),
     );
     std::fs::create_dir_all(sb.repo().join("empty")).unwrap();
     let run = try_friction(&sb, "", "./empty");
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("no SKILL.md in './empty'"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "signals-unknown-and-ambiguous-names-list-the-candidates-5",
+        &crate::snapshot::show(&sb, &run),
     );
 }
 
@@ -459,11 +444,9 @@ fn credentials_are_masked_before_they_reach_the_store() {
         ],
     );
     run.assert_ok();
-    assert!(
-        run.stderr
-            .contains("warning: masked credentials in 1 field"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "signals-credentials-are-masked-before-they-reach-the-store-1",
+        &crate::snapshot::show(&sb, &run),
     );
     let text = std::fs::read_to_string(sb.repo().join(".claude/skills/pdf").join(STORE)).unwrap();
     assert!(!text.contains(key), "{text}");
@@ -629,10 +612,9 @@ fn one_skill_lists_its_signals_filtered_by_type_and_time() {
     }
     let run = at(&sb, NOW, &["signals", "pdf", "--since", "last week"]);
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("'last week' is not a date"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "signals-one-skill-lists-its-signals-filtered-by-type-and-time-1",
+        &crate::snapshot::show(&sb, &run),
     );
     // Filters need a skill.
     sb.run(&["signals", "--type", "friction"]).assert_status(2);
@@ -640,10 +622,9 @@ fn one_skill_lists_its_signals_filtered_by_type_and_time() {
     // A deleted skill's signals can still be read.
     let run = at(&sb, NOW, &["signals", "quiet"]);
     run.assert_ok();
-    assert!(
-        run.stderr.contains("its SKILL.md is gone"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "signals-one-skill-lists-its-signals-filtered-by-type-and-time-2",
+        &crate::snapshot::show(&sb, &run),
     );
     assert_eq!(run.stdout.lines().count(), 2);
     let run = at(&sb, NOW, &["signals", "quiet", "--selected"]);
@@ -718,16 +699,13 @@ fn selected_shows_what_optimize_would_use() {
     assert!(run.stdout.lines().nth(2).unwrap().contains("f21"));
     assert!(run.stdout.lines().nth(1).unwrap().contains("current"));
     assert!(run.stdout.lines().nth(2).unwrap().contains("older"));
-    assert!(
-        run.stderr
-            .contains("2 selected for pdf (last 10 days, at most 2, corrected first)"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "signals-selected-shows-what-optimize-would-use-1",
+        &crate::snapshot::show(&sb, &run),
     );
-    assert!(
-        run.stderr.contains("left out past the limit"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "signals-selected-shows-what-optimize-would-use-2",
+        &crate::snapshot::show(&sb, &run),
     );
 }
 
@@ -1012,10 +990,9 @@ fn secrets_in_stdin_keys_ids_and_errors_are_never_stored_or_printed() {
     );
     let run = with_stdin(&sb, &["record", "pdf", "--stdin"], &input);
     run.assert_ok();
-    assert!(
-        run.stderr.contains("masked credentials in 2 fields"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "signals-secrets-in-stdin-keys-ids-and-errors-are-never-stored-or-printed-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(!std::fs::read_to_string(&store).unwrap().contains(key));
     for bad in [
@@ -1065,10 +1042,9 @@ fn links_out_of_the_repository_are_refused_and_unrelated_ones_do_not_fail_a_reco
     friction(&sb, NOW, "pdf", "s");
     let run = try_friction(&sb, "", ".claude/skills/evil");
     run.assert_status(2);
-    assert!(
-        run.stderr.contains("leads through a symbolic link"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "signals-links-out-of-the-repository-are-refused-and-unrelated-ones-do-not-fail-a-record-1",
+        &crate::snapshot::show(&sb, &run),
     );
     assert!(!outside.join(".skillopt").exists());
     // A link that stays in the repository is fine.
@@ -1093,10 +1069,9 @@ fn a_name_held_by_the_repository_the_user_and_the_current_directory_is_ambiguous
     let run = try_friction(&sb, "", "pdf");
     run.assert_status(2);
     assert!(run.stderr.contains("ambiguous: 2 skills"), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("home/.claude/skills/pdf"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_snapshot(
+        "signals-a-name-held-by-the-repository-the-user-and-the-current-directory-is-ambiguous-1",
+        &crate::snapshot::show(&sb, &run),
     );
     // A skill directory in the current directory, outside the roots, counts too.
     sb.write("tools/lone/SKILL.md", skill_md("lone", "Alone."));

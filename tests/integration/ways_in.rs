@@ -561,21 +561,16 @@ fn nested_roots_and_case_variants_are_roots() {
     sb.git(&["add", "-A"]).assert_ok();
     let commit = sb.git(&["commit", "-qm", "nested"]);
     assert_blocked(&commit);
-    assert!(
-        commit
-            .stderr
-            .contains("'.Claude/skills' is a case variant of '.claude/skills'"),
-        "{}",
-        commit.stderr
+    crate::snapshot::assert_snapshot(
+        "ways-in-nested-roots-and-case-variants-are-roots-1",
+        &crate::snapshot::show(&sb, &commit),
     );
     // The work tree says the same before the commit lands, and lists every root.
     let tree = sb.run(&["scan", "--format", "json"]);
     tree.assert_status(1);
-    assert!(
-        tree.stderr
-            .contains("'.agents/Skills' is a case variant of '.agents/skills'"),
-        "{}",
-        tree.stderr
+    crate::snapshot::assert_snapshot(
+        "ways-in-nested-roots-and-case-variants-are-roots-2",
+        &crate::snapshot::show(&sb, &tree),
     );
     let dangerous: Vec<String> = tree.json()["skills"]
         .as_array()
@@ -621,10 +616,9 @@ fn nested_roots_and_case_variants_are_roots() {
         "json",
     ]);
     diff.assert_ok();
-    assert!(
-        diff.stdout.contains("packages/web/.claude/skills/"),
-        "{}",
-        diff.stdout
+    crate::snapshot::assert_snapshot(
+        "ways-in-nested-roots-and-case-variants-are-roots-3",
+        &crate::snapshot::show(&sb, &diff),
     );
     // `--root` names the roots on purpose: only those.
     let named = sb.run(&[
@@ -950,10 +944,9 @@ fn a_path_that_is_not_utf8_in_an_agent_root_fails_closed() {
     sb.git(&["add", "-A"]).assert_ok();
     let commit = sb.git(&["commit", "-qm", "bytes"]);
     assert_ne!(commit.status, 0, "{}", commit.stderr);
-    assert!(
-        commit.stderr.contains("is not valid UTF-8"),
-        "{}",
-        commit.stderr
+    crate::snapshot::assert_snapshot(
+        "ways-in-a-path-that-is-not-utf8-in-an-agent-root-fails-closed-1",
+        &crate::snapshot::show(&sb, &commit),
     );
     sb.git(&["commit", "-qm", "bytes", "--no-verify"])
         .assert_ok();
@@ -1008,9 +1001,8 @@ fn a_file_a_checkout_re_encodes_is_scanned_as_checked_out() {
     sb.git(&["add", "-A"]).assert_ok();
     let commit = sb.git(&["commit", "-qm", "sjis"]);
     assert_blocked(&commit);
-    assert!(
-        commit.stderr.contains("re-encoded as SHIFT-JIS"),
-        "{}",
-        commit.stderr
+    crate::snapshot::assert_snapshot(
+        "ways-in-a-file-a-checkout-re-encodes-is-scanned-as-checked-out-1",
+        &crate::snapshot::show(&sb, &commit),
     );
 }
