@@ -119,7 +119,10 @@ fn the_scan_step_reports_the_range_and_hands_the_verdict_to_the_last_step() {
     let (run, out, sarif) = scan_step(&sb, &[("FROM_REF", &zeros), ("TO_REF", &head)]);
     run.assert_ok();
     assert!(out.contains("exit-code=1\n"), "{out}");
-    assert!(run.stdout.contains("every skill at"), "{}", run.stdout);
+    crate::snapshot::assert_snapshot(
+        "action-the-scan-step-reports-the-range-and-hands-the-verdict-to-the-last-step-101",
+        &crate::snapshot::show(&sb, &run),
+    );
     assert_eq!(
         flagged(&sarif.unwrap()),
         [".claude/skills/deploy/scripts/run.sh"]
@@ -215,7 +218,10 @@ fn the_scan_step_refuses_what_it_cannot_do() {
     // A shallow clone without the base.
     let missing = "1".repeat(40);
     let (run, out, _) = scan_step(&sb, &[("FROM_REF", &missing), ("TO_REF", &head)]);
-    assert!(run.stderr.contains("fetch-depth: 0"), "{}", run.stderr);
+    crate::snapshot::assert_snapshot(
+        "action-the-scan-step-refuses-what-it-cannot-do-101",
+        &crate::snapshot::show(&sb, &run),
+    );
     assert_eq!(out, "exit-code=2\n");
     // A scan that cannot run (the base's policy is malformed) is exit code 2, never a pass.
     sb.write(".skillguard.yaml", "allow: [1\n");

@@ -637,7 +637,10 @@ fn hostile_and_huge_input_is_refused_whole() {
     let huge = "x".repeat((4 << 20) + 10);
     let run = manage_stdin(&sb, &["create", "x", "--content", "-"], &huge);
     run.assert_status(2);
-    assert!(run.stderr.contains("more than 4 MiB"), "{}", run.stderr);
+    crate::snapshot::assert_snapshot(
+        "manage-hostile-and-huge-input-is-refused-whole-101",
+        &crate::snapshot::show(&sb, &run),
+    );
     let run = sb.run_with_stdin(
         &["manage", "create", "x", "--content", "-"],
         &[],

@@ -31,6 +31,10 @@ fn normalise(sb: &Sandbox, text: &str) -> String {
     // Abbreviated ids at the start of a line (`  1a2b3c4 audit(skill): ...`).
     let short = Regex::new(r"(?m)^(\s*)[0-9a-f]{7} ").unwrap();
     let text = short.replace_all(&text, "${1}[sha] ");
+    // And those a sentence names (`ROLLED BACK by 1e62619`, `returned by rollback 1e62619`):
+    // commits git-skill makes carry the time they were made.
+    let named = Regex::new(r"\b(by|rollback|with|as) [0-9a-f]{7}\b").unwrap();
+    let text = named.replace_all(&text, "${1} [sha]");
     text.into_owned()
 }
 
