@@ -1,7 +1,6 @@
 use std::path::PathBuf;
 
-use git_skill::skill::{meta, SkillFiles};
-
+use git_skill::ops::list as op;
 use git_skill::report::one_line;
 
 use super::table::Table;
@@ -50,71 +49,25 @@ fn completable(name: &str) -> bool {
             .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
-/// One row of `git skill list --format json`.
-#[derive(Debug, serde::Serialize)]
-struct Row {
-    name: String,
-    description: Option<String>,
-    category: Option<String>,
-    root: String,
-    path: String,
-    provenance: &'static str,
-    /// When an auto-skill was extracted (`metadata.extracted_at`).
-    extracted_at: Option<String>,
-    files: usize,
-    bytes: u64,
-    /// Why the frontmatter could not be read, when it could not.
-    invalid: Option<String>,
-}
-
 pub fn cmd_list(ui: &mut Ui, args: ListArgs) -> Result<Outcome, CommandError> {
     let mut ws = Workspace::load(ui)?;
     ws.config.set_flag("roots", "--root", &args.roots);
-    let found = ws.skills(ui, &args.paths, "list")?;
-    let mut rows = Vec::new();
-    for skill in &found.skills {
-        if args.category.is_some() && skill.category != args.category {
-            continue;
+    let options = op::Options {
+        paths: args.paths.clone(),
+        category: args.category.clone(),
+    };
+    let mut listing = op::list(&ws, &options)?;
+    for p in std::mem::take(&mut listing.problems) {
+        match p {
+            op::Problem::Note(note) => ws.report_notes(ui, std::slice::from_ref(&note))?,
+            op::Problem::Path(e) => ui.error(&CommandError::from(e))?,
+            op::Problem::Unreadable(e) => ui.error(&CommandError::from(e))?,
         }
-        let files = match SkillFiles::read(&skill.dir) {
-            Ok(files) => files,
-            Err(e) => {
-                ui.error(&CommandError::from(e))?;
-                continue;
-            }
-        };
-        let bytes = files.total_bytes();
-        let parsed = files.skill_md.as_deref().map(meta::parse);
-        let (meta, invalid) = match parsed {
-            Some(Ok((meta, _))) => (meta, None),
-            Some(Err(e)) => (meta::SkillMeta::default(), Some(e.to_string())),
-            None => (
-                meta::SkillMeta::default(),
-                Some("SKILL.md is not a regular file".to_owned()),
-            ),
-        };
-        rows.push(Row {
-            name: meta.name.clone().unwrap_or_else(|| skill.dir_name.clone()),
-            description: meta.description.clone(),
-            category: skill.category.clone(),
-            root: skill.root.label.clone(),
-            path: ws.display(&skill.dir).display().to_string(),
-            extracted_at: meta.extracted_at.clone(),
-            provenance: if meta.auto_skill {
-                "auto-skill"
-            } else {
-                "authored"
-            },
-            files: files.entries.len(),
-            bytes,
-            invalid,
-        });
     }
+    let rows = &listing.skills;
     match args.format {
-        ListFormat::Json => {
-            super::output::json_rows(ui, "skills", &rows)?;
-        }
-        ListFormat::Text => render_table(ui, &rows)?,
+        ListFormat::Json => super::output::json(ui, &listing)?,
+        ListFormat::Text => render_table(ui, rows)?,
         ListFormat::Names => {
             let mut names: Vec<&str> = rows
                 .iter()
@@ -136,7 +89,7 @@ pub fn cmd_list(ui: &mut Ui, args: ListArgs) -> Result<Outcome, CommandError> {
     Ok(Outcome::Clean)
 }
 
-fn render_table(ui: &mut Ui, rows: &[Row]) -> std::io::Result<()> {
+fn render_table(ui: &mut Ui, rows: &[op::Row]) -> std::io::Result<()> {
     let mut table = Table::new(&[
         "NAME",
         "CATEGORY",

@@ -9,6 +9,7 @@ pub mod agent_hook;
 mod gate_table;
 pub mod init;
 pub mod lint;
+pub mod list;
 pub mod manage;
 pub mod pre_commit;
 pub mod proposals;
