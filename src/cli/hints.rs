@@ -409,6 +409,19 @@ impl From<git_skill::ops::review::ReviewOpError> for CommandError {
     }
 }
 
+impl From<git_skill::ops::record::RecordError> for CommandError {
+    fn from(e: git_skill::ops::record::RecordError) -> Self {
+        use git_skill::ops::record::RecordError as E;
+        match e {
+            E::Hash(e) => e.into(),
+            E::Store(e) => e.into(),
+            E::Invalid { error, .. } => {
+                CommandError::with(ErrorKind::User, error).hint("nothing was recorded")
+            }
+        }
+    }
+}
+
 impl From<PathError> for CommandError {
     fn from(e: PathError) -> Self {
         let hint = match &e {

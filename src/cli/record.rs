@@ -2,8 +2,9 @@ use std::io::{Read as _, Write as _};
 
 use anyhow::Context as _;
 
-use git_skill::signal::input::{self, Stamp};
-use git_skill::signal::{store, SignalType};
+use git_skill::ops::record as op;
+use git_skill::signal::input;
+use git_skill::signal::SignalType;
 use serde_json::{Map, Value};
 
 use super::output::Format;
@@ -114,45 +115,35 @@ pub fn cmd_record(ui: &mut Ui, args: RecordArgs) -> Result<Outcome, CommandError
         check_flags(&args)?;
         vec![(1, from_flags(&args))]
     };
-    let hash = git_skill::signal::skill_md_sha256(&skill.dir)?;
-    let stamp = Stamp {
-        skill: &skill.dir_name,
-        skill_hash: &hash,
-        now: git_skill::clock::now(),
-        nonce: nonce(),
-    };
-    let mut signals = Vec::with_capacity(given.len());
-    let mut redacted = Vec::new();
-    for (i, (line, fields)) in given.into_iter().enumerate() {
-        let done = input::complete(fields, i + 1, &stamp).map_err(|e| {
+    let recorded = match op::record(&skill, given, git_skill::clock::now()) {
+        Err(op::RecordError::Invalid {
+            error: source,
+            line,
+        }) => {
             // The field's error is precise; where it came from and what happened are what
             // this command adds.
-            let mut error = CommandError::with(super::error::ErrorKind::User, e);
+            let mut error = CommandError::with(super::error::ErrorKind::User, source);
             if args.stdin {
                 error = error.hint(format!("the signal starts on line {line} of stdin"));
             }
-            error.hint("nothing was recorded")
-        })?;
-        if done.redacted > 0 {
-            redacted.push((done.signal.signal_id.clone(), done.redacted));
+            return Err(error.hint("nothing was recorded"));
         }
-        signals.push(done.signal);
-    }
-    let appended = store::append(&skill.dir, &signals)?;
-    for l in &appended.dropped {
+        other => other?,
+    };
+    for l in &recorded.dropped {
         ui.warn(&format!(
             "removed '{}' ({}): a record that was interrupted before its signals reached the store",
             ws.display(&l.path).display(),
             git_skill::report::plural(l.bytes as usize, "byte")
         ))?;
     }
-    let path = appended.path;
-    for (id, n) in redacted {
-        let what = if n == 1 { "field" } else { "fields" };
+    for (id, n) in &recorded.masked {
+        let what = if *n == 1 { "field" } else { "fields" };
         ui.warn(&format!(
             "masked credentials in {n} {what} of signal {id} before recording it"
         ))?;
     }
+    let (path, signals) = (recorded.path, recorded.signals);
     let shown = ws.display(&path);
     match args.format {
         Format::Json => {
@@ -241,9 +232,4 @@ fn read_stdin() -> Result<String, CommandError> {
             e.utf8_error().valid_up_to()
         ))
     })
-}
-
-fn nonce() -> u64 {
-    let nanos = git_skill::clock::entropy() as u64;
-    (u64::from(std::process::id()) << 32) ^ nanos
 }

@@ -13,6 +13,7 @@ pub mod list;
 pub mod manage;
 pub mod pre_commit;
 pub mod proposals;
+pub mod record;
 pub mod review;
 pub mod scan;
 pub mod sessions;
