@@ -31,7 +31,13 @@ pub fn report(
     roots: &crate::staged::Roots,
 ) -> Result<(Vec<SkillDrift>, Vec<crate::skill::Note>), crate::git::GitError> {
     let (changes, notes) = crate::staged::changes(repo, from, to, roots)?;
-    let drifts = changes
+    Ok((of_changes(&changes), notes))
+}
+
+/// Drift of each changed skill that gained a capability (paths relative to the top): for a
+/// caller that has the range's changes already (the range scan).
+pub fn of_changes(changes: &[SkillChange]) -> Vec<SkillDrift> {
+    changes
         .iter()
         .map(|c| SkillDrift {
             name: c.after.name(),
@@ -40,8 +46,7 @@ pub fn report(
             capabilities: capabilities(c),
         })
         .filter(|d| !d.capabilities.is_empty())
-        .collect();
-    Ok((drifts, notes))
+        .collect()
 }
 
 /// One new capability.

@@ -124,7 +124,8 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         suppressions_from_target: args.suppressions_from_target,
         today: git_skill::clock::today(),
     };
-    let scan = op::scan(&ws, &options)?;
+    let mut scan = op::scan(&ws, &options)?;
+    let drift = std::mem::take(&mut scan.drift);
     problems(ui, &ws, scan.problems)?;
     if let Some((path, n)) = &scan.baseline_written {
         ui.status(&format!(
@@ -144,10 +145,9 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
     let outcome = finish(ui, &args, fail_on, &scan.reports, false)?;
     if args.format == ReportFormat::Text {
         // What a reviewer wants first: what the changed skills can do now.
-        let (drifts, _) = super::diff::drift_report(&ws, &from, Some(&to))?;
-        if !drifts.is_empty() {
+        if !drift.is_empty() {
             writeln!(ui.out, "\ncapability drift ({from}..{to}):")?;
-            super::diff::render_text(&mut ui.out, &drifts)?;
+            super::diff::render_text(&mut ui.out, &drift)?;
             ui.out.flush()?;
         }
     }

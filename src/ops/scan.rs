@@ -97,6 +97,8 @@ pub struct Scan {
     pub empty: bool,
     /// The baseline written, with the findings it accepts.
     pub baseline_written: Option<(PathBuf, usize)>,
+    /// In range mode, the capabilities the changed skills gained (paths as shown).
+    pub drift: Vec<crate::drift::SkillDrift>,
 }
 
 impl Scan {
@@ -180,6 +182,7 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
         empty: found.skills.is_empty() && options.paths.is_empty(),
         reports,
         baseline_written: None,
+        drift: Vec::new(),
     };
     if let Some(path) = &options.write_baseline {
         let accepted = Baseline::accepting(
@@ -259,6 +262,14 @@ fn range(
         Allows::After
     };
     let empty = changes.is_empty();
+    // What the changed skills can do now that they could not, from the same changes.
+    let mut drift = crate::drift::of_changes(&changes);
+    for d in &mut drift {
+        d.path = env
+            .display(&repo.workdir().join(&d.path))
+            .display()
+            .to_string();
+    }
     let changes = super::changes(env, repo, changes);
     let decision = gate::decide(&changes, &gate, options.jobs);
     let checked = decision.skills.into_iter().map(|j| j.check).collect();
@@ -268,6 +279,7 @@ fn range(
         reports,
         empty,
         baseline_written: None,
+        drift,
     })
 }
 
