@@ -132,9 +132,10 @@ fn zsh_and_fish_completions_name_the_subcommands() {
     for shell in ["zsh", "fish"] {
         let run = sb.run_in("", &["completions", shell], &[]);
         run.assert_ok();
-        assert!(
-            run.stdout.contains("lint") && run.stdout.contains("git-skill"),
-            "{shell}"
+        crate::snapshot::assert_case_snapshot(
+            "man-completions-zsh-and-fish-completions-name-the-subcommands-201",
+            &shell,
+            &crate::snapshot::show(&sb, &run),
         );
         assert!(
             run.stdout

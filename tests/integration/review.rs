@@ -964,7 +964,11 @@ fn bad_transcripts_are_refused_before_any_model_call() {
         std::fs::write(&path, bytes).unwrap();
         let run = review(&sb, &env(Wire::OpenAi, &server), &path, &[]);
         run.assert_status(2);
-        assert!(run.stderr.contains(why), "{name}: {}", run.stderr);
+        crate::snapshot::assert_case_snapshot(
+            "review-bad-transcripts-are-refused-before-any-model-call-201",
+            &name,
+            &crate::snapshot::show(&sb, &run),
+        );
         run.assert_no_panic();
     }
     let run = review(

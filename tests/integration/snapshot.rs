@@ -89,3 +89,21 @@ pub fn check(sb: &Sandbox, name: &str, args: &[&str]) -> Run {
     assert_snapshot(name, &show(sb, &run));
     run
 }
+
+/// [`assert_snapshot`] for one case of a table: the case's name joins the snapshot's, made fit
+/// for a file name.
+#[track_caller]
+pub fn assert_case_snapshot(name: &str, case: &dyn std::fmt::Display, actual: &str) {
+    let case: String = case
+        .to_string()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    assert_snapshot(&format!("{name}-{}", case.trim_matches('-')), actual);
+}
