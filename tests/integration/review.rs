@@ -964,11 +964,7 @@ fn bad_transcripts_are_refused_before_any_model_call() {
         std::fs::write(&path, bytes).unwrap();
         let run = review(&sb, &env(Wire::OpenAi, &server), &path, &[]);
         run.assert_status(2);
-        crate::snapshot::assert_case_snapshot(
-            "review-bad-transcripts-are-refused-before-any-model-call-201",
-            &name,
-            &crate::snapshot::show(&sb, &run),
-        );
+        assert!(run.stderr.contains(why), "{name}: {}", run.stderr);
         run.assert_no_panic();
     }
     let run = review(
