@@ -422,6 +422,17 @@ impl From<git_skill::ops::record::RecordError> for CommandError {
     }
 }
 
+impl From<git_skill::ops::log::LogError> for CommandError {
+    fn from(e: git_skill::ops::log::LogError) -> Self {
+        use git_skill::ops::log::LogError as E;
+        match e {
+            E::Env(e) => e.into(),
+            E::Git(e) => e.into(),
+            e @ E::Outside(_) => CommandError::with(ErrorKind::User, e),
+        }
+    }
+}
+
 impl From<PathError> for CommandError {
     fn from(e: PathError) -> Self {
         let hint = match &e {

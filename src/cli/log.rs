@@ -1,7 +1,6 @@
-use std::collections::HashMap;
 use std::io::Write as _;
 
-use git_skill::optimize::{archive, history};
+use git_skill::ops::log as op;
 
 use super::output::Format;
 use super::{CommandError, Outcome, Ui, Workspace};
@@ -20,83 +19,21 @@ pub struct LogArgs {
     pub format: Format,
 }
 
-#[derive(Debug, serde::Serialize)]
-struct Row {
-    optimization_id: String,
-    timestamp: String,
-    mode: &'static str,
-    summary: String,
-    signals_resolved: usize,
-    clusters: usize,
-    gate_passed: usize,
-    gate_total: usize,
-    gate_skipped: bool,
-    resolved_dir: String,
-    commit: Option<String>,
-    rolled_back: bool,
-    reverted_by: Option<String>,
-}
-
 pub fn cmd_log(ui: &mut Ui, args: LogArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
-    let repo = ws.require_repo("log")?;
+    ws.require_repo("log")?;
     let (skill, _) = ws.resolve_skill(&args.skill, Allow::Deleted)?;
-    let rel = repo.relative(&skill.dir).ok_or_else(|| {
-        CommandError::new(format!(
-            "'{}' is not inside the repository",
-            skill.dir.display()
-        ))
-    })?;
-    let commits = history::optimizations(repo, &rel)?;
-    let by_id: HashMap<&str, &history::Optimized> = commits
-        .iter()
-        .filter_map(|c| c.optimization_id.as_deref().map(|id| (id, c)))
-        .collect();
-    let (records, problems) = archive::earlier(&skill.dir);
-    for p in problems {
+    let log = op::log(&ws, &skill)?;
+    for p in &log.skipped {
         ui.warn(&format!("skipped an unreadable record: {p}"))?;
     }
-    let mut rows: Vec<Row> = records
-        .iter()
-        .map(|(dir, o)| {
-            let commit = by_id.get(o.optimization_id.as_str());
-            Row {
-                optimization_id: o.optimization_id.clone(),
-                timestamp: o.timestamp.clone(),
-                mode: o.mode.as_str(),
-                summary: o.summary.clone(),
-                signals_resolved: o.signal_ids.len(),
-                clusters: o.clusters.len(),
-                gate_passed: o.gate_result.passed,
-                gate_total: o.gate_result.total,
-                gate_skipped: o.gate_result.skipped,
-                resolved_dir: ws.display(dir).display().to_string(),
-                commit: commit.map(|c| c.commit.clone()),
-                rolled_back: commit.is_some_and(|c| c.reverted_by.is_some()),
-                reverted_by: commit.and_then(|c| c.reverted_by.clone()),
-            }
-        })
-        .collect();
-    rows.sort_by(|a, b| {
-        b.timestamp
-            .cmp(&a.timestamp)
-            .then(b.optimization_id.cmp(&a.optimization_id))
-    });
+    let rows = &log.optimizations;
     match args.format {
         Format::Json => {
-            #[derive(serde::Serialize)]
-            struct Log<'a, T> {
-                skill: &'a str,
-                optimizations: &'a [T],
-            }
-            let log = Log {
-                skill: &skill.dir_name,
-                optimizations: &rows,
-            };
             super::output::json(ui, &log)?;
         }
         Format::Text => {
-            for r in &rows {
+            for r in rows {
                 let gate = if r.gate_skipped {
                     "gate skipped (friction only)".to_owned()
                 } else {

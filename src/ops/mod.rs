@@ -10,6 +10,7 @@ mod gate_table;
 pub mod init;
 pub mod lint;
 pub mod list;
+pub mod log;
 pub mod manage;
 pub mod pre_commit;
 pub mod proposals;
