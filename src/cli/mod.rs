@@ -15,6 +15,7 @@ mod man;
 mod manage;
 mod optimize;
 mod output;
+mod progress;
 mod prompt;
 mod proposals;
 mod record;

@@ -1,10 +1,8 @@
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
-use std::time::Instant;
 
 use git_skill::agent::Agent;
 use git_skill::ops::review as op;
-use git_skill::progress::Progress;
 use git_skill::review::{self, Outcome as ReviewOutcome, Report};
 
 use super::output::Format;
@@ -74,11 +72,8 @@ pub fn cmd_review(ui: &mut Ui, args: ReviewArgs) -> Result<Outcome, CommandError
         settings: super::llm::settings(&ws)?,
         now: git_skill::clock::now(),
     };
-    let mut progress = Rounds {
-        err: &mut ui.err,
-        show: std::io::stderr().is_terminal() && !ui.quiet,
-        started: git_skill::clock::monotonic(),
-    };
+    let show = std::io::stderr().is_terminal() && !ui.quiet;
+    let mut progress = super::progress::Steps::new(&mut ui.err, show);
     let report = op::review(&ws, options, &mut progress)?;
     match args.format {
         Format::Json => super::output::json(ui, &report)?,
@@ -88,32 +83,6 @@ pub fn cmd_review(ui: &mut Ui, args: ReviewArgs) -> Result<Outcome, CommandError
         ReviewOutcome::KeptAsProposal { .. } => Outcome::Problems,
         _ => Outcome::Clean,
     })
-}
-
-/// Rounds on the terminal.
-struct Rounds<'a> {
-    err: &'a mut Box<dyn std::io::Write>,
-    show: bool,
-    started: Instant,
-}
-
-impl Progress for Rounds<'_> {
-    fn progress(&mut self, step: u8, total: u8, name: &str, what: &str) {
-        if self.show {
-            let _ = writeln!(
-                self.err,
-                "[{step}/{total}] {name}: {} ({:.1} s)",
-                super::ui::safe(what),
-                self.started.elapsed().as_secs_f64()
-            );
-        }
-    }
-
-    fn warn(&mut self, message: &str) {
-        let _ = writeln!(self.err, "warning: {}", super::ui::safe(message));
-    }
-
-    fn calls(&mut self, _done: u32, _planned: usize) {}
 }
 
 fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {

@@ -133,12 +133,10 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         allow_drift: args.allow_drift,
         failpoint: failpoint(),
     };
+    let show = std::io::stderr().is_terminal() && !ui.quiet;
     let mut interact = Terminal {
-        err: &mut ui.err,
-        show: std::io::stderr().is_terminal() && !ui.quiet,
         ask: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
-        started: git_skill::clock::monotonic(),
-        calls: None,
+        steps: super::progress::Steps::new(&mut ui.err, show),
     };
     // The hints name the skill as the user gave it (a path, when the name is ambiguous).
     let report = optimize::run(&ctx, &options, &mut interact).map_err(|mut e| {

@@ -1,7 +1,6 @@
 //! Optimize's progress and questions on the terminal.
 
 use std::io::{BufRead as _, Write as _};
-use std::time::Instant;
 
 use git_skill::optimize::{
     Approval, Approve, Confirm, Estimate, Interact, Progress, Reuse, WaitingDryRun,
@@ -9,42 +8,27 @@ use git_skill::optimize::{
 use git_skill::prompt::contracts::Conflict;
 use git_skill::signal::Signal;
 
+use crate::cli::progress::Steps;
 use crate::cli::ui::safe;
 
 /// Progress and questions on the terminal.
 pub struct Terminal<'a> {
-    pub err: &'a mut Box<dyn std::io::Write>,
-    /// Show progress (stderr is a terminal and not --quiet).
-    pub show: bool,
+    pub steps: Steps<'a>,
     /// Ask questions (stdin and stderr are terminals).
     pub ask: bool,
-    pub started: Instant,
-    /// Model calls made, of about how many.
-    pub calls: Option<(u32, usize)>,
 }
 
 impl Progress for Terminal<'_> {
     fn warn(&mut self, message: &str) {
-        let _ = writeln!(self.err, "warning: {}", safe(message));
+        self.steps.warn(message)
     }
 
     fn progress(&mut self, step: u8, total: u8, name: &str, what: &str) {
-        if self.show {
-            let elapsed = self.started.elapsed().as_secs_f64();
-            let calls = match self.calls {
-                Some((done, planned)) => format!("model calls {done}/{planned}, "),
-                None => String::new(),
-            };
-            let _ = writeln!(
-                self.err,
-                "[{step}/{total}] {name}: {} ({calls}{elapsed:.1} s)",
-                safe(what)
-            );
-        }
+        self.steps.progress(step, total, name, what)
     }
 
     fn calls(&mut self, done: u32, planned: usize) {
-        self.calls = Some((done, planned.max(done as usize)));
+        self.steps.calls(done, planned)
     }
 }
 
@@ -54,7 +38,7 @@ impl Interact for Terminal<'_> {
             return Confirm::CannotAsk;
         }
         let _ = write!(
-            self.err,
+            self.steps.err,
             "{} corrected and {} friction {}; about {} ({} + triage + reflect{}). Continue? [y/N] ",
             e.corrected,
             e.friction,
@@ -74,7 +58,7 @@ impl Interact for Terminal<'_> {
                 String::new()
             }
         );
-        let _ = self.err.flush();
+        let _ = self.steps.err.flush();
         match read_answer() {
             Some(a) if a == "y" || a == "yes" => Confirm::Yes,
             _ => Confirm::No,
@@ -85,14 +69,14 @@ impl Interact for Terminal<'_> {
         if !self.ask {
             return Approve::CannotAsk;
         }
-        let _ = writeln!(self.err);
-        let _ = crate::cli::ui::write_lines(&mut self.err, a.diff);
-        let _ = writeln!(self.err);
+        let _ = writeln!(self.steps.err);
+        let _ = crate::cli::ui::write_lines(&mut self.steps.err, a.diff);
+        let _ = writeln!(self.steps.err);
         if a.gate.skipped {
-            let _ = writeln!(self.err, "Gate: skipped (friction signals only)");
+            let _ = writeln!(self.steps.err, "Gate: skipped (friction signals only)");
         } else {
             let _ = writeln!(
-                self.err,
+                self.steps.err,
                 "Gate: {}/{} passed (threshold {})",
                 a.gate.passed,
                 git_skill::report::plural(a.gate.total, "cluster"),
@@ -100,7 +84,7 @@ impl Interact for Terminal<'_> {
             );
             for rec in a.gate.records.iter().chain(&a.gate.regression) {
                 let _ = writeln!(
-                    self.err,
+                    self.steps.err,
                     "  {}{}: {} - {}",
                     rec.cluster_id,
                     rec.from_optimization
@@ -113,27 +97,31 @@ impl Interact for Terminal<'_> {
             }
         }
         let _ = writeln!(
-            self.err,
+            self.steps.err,
             "Checks: SkillGuard {}, lint ok, size {} -> {} bytes",
             a.checks.verdict, a.checks.original_bytes, a.checks.candidate_bytes
         );
-        let _ = writeln!(self.err, "Commit 1: {}", safe(a.audit_message));
+        let _ = writeln!(self.steps.err, "Commit 1: {}", safe(a.audit_message));
         for (i, line) in a.optimize_message.trim_end().lines().enumerate() {
             let lead = if i == 0 { "Commit 2: " } else { "          " };
-            let _ = writeln!(self.err, "{}", format!("{lead}{}", safe(line)).trim_end());
+            let _ = writeln!(
+                self.steps.err,
+                "{}",
+                format!("{lead}{}", safe(line)).trim_end()
+            );
         }
         if a.edited {
             let _ = writeln!(
-                self.err,
+                self.steps.err,
                 "(the candidate is your edit, checked and judged again)"
             );
         }
         let _ = write!(
-            self.err,
+            self.steps.err,
             "Commit {}? [y/N/e] (e: edit the candidate first) ",
             a.skill
         );
-        let _ = self.err.flush();
+        let _ = self.steps.err.flush();
         match read_answer().as_deref() {
             Some("y" | "yes") => Approve::Commit,
             Some("e" | "edit") => Approve::Edit,
@@ -143,7 +131,7 @@ impl Interact for Terminal<'_> {
 
     fn edit(&mut self, path: &std::path::Path) -> Result<(), String> {
         let editor = editor();
-        let _ = writeln!(self.err, "Opening {} in {editor} ...", path.display());
+        let _ = writeln!(self.steps.err, "Opening {} in {editor} ...", path.display());
         // As git runs an editor: through the shell, so that `code --wait` works.
         // The editor draws on the terminal through stderr: stdout may be a report's file.
         let status = std::process::Command::new("sh")
@@ -166,7 +154,7 @@ impl Interact for Terminal<'_> {
             return Reuse::CannotAsk;
         }
         let _ = write!(
-            self.err,
+            self.steps.err,
             "A dry run from {} left a candidate ({}, {}). Use it, as --resume does (no model call)? [y = use it / n = discard it and start again / anything else stops] ",
             w.started,
             git_skill::report::plural(w.signals, "signal"),
@@ -176,7 +164,7 @@ impl Interact for Terminal<'_> {
                 "refused only for what a flag allows"
             }
         );
-        let _ = self.err.flush();
+        let _ = self.steps.err.flush();
         match read_answer().as_deref() {
             Some("y" | "yes") => Reuse::Reuse,
             Some("n" | "no") => Reuse::Discard,
@@ -200,7 +188,7 @@ impl Interact for Terminal<'_> {
             .unwrap_or_default()
         };
         let _ = writeln!(
-            self.err,
+            self.steps.err,
             "These signals contradict each other ({}):\n  a) {} {}\n  b) {} {}",
             safe(&c.reason),
             c.signal_a,
@@ -209,10 +197,10 @@ impl Interact for Terminal<'_> {
             safe(&describe(b)),
         );
         let _ = write!(
-            self.err,
+            self.steps.err,
             "Which direction should the skill take? [a/b, anything else stops] "
         );
-        let _ = self.err.flush();
+        let _ = self.steps.err.flush();
         match read_answer().as_deref() {
             Some("a") => Some(c.signal_a.clone()),
             Some("b") => Some(c.signal_b.clone()),
