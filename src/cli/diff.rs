@@ -1,8 +1,9 @@
-use git_skill::drift::{self, SkillDrift};
+use git_skill::drift::SkillDrift;
+use git_skill::ops::diff as op;
 use git_skill::report::escape;
 
 use super::output::Format;
-use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
+use super::{CommandError, Outcome, Ui, Workspace};
 
 /// Show capability drift: what each changed skill can do now that it could not before.
 ///
@@ -35,25 +36,6 @@ pub struct DiffArgs {
     pub fail_on_drift: bool,
 }
 
-/// Drift of every skill changed between `from` and `to` (the index when `None`), with paths
-/// as the user should see them, and the notes about what could not be compared.
-pub fn drift_report(
-    ws: &Workspace,
-    from: &str,
-    to: Option<&str>,
-) -> Result<(Vec<SkillDrift>, Vec<git_skill::skill::Note>), CommandError> {
-    let repo = ws.require_repo("diff")?;
-    let (mut drifts, notes) = drift::report(repo, from, to, &ws.repo_relative_roots())
-        .hint("check that the revisions exist here (CI checkouts may need fetch-depth: 0)")?;
-    for d in &mut drifts {
-        d.path = ws
-            .display(&repo.workdir().join(&d.path))
-            .display()
-            .to_string();
-    }
-    Ok((drifts, notes))
-}
-
 /// `path: N new capabilities` then `  + kind: detail` lines.
 pub fn render_text(out: &mut dyn std::io::Write, drifts: &[SkillDrift]) -> std::io::Result<()> {
     for d in drifts {
@@ -74,20 +56,18 @@ pub fn render_text(out: &mut dyn std::io::Write, drifts: &[SkillDrift]) -> std::
 
 pub fn cmd_diff(ui: &mut Ui, args: DiffArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
-    let (drifts, notes) = drift_report(&ws, &args.from_ref, args.to_ref.as_deref())?;
-    ws.report_notes(ui, &notes)?;
+    let drift = op::diff(&ws, &args.from_ref, args.to_ref.as_deref())?;
+    ws.report_notes(ui, &drift.notes)?;
     match args.format {
-        Format::Json => {
-            super::output::json_rows(ui, "skills", &drifts)?;
-        }
+        Format::Json => super::output::json(ui, &drift)?,
         Format::Text => {
-            render_text(&mut ui.out, &drifts)?;
-            if drifts.is_empty() {
+            render_text(&mut ui.out, &drift.skills)?;
+            if !drift.any() {
                 ui.status("no capability drift")?;
             }
         }
     }
-    Ok(if args.fail_on_drift && !drifts.is_empty() {
+    Ok(if args.fail_on_drift && drift.any() {
         Outcome::Problems
     } else {
         Outcome::Clean

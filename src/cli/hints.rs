@@ -433,6 +433,17 @@ impl From<git_skill::ops::log::LogError> for CommandError {
     }
 }
 
+impl From<git_skill::ops::diff::DiffError> for CommandError {
+    fn from(e: git_skill::ops::diff::DiffError) -> Self {
+        use git_skill::ops::diff::DiffError as E;
+        match e {
+            E::Env(e) => e.into(),
+            E::Revisions(e) => CommandError::from(e)
+                .hint("check that the revisions exist here (CI checkouts may need fetch-depth: 0)"),
+        }
+    }
+}
+
 impl From<PathError> for CommandError {
     fn from(e: PathError) -> Self {
         let hint = match &e {

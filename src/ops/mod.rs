@@ -5,6 +5,7 @@
 //! error.
 
 pub mod agent_hook;
+pub mod diff;
 #[cfg(test)]
 mod gate_table;
 pub mod init;
