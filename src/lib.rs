@@ -13,7 +13,7 @@
 //! | module | what it does |
 //! |---|---|
 //! | [`env`] | what a command starts from: the current directory, the repository, configuration, HOME and the skill roots, loaded from values the binary reads |
-//! | [`ops`] | one operation per command (pre-commit, scan, lint, list, init, `hook agent`, signals, sessions, proposals, review, record, log, manage's target): options in, a serialisable report out, nothing printed |
+//! | [`ops`] | one operation per command (pre-commit, scan, lint, list, init, `hook agent`, signals, sessions, proposals, review, record, log, diff, manage's target): options in, a serialisable report out, nothing printed |
 //! | [`skill`] | where skills live (discovery, links), what they hold, their format and limits (lint) |
 //! | [`guard`] | SkillGuard: the rule registry and the scanner that gives a skill its verdict |
 //! | [`check`] | one check path: a skill from the work tree, the index, a revision or memory, with policy and baseline; `check::gate`, the one gate every change of skills passes (hook, range scan, proposals, optimize, manage) |
