@@ -363,7 +363,7 @@ impl Store {
         crate::fsutil::private_dir(&self.dir).map_err(io(&self.dir))?;
         let path = self.path(agent, session);
         let lock_path = path.with_extension("lock");
-        let _lock = Lock::exclusive(&lock_path, Wait::For(wait)).map_err(|e| match e {
+        let _lock = Lock::exclusive_brief(&lock_path, Wait::For(wait)).map_err(|e| match e {
             LockError::Busy { path, .. } => StoreError::Busy { path },
             LockError::Io { path, source } => StoreError::Io { path, source },
         })?;
@@ -410,8 +410,8 @@ impl Store {
             if !ours || !e.file_type().is_ok_and(|t| t.is_file()) {
                 continue;
             }
-            // A session's age is that of its state, which every event rewrites (a lock
-            // file's time is when a hook last took it, never later than its state's).
+            // A session's age is that of its state, which every event rewrites (a lock file
+            // is never written: its time is when the session began).
             let state = name
                 .strip_suffix(".lock")
                 .or_else(|| name.strip_suffix(".review.log"))

@@ -134,8 +134,8 @@ pub struct Judged {
     /// The verdict that counts for the writer: the skill's, or for optimize that of the
     /// findings its candidate adds.
     pub counted: Verdict,
-    /// Findings that count (for optimize: those the candidate adds; otherwise every finding).
-    pub counted_findings: Vec<crate::guard::Finding>,
+    /// For optimize, the findings its candidate adds (the others count for no writer).
+    pub added: Option<Vec<crate::guard::Finding>>,
     /// Lint errors the change brings.
     pub introduced: Vec<Diagnostic>,
     /// Lint errors the skill had already, which do not block.
@@ -143,6 +143,11 @@ pub struct Judged {
 }
 
 impl Judged {
+    /// The findings that count for the writer: those optimize's candidate adds, or every one.
+    pub fn counted_findings(&self) -> &[crate::guard::Finding] {
+        self.added.as_deref().unwrap_or(&self.check.report.findings)
+    }
+
     /// Whether the guard's verdict blocks at `fail_on`.
     pub fn verdict_blocks(&self, fail_on: FailOn) -> bool {
         fail_on.fails(self.counted)
@@ -170,6 +175,15 @@ impl Decision {
     /// Whether the change may land.
     pub fn lands(&self) -> bool {
         !self.skills.iter().any(|j| j.blocks(self.fail_on))
+    }
+
+    /// Whether what the change holds stops it: a lint error it brings or a verdict at the
+    /// fail level (as opposed to something that could not be read, which stops it too, as
+    /// an error).
+    pub fn blocked(&self) -> bool {
+        self.skills
+            .iter()
+            .any(|j| !j.introduced.is_empty() || j.verdict_blocks(self.fail_on))
     }
 }
 
@@ -208,7 +222,7 @@ fn judge(change: &Change, gate: &Gate<'_>) -> Judged {
         let allowed = before.as_ref().map(inline_allowed).unwrap_or_default();
         pin_inline_allows(&mut check, &allowed, &settings);
     }
-    let (counted, counted_findings) = match gate.writer {
+    let (counted, added) = match gate.writer {
         Writer::Optimize => {
             let known: HashSet<&str> = before
                 .iter()
@@ -222,9 +236,9 @@ fn judge(change: &Change, gate: &Gate<'_>) -> Judged {
                 .filter(|f| !known.contains(f.fingerprint.as_str()))
                 .cloned()
                 .collect();
-            (crate::guard::verdict_of(&added), added)
+            (crate::guard::verdict_of(&added), Some(added))
         }
-        _ => (check.report.verdict, check.report.findings.clone()),
+        _ => (check.report.verdict, None),
     };
     let (introduced, kept) = if gate.lint {
         let old = change
@@ -241,14 +255,15 @@ fn judge(change: &Change, gate: &Gate<'_>) -> Judged {
             .iter()
             .filter(|d| d.level == Level::Error)
             .count();
-        (introduced.clone(), errors - introduced.len())
+        let kept = errors - introduced.len();
+        (introduced, kept)
     } else {
         (Vec::new(), 0)
     };
     Judged {
         check,
         counted,
-        counted_findings,
+        added,
         introduced,
         kept,
     }

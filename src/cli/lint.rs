@@ -1,8 +1,8 @@
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use git_skill::ops::lint as op;
-use git_skill::report::{self, problem, sarif, Diagnostic, Summary};
+use git_skill::report::{self, sarif, Diagnostic, Summary};
 use git_skill::skill::codes;
 
 use super::output::ReportFormat;
@@ -54,13 +54,7 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
         strict: args.strict,
     };
     let mut linted = op::lint(&ws, &options)?;
-    for p in std::mem::take(&mut linted.problems) {
-        match p {
-            op::Problem::Note(note) => ws.report_notes(ui, std::slice::from_ref(&note))?,
-            op::Problem::Path(e) => ui.error(&CommandError::from(e))?,
-            op::Problem::Unreadable(e) => ui.error(&CommandError::from(e))?,
-        }
-    }
+    ws.report_skipped(ui, std::mem::take(&mut linted.skipped))?;
     let summary = linted.summary();
     let outcome = if linted.fails() {
         Outcome::Problems
@@ -71,11 +65,11 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
     let rendered = match args.format {
         ReportFormat::Json => report::render_json(&mut ui.out, diagnostics, summary),
         ReportFormat::Text => report::render_text(&mut ui.out, diagnostics, ui.out_style),
-        ReportFormat::Sarif => {
-            let relative = |p: &Path| repo_relative(&ws, p);
-            let problems = problem::from_lint(diagnostics, &relative);
-            sarif::render(&mut ui.out, &codes::infos(), &problems)
-        }
+        ReportFormat::Sarif => sarif::render(
+            &mut ui.out,
+            &codes::infos(),
+            &op::problems(&ws, diagnostics),
+        ),
         ReportFormat::Junit => junit(&mut ui.out, &linted),
     }
     .and_then(|()| ui.out.flush());
@@ -96,17 +90,6 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
         ui.status(&line)?;
     }
     Ok(outcome)
-}
-
-/// A diagnostic's path (as shown) relative to the top of the repository, `/`-separated; the
-/// path as shown outside a repository.
-fn repo_relative(ws: &Workspace, shown: &Path) -> String {
-    let abs = ws.cwd.join(shown);
-    let rel = match &ws.repo {
-        Some(repo) => abs.strip_prefix(repo.workdir()).unwrap_or(shown),
-        None => shown,
-    };
-    rel.to_string_lossy().replace('\\', "/")
 }
 
 /// One test case per skill, failing with its errors.

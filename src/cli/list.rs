@@ -57,13 +57,7 @@ pub fn cmd_list(ui: &mut Ui, args: ListArgs) -> Result<Outcome, CommandError> {
         category: args.category.clone(),
     };
     let mut listing = op::list(&ws, &options)?;
-    for p in std::mem::take(&mut listing.problems) {
-        match p {
-            op::Problem::Note(note) => ws.report_notes(ui, std::slice::from_ref(&note))?,
-            op::Problem::Path(e) => ui.error(&CommandError::from(e))?,
-            op::Problem::Unreadable(e) => ui.error(&CommandError::from(e))?,
-        }
-    }
+    ws.report_skipped(ui, std::mem::take(&mut listing.skipped))?;
     let rows = &listing.skills;
     match args.format {
         ListFormat::Json => super::output::json(ui, &listing)?,

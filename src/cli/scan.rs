@@ -6,7 +6,7 @@ use git_skill::guard::suppress::POLICY_FILE;
 use git_skill::guard::ScanOptions;
 use git_skill::ops::scan::{self as op, Problem};
 use git_skill::report::sarif;
-use git_skill::report::scan::{self as render, SkillReport};
+use git_skill::report::scan as render;
 
 use super::output::ReportFormat;
 use super::{CommandError, Outcome, Ui, Workspace};
@@ -126,7 +126,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
     };
     let mut scan = op::scan(&ws, &options)?;
     let drift = std::mem::take(&mut scan.drift);
-    problems(ui, &ws, scan.problems)?;
+    problems(ui, &ws, std::mem::take(&mut scan.problems))?;
     if let Some((path, n)) = &scan.baseline_written {
         ui.status(&format!(
             "wrote {n} findings to '{}'; scan with --baseline {} to accept them",
@@ -136,13 +136,13 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         return Ok(Outcome::Clean);
     }
     let Some((from, to)) = range else {
-        return finish(ui, &args, fail_on, &scan.reports, scan.empty);
+        return finish(ui, &args, &scan, fail_on, scan.empty);
     };
     if args.format == ReportFormat::Text && scan.empty {
         ui.status(&format!("no skill changed between {from} and {to}"))?;
         return Ok(Outcome::Clean);
     }
-    let outcome = finish(ui, &args, fail_on, &scan.reports, false)?;
+    let outcome = finish(ui, &args, &scan, fail_on, false)?;
     if args.format == ReportFormat::Text {
         // What a reviewer wants first: what the changed skills can do now.
         if !drift.is_empty() {
@@ -158,9 +158,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
 fn problems(ui: &mut Ui, ws: &Workspace, problems: Vec<Problem>) -> Result<(), CommandError> {
     for p in problems {
         match p {
-            Problem::Note(note) => ws.report_notes(ui, std::slice::from_ref(&note))?,
-            Problem::Path(e) => ui.error(&CommandError::from(e))?,
-            Problem::Unreadable(e) => ui.error(&CommandError::from(e))?,
+            Problem::Skipped(s) => ws.report_skipped(ui, vec![s])?,
             Problem::Expired(expired) => ui.warn(&format!(
                 "{POLICY_FILE}: the entry for {} ({}) expired on {} and no longer applies",
                 expired.rule,
@@ -182,12 +180,12 @@ fn problems(ui: &mut Ui, ws: &Workspace, problems: Vec<Problem>) -> Result<(), C
 fn finish(
     ui: &mut Ui,
     args: &ScanArgs,
+    scan: &op::Scan,
     fail_on: FailOn,
-    reports: &[SkillReport],
     empty: bool,
 ) -> Result<Outcome, CommandError> {
-    let failing = reports.iter().any(|r| fail_on.fails(r.verdict));
-    let outcome = if failing {
+    let reports = &scan.reports;
+    let outcome = if scan.fails(fail_on) {
         Outcome::Problems
     } else {
         Outcome::Clean

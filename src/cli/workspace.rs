@@ -55,6 +55,23 @@ impl Workspace {
         Ok(found)
     }
 
+    /// Shows what a walk for skills passed over, in order.
+    pub fn report_skipped(
+        &self,
+        ui: &mut Ui,
+        skipped: Vec<git_skill::ops::Skipped>,
+    ) -> Result<(), CommandError> {
+        use git_skill::ops::Skipped;
+        for s in skipped {
+            match s {
+                Skipped::Note(note) => self.report_notes(ui, std::slice::from_ref(&note))?,
+                Skipped::Path(e) => ui.error(&CommandError::from(e))?,
+                Skipped::Unreadable(e) => ui.error(&CommandError::from(e))?,
+            }
+        }
+        Ok(())
+    }
+
     /// Shows what a walk or a git check passed over: errors (the run then exits 2) and
     /// warnings, each with its hint.
     pub fn report_notes(&self, ui: &mut Ui, notes: &[Note]) -> Result<(), CommandError> {

@@ -71,10 +71,23 @@ impl Lock {
     /// Takes the lock file at `path` exclusively (creating it, refusing a link, a hard link or
     /// a special file) and records this process as its owner.
     pub fn exclusive(path: &Path, wait: Wait) -> Result<Lock, LockError> {
-        let file = super::open_lock(path).map_err(io(path))?;
-        let mut lock = Lock::on(file, path, Mode::Exclusive, wait)?;
+        let mut lock = Lock::exclusive_brief(path, wait).map_err(|e| match e {
+            LockError::Busy { path, .. } => LockError::Busy {
+                owner: owner(&path),
+                path,
+            },
+            e => e,
+        })?;
         lock.record_owner();
         Ok(lock)
+    }
+
+    /// [`Lock::exclusive`] for a lock held a millisecond at a time (an agent hook's session
+    /// state): no owner is written, which would cost the hook more than the hold, and a run
+    /// turned away is not told one.
+    pub fn exclusive_brief(path: &Path, wait: Wait) -> Result<Lock, LockError> {
+        let file = super::open_lock(path).map_err(io(path))?;
+        Lock::on(file, path, Mode::Exclusive, wait)
     }
 
     /// Takes `file`, which the caller opened at `path` (a store read or rewritten under its
@@ -185,14 +198,14 @@ fn take(file: &File, path: &Path, mode: Mode, wait: Wait) -> Result<(), LockErro
             _ => {
                 return Err(LockError::Busy {
                     path: path.to_owned(),
-                    owner: owner(path),
+                    owner: None,
                 })
             }
         }
     }
 }
 
-/// The owner a lock file records, when it records one.
+/// The owner a lock file records, when it records one (read only for a run turned away).
 fn owner(path: &Path) -> Option<u32> {
     let file = super::open_regular(path, super::Links::Any).ok()??;
     let mut text = String::new();

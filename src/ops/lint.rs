@@ -3,11 +3,10 @@
 
 use std::path::PathBuf;
 
+use super::Skipped;
 use crate::env::{Env, EnvError};
 use crate::guard::suppress::{PolicyError, POLICY_FILE};
 use crate::report::{Diagnostic, Level, Summary};
-use crate::skill::discover::{Note, PathError};
-use crate::skill::files::ReadError;
 use crate::skill::{lint, SkillFiles};
 
 #[derive(Debug, thiserror::Error)]
@@ -25,17 +24,8 @@ pub struct Options {
     pub strict: bool,
 }
 
-/// Something the lint passed over, in the order it met it; each but a warning note makes the
-/// run exit 2.
-#[derive(Debug)]
-pub enum Problem {
-    Note(Note),
-    Path(PathError),
-    Unreadable(ReadError),
-}
-
 pub struct Linted {
-    pub problems: Vec<Problem>,
+    pub skipped: Vec<Skipped>,
     pub diagnostics: Vec<Diagnostic>,
     /// Each skill checked, as the user should see its directory.
     pub skills: Vec<PathBuf>,
@@ -54,12 +44,7 @@ impl Linted {
 }
 
 pub fn lint(env: &Env, options: &Options) -> Result<Linted, LintError> {
-    let mut problems = Vec::new();
-    let named = env.skills(&options.paths, "lint")?;
-    problems.extend(named.errors.into_iter().map(Problem::Path));
-    let mut found = named.found;
-    let notes = std::mem::take(&mut found.notes);
-    problems.extend(notes.into_iter().map(Problem::Note));
+    let (found, mut skipped) = super::walk(env, &options.paths, "lint")?;
     // The `lint:` levels of the work tree's policy file.
     let policy = match &env.repo {
         Some(repo) => crate::check::policy_file(&env.display(&repo.workdir().join(POLICY_FILE)))?,
@@ -71,7 +56,7 @@ pub fn lint(env: &Env, options: &Options) -> Result<Linted, LintError> {
         let files = match SkillFiles::read(&skill.dir) {
             Ok(files) => files,
             Err(e) => {
-                problems.push(Problem::Unreadable(e));
+                skipped.push(Skipped::Unreadable(e));
                 continue;
             }
         };
@@ -100,9 +85,23 @@ pub fn lint(env: &Env, options: &Options) -> Result<Linted, LintError> {
         diagnostics.extend(found);
     }
     Ok(Linted {
-        problems,
+        skipped,
         diagnostics,
         empty: found.skills.is_empty() && options.paths.is_empty(),
         skills,
     })
+}
+
+/// The diagnostics as the one findings model has them (for SARIF), each path relative to the
+/// top of the repository whatever the current directory (as shown outside a repository).
+pub fn problems(env: &Env, diagnostics: &[Diagnostic]) -> Vec<crate::report::problem::Problem> {
+    let relative = |shown: &std::path::Path| {
+        let abs = env.cwd.join(shown);
+        let rel = match &env.repo {
+            Some(repo) => abs.strip_prefix(repo.workdir()).unwrap_or(shown),
+            None => shown,
+        };
+        rel.to_string_lossy().replace('\\', "/")
+    };
+    crate::report::problem::from_lint(diagnostics, &relative)
 }

@@ -5,9 +5,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::Skipped;
 use crate::env::{Env, EnvError};
-use crate::skill::discover::{Note, PathError};
-use crate::skill::files::ReadError;
 use crate::skill::{meta, SkillFiles};
 
 pub struct Options {
@@ -17,19 +16,11 @@ pub struct Options {
     pub category: Option<String>,
 }
 
-/// What the listing passed over, in order (each but a warning note makes the run exit 2).
-#[derive(Debug)]
-pub enum Problem {
-    Note(Note),
-    Path(PathError),
-    Unreadable(ReadError),
-}
-
 #[derive(Debug, Serialize)]
 pub struct Listing {
     pub skills: Vec<Row>,
     #[serde(skip)]
-    pub problems: Vec<Problem>,
+    pub skipped: Vec<Skipped>,
 }
 
 /// One skill.
@@ -52,11 +43,7 @@ pub struct Row {
 }
 
 pub fn list(env: &Env, options: &Options) -> Result<Listing, EnvError> {
-    let named = env.skills(&options.paths, "list")?;
-    let mut problems: Vec<Problem> = named.errors.into_iter().map(Problem::Path).collect();
-    let mut found = named.found;
-    let notes = std::mem::take(&mut found.notes);
-    problems.extend(notes.into_iter().map(Problem::Note));
+    let (found, mut skipped) = super::walk(env, &options.paths, "list")?;
     let mut skills = Vec::new();
     for skill in &found.skills {
         if options.category.is_some() && skill.category != options.category {
@@ -65,7 +52,7 @@ pub fn list(env: &Env, options: &Options) -> Result<Listing, EnvError> {
         let files = match SkillFiles::read(&skill.dir) {
             Ok(files) => files,
             Err(e) => {
-                problems.push(Problem::Unreadable(e));
+                skipped.push(Skipped::Unreadable(e));
                 continue;
             }
         };
@@ -95,5 +82,5 @@ pub fn list(env: &Env, options: &Options) -> Result<Listing, EnvError> {
             invalid,
         });
     }
-    Ok(Listing { skills, problems })
+    Ok(Listing { skills, skipped })
 }

@@ -49,3 +49,30 @@ pub(crate) fn changes(
         })
         .collect()
 }
+
+/// What a walk for skills passed over, in the order it met it: each but a warning note makes
+/// the run exit 2 (nothing passes by not being looked at).
+#[derive(Debug)]
+pub enum Skipped {
+    /// A link, a submodule, a folder that could not be read.
+    Note(crate::skill::discover::Note),
+    /// A path named that holds no skill or cannot be read.
+    Path(crate::skill::discover::PathError),
+    /// A skill whose files cannot be read.
+    Unreadable(crate::skill::files::ReadError),
+}
+
+/// The skills named by `paths` (every skill of the roots when none), and what the walk passed
+/// over; `command` names the command in an error about having nothing to check.
+pub(crate) fn walk(
+    env: &crate::env::Env,
+    paths: &[std::path::PathBuf],
+    command: &str,
+) -> Result<(crate::skill::Discovery, Vec<Skipped>), crate::env::EnvError> {
+    let named = env.skills(paths, command)?;
+    let mut skipped: Vec<Skipped> = named.errors.into_iter().map(Skipped::Path).collect();
+    let mut found = named.found;
+    let notes = std::mem::take(&mut found.notes);
+    skipped.extend(notes.into_iter().map(Skipped::Note));
+    Ok((found, skipped))
+}

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::Skipped;
 use crate::check::{self, gate, Allows, Gate, Snapshot, Writer};
 use crate::config::FailOn;
 use crate::env::{Env, EnvError};
@@ -12,8 +13,6 @@ use crate::git::{At, GitError, Repo};
 use crate::guard::suppress::{Baseline, Expired, Policy, PolicyError, POLICY_FILE};
 use crate::guard::ScanOptions;
 use crate::report::scan::SkillReport;
-use crate::skill::discover::{Note, PathError};
-use crate::skill::files::ReadError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ScanError {
@@ -64,12 +63,8 @@ pub struct Options {
 /// Something the scan passed over or noticed, in the order it met it.
 #[derive(Debug)]
 pub enum Problem {
-    /// What a walk or a git listing passed over (an error note: the run exits 2).
-    Note(Note),
-    /// A path named that holds no skill or cannot be read (the run exits 2).
-    Path(PathError),
-    /// A skill whose files cannot be read (the run exits 2).
-    Unreadable(ReadError),
+    /// What the walk for skills, or a git listing of a range, passed over.
+    Skipped(Skipped),
     /// A policy entry that would have applied but has expired.
     Expired(Expired),
     /// A file of a skill the scanner could not read (the run exits 2).
@@ -82,7 +77,7 @@ impl Problem {
     /// Whether the run exits 2: something was not looked at.
     pub fn is_error(&self) -> bool {
         match self {
-            Problem::Note(n) => n.is_error(),
+            Problem::Skipped(Skipped::Note(n)) => n.is_error(),
             Problem::Expired(_) | Problem::BaselineNotAtBase { .. } => false,
             _ => true,
         }
@@ -137,11 +132,8 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
     };
     let baseline = options.baseline.as_deref().map(baseline_file).transpose()?;
     let mut problems = Vec::new();
-    let named = env.skills(&options.paths, "scan")?;
-    problems.extend(named.errors.into_iter().map(Problem::Path));
-    let mut found = named.found;
-    let notes = std::mem::take(&mut found.notes);
-    problems.extend(notes.into_iter().map(Problem::Note));
+    let (found, skipped) = super::walk(env, &options.paths, "scan")?;
+    problems.extend(skipped.into_iter().map(Problem::Skipped));
     if let (Some(repo), true) = (&env.repo, options.paths.is_empty()) {
         let prefixes: Vec<String> = env
             .repo_relative_roots()
@@ -150,8 +142,13 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
             .map(|(p, _)| p)
             .collect();
         let notes = check::unchecked_out_submodules(repo, &prefixes)?;
-        problems.extend(notes.into_iter().map(Problem::Note));
+        problems.extend(
+            notes
+                .into_iter()
+                .map(|n| Problem::Skipped(Skipped::Note(n))),
+        );
     }
+    let lfs = env.repo.as_ref().map(|r| r.lfs_objects());
     let mut work = Vec::new();
     for skill in &found.skills {
         let display = env.display(&skill.dir);
@@ -167,11 +164,8 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
             skill.root.label.clone(),
             skill.category.clone(),
         ) {
-            Ok(snapshot) => {
-                let lfs = env.repo.as_ref().map(|r| r.lfs_objects());
-                work.push((snapshot.with_lfs(lfs), display))
-            }
-            Err(e) => problems.push(Problem::Unreadable(e)),
+            Ok(snapshot) => work.push((snapshot.with_lfs(lfs.clone()), display)),
+            Err(e) => problems.push(Problem::Skipped(Skipped::Unreadable(e))),
         }
     }
     let gate = scan_gate(options, policy.as_ref(), baseline.as_ref());
@@ -248,7 +242,11 @@ fn range(
     let roots = env.repo_relative_roots();
     let (changes, notes) =
         crate::staged::changes(repo, from, Some(to), &roots).map_err(ScanError::Revisions)?;
-    problems.extend(notes.into_iter().map(Problem::Note));
+    problems.extend(
+        notes
+            .into_iter()
+            .map(|n| Problem::Skipped(Skipped::Note(n))),
+    );
     let policy = match explicit_policy {
         Some(policy) => Some(policy),
         None => {

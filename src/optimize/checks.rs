@@ -110,7 +110,7 @@ pub fn check(
         .skills
         .remove(0);
     let added = guard::SkillScan {
-        findings: judged.counted_findings.clone(),
+        findings: judged.counted_findings().to_vec(),
         errors: judged.check.report.errors.clone(),
     };
     let verdict = judged.counted;

@@ -36,12 +36,10 @@ pub struct ScanSummary {
     pub suppressed: usize,
 }
 
-pub fn summarize(skills: &[SkillReport]) -> ScanSummary {
-    let mut s = ScanSummary {
-        skills: skills.len(),
-        ..Default::default()
-    };
+pub fn summarize<'a>(skills: impl IntoIterator<Item = &'a SkillReport>) -> ScanSummary {
+    let mut s = ScanSummary::default();
     for skill in skills {
+        s.skills += 1;
         match skill.verdict {
             Verdict::Safe => s.safe += 1,
             Verdict::Caution => s.caution += 1,

@@ -152,22 +152,11 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
             kept_in.join(" ")
         )
     });
-    let blocked: Vec<SkillReport> = decision
-        .skills
-        .iter()
-        .filter(|j| j.verdict_blocks(fail_on))
-        .map(|j| j.check.report.clone())
-        .collect();
-    if introduced.is_empty() && blocked.is_empty() {
+    if !decision.blocked() {
         if ui.had_error {
             return unchecked(ui);
         }
-        let reports: Vec<SkillReport> = decision
-            .skills
-            .iter()
-            .map(|j| j.check.report.clone())
-            .collect();
-        let s = render::summarize(&reports);
+        let s = render::summarize(decision.skills.iter().map(|j| &j.check.report));
         ui.status(&format!(
             "git-skill: {} checked: {} safe, {} caution",
             git_skill::report::plural(s.skills, "staged skill"),
@@ -179,6 +168,12 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         }
         return Ok(Outcome::Clean);
     }
+    let blocked: Vec<SkillReport> = decision
+        .skills
+        .iter()
+        .filter(|j| j.verdict_blocks(fail_on))
+        .map(|j| j.check.report.clone())
+        .collect();
     blocked_report(ui, &introduced, &blocked, kept_line.as_deref(), fail_on)?;
     Ok(Outcome::Problems)
 }
