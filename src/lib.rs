@@ -13,7 +13,7 @@
 //! | module | what it does |
 //! |---|---|
 //! | [`env`] | what a command starts from: the current directory, the repository, configuration, HOME and the skill roots, loaded from values the binary reads |
-//! | [`ops`] | one operation per command (pre-commit, scan, lint, list, init, `hook agent`, signals, sessions, proposals, review, record, log, diff, manage's target): options in, a serialisable report out, nothing printed |
+//! | [`ops`] | one operation per command (pre-commit, scan, lint, list, init, `hook agent`, signals, sessions, proposals, review, record, log, diff, rollback, prompt, config, rules, `llm ping`, manage's target): options in, a serialisable report out, nothing printed |
 //! | [`skill`] | where skills live (discovery, links), what they hold, their format and limits (lint) |
 //! | [`guard`] | SkillGuard: the rule registry and the scanner that gives a skill its verdict |
 //! | [`check`] | one check path: a skill from the work tree, the index, a revision or memory, with policy and baseline; `check::gate`, the one gate every change of skills passes (hook, range scan, proposals, optimize, manage) |
@@ -29,9 +29,11 @@
 //! | [`report`] | one findings model (`report::problem`) for lint diagnostics and guard findings; text, JSON, SARIF and JUnit |
 //! | [`redact`] | secrets masked whole, on every way out: files, commits, model requests, the terminal |
 //! | [`config`] | layered configuration: flags, `GIT_SKILL_*`, `git config skill.*`, defaults |
+//! | [`advice`] | what the user can do about each error: how it ends the run (user, configuration, internal) and the hints the binary prints under it |
 //! | [`clock`] | every read of the time: pinned by `GIT_SKILL_NOW` for what is stamped and decided, monotonic for waits |
 //! | [`parallel`], [`progress`], [`fsutil`] | shared plumbing: ordered thread maps, progress reporting, safe file I/O (atomic writes; no FIFO, device, link or hard link where a file must be a file; the one lock, and a run's locked directory) |
 
+pub mod advice;
 pub mod agent;
 pub mod check;
 pub mod clock;

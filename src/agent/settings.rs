@@ -43,10 +43,11 @@ impl FileEdit {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
-    #[error("cannot read '{}': {source}", .path.display())]
+    // The I/O error is part of the message, not a cause of its own: init's error says it once.
+    #[error("cannot read '{}': {error}", .path.display())]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("'{}' is not valid {kind} ({reason}); git-skill does not rewrite a file it cannot read, fix it first", .path.display())]
     Invalid {
@@ -58,10 +59,10 @@ pub enum SettingsError {
     OutsideRepository { path: PathBuf, target: PathBuf },
     #[error("'{}' is a link to nothing", .path.display())]
     DanglingLink { path: PathBuf },
-    #[error("cannot write '{}': {source}", .path.display())]
+    #[error("cannot write '{}': {error}", .path.display())]
     Write {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 
@@ -124,7 +125,7 @@ pub fn plan(
 ) -> Result<Vec<FileEdit>, SettingsError> {
     let missing_home = || SettingsError::Read {
         path: PathBuf::from("~"),
-        source: std::io::Error::other("HOME is not set"),
+        error: std::io::Error::other("HOME is not set"),
     };
     match agent {
         Agent::Claude | Agent::Qwen | Agent::Gemini => {
@@ -216,9 +217,9 @@ fn read(path: &Path) -> Result<Option<String>, SettingsError> {
     match text {
         Ok(t) => Ok(Some(t)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(SettingsError::Read {
+        Err(error) => Err(SettingsError::Read {
             path: path.to_owned(),
-            source,
+            error,
         }),
     }
 }
@@ -603,9 +604,9 @@ pub fn resolve_links(
     scope: Scope,
     top: &Path,
 ) -> Result<Vec<FileEdit>, SettingsError> {
-    let read_err = |path: &Path, source| SettingsError::Read {
+    let read_err = |path: &Path, error| SettingsError::Read {
         path: path.to_owned(),
-        source,
+        error,
     };
     let top = top.canonicalize().map_err(|e| read_err(top, e))?;
     let mut out = Vec::with_capacity(edits.len());
@@ -651,16 +652,16 @@ pub fn write(edits: &[FileEdit]) -> Result<(), SettingsError> {
         if std::fs::symlink_metadata(&backup).is_ok_and(|m| !m.is_file()) {
             return Err(SettingsError::Write {
                 path: backup,
-                source: std::io::Error::other(
+                error: std::io::Error::other(
                     "it is in the way of the backup, and not a file git-skill wrote; move it",
                 ),
             });
         }
     }
     for e in edits.iter().filter(|e| e.changes()) {
-        let err = |source| SettingsError::Write {
+        let err = |error| SettingsError::Write {
             path: e.path.clone(),
-            source,
+            error,
         };
         // The person's file as it was before git-skill first wrote to it; never the file
         // git-skill created, never overwritten, never through a link (a link planted there
@@ -668,10 +669,10 @@ pub fn write(edits: &[FileEdit]) -> Result<(), SettingsError> {
         if let (Some(before), Some(_)) = (&e.before, &e.after) {
             let backup = backup_path(&e.path);
             if std::fs::symlink_metadata(&backup).is_err() && !already_ours(before) {
-                write_new(&backup, before.as_bytes(), mode_of(&e.path)).map_err(|source| {
+                write_new(&backup, before.as_bytes(), mode_of(&e.path)).map_err(|error| {
                     SettingsError::Write {
                         path: backup.clone(),
-                        source,
+                        error,
                     }
                 })?;
             }

@@ -1,6 +1,7 @@
 use std::io::Write as _;
 
-use git_skill::config::{Source, KEYS};
+use git_skill::config::Source;
+use git_skill::ops::config as op;
 
 use super::output::Format;
 use super::{CommandError, Outcome, Ui, Workspace};
@@ -22,51 +23,20 @@ pub struct ConfigArgs {
     pub format: Format,
 }
 
-#[derive(serde::Serialize)]
-struct Row {
-    key: String,
-    env: String,
-    values: Vec<String>,
-    source: Option<String>,
-    description: &'static str,
-}
-
 pub fn cmd_config(ui: &mut Ui, args: ConfigArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
-    let rows: Vec<Row> = KEYS
-        .iter()
-        .map(|spec| {
-            let values = if spec.key == "roots" {
-                ws.config.get_all("roots")
-            } else {
-                ws.config.get(spec.key).into_iter().collect()
-            };
-            Row {
-                key: format!("skill.{}", spec.key),
-                env: spec.env_var(),
-                source: values.last().map(|v| v.source.to_string()),
-                values: values.into_iter().map(|v| v.text).collect(),
-                description: spec.help,
-            }
-        })
-        .collect();
+    let effective = op::effective(&ws);
     match args.format {
-        Format::Json => {
-            super::output::json_rows(ui, "keys", &rows)?;
-        }
+        Format::Json => super::output::json(ui, &effective)?,
         Format::Text => {
             // Values differ in width (`120s`, a URL, a list of roots): a table keeps the
             // sources in one column.
             let mut table = super::table::Table::new(&["KEY", "VALUE", "SOURCE"]);
-            for row in &rows {
-                let value = if row.values.is_empty() {
-                    if row.key == "skill.roots" {
-                        "(defaults)".to_owned()
-                    } else {
-                        "(unset)".to_owned()
-                    }
-                } else {
-                    row.values.join(", ")
+            for row in &effective.keys {
+                let value = match (row.values.is_empty(), row.key == "skill.roots") {
+                    (true, true) => "(defaults)".to_owned(),
+                    (true, false) => "(unset)".to_owned(),
+                    (false, _) => row.values.join(", "),
                 };
                 let source = row.source.clone().unwrap_or_default();
                 table.row(vec![row.key.clone(), value, source], false);
@@ -74,12 +44,8 @@ pub fn cmd_config(ui: &mut Ui, args: ConfigArgs) -> Result<Outcome, CommandError
             table.write(&mut ui.out, ui.out_style)?;
         }
     }
-    let errors = ws.config.validate_all();
-    if errors.is_empty() {
-        return Ok(Outcome::Clean);
-    }
     ui.out.flush()?;
-    for e in &errors {
+    for e in effective.errors {
         let hint = match &e.source_ {
             Source::Git(_) => format!("change it with git config skill.{} <value>", e.key),
             Source::Env(var) => format!("change or unset {var}"),

@@ -1,6 +1,7 @@
 use std::io::Write as _;
 
-use git_skill::llm::{self, Request, Settings};
+use git_skill::llm::Settings;
+use git_skill::ops::llm as op;
 
 use super::output::Format;
 use super::{CommandError, Outcome, Ui, Workspace};
@@ -41,7 +42,6 @@ pub fn cmd_llm(ui: &mut Ui, args: LlmArgs) -> Result<Outcome, CommandError> {
     }
 }
 
-/// An LLM error at the edge, with its hint.
 /// The settings of the workspace's configuration and the process environment.
 pub fn settings(ws: &Workspace) -> Result<Settings, CommandError> {
     Settings::resolve(&ws.config, |name| std::env::var(name).ok()).map_err(|e| {
@@ -54,71 +54,38 @@ pub fn settings(ws: &Workspace) -> Result<Settings, CommandError> {
 fn cmd_ping(ui: &mut Ui, args: PingArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
     let settings = settings(&ws)?;
-    let provider = llm::provider(&settings);
-    let describe = provider.describe().clone();
-    ui.status(&format!("asking {describe}…"))?;
-    let mut request = Request::new("Reply with the single word: pong")
-        .purpose("ping")
-        .system("You are a health check. Answer with one word.");
-    request.max_tokens = 16;
-    request.temperature = Some(0.0);
-    let start = git_skill::clock::monotonic();
-    let completion = provider.complete(&request)?;
-    let latency = start.elapsed();
-    let answer = git_skill::report::one_line(&completion.text, 80);
+    let mut asked = Ok(());
+    let ping = op::ping(&settings, |d| asked = ui.status(&format!("asking {d}…")))?;
+    asked?;
     match args.format {
-        Format::Json => {
-            #[derive(serde::Serialize)]
-            struct Ping<'a, U> {
-                provider: &'a str,
-                model: &'a str,
-                endpoint: &'a str,
-                chosen_because: &'a str,
-                latency_ms: u64,
-                attempts: u32,
-                usage: &'a U,
-                answer: &'a str,
-            }
-            let ping = Ping {
-                provider: describe.provider,
-                model: &describe.model,
-                endpoint: &describe.endpoint,
-                chosen_because: &settings.chosen_because,
-                latency_ms: latency.as_millis() as u64,
-                attempts: completion.attempts,
-                usage: &completion.usage,
-                answer: &answer,
-            };
-            super::output::json(ui, &ping)?;
-        }
+        Format::Json => super::output::json(ui, &ping)?,
         Format::Text => {
-            let estimated = if completion.usage.estimated {
+            let estimated = if ping.usage.estimated {
                 " (estimated)"
             } else {
                 ""
             };
-            let endpoint_label = if describe.provider == "command" {
-                "command"
-            } else {
-                "base URL"
+            let endpoint_label = match ping.provider {
+                "command" => "command",
+                _ => "base URL",
             };
             let rows = [
                 (
                     "provider",
-                    format!("{} ({})", describe.provider, settings.chosen_because),
+                    format!("{} ({})", ping.provider, ping.chosen_because),
                 ),
-                ("model", describe.model.clone()),
-                (endpoint_label, describe.endpoint.clone()),
-                ("latency", format!("{} ms", latency.as_millis())),
+                ("model", ping.model.clone()),
+                (endpoint_label, ping.endpoint.clone()),
+                ("latency", format!("{} ms", ping.latency_ms)),
                 (
                     "tokens",
                     format!(
                         "{} in, {} out{estimated}",
-                        completion.usage.input_tokens, completion.usage.output_tokens
+                        ping.usage.input_tokens, ping.usage.output_tokens
                     ),
                 ),
-                ("attempts", completion.attempts.to_string()),
-                ("answer", answer),
+                ("attempts", ping.attempts.to_string()),
+                ("answer", ping.answer.clone()),
             ];
             for (label, value) in rows {
                 writeln!(ui.out, "{label:<9} {}", super::ui::safe(&value))?;

@@ -38,21 +38,3 @@ pub fn json(ui: &mut Ui, body: impl serde::Serialize) -> Result<(), CommandError
     writeln!(ui.out)?;
     Ok(())
 }
-
-/// Writes `{"<name>": items, "version": 1}`: a listing whose rows are the report.
-pub fn json_rows<T: serde::Serialize>(
-    ui: &mut Ui,
-    name: &'static str,
-    items: &[T],
-) -> Result<(), CommandError> {
-    struct Rows<'a, T>(&'static str, &'a [T]);
-    impl<T: serde::Serialize> serde::Serialize for Rows<'_, T> {
-        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            use serde::ser::SerializeMap as _;
-            let mut map = s.serialize_map(Some(1))?;
-            map.serialize_entry(self.0, self.1)?;
-            map.end()
-        }
-    }
-    json(ui, Rows(name, items))
-}

@@ -1,16 +1,12 @@
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
-
-use git_skill::prompt::{self, PromptError, PromptName, Prompts, TemplateSource};
+use git_skill::ops::prompt::{self as op, Vars};
+use git_skill::prompt::PromptName;
 
 use super::output::Format;
 use super::table::Table;
-use super::{CommandError, Outcome, ResultExt as _, Ui, Workspace};
-
-/// The largest `--vars` input read.
-const MAX_VARS_BYTES: u64 = 16 << 20;
+use super::{CommandError, Outcome, Ui, Workspace};
 
 /// List the prompt templates, or render one exactly as it would be sent to the model.
 ///
@@ -49,171 +45,40 @@ pub enum PromptAction {
     },
 }
 
-/// One row of `git skill prompt list --format json`.
-#[derive(serde::Serialize)]
-struct Row {
-    name: &'static str,
-    file: &'static str,
-    /// `embedded` or `override`.
-    source: &'static str,
-    /// The override's path, relative to the current directory when inside it.
-    path: Option<String>,
-    purpose: &'static str,
-}
-
 pub fn cmd_prompt(ui: &mut Ui, args: PromptArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
-    let dirs = prompt::override_dirs(
-        &ws.config,
-        ws.repo.as_ref().map(|r| r.workdir()),
-        &ws.cwd,
-        ws.home.as_deref(),
-    );
-    let prompts = Prompts::load(&dirs)?;
-    for path in prompts.ignored() {
+    let loaded = op::load(&ws)?;
+    for path in &loaded.ignored {
         ui.warn(&format!(
-            "'{}' is not the name of a prompt template and is ignored (templates: {})",
-            ws.display(path).display(),
+            "'{path}' is not the name of a prompt template and is ignored (templates: {})",
             PromptName::ALL.map(|n| n.file_name()).join(", ")
         ))?;
     }
     match args.action {
-        PromptAction::List { format } => list(ui, &ws, &prompts, format),
-        PromptAction::Render { name, vars } => render(ui, &prompts, &name, vars.as_deref()),
-    }
-}
-
-fn list(
-    ui: &mut Ui,
-    ws: &Workspace,
-    prompts: &Prompts,
-    format: Format,
-) -> Result<Outcome, CommandError> {
-    let rows: Vec<Row> = prompts
-        .list()
-        .into_iter()
-        .map(|(name, source)| {
-            let (kind, path) = match source {
-                TemplateSource::Embedded => ("embedded", None),
-                TemplateSource::Override(path) => {
-                    ("override", Some(ws.display(&path).display().to_string()))
+        PromptAction::List { format } => {
+            let templates = op::list(&ws, &loaded);
+            match format {
+                Format::Json => super::output::json(ui, &templates)?,
+                Format::Text => {
+                    let mut table = Table::new(&["NAME", "SOURCE", "PURPOSE"]);
+                    for r in &templates.templates {
+                        let source = r.path.clone().unwrap_or_else(|| r.source.to_owned());
+                        table.row(vec![r.name.to_owned(), source, r.purpose.to_owned()], false);
+                    }
+                    table.write(&mut ui.out, ui.out_style)?;
                 }
+            }
+        }
+        PromptAction::Render { name, vars } => {
+            let mut stdin = std::io::stdin().lock();
+            let vars = match vars.as_deref() {
+                None => Vars::None,
+                Some(path) if path == Path::new("-") => Vars::Stream(&mut stdin),
+                Some(path) => Vars::File(path),
             };
-            Row {
-                name: name.as_str(),
-                file: name.file_name(),
-                source: kind,
-                path,
-                purpose: name.purpose(),
-            }
-        })
-        .collect();
-    match format {
-        Format::Json => {
-            super::output::json_rows(ui, "templates", &rows)?;
-        }
-        Format::Text => {
-            let mut table = Table::new(&["NAME", "SOURCE", "PURPOSE"]);
-            for r in &rows {
-                let source = r.path.clone().unwrap_or_else(|| r.source.to_owned());
-                table.row(vec![r.name.to_owned(), source, r.purpose.to_owned()], false);
-            }
-            table.write(&mut ui.out, ui.out_style)?;
+            let text = op::render(&loaded, &name, vars)?;
+            ui.out.write_all(text.as_bytes())?;
         }
     }
     Ok(Outcome::Clean)
-}
-
-fn render(
-    ui: &mut Ui,
-    prompts: &Prompts,
-    name: &str,
-    vars: Option<&Path>,
-) -> Result<Outcome, CommandError> {
-    let name: PromptName = name
-        .parse()
-        .map_err(|e| CommandError::from(PromptError::from(e)))?;
-    let vars = match vars {
-        Some(path) => read_vars(path)?,
-        None => serde_json::Value::Object(Default::default()),
-    };
-    let text = prompts.render(name, &vars).map_err(|e| {
-        let hint = match &e {
-            PromptError::Render {
-                variable: Some(v), ..
-            } => format!(
-                "give `{}` in the --vars file; the template's first lines list its variables",
-                v.split('.').next().unwrap_or(v)
-            ),
-            PromptError::Render {
-                source_: TemplateSource::Override(path),
-                ..
-            } => format!(
-                "check the override '{}', or remove it to use the embedded template",
-                path.display()
-            ),
-            _ => "check the --vars file against the template's variables".to_owned(),
-        };
-        CommandError::from(e).hint(hint)
-    })?;
-    ui.out.write_all(text.as_bytes())?;
-    Ok(Outcome::Clean)
-}
-
-/// The `--vars` object, from a file or stdin (`-`), at most 16 MiB.
-fn read_vars(path: &Path) -> Result<serde_json::Value, CommandError> {
-    let stdin = path == Path::new("-");
-    let shown = if stdin {
-        "stdin".to_owned()
-    } else {
-        format!("'{}'", path.display())
-    };
-    let too_large = || {
-        CommandError::new(format!(
-            "{shown} holds more than {} MiB of variables",
-            MAX_VARS_BYTES >> 20
-        ))
-        .hint("prompts are rendered from small JSON objects; check that this is the right file")
-    };
-    let mut bytes = Vec::new();
-    let read = if stdin {
-        std::io::stdin()
-            .lock()
-            .take(MAX_VARS_BYTES + 1)
-            .read_to_end(&mut bytes)
-    } else {
-        // Pipes (`--vars <(...)`) are read as streams, bounded like stdin.
-        match std::fs::metadata(path) {
-            Ok(meta) if meta.is_file() && meta.len() > MAX_VARS_BYTES => return Err(too_large()),
-            Ok(meta) if meta.is_dir() => {
-                return Err(CommandError::new(format!("{shown} is a directory"))
-                    .hint("give a JSON file, or - for stdin"))
-            }
-            _ => {}
-        }
-        std::fs::File::open(path).and_then(|f| f.take(MAX_VARS_BYTES + 1).read_to_end(&mut bytes))
-    };
-    read.with_context(|| format!("could not read {shown}"))
-        .hint("give a JSON file of the template's variables, or - for stdin")?;
-    if bytes.len() as u64 > MAX_VARS_BYTES {
-        return Err(too_large());
-    }
-    let vars: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
-        CommandError::new(format!("{shown} is not valid JSON: {e}"))
-            .hint("the variables are one JSON object, such as {\"skill_name\": \"pdf\", ...}")
-    })?;
-    if !vars.is_object() {
-        let found = match &vars {
-            serde_json::Value::Array(_) => "an array",
-            serde_json::Value::String(_) => "a string",
-            serde_json::Value::Number(_) => "a number",
-            serde_json::Value::Bool(_) => "a boolean",
-            _ => "null",
-        };
-        return Err(CommandError::new(format!(
-            "the variables in {shown} must be a JSON object, not {found}"
-        ))
-        .hint("wrap them in an object: {\"name\": value, ...}"));
-    }
-    Ok(vars)
 }

@@ -1,6 +1,6 @@
 use std::io::Write as _;
 
-use git_skill::guard::{rules, Matcher};
+use git_skill::ops::rules as op;
 
 use super::output::Format;
 use super::{CommandError, Outcome, Ui};
@@ -32,22 +32,9 @@ pub enum RulesAction {
     },
 }
 
-#[derive(serde::Serialize)]
-struct Row {
-    id: &'static str,
-    category: &'static str,
-    severity: &'static str,
-    message: &'static str,
-    explanation: &'static str,
-    kind: &'static str,
-}
-
 pub fn cmd_rules(ui: &mut Ui, args: RulesArgs) -> Result<Outcome, CommandError> {
     if let Some(RulesAction::Explain { id }) = &args.action {
-        let Some(rule) = rules::find(id) else {
-            return Err(CommandError::new(format!("unknown rule '{id}'"))
-                .hint("list the rules with: git skill rules"));
-        };
+        let rule = op::explain(id)?;
         writeln!(
             ui.out,
             "{} ({}, {}): {}\n",
@@ -59,28 +46,11 @@ pub fn cmd_rules(ui: &mut Ui, args: RulesArgs) -> Result<Outcome, CommandError> 
         writeln!(ui.out, "{}", rule.explanation)?;
         return Ok(Outcome::Clean);
     }
-    let rows: Vec<Row> = rules::all()
-        .iter()
-        .map(|r| Row {
-            id: r.id,
-            category: r.category.as_str(),
-            severity: r.severity.as_str(),
-            message: r.message,
-            explanation: r.explanation,
-            kind: match r.matcher {
-                Matcher::Text(_) => "text",
-                Matcher::Raw(_) => "raw",
-                Matcher::Structural => "structural",
-                Matcher::Analysis => "analysis",
-            },
-        })
-        .collect();
+    let rules = op::list();
     match args.format {
-        Format::Json => {
-            super::output::json_rows(ui, "rules", &rows)?;
-        }
+        Format::Json => super::output::json(ui, &rules)?,
         Format::Text => {
-            for r in &rows {
+            for r in &rules.rules {
                 writeln!(
                     ui.out,
                     "{:<7} {:<9} {:<21} {}",

@@ -5,18 +5,23 @@
 //! error.
 
 pub mod agent_hook;
+pub mod config;
 pub mod diff;
 #[cfg(test)]
 mod gate_table;
 pub mod init;
 pub mod lint;
 pub mod list;
+pub mod llm;
 pub mod log;
 pub mod manage;
 pub mod pre_commit;
+pub mod prompt;
 pub mod proposals;
 pub mod record;
 pub mod review;
+pub mod rollback;
+pub mod rules;
 pub mod scan;
 pub mod sessions;
 pub mod signals;

@@ -89,9 +89,10 @@ fn the_scan_step_reports_the_range_and_hands_the_verdict_to_the_last_step() {
     // The whole pull request: the dangerous skill fails it, the report still written.
     let (run, out, sarif) = scan_step(&sb, &[("FROM_REF", &base), ("TO_REF", &head)]);
     run.assert_ok();
-    assert!(
-        out.contains("exit-code=1\n") && out.contains("sarif=skillguard.sarif\n"),
-        "{out}"
+    crate::snapshot::assert_text(
+        &sb,
+        "action-the-scan-step-reports-the-range-and-hands-the-verdict-to-the-last-step-401",
+        &out,
     );
     let sarif = sarif.expect("a SARIF report");
     assert_eq!(sarif["version"], "2.1.0");
@@ -104,7 +105,11 @@ fn the_scan_step_reports_the_range_and_hands_the_verdict_to_the_last_step() {
     // Only the safe commit: passes, and nothing is flagged.
     let (run, out, sarif) = scan_step(&sb, &[("FROM_REF", &base), ("TO_REF", &safe)]);
     run.assert_ok();
-    assert!(out.contains("exit-code=0\n"), "{out}");
+    crate::snapshot::assert_text(
+        &sb,
+        "action-the-scan-step-reports-the-range-and-hands-the-verdict-to-the-last-step-402",
+        &out,
+    );
     assert!(flagged(&sarif.unwrap()).is_empty());
 
     // fail-on: never reports without failing; caution would fail on a high finding.
@@ -112,13 +117,21 @@ fn the_scan_step_reports_the_range_and_hands_the_verdict_to_the_last_step() {
         &sb,
         &[("FROM_REF", &base), ("TO_REF", &head), ("FAIL_ON", "never")],
     );
-    assert!(out.contains("exit-code=0\n"), "{out}");
+    crate::snapshot::assert_text(
+        &sb,
+        "action-the-scan-step-reports-the-range-and-hands-the-verdict-to-the-last-step-403",
+        &out,
+    );
 
     // A new branch pushed (`before` is all zeros): every skill at the checked-out commit.
     let zeros = "0".repeat(40);
     let (run, out, sarif) = scan_step(&sb, &[("FROM_REF", &zeros), ("TO_REF", &head)]);
     run.assert_ok();
-    assert!(out.contains("exit-code=1\n"), "{out}");
+    crate::snapshot::assert_text(
+        &sb,
+        "action-the-scan-step-reports-the-range-and-hands-the-verdict-to-the-last-step-404",
+        &out,
+    );
     crate::snapshot::assert_snapshot(
         "action-the-scan-step-reports-the-range-and-hands-the-verdict-to-the-last-step-101",
         &crate::snapshot::show(&sb, &run),
@@ -138,9 +151,10 @@ fn the_scan_step_reports_the_range_and_hands_the_verdict_to_the_last_step() {
             ("ROOTS", "other/skills\n"),
         ],
     );
-    assert!(
-        out.contains("exit-code=0\n"),
-        "the dangerous skill is not under other/skills: {out}"
+    crate::snapshot::assert_text(
+        &sb,
+        "action-the-scan-step-reports-the-range-and-hands-the-verdict-to-the-last-step-405",
+        &out,
     );
 }
 
@@ -156,9 +170,10 @@ fn a_pull_request_cannot_suppress_its_own_findings() {
     sb.git(&["commit", "-qm", "allow it"]).assert_ok();
     let head = rev(&sb, "HEAD");
     let (_, out, _) = scan_step(&sb, &[("FROM_REF", &base), ("TO_REF", &head)]);
-    assert!(
-        out.contains("exit-code=1\n"),
-        "the base's policy applies: {out}"
+    crate::snapshot::assert_text(
+        &sb,
+        "action-a-pull-request-cannot-suppress-its-own-findings-401",
+        &out,
     );
     // Once the policy is in the base, it applies.
     sb.write(
@@ -169,9 +184,10 @@ fn a_pull_request_cannot_suppress_its_own_findings() {
     sb.git(&["commit", "-qm", "more"]).assert_ok();
     let next = rev(&sb, "HEAD");
     let (_, out, sarif) = scan_step(&sb, &[("FROM_REF", &head), ("TO_REF", &next)]);
-    assert!(
-        out.contains("exit-code=0\n"),
-        "suppressed by the merged policy: {out}"
+    crate::snapshot::assert_text(
+        &sb,
+        "action-a-pull-request-cannot-suppress-its-own-findings-402",
+        &out,
     );
     assert!(sarif.is_some());
 }
@@ -187,14 +203,22 @@ fn inline_allows_count_once_merged_as_in_the_pre_commit_route() {
     sb.git(&["commit", "-qam", "allow it inline"]).assert_ok();
     let head = rev(&sb, "HEAD");
     let (_, out, _) = scan_step(&sb, &[("FROM_REF", &base), ("TO_REF", &head)]);
-    assert!(out.contains("exit-code=1\n"), "a new allow: {out}");
+    crate::snapshot::assert_text(
+        &sb,
+        "action-inline-allows-count-once-merged-as-in-the-pre-commit-route-401",
+        &out,
+    );
     // Merged, the allow counts for the next pull request touching the skill.
     sb.write(".claude/skills/deploy/README.txt", "notes\n");
     sb.git(&["add", "."]).assert_ok();
     sb.git(&["commit", "-qm", "notes"]).assert_ok();
     let next = rev(&sb, "HEAD");
     let (_, out, _) = scan_step(&sb, &[("FROM_REF", &head), ("TO_REF", &next)]);
-    assert!(out.contains("exit-code=0\n"), "a merged allow: {out}");
+    crate::snapshot::assert_text(
+        &sb,
+        "action-inline-allows-count-once-merged-as-in-the-pre-commit-route-402",
+        &out,
+    );
 }
 
 #[test]
@@ -233,7 +257,11 @@ fn the_scan_step_refuses_what_it_cannot_do() {
     let later = rev(&sb, "HEAD");
     let (run, out, _) = scan_step(&sb, &[("FROM_REF", &broken), ("TO_REF", &later)]);
     run.assert_ok();
-    assert!(out.contains("exit-code=2\n"), "{out}");
+    crate::snapshot::assert_text(
+        &sb,
+        "action-the-scan-step-refuses-what-it-cannot-do-401",
+        &out,
+    );
 }
 
 #[test]

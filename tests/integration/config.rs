@@ -164,10 +164,6 @@ fn an_unknown_key_warns_but_does_not_fail() {
         "config-an-unknown-key-warns-but-does-not-fail-1",
         &crate::snapshot::show(&sb, &run),
     );
-    crate::snapshot::assert_snapshot(
-        "config-an-unknown-key-warns-but-does-not-fail-102",
-        &crate::snapshot::show(&sb, &run),
-    );
 
     let run = sb.run_in("", &["list"], &[("GIT_SKILL_COLOUR", "1")]);
     run.assert_ok();
@@ -369,15 +365,10 @@ fn an_invalid_value_makes_config_exit_2_with_the_value_and_a_hint() {
         .lines()
         .find(|l| l.starts_with("error: "))
         .unwrap_or_else(|| panic!("{}", run.stderr));
-    assert!(
-        error.contains("'2'")
-            && error.contains("skill.gateThreshold")
-            && error.contains(".git/config"),
-        "{error}"
-    );
-    crate::snapshot::assert_snapshot(
-        "config-an-invalid-value-makes-config-exit-2-with-the-value-and-a-hint-2",
-        &crate::snapshot::show(&sb, &run),
+    crate::snapshot::assert_text(
+        &sb,
+        "config-an-invalid-value-makes-config-exit-2-with-the-value-and-a-hint-401",
+        &error,
     );
 
     let json = sb.git(&["skill", "config", "--format", "json"]);
@@ -399,10 +390,6 @@ fn invalid_values_from_each_layer_name_their_source() {
     run.assert_status(2);
     crate::snapshot::assert_snapshot(
         "config-invalid-values-from-each-layer-name-their-source-101",
-        &crate::snapshot::show(&sb, &run),
-    );
-    crate::snapshot::assert_snapshot(
-        "config-invalid-values-from-each-layer-name-their-source-1",
         &crate::snapshot::show(&sb, &run),
     );
 

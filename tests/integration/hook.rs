@@ -18,11 +18,7 @@ fn repo() -> Sandbox {
     sb.git(&["commit", "-qm", "init"]).assert_ok();
     let run = sb.git(&["skill", "hook", "install"]);
     run.assert_ok();
-    assert!(
-        run.stderr.contains("installed the pre-commit hook"),
-        "{}",
-        run.stderr
-    );
+    crate::snapshot::assert_run(&sb, "hook-repo-301", &run);
     sb
 }
 
@@ -135,7 +131,7 @@ fn renames_and_deletions() {
         .assert_ok();
     let run = commit(&sb, &[]);
     assert_ne!(run.status, 0);
-    assert!(run.stderr.contains("SK001"), "{}", run.stderr);
+    crate::snapshot::assert_run(&sb, "hook-renames-and-deletions-301", &run);
 }
 
 #[test]
@@ -217,7 +213,11 @@ fn install_respects_core_hooks_path_chains_and_uninstall_restores() {
 
     sb.git(&["skill", "hook", "uninstall"]).assert_ok();
     let restored = std::fs::read_to_string(sb.repo().join(".githooks/pre-commit")).unwrap();
-    assert!(restored.contains("foreign-hook-ran"));
+    crate::snapshot::assert_text(
+        &sb,
+        "hook-install-respects-core-hooks-path-chains-and-uninstall-restores-401",
+        &restored,
+    );
     assert!(!sb
         .repo()
         .join(".githooks/pre-commit.git-skill-chained")
@@ -395,10 +395,6 @@ fn capability_drift_between_revisions_and_against_the_index() {
         "hook-capability-drift-between-revisions-and-against-the-index-1",
         &crate::snapshot::show(&sb, &run),
     );
-    crate::snapshot::assert_snapshot(
-        "hook-capability-drift-between-revisions-and-against-the-index-2",
-        &crate::snapshot::show(&sb, &run),
-    );
     // Range-mode scan output carries the same section.
     let scan = sb.run(&["scan", "--from-ref", &base, "--to-ref", "HEAD"]);
     crate::snapshot::assert_snapshot(
@@ -408,7 +404,11 @@ fn capability_drift_between_revisions_and_against_the_index() {
     // Nothing changed: no drift.
     let run = sb.run(&["diff"]);
     run.assert_ok();
-    assert!(run.stderr.contains("no capability drift"), "{}", run.stderr);
+    crate::snapshot::assert_run(
+        &sb,
+        "hook-capability-drift-between-revisions-and-against-the-index-301",
+        &run,
+    );
 }
 
 #[test]
@@ -430,20 +430,6 @@ fn only_the_lint_errors_a_commit_brings_block_it() {
     crate::snapshot::assert_snapshot(
         "hook-only-the-lint-errors-a-commit-brings-block-it-101",
         &crate::snapshot::show(&sb, &run),
-    );
-    assert!(
-        !run.stderr.contains("SK011"),
-        "a warning is not shown: {}",
-        run.stderr
-    );
-    crate::snapshot::assert_snapshot(
-        "hook-only-the-lint-errors-a-commit-brings-block-it-1",
-        &crate::snapshot::show(&sb, &run),
-    );
-    assert!(
-        !run.stderr.contains("suppress a finding"),
-        "lint errors cannot be suppressed like findings: {}",
-        run.stderr
     );
     commit(&sb, &["--no-verify"]).assert_ok();
 
@@ -479,7 +465,6 @@ fn only_the_lint_errors_a_commit_brings_block_it() {
         "hook-only-the-lint-errors-a-commit-brings-block-it-102",
         &crate::snapshot::show(&sb, &run),
     );
-    assert!(!run.stderr.contains("error[SK008]"), "{}", run.stderr);
     assert_eq!(head(&sb), before);
     sb.git(&["fsck", "--no-progress"]).assert_ok();
 }
@@ -532,5 +517,9 @@ fn an_auto_skill_stays_held_to_the_writer_limits_when_a_commit_drops_its_mark() 
     sb.git(&["add", "."]).assert_ok();
     let run = commit(&sb, &[]);
     assert_ne!(run.status, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("error[SK011]"), "{}", run.stderr);
+    crate::snapshot::assert_run(
+        &sb,
+        "hook-an-auto-skill-stays-held-to-the-writer-limits-when-a-commit-drops-its-mark-301",
+        &run,
+    );
 }

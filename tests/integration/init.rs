@@ -95,29 +95,11 @@ fn dry_run_shows_every_change_as_a_diff_and_writes_nothing() {
     assert_eq!(tree(&sb.repo()), before, "a dry run wrote something");
     let out = &run.stdout;
     // A diff of the existing file against its merge, and of each new file from /dev/null.
-    assert!(
-        out.contains("--- a/.claude/settings.json\n+++ b/.claude/settings.json"),
-        "{out}"
+    crate::snapshot::assert_text(
+        &sb,
+        "init-dry-run-shows-every-change-as-a-diff-and-writes-nothing-401",
+        &out,
     );
-    assert!(
-        out.contains("+            \"command\": \"command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent claude\""),
-        "{out}"
-    );
-    for new in CREATED
-        .iter()
-        .chain(&[".claude/skills/deploy/.skillopt/.gitignore"])
-    {
-        assert!(
-            out.contains(&format!("--- /dev/null\n+++ b/{new}")),
-            "{new} missing in\n{out}"
-        );
-    }
-    assert!(out.contains("+hooks = true # git-skill init"), "{out}");
-    assert!(
-        out.contains("would install the pre-commit and pre-merge-commit hooks"),
-        "{out}"
-    );
-    assert!(out.contains("would set skill.autoSkill.enabled"), "{out}");
     assert_eq!(enabled(&sb), "");
     super::snapshot::assert_snapshot("init-dry-run-all", &super::snapshot::show(&sb, &run));
 }
@@ -133,13 +115,6 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
         "init-init-merges-then-a-second-run-changes-nothing-and-uninstall-takes-out-only-its-own-1",
         &crate::snapshot::show(&sb, &run),
     );
-    for trust in [
-        "Gemini CLI runs project hooks only in a trusted folder",
-        "Codex reads a project's .codex/ only when you trusted the project",
-        "Copilot CLI loads .github/hooks only in a folder you trusted",
-    ] {
-        assert!(run.stderr.contains(trust), "{trust}: {}", run.stderr);
-    }
 
     // Claude: its own keys and hook kept, ours added with the matcher every tool needs.
     let claude = json_file(&sb.repo().join(".claude/settings.json"));
@@ -185,7 +160,7 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
         ),
         "{toml}"
     );
-    assert!(toml.contains("hooks = true # git-skill init"), "{toml}");
+    crate::snapshot::assert_text(&sb, "init-init-merges-then-a-second-run-changes-nothing-and-uninstall-takes-out-only-its-own-401", &toml);
     // Copilot: a hooks file of its own, the event named on the command line.
     let copilot = json_file(&sb.repo().join(".github/hooks/git-skill.json"));
     assert_eq!(copilot["version"], 1);
@@ -208,10 +183,7 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
         .assert_ok();
     // The rest of the set-up.
     let hook = std::fs::read_to_string(sb.repo().join(".git/hooks/pre-commit")).unwrap();
-    assert!(
-        hook.contains("git-skill") || hook.contains("git skill"),
-        "{hook}"
-    );
+    crate::snapshot::assert_text(&sb, "init-init-merges-then-a-second-run-changes-nothing-and-uninstall-takes-out-only-its-own-402", &hook);
     assert!(sb
         .repo()
         .join(".claude/skills/deploy/.skillopt/.gitignore")
@@ -357,10 +329,6 @@ fn without_agents_named_init_takes_those_the_repository_uses() {
         "init-without-agents-named-init-takes-those-the-repository-uses-1",
         &crate::snapshot::show(&sb, &run),
     );
-    crate::snapshot::assert_snapshot(
-        "init-without-agents-named-init-takes-those-the-repository-uses-2",
-        &crate::snapshot::show(&sb, &run),
-    );
     assert_eq!(enabled(&bare), "");
 }
 
@@ -443,7 +411,11 @@ fn a_broken_settings_file_is_named_and_nothing_is_written() {
     sb.write(".qwen/settings.json", "[1]");
     let run = sb.run(&["init", "--agent", "qwen"]);
     run.assert_status(2);
-    assert!(run.stderr.contains("not an object"), "{}", run.stderr);
+    crate::snapshot::assert_run(
+        &sb,
+        "init-a-broken-settings-file-is-named-and-nothing-is-written-301",
+        &run,
+    );
 }
 
 #[cfg(unix)]

@@ -520,7 +520,11 @@ fn git_is_not_walked_but_node_modules_and_skillopt_folders_are() {
     assert_eq!(skills[2]["files"], 1);
     assert_eq!(skills[2]["bytes"], skill_md("real", "Real.").len());
     let lint = sb.run(&["lint"]);
-    assert!(lint.stderr.contains("3 skills checked"), "{}", lint.stderr);
+    crate::snapshot::assert_run(
+        &sb,
+        "list-git-is-not-walked-but-node-modules-and-skillopt-folders-are-301",
+        &lint,
+    );
 }
 
 #[test]

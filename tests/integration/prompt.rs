@@ -178,9 +178,11 @@ fn a_missing_variable_names_template_line_and_variable() {
         "{}",
         run.stderr
     );
-    assert!(run
-        .stderr
-        .contains("hint: give `signals` in the --vars file"));
+    crate::snapshot::assert_run(
+        &sb,
+        "prompt-a-missing-variable-names-template-line-and-variable-301",
+        &run,
+    );
 }
 
 #[test]
@@ -291,9 +293,10 @@ fn overrides_replace_the_embedded_templates() {
     );
     assert_eq!(source(2), ("embedded".into(), None));
     let text = sb.run(&["prompt", "list"]).assert_ok().stdout.clone();
-    assert!(
-        text.contains("triage          prompts/triage.md.j2  "),
-        "{text}"
+    crate::snapshot::assert_text(
+        &sb,
+        "prompt-overrides-replace-the-embedded-templates-401",
+        &text,
     );
 
     // The environment variable names a directory too; a missing one is an error.

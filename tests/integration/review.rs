@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 
 use super::common::{Run, Sandbox};
 use super::llm_server::{Recorded, Reply, Server};
+use super::snapshot::{assert_case_snapshot, assert_run, assert_text};
 
 const PERSON_SKILL: &str = "---\nname: deploy-notes\ndescription: How to deploy the staging service.\n---\n\n# Deploy notes\n\n1. Build the image with `make image`.\n2. Roll it out with `./scripts/deploy.sh staging`.\n3. Check that `curl -fsS http://staging.internal/healthz` answers `ok`.\n";
 const AUTO_SKILL: &str = "---\nname: release-checklist\ndescription: The checks before tagging a release.\nmetadata:\n  source: auto-skill\n  extracted_at: '2026-11-01T00:00:00Z'\n---\n\n# Release checklist\n\n1. Run the tests.\n2. Update the changelog.\n";
@@ -124,6 +125,7 @@ pub(super) fn env(wire: Wire, server: &Server) -> Vec<(String, String)> {
     let mut v = vec![
         ("GIT_SKILL_RETRIES".to_owned(), "0".to_owned()),
         ("GIT_SKILL_MODEL".into(), "scripted".into()),
+        ("GIT_SKILL_NOW".into(), "2026-11-02T09:00:00Z".into()),
     ];
     match wire {
         Wire::OpenAi => {
@@ -244,18 +246,7 @@ fn a_review_proposes_a_new_skill_that_a_person_accepts_and_the_hook_checks() {
     );
     let before = state(&sb);
     let run = review(&sb, &env(Wire::OpenAi, &server), &transcript, &[]);
-    run.assert_ok();
-    assert!(
-        run.stdout.contains(&format!("proposed: {SUMMARY}")),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout
-            .contains("created .claude/skills/deploy-dry-run (safe)"),
-        "{}",
-        run.stdout
-    );
+    assert_run(&sb, "review-proposes-a-new-skill", &run);
     assert_eq!(
         state(&sb),
         before,
@@ -267,39 +258,17 @@ fn a_review_proposes_a_new_skill_that_a_person_accepts_and_the_hook_checks() {
     // One commit on HEAD, holding the new skill stamped as an agent's.
     let parent = sb.git(&["rev-parse", &format!("{refname}^")]).stdout;
     assert_eq!(parent, sb.git(&["rev-parse", "HEAD"]).stdout);
+    // The summary, the model's reasons, then trailers: agent, rounds, tool calls, why it
+    // stopped, the session and each skill with its verdict.
     let message = sb.git(&["log", "-1", "--format=%B", refname]).stdout;
-    assert!(
-        message.starts_with(&format!(
-            "review(skill): {SUMMARY}\n\nThe user asked for --dry-run"
-        )),
-        "{message}"
-    );
-    for trailer in [
-        "Agent: Claude Code",
-        "Rounds: 4 of 8",
-        "Tool-calls: 3 (0 denied)",
-        "Stopped: finished",
-        "Skill: created .claude/skills/deploy-dry-run (safe)",
-    ] {
-        assert!(
-            message.lines().any(|l| l == trailer),
-            "{trailer} in {message}"
-        );
-    }
-    let session = sb.tmp.path().join("session.jsonl");
-    let sid = std::fs::read_to_string(&session).unwrap();
-    let sid: Value = serde_json::from_str(sid.lines().next().unwrap()).unwrap();
-    assert!(message.contains(&format!("Session: {}", sid["sessionId"].as_str().unwrap())));
+    assert_text(&sb, "review-proposal-message", &message);
     let skill = sb
         .git(&[
             "show",
             &format!("{refname}:.claude/skills/deploy-dry-run/SKILL.md"),
         ])
         .stdout;
-    assert!(
-        skill.contains("source: auto-skill") && skill.contains("extracted_at:"),
-        "{skill}"
-    );
+    assert_text(&sb, "review-proposed-skill", &skill);
     assert_eq!(
         sb.git(&["diff", "--name-only", &format!("{refname}^"), refname])
             .stdout
@@ -326,16 +295,9 @@ fn a_review_proposes_a_new_skill_that_a_person_accepts_and_the_hook_checks() {
         .as_str()
         .unwrap()
         .contains("never overwrite"));
+    // The session as fenced data, and the session's skill linked.
     let user = first["messages"][1]["content"].as_str().unwrap();
-    assert!(
-        user.contains("```session transcript")
-            && user.contains("Deploy the staging service using the deploy-notes skill"),
-        "{user}"
-    );
-    assert!(
-        user.contains("which you may improve: deploy-notes"),
-        "the session's skill is linked: {user}"
-    );
+    assert_text(&sb, "review-user-message", user);
     assert_eq!(requests[1].header("x-git-skill-purpose"), Some("review"));
     let tool_msg = &requests[1].json()["messages"].as_array().unwrap().clone()[3];
     assert_eq!(tool_msg["role"], "tool");
@@ -350,10 +312,7 @@ fn a_review_proposes_a_new_skill_that_a_person_accepts_and_the_hook_checks() {
     assert_eq!(log["stopped"], "finished");
     assert_eq!(log["outcome"]["kind"], "proposed");
     assert_eq!(denials(&log).len(), 3);
-    assert!(!sb
-        .git(&["status", "--porcelain"])
-        .stdout
-        .contains("reviews"));
+    assert_eq!(sb.git(&["status", "--porcelain"]).stdout, "");
 
     // The person looks, accepts; the pre-commit hook checks it like any skill.
     let list = sb.run(&["proposals", "list", "--format", "json"]).json();
@@ -363,19 +322,10 @@ fn a_review_proposes_a_new_skill_that_a_person_accepts_and_the_hook_checks() {
     assert_eq!(p["skills"][0]["path"], ".claude/skills/deploy-dry-run");
     let id = p["id"].as_str().unwrap().to_owned();
     let show = sb.run(&["proposals", "show", &id[..10]]);
-    show.assert_ok();
-    assert!(
-        show.stdout.contains("+name: deploy-dry-run")
-            && show
-                .stdout
-                .contains("+++ b/.claude/skills/deploy-dry-run/SKILL.md"),
-        "{}",
-        show.stdout
-    );
+    assert_run(&sb, "review-proposal-show", &show);
     sb.run(&["hook", "install"]).assert_ok();
     let accept = sb.run(&["proposals", "accept", &id]);
-    accept.assert_ok();
-    assert!(accept.stdout.contains("staged"), "{}", accept.stdout);
+    assert_run(&sb, "review-proposal-accept", &accept);
     assert_eq!(
         sb.git(&["diff", "--cached", "--name-only"]).stdout.trim(),
         ".claude/skills/deploy-dry-run/SKILL.md"
@@ -425,11 +375,8 @@ fn anthropic_tool_use_patches_a_linked_skill_in_a_proposal_without_claiming_it()
             &format!("{refname}:.claude/skills/deploy-notes/SKILL.md"),
         ])
         .stdout;
-    assert!(patched.contains("--dry-run` first"), "{patched}");
-    assert!(
-        !patched.contains("auto-skill"),
-        "a person's skill is not claimed: {patched}"
-    );
+    // Patched, and not claimed: a person's skill gets no auto-skill mark.
+    assert_text(&sb, "review-patched-linked-skill", &patched);
     // Anthropic's shape: the result block answers the tool_use id.
     let second = server.requests()[1].json();
     let result = &second["messages"][2]["content"][0];
@@ -454,14 +401,7 @@ fn anthropic_tool_use_patches_a_linked_skill_in_a_proposal_without_claiming_it()
     sb.write(".claude/skills/deploy-notes/SKILL.md", &mine);
     let edited = state(&sb);
     let accept = sb.run(&["proposals", "accept", &id]);
-    accept.assert_status(1);
-    assert!(
-        accept
-            .stdout
-            .contains("conflicts with the work tree at .claude/skills/deploy-notes/SKILL.md"),
-        "{}",
-        accept.stdout
-    );
+    assert_run(&sb, "review-accept-conflicts", &accept);
     assert_eq!(state(&sb), edited, "a conflict changes nothing");
     assert_eq!(sb.proposal_refs().len(), 1);
     // An edit elsewhere in the file merges.
@@ -474,23 +414,17 @@ fn anthropic_tool_use_patches_a_linked_skill_in_a_proposal_without_claiming_it()
     let list = sb.run(&["proposals", "list", "--format", "json"]).json();
     assert_eq!(list["proposals"][0]["head_moved"], true);
     let accept = sb.run(&["proposals", "accept", &id, "--commit"]);
-    accept.assert_status(1);
-    assert!(
-        accept.stdout.contains("uncommitted changes"),
-        "--commit refuses to commit a person's edits: {}",
-        accept.stdout
-    );
+    // --commit refuses to commit a person's edits.
+    assert_run(&sb, "review-accept-commit-refused", &accept);
     sb.run(&["proposals", "accept", &id]).assert_ok();
     let now =
         std::fs::read_to_string(sb.repo().join(".claude/skills/deploy-notes/SKILL.md")).unwrap();
-    assert!(
-        now.contains("--dry-run` first") && now.contains("service safely."),
-        "both edits: {now}"
+    // Both edits.
+    assert_text(&sb, "review-accept-merged", &now);
+    assert_eq!(
+        sb.git(&["diff", "--cached", "--name-only"]).stdout.trim(),
+        ".claude/skills/deploy-notes/SKILL.md"
     );
-    assert!(sb
-        .git(&["diff", "--cached", "--name-only"])
-        .stdout
-        .contains("deploy-notes/SKILL.md"));
 }
 
 #[test]
@@ -658,13 +592,7 @@ fn every_attempt_of_an_adversary_is_denied_with_its_rule_and_nothing_changes() {
     let server = model(Wire::OpenAi, script, "never reached");
     let before = state(&sb);
     let run = review(&sb, &env(Wire::OpenAi, &server), &transcript, &[]);
-    run.assert_ok();
-    assert!(run.stdout.contains("Nothing to save."), "{}", run.stdout);
-    assert!(
-        run.stdout.contains("stopped: out of rounds"),
-        "{}",
-        run.stdout
-    );
+    assert_run(&sb, "review-adversary-out-of-rounds", &run);
     assert_eq!(
         server.requests().len(),
         8,
@@ -733,9 +661,11 @@ fn every_attempt_of_an_adversary_is_denied_with_its_rule_and_nothing_changes() {
         .all(|(n, d)| n == "ls" && d.is_none()));
     // The model was told each rule, and never saw the secret.
     let bodies: String = server.requests().iter().map(|r| r.body.clone()).collect();
-    assert!(bodies.contains("denied (no-overwrite)") && bodies.contains("denied (read-first)"));
-    assert!(!bodies.contains("not-for-the-model") && !bodies.contains("PRIVATE KEY"));
-    assert!(bodies.contains("# App"), "the allowed command ran");
+    crate::snapshot::assert_text(
+        &sb,
+        "review-every-attempt-of-an-adversary-is-denied-with-its-rule-and-nothing-changes-401",
+        &bodies,
+    );
 }
 
 #[test]
@@ -762,7 +692,7 @@ fn stage_mode_never_touches_a_persons_skill() {
     run.assert_ok();
     assert_eq!(denials(&run_log(&sb))[1].1.as_deref(), Some("not-editable"));
     assert_eq!(state(&sb), before);
-    assert!(run.stdout.contains("Nothing to save."));
+    assert_run(&sb, "review-stage-mode-nothing-to-save", &run);
 }
 
 /// A command provider: the tools in text, and calls as JSON answers.
@@ -782,6 +712,7 @@ fn command_env(cmd: &str) -> Vec<(String, String)> {
     vec![
         ("GIT_SKILL_PROVIDER".into(), "command".into()),
         ("GIT_SKILL_COMMAND".into(), cmd.into()),
+        ("GIT_SKILL_NOW".into(), "2026-11-02T09:00:00Z".into()),
     ]
 }
 
@@ -831,8 +762,7 @@ fn a_command_provider_works_through_the_text_protocol_and_stage_and_commit_apply
     sb.git(&["config", "skill.autoSkill.apply", "stage"])
         .assert_ok();
     let run = review(&sb, &command_env(&cmd), &transcript, &[]);
-    run.assert_ok();
-    assert!(run.stdout.contains("staged:"), "{}", run.stdout);
+    assert_run(&sb, "review-command-staged", &run);
     assert!(sb.proposal_refs().is_empty());
     assert_eq!(
         sb.git(&["diff", "--cached", "--name-only"]).stdout.trim(),
@@ -840,7 +770,7 @@ fn a_command_provider_works_through_the_text_protocol_and_stage_and_commit_apply
     );
     let text =
         std::fs::read_to_string(sb.repo().join(".claude/skills/deploy-dry-run/SKILL.md")).unwrap();
-    assert!(text.contains("source: auto-skill"));
+    assert_text(&sb, "review-command-staged-skill", &text);
     let log = run_log(&sb);
     assert_eq!(log["rounds"][0]["mode"], "text");
     sb.git(&["reset", "-q", "--hard"]).assert_ok();
@@ -849,8 +779,7 @@ fn a_command_provider_works_through_the_text_protocol_and_stage_and_commit_apply
     sb.git(&["config", "skill.autoSkill.apply", "commit"])
         .assert_ok();
     let run = review(&sb, &command_env(&cmd), &transcript, &[]);
-    run.assert_ok();
-    assert!(run.stdout.contains("committed"), "{}", run.stdout);
+    assert_run(&sb, "review-command-committed", &run);
     assert_eq!(
         sb.git(&["log", "-1", "--format=%s"]).stdout.trim(),
         format!("review(skill): {SUMMARY}")
@@ -871,12 +800,7 @@ fn a_command_provider_works_through_the_text_protocol_and_stage_and_commit_apply
     );
     let _ = mine;
     let run = review(&sb, &command_env(&cmd), &transcript, &[]);
-    run.assert_status(1);
-    assert!(
-        run.stdout.contains("kept as a proposal") && run.stdout.contains("uncommitted changes"),
-        "{}",
-        run.stdout
-    );
+    assert_run(&sb, "review-command-kept-as-proposal", &run);
     assert_eq!(sb.proposal_refs().len(), 1);
 }
 
@@ -895,14 +819,7 @@ fn a_hang_past_the_timeout_ends_the_review() {
     );
     // Not "Nothing to save.": nothing was looked at, and a hook that retries failed reviews
     // must see a failure.
-    run.assert_status(2);
-    assert!(
-        run.stderr
-            .contains("the review ended before the model answered at all (out of time)"),
-        "{}",
-        run.stderr
-    );
-    assert!(!run.stdout.contains("Nothing to save."), "{}", run.stdout);
+    assert_run(&sb, "review-timeout", &run);
     assert_eq!(run_log(&sb)["stopped"], "timeout");
     assert_eq!(run_log(&sb)["error"], "no model answer (out of time)");
 }
@@ -915,13 +832,7 @@ fn an_answer_too_large_to_read_ends_the_review_with_nothing_proposed() {
     let server = Server::start(vec![Reply::json(200, body)]);
     let before = state(&sb);
     let run = review(&sb, &env(Wire::OpenAi, &server), &transcript, &[]);
-    run.assert_status(2);
-    assert!(run.stderr.contains("larger than"), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("nothing was proposed"),
-        "{}",
-        run.stderr
-    );
+    assert_run(&sb, "review-answer-too-large", &run);
     assert_eq!(state(&sb), before);
     assert!(sb.proposal_refs().is_empty());
     assert!(run_log(&sb)["error"]
@@ -934,38 +845,31 @@ fn an_answer_too_large_to_read_ends_the_review_with_nothing_proposed() {
 fn bad_transcripts_are_refused_before_any_model_call() {
     let (sb, _) = repo();
     let server = model(Wire::OpenAi, vec![], "x");
-    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-        ("empty.jsonl", Vec::new(), "is empty"),
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty.jsonl", Vec::new()),
         (
             "garbage.jsonl",
             b"{\"type\":\"user\"}\nnot json at all\n".to_vec(),
-            "garbage.jsonl:2: not JSON",
         ),
-        (
-            "cut.jsonl",
-            {
-                let whole = std::fs::read(
-                    Path::new(env!("CARGO_MANIFEST_DIR"))
-                        .join("tests/fixtures/transcripts/qwen/session.jsonl"),
-                )
-                .unwrap();
-                whole[..whole.len() - 30].to_vec()
-            },
-            "ends in the middle of line",
-        ),
-        (
-            "other.jsonl",
-            b"{\"hello\":\"world\"}\n".to_vec(),
-            "not a transcript of any agent",
-        ),
+        ("cut.jsonl", {
+            let whole = std::fs::read(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/fixtures/transcripts/qwen/session.jsonl"),
+            )
+            .unwrap();
+            whole[..whole.len() - 30].to_vec()
+        }),
+        ("other.jsonl", b"{\"hello\":\"world\"}\n".to_vec()),
     ];
-    for (name, bytes, why) in cases {
+    for (name, bytes) in cases {
         let path = sb.tmp.path().join(name);
         std::fs::write(&path, bytes).unwrap();
         let run = review(&sb, &env(Wire::OpenAi, &server), &path, &[]);
-        run.assert_status(2);
-        assert!(run.stderr.contains(why), "{name}: {}", run.stderr);
-        run.assert_no_panic();
+        assert_case_snapshot(
+            "review-bad-transcript",
+            &name,
+            &super::snapshot::show(&sb, &run),
+        );
     }
     let run = review(
         &sb,
@@ -973,8 +877,7 @@ fn bad_transcripts_are_refused_before_any_model_call() {
         &sb.tmp.path().join("missing.jsonl"),
         &[],
     );
-    run.assert_status(2);
-    assert!(run.stderr.contains("cannot read the transcript"));
+    assert_run(&sb, "review-missing-transcript", &run);
     // The wrong session named.
     let t = sb.tmp.path().join("s.jsonl");
     std::fs::copy(
@@ -989,8 +892,7 @@ fn bad_transcripts_are_refused_before_any_model_call() {
         &t,
         &["--session", "other"],
     );
-    run.assert_status(2);
-    assert!(run.stderr.contains("not other"), "{}", run.stderr);
+    assert_run(&sb, "review-wrong-session", &run);
     assert!(server.requests().is_empty(), "no model call");
     assert!(
         !sb.repo().join(".git/skill/reviews").exists(),
@@ -1012,11 +914,8 @@ fn every_agents_transcript_reaches_the_model() {
             .as_str()
             .unwrap()
             .to_owned();
-        assert!(
-            user.contains("No, use --dry-run first next time."),
-            "{agent}: {user}"
-        );
-        assert!(user.contains("[tool call: "), "{agent}");
+        // The correction and the tool calls, in one conversation whatever the agent.
+        assert_case_snapshot("review-transcript-sent", &agent, &user);
     }
 }
 
@@ -1037,14 +936,12 @@ fn proposals_are_rejected_and_pruned() {
         .collect();
     assert_eq!(ids.len(), 2);
     let run = sb.run(&["proposals", "show", "2"]);
-    run.assert_status(2);
-    assert!(run.stderr.contains("names 2 proposals"), "{}", run.stderr);
+    assert_run(&sb, "review-proposal-id-ambiguous", &run);
     let run = sb.run(&["proposals", "reject", &ids[0]]);
     run.assert_ok();
     assert_eq!(sb.proposal_refs().len(), 1);
     let run = sb.run(&["proposals", "reject", &ids[0]]);
-    run.assert_status(2);
-    assert!(run.stderr.contains("no proposal"));
+    assert_run(&sb, "review-proposal-rejected-twice", &run);
     // Commits are dated 2026-01-01 in these tests.
     let run = sb.run_in(
         "",
@@ -1058,7 +955,7 @@ fn proposals_are_rejected_and_pruned() {
         &["proposals", "prune", "--older-than", "30d", "--dry-run"],
         &[("GIT_SKILL_NOW", "2026-12-02T00:00:00Z")],
     );
-    assert!(run.stdout.contains("would prune"));
+    assert_run(&sb, "review-proposals-prune-dry-run", &run);
     assert_eq!(sb.proposal_refs().len(), 1);
     sb.run_in(
         "",
@@ -1140,9 +1037,10 @@ fn the_rules_of_creating_and_changing_skills() {
     ];
     assert_eq!(got, want.map(|w| w.map(str::to_owned)));
     let bodies: String = server.requests().iter().map(|r| r.body.clone()).collect();
-    assert!(
-        bodies.contains("patch deploy-notes instead"),
-        "the model is told which skill to patch"
+    crate::snapshot::assert_text(
+        &sb,
+        "review-the-rules-of-creating-and-changing-skills-401",
+        &bodies,
     );
     let report = run.json();
     let skills: Vec<(String, String)> = report["skills"]
@@ -1170,19 +1068,15 @@ fn the_rules_of_creating_and_changing_skills() {
             &format!("{refname}:.claude/skills/release-checklist/SKILL.md"),
         ])
         .stdout;
-    assert!(
-        release.contains("--locked")
-            && release.contains("source: auto-skill")
-            && release.contains("2026-11-01T00:00:00Z"),
-        "the mark and its first time are kept: {release}"
-    );
+    // The mark and its first time are kept.
+    assert_text(&sb, "review-two-skills-changed", &release);
     let created = sb
         .git(&[
             "show",
             &format!("{refname}:.claude/skills/deploy-dry-run/SKILL.md"),
         ])
         .stdout;
-    assert!(created.contains("read the whole plan"), "{created}");
+    assert_text(&sb, "review-two-skills-created", &created);
     assert!(
         sb.git(&[
             "diff",
@@ -1232,10 +1126,7 @@ fn the_rules_of_creating_and_changing_skills() {
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(
-        user.contains("Creating new skills is turned off.")
-            && user.contains("Changing existing skills is turned off.")
-    );
+    assert_text(&sb, "review-everything-turned-off", &user);
     assert!(sb.proposal_refs().is_empty());
 }
 
@@ -1258,12 +1149,7 @@ fn a_server_without_tool_calling_is_spoken_to_in_text() {
         }
     });
     let run = review(&sb, &env(Wire::OpenAi, &server), &transcript, &[]);
-    run.assert_ok();
-    assert!(
-        run.stderr.contains("refuses tool calling"),
-        "{}",
-        run.stderr
-    );
+    assert_run(&sb, "review-text-protocol", &run);
     let requests = server.requests();
     // Refused with tools; sent again without them (an answer to a prompt that did not explain
     // the protocol, so not used); then two rounds in text.
@@ -1273,19 +1159,17 @@ fn a_server_without_tool_calling_is_spoken_to_in_text() {
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(
-        system.contains("{\"tool_calls\": [{\"name\": \"TOOL\""),
-        "the protocol is explained"
+    crate::snapshot::assert_text(
+        &sb,
+        "review-a-server-without-tool-calling-is-spoken-to-in-text-401",
+        &system,
     );
     let second = requests[3].json();
     let results = second["messages"].as_array().unwrap().last().unwrap()["content"]
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(
-        results.contains("<result call=\"1\">") && results.contains("deploy-notes"),
-        "{results}"
-    );
+    assert_text(&sb, "review-text-protocol-results", &results);
     let log = run_log(&sb);
     assert_eq!(log["rounds"][0]["mode"], "text");
     assert_eq!(log["rounds"].as_array().unwrap().len(), 2);

@@ -392,10 +392,10 @@ fn no_secret_is_written_printed_or_sent_anywhere() {
         seen.run(&args.join(" "), &run);
     }
     let log = rsb.git(&["log", "--all", "--format=%B"]);
-    assert!(
-        log.stdout.contains("review(skill): Save the deploy habit"),
-        "{}",
-        log.stdout
+    crate::snapshot::assert_run(
+        &sb,
+        "secrets-no-secret-is-written-printed-or-sent-anywhere-301",
+        &log,
     );
 
     // Everything either sandbox holds: work trees, .git (reflogs, run logs, raw answers,

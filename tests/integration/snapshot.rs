@@ -33,7 +33,7 @@ fn normalise(sb: &Sandbox, text: &str) -> String {
     let text = short.replace_all(&text, "${1}[sha] ");
     // And those a sentence names (`ROLLED BACK by 1e62619`, `returned by rollback 1e62619`):
     // commits git-skill makes carry the time they were made.
-    let named = Regex::new(r"\b(by|rollback|with|as) [0-9a-f]{7}\b").unwrap();
+    let named = Regex::new(r"\b(by|rollback|with|as|reverted|committed) [0-9a-f]{7,12}\b").unwrap();
     let text = named.replace_all(&text, "${1} [sha]");
     text.into_owned()
 }
@@ -106,4 +106,28 @@ pub fn assert_case_snapshot(name: &str, case: &dyn std::fmt::Display, actual: &s
         })
         .collect();
     assert_snapshot(&format!("{name}-{}", case.trim_matches('-')), actual);
+}
+
+/// Checks a run's whole output (stdout, stderr, status) against the snapshot `name`.
+#[track_caller]
+pub fn assert_run(sb: &Sandbox, name: &str, run: &Run) {
+    assert_snapshot(name, &show(sb, run));
+}
+
+/// Checks a text git-skill wrote (a file, a commit message, what the model was sent) against
+/// the snapshot `name`, normalised like a run's output.
+#[track_caller]
+pub fn assert_text(sb: &Sandbox, name: &str, text: &str) {
+    assert_snapshot(name, &normalise(sb, text));
+}
+
+/// Checks a message (a library error, a line a model was sent) against the snapshot `name`,
+/// with the scripted model's port made stable.
+#[track_caller]
+pub fn assert_message(name: &str, text: &str) {
+    let port = Regex::new(r"127\.0\.0\.1:\d+").unwrap();
+    assert_snapshot(
+        name,
+        &format!("{}\n", port.replace_all(text, "127.0.0.1:[port]")),
+    );
 }

@@ -74,10 +74,10 @@ fn a_hard_linked_signal_store_is_refused_and_the_other_file_is_untouched() {
     std::fs::hard_link(&outside, &store).unwrap();
     let run = sb.run_bounded("", RECORD, &[], LIMIT);
     refused(&run, "signal.json", "has 2 hard links");
-    assert!(
-        run.stderr.contains("hint: replace it with a regular file"),
-        "{}",
-        run.stderr
+    crate::snapshot::assert_run(
+        &sb,
+        "special-files-a-hard-linked-signal-store-is-refused-and-the-other-file-is-untouched-301",
+        &run,
     );
     assert_eq!(
         std::fs::read(&outside).unwrap(),

@@ -1,0 +1,133 @@
+//! The errors of the library operations: most forward what they wrap; a few know which flag
+//! or revision the user gave.
+
+use super::{Advice, Advise, Kind};
+use crate::ops::diff::DiffError;
+use crate::ops::init::InitError;
+use crate::ops::lint::LintError;
+use crate::ops::log::LogError;
+use crate::ops::manage::TargetError;
+use crate::ops::pre_commit::PreCommitError;
+use crate::ops::proposals::ProposalsError;
+use crate::ops::scan::ScanError;
+use crate::review::proposals::ProposalError;
+
+/// Revisions that are not here are most often a shallow CI checkout.
+const FETCH_DEPTH: &str = "(CI checkouts may need fetch-depth: 0)";
+
+impl Advise for PreCommitError {
+    fn advice(&self) -> Advice {
+        match self {
+            PreCommitError::Env(e) => e.advice(),
+            PreCommitError::Git(e) => e.advice(),
+            PreCommitError::Policy(e) => e.advice(),
+        }
+    }
+}
+
+impl Advise for ScanError {
+    fn advice(&self) -> Advice {
+        match self {
+            ScanError::Env(e) => e.advice(),
+            ScanError::RangeNeedsRepo(e) => e
+                .advice()
+                .and("or drop --from-ref/--to-ref to scan the paths given"),
+            ScanError::Baseline(_) => Advice::user("create one with --write-baseline FILE"),
+            ScanError::NoPolicy { .. } => Advice::bare(Kind::User),
+            ScanError::Policy(e) => e.advice(),
+            ScanError::RangePolicy(e) => e.advice().and(
+                "fix the policy file in that revision; every entry needs a known rule and a reason",
+            ),
+            ScanError::Revisions(e) => e.advice().and(format!(
+                "check that both revisions exist here {FETCH_DEPTH}"
+            )),
+            ScanError::Git(e) => e.advice(),
+            ScanError::WriteBaseline { .. } => Advice::bare(Kind::Internal),
+        }
+    }
+}
+
+impl Advise for InitError {
+    fn advice(&self) -> Advice {
+        match self {
+            InitError::Env(e) => e.advice(),
+            InitError::NoAgent => {
+                Advice::user("name the agents: git skill init --agent claude (or --agent all)")
+            }
+            // Its message says what to fix.
+            InitError::Settings(_) => Advice::bare(Kind::User),
+            InitError::Git(e) => e.advice(),
+            InitError::Hook(e) => e.advice(),
+            InitError::Write { .. } => Advice::bare(Kind::Internal),
+        }
+    }
+}
+
+impl Advise for ProposalsError {
+    fn advice(&self) -> Advice {
+        match self {
+            ProposalsError::Env(e) => e.advice(),
+            ProposalsError::Age(_) => Advice::bare(Kind::User),
+            ProposalsError::Proposal(e) => e.advice(),
+        }
+    }
+}
+
+impl Advise for ProposalError {
+    fn advice(&self) -> Advice {
+        match self {
+            ProposalError::NotFound { .. } | ProposalError::Ambiguous { .. } => {
+                Advice::user("git skill proposals list shows the ids")
+            }
+            ProposalError::Malformed { .. } => {
+                Advice::user("delete it with git update-ref -d <ref> if it is not a proposal")
+            }
+            _ => Advice::bare(Kind::User),
+        }
+    }
+}
+
+impl Advise for LintError {
+    fn advice(&self) -> Advice {
+        match self {
+            LintError::Env(e) => e.advice(),
+            LintError::Policy(e) => e.advice(),
+        }
+    }
+}
+
+impl Advise for TargetError {
+    fn advice(&self) -> Advice {
+        Advice::user(match self {
+            TargetError::NoDefaultRoot => "name one: git skill manage ... --root .claude/skills (or git config skill.autoSkill.root)",
+            TargetError::OutsideRepository => "name one with --root DIR",
+        })
+    }
+}
+
+impl Advise for LogError {
+    fn advice(&self) -> Advice {
+        match self {
+            LogError::Env(e) => e.advice(),
+            LogError::Git(e) => e.advice(),
+            LogError::Outside(_) => Advice::bare(Kind::User),
+        }
+    }
+}
+
+impl Advise for DiffError {
+    fn advice(&self) -> Advice {
+        match self {
+            DiffError::Env(e) => e.advice(),
+            DiffError::Revisions(e) => e
+                .advice()
+                .and(format!("check that the revisions exist here {FETCH_DEPTH}")),
+        }
+    }
+}
+
+impl Advise for crate::ops::rules::UnknownRule {
+    fn advice(&self) -> Advice {
+        Advice::user("list the rules with: git skill rules")
+    }
+}
