@@ -368,7 +368,7 @@ fn an_invalid_value_makes_config_exit_2_with_the_value_and_a_hint() {
     crate::snapshot::assert_text(
         &sb,
         "config-an-invalid-value-makes-config-exit-2-with-the-value-and-a-hint-401",
-        &error,
+        error,
     );
 
     let json = sb.git(&["skill", "config", "--format", "json"]);

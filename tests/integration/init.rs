@@ -98,7 +98,7 @@ fn dry_run_shows_every_change_as_a_diff_and_writes_nothing() {
     crate::snapshot::assert_text(
         &sb,
         "init-dry-run-shows-every-change-as-a-diff-and-writes-nothing-401",
-        &out,
+        out,
     );
     assert_eq!(enabled(&sb), "");
     super::snapshot::assert_snapshot("init-dry-run-all", &super::snapshot::show(&sb, &run));
