@@ -33,6 +33,9 @@ fn normalise(sb: &Sandbox, text: &str) -> String {
     let text = short.replace_all(&text, "${1}[sha] ");
     // And those a sentence names (`ROLLED BACK by 1e62619`, `returned by rollback 1e62619`):
     // commits git-skill makes carry the time they were made.
+    // A terminal's progress lines say how long the run has taken.
+    let elapsed = Regex::new(r"\b\d+\.\d s\)").unwrap();
+    let text = elapsed.replace_all(&text, "[t] s)");
     let named = Regex::new(r"\b(by|rollback|with|as|reverted|committed) [0-9a-f]{7,12}\b").unwrap();
     let text = named.replace_all(&text, "${1} [sha]");
     text.into_owned()
