@@ -427,15 +427,16 @@ fn a_rollback_returns_the_signals_and_the_next_optimization_archives_them_again(
     sb.git(&["fsck", "--no-progress"]).assert_ok();
 
     // `signals` counts them, and says where they came from.
-    let list = sb.run(&["signals", "pdf-forms"]);
-    list.assert_ok();
+    // Ages are counted from the pinned clock, not from the day the tests run.
+    let now = [("GIT_SKILL_NOW", "2026-11-30T11:00:00Z")];
+    let list = sb.run_in("", &["signals", "pdf-forms"], &now);
     crate::snapshot::assert_run(&sb, "optimize-review-a-rollback-returns-the-signals-and-the-next-optimization-archives-them-again-302", &list);
     let json = sb.run(&["signals", "pdf-forms", "--format", "json"]).json();
     for s in json["signals"].as_array().unwrap() {
         assert_eq!(s["returned_by"], revert, "{s}");
         assert!(ids.contains(&s["signal_id"].as_str().unwrap().to_owned()));
     }
-    let dashboard = sb.run(&["signals"]);
+    let dashboard = sb.run_in("", &["signals"], &now);
     crate::snapshot::assert_run(&sb, "optimize-review-a-rollback-returns-the-signals-and-the-next-optimization-archives-them-again-303", &dashboard);
 
     // The next optimization uses them and archives them again.

@@ -568,8 +568,12 @@ fn the_dashboard_looks_at_user_level_roots_only_when_asked() {
         "signals-the-dashboard-looks-at-user-level-roots-only-when-asked-102",
         &crate::snapshot::show(&sb, &run),
     );
-    let run = sb.command(super::common::BIN, &outside, &["signals", "--all-roots"]);
-    run.assert_ok();
+    let run = sb
+        .cmd(super::common::BIN)
+        .dir(&outside)
+        .args(&["signals", "--all-roots"])
+        .envs(&[("GIT_SKILL_NOW", NOW)])
+        .run();
     crate::snapshot::assert_run(
         &sb,
         "signals-the-dashboard-looks-at-user-level-roots-only-when-asked-301",
