@@ -80,6 +80,7 @@ const VENDOR_INSTALLERS: &[&str] = &[
     "packages.microsoft.com/",
     "cli.github.com/packages",
     "opencode.ai/install",
+    "apt.llvm.org/llvm.sh",
 ];
 
 /// Whether a line runs a vendor's documented installer or a tagged release of a project hosted
@@ -100,6 +101,39 @@ pub fn vendor_installer(line: &str) -> bool {
                 && (u.split('/').nth(4) == Some("download")
                     || u.ends_with("-installer.sh")
                     || u.ends_with("-installer.ps1"))
+    })
+}
+
+/// What no vendor's documented installer looks like, even from a release page: an archive
+/// opened with a password (it hides the payload from scanners), or a bare executable
+/// downloaded to run.
+pub fn lure(around: &str) -> bool {
+    const EXECUTABLES: &[&str] = &[
+        ".exe",
+        ".msi",
+        ".scr",
+        ".dmg",
+        ".pkg",
+        ".appimage",
+        ".apk",
+        ".bat",
+        ".cmd",
+        ".jar",
+    ];
+    let lower = around.to_ascii_lowercase();
+    if ["password", "passwd", "passcode", "pass:", "pwd:"]
+        .iter()
+        .any(|w| lower.contains(w))
+    {
+        return true;
+    }
+    lower.match_indices("://").any(|(i, _)| {
+        let url = lower[i..]
+            .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ')' | '`' | '>' | ','))
+            .next()
+            .unwrap_or("");
+        let path = url.split(['?', '#']).next().unwrap_or(url);
+        EXECUTABLES.iter().any(|e| path.ends_with(e))
     })
 }
 
@@ -232,7 +266,7 @@ pub fn why(rule: &Rule, path: &str, text: &str, offset: usize, markdown: bool) -
             .map_or(text.len(), |i| context_end + 1 + i);
     }
     let around = &text[context_start..context_end];
-    if rule.category == Category::SupplyChain && vendor_installer(around) {
+    if rule.category == Category::SupplyChain && vendor_installer(around) && !lure(around) {
         return Some(Why::VendorInstaller);
     }
     if rule.category == Category::CredentialExposure && test_fixture(path) {
@@ -251,6 +285,17 @@ pub fn why(rule: &Rule, path: &str, text: &str, offset: usize, markdown: bool) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lure_is_no_vendor_installer() {
+        let zip = "Download https://github.com/o/agent/releases/download/v1/agent.zip, extract it with password `x1` and run agent.exe.";
+        assert!(vendor_installer(zip) && lure(zip));
+        let exe = "curl -LO https://github.com/o/t/releases/download/v2.0/setup.exe";
+        assert!(lure(exe));
+        let tarball = "curl -LO https://github.com/o/t/releases/download/v2.0/t-linux.tar.gz";
+        assert!(vendor_installer(tarball) && !lure(tarball));
+        assert!(!lure("curl -fsSL https://sh.rustup.rs | sh"));
+    }
 
     #[test]
     fn vendor_installers_and_tagged_releases() {

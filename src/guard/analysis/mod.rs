@@ -57,12 +57,14 @@ pub fn analyze(input: &Input<'_>) -> Vec<Hit> {
 fn analyze_file(input: &Input<'_>) -> Vec<Hit> {
     let mut hits = Vec::new();
     let mut budget = MAX_PARSED_BYTES;
+    // A file's shell code runs in one shell: its blocks share variables and files.
+    let mut shell = shell::Session::default();
     for region in regions::code_regions(input) {
         if region.text.len() > budget {
             break;
         }
         budget -= region.text.len();
-        analyze_region(&region, &mut hits);
+        analyze_region(&region, &mut shell, &mut hits);
     }
     if input.markdown {
         prose::analyze(input.text, &mut hits);
@@ -82,10 +84,10 @@ fn analyze_file(input: &Input<'_>) -> Vec<Hit> {
     hits
 }
 
-fn analyze_region(region: &Region, hits: &mut Vec<Hit>) {
+fn analyze_region(region: &Region, shell: &mut shell::Session, hits: &mut Vec<Hit>) {
     let mut local = Vec::new();
     match region.lang {
-        Lang::Shell => shell::analyze(&region.text, &mut local),
+        Lang::Shell => shell.analyze(&region.text, &mut local),
         Lang::Python => python::analyze(&region.text, &mut local),
         Lang::JavaScript => javascript::analyze(&region.text, &mut local),
         Lang::PowerShell => powershell::analyze(&region.text, &mut local),

@@ -2,7 +2,7 @@
 //! which mode `chmod` and `install` set, where a secret is sent, whether downloaded code runs,
 //! and which system or agent file a command writes.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::super::secrets::{self, credential_path, home_relative, loopback, url_host};
 use super::super::taint::{
@@ -331,7 +331,12 @@ fn device_path(p: &str) -> bool {
 }
 
 /// The rules on one command.
-pub fn check(cmd: &Command, downloaded: &HashSet<String>, out: &mut Vec<Hit>) {
+/// Files a download wrote, each with where that download is in the script being walked
+/// (`None` when it is in another block or a nested string): running one is reported at the
+/// line that fetched it, where the URL is.
+pub type Downloads = HashMap<String, Option<(usize, usize)>>;
+
+pub fn check(cmd: &Command, downloaded: &Downloads, out: &mut Vec<Hit>) {
     let name = cmd.name.as_str();
     obfuscated_name(cmd, out);
     if installed_packages(cmd)
@@ -905,7 +910,7 @@ fn host_part_tainted(v: &Value) -> bool {
     host.contains('$')
 }
 
-fn remote_code(cmd: &Command, downloaded: &HashSet<String>, out: &mut Vec<Hit>) {
+fn remote_code(cmd: &Command, downloaded: &Downloads, out: &mut Vec<Hit>) {
     let name = cmd.name.as_str();
     let runs_stdin = interpreter(name)
         && cmd
@@ -945,42 +950,89 @@ fn remote_code(cmd: &Command, downloaded: &HashSet<String>, out: &mut Vec<Hit>) 
     }
     // Write, then run: the file a download wrote is executed or handed to an interpreter.
     let target = norm_path(&cmd.name_value.text);
-    if downloaded.contains(&target) && !target.is_empty() {
-        hit(out, &SUP020, cmd);
-        return;
-    }
-    if interpreter(name) {
-        if let Some(first) = cmd.args.iter().find(|a| !a.text.starts_with('-')) {
-            if downloaded.contains(&norm_path(&first.text)) {
-                hit(out, &SUP020, cmd);
-            }
-        }
+    let script = if interpreter(name) {
+        cmd.args
+            .iter()
+            .find(|a| !a.text.starts_with('-'))
+            .map(|a| norm_path(&a.text))
+    } else {
+        None
+    };
+    let fetched = [Some(target), script]
+        .into_iter()
+        .flatten()
+        .filter(|t| !t.is_empty())
+        .find_map(|t| downloaded.get(&t));
+    match fetched {
+        Some(Some((start, end))) => out.push(Hit {
+            rule: &SUP020,
+            start: *start,
+            end: (*end).max(cmd.end),
+        }),
+        Some(None) => hit(out, &SUP020, cmd),
+        None => {}
     }
 }
 
-/// Files a downloader writes by option (`curl -o F`, `wget -O F`).
+/// Files a downloader writes: by option (`curl -o F`, `wget -O F`), or named after the URL
+/// (`wget URL`, `curl -O URL`, `wget -P DIR URL`), which is how a download is then run in a
+/// later step (`wget https://x/setup.sh && bash setup.sh`).
 pub fn downloads_to(cmd: &Command) -> Vec<String> {
     if !is_downloader(&cmd.name) {
         return Vec::new();
     }
-    let mut out = Vec::new();
-    let mut it = cmd.args.iter().peekable();
+    let wget = cmd.name == "wget";
+    let mut named = Vec::new();
+    let mut urls = Vec::new();
+    // wget names the file after the URL unless told otherwise; curl only with -O.
+    let mut by_url = wget;
+    let mut dir = String::new();
+    let mut it = cmd.args.iter();
     while let Some(a) = it.next() {
         let t = a.text.as_str();
-        if matches!(t, "-o" | "--output" | "-O" | "--output-document") {
+        let value_of = |long: &str| t.strip_prefix(long).map(str::to_owned);
+        if matches!(t, "-o" | "--output") || wget && matches!(t, "-O" | "--output-document") {
+            by_url = false;
             if let Some(f) = it.next() {
                 if f.text != "-" {
-                    out.push(norm_path(&f.text));
+                    named.push(norm_path(&f.text));
                 }
             }
-        } else if let Some(f) = t
-            .strip_prefix("--output=")
-            .or_else(|| t.strip_prefix("--output-document="))
-        {
-            out.push(norm_path(f));
+        } else if let Some(f) = value_of("--output=").or_else(|| value_of("--output-document=")) {
+            by_url = false;
+            named.push(norm_path(&f));
+        } else if wget && matches!(t, "-P" | "--directory-prefix") {
+            dir = it.next().map(|d| d.text.clone()).unwrap_or_default();
+        } else if let Some(d) = value_of("--directory-prefix=") {
+            dir = d;
+        } else if !wget && (t == "--remote-name" || curl_remote_name(t)) {
+            by_url = true;
+        } else if t.contains("://") {
+            urls.push(t);
         }
     }
-    out
+    if by_url {
+        for url in urls {
+            let path = url.split(['?', '#']).next().unwrap_or(url);
+            let file = path.rsplit('/').next().unwrap_or("");
+            if !file.is_empty() && !path.ends_with("://") {
+                let joined = if dir.is_empty() {
+                    file.to_owned()
+                } else {
+                    format!("{}/{file}", dir.trim_end_matches('/'))
+                };
+                named.push(norm_path(&joined));
+            }
+        }
+    }
+    named
+}
+
+/// curl's `-O` alone or in a cluster of short options (`-fsSLO`, `-LO`).
+fn curl_remote_name(arg: &str) -> bool {
+    arg.strip_prefix('-').is_some_and(|c| {
+        !c.starts_with('-') && c.contains('O') && c.chars().all(|c| c.is_ascii_alphabetic())
+    })
 }
 
 /// What a command writes to standard output.
@@ -1176,6 +1228,7 @@ pub fn check_writes(cmd: &Command, produced: &Taint, out: &mut Vec<Hit>) {
     }
     for target in &targets {
         let t = target.as_str();
+        super::installs::config_written(t, &content, cmd, out);
         if t == "/etc/sudoers" || t.starts_with("/etc/sudoers.d/") {
             hit(out, &PRV022, cmd);
         } else if t.ends_with("/authorized_keys") || t.ends_with("/authorized_keys2") {

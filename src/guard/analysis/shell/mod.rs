@@ -5,9 +5,10 @@
 //! variables. The rules on commands are in [`commands`].
 
 mod commands;
+mod installs;
 mod words;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use tree_sitter::Node;
 
@@ -28,18 +29,43 @@ const MAX_VARS: usize = 4_096;
 
 /// Parses `text` as shell and appends the hits of the command rules, with offsets in `text`.
 pub fn analyze(text: &str, out: &mut Vec<Hit>) {
-    let mut walk = Walk {
-        src: text,
-        vars: HashMap::new(),
-        downloaded: HashSet::new(),
-        out,
-        nodes: 0,
-        depth: 0,
-        level: 0,
-        pipe_start: None,
-        base: 0,
-    };
-    walk.script(text);
+    Session::default().analyze(text, out);
+}
+
+/// What a shell remembers from one script to the next. A SKILL.md's code blocks are pasted
+/// into one terminal, in order: a secret read into a variable in one block is sent by a curl
+/// in a later one, a file downloaded in one is run in another. Each block is parsed on its
+/// own (an unbalanced quote in one block does not swallow the next), and the walk goes on
+/// with the variables and downloaded files the earlier blocks left.
+#[derive(Default)]
+pub struct Session {
+    vars: HashMap<String, Value>,
+    downloaded: commands::Downloads,
+    remotes: HashMap<String, String>,
+}
+
+impl Session {
+    /// Analyzes the next script of the session; hits have offsets in `text`.
+    pub fn analyze(&mut self, text: &str, out: &mut Vec<Hit>) {
+        // Where earlier blocks downloaded means nothing in this one.
+        self.downloaded.values_mut().for_each(|at| *at = None);
+        let mut walk = Walk {
+            src: text,
+            vars: std::mem::take(&mut self.vars),
+            downloaded: std::mem::take(&mut self.downloaded),
+            remotes: std::mem::take(&mut self.remotes),
+            out,
+            nodes: 0,
+            depth: 0,
+            level: 0,
+            pipe_start: None,
+            base: 0,
+        };
+        walk.script(text);
+        self.vars = walk.vars;
+        self.downloaded = walk.downloaded;
+        self.remotes = walk.remotes;
+    }
 }
 
 pub(crate) fn parse(text: &str) -> Option<tree_sitter::Tree> {
@@ -75,7 +101,9 @@ struct Walk<'s, 'o> {
     vars: HashMap<String, Value>,
     /// Files a download wrote (`curl -o F`, `wget -O F`, `curl ... > F`), to catch running
     /// them later.
-    downloaded: HashSet<String>,
+    downloaded: commands::Downloads,
+    /// Git remotes added so far (`git remote add NAME URL`), to catch a push to them.
+    remotes: HashMap<String, String>,
     out: &'o mut Vec<Hit>,
     nodes: usize,
     depth: usize,
@@ -334,14 +362,23 @@ impl<'s> Walk<'s, '_> {
             }
         }
         commands::check(&cmd, &self.downloaded, self.out);
+        installs::pushed(&cmd, &self.remotes, self.out);
+        installs::index_set(&cmd, self.out);
+        installs::url_install(&cmd, self.out);
+        if let Some((name, url)) = installs::remote_added(&cmd) {
+            if self.remotes.len() < MAX_VARS {
+                self.remotes.insert(name, url);
+            }
+        }
+        let at = Some((cmd.start, cmd.end));
         for file in commands::downloads_to(&cmd) {
-            self.downloaded.insert(file);
+            self.downloaded.insert(file, at);
         }
         let out = commands::output(&cmd);
         commands::check_writes(&cmd, &out, self.out);
         if commands::is_downloader(&cmd.name) {
             for w in &cmd.writes {
-                self.downloaded.insert(commands::norm_path(&w.text));
+                self.downloaded.insert(commands::norm_path(&w.text), at);
             }
         }
         out
@@ -359,6 +396,7 @@ impl<'s> Walk<'s, '_> {
             src: &text,
             vars: std::mem::take(&mut self.vars),
             downloaded: std::mem::take(&mut self.downloaded),
+            remotes: std::mem::take(&mut self.remotes),
             out: &mut Vec::new(),
             nodes: self.nodes,
             depth: self.depth + 1,
@@ -367,10 +405,13 @@ impl<'s> Walk<'s, '_> {
             base: 0,
         };
         inner.statement(tree.root_node(), &at.stdin);
-        let (vars, downloaded, nodes) = (inner.vars, inner.downloaded, inner.nodes);
+        let (vars, downloaded, remotes, nodes) =
+            (inner.vars, inner.downloaded, inner.remotes, inner.nodes);
         let mut hits = std::mem::take(inner.out);
         self.vars = vars;
-        self.downloaded = downloaded;
+        // The nested string's offsets mean nothing in this script.
+        self.downloaded = downloaded.into_keys().map(|f| (f, None)).collect();
+        self.remotes = remotes;
         self.nodes = nodes;
         // The inner string's offsets mean nothing in the file: its hits point at the command.
         for h in &mut hits {
