@@ -20,6 +20,7 @@ pub enum Why {
     Guidance,
     TestFixture,
     AgentConfigDocs,
+    Refused,
 }
 
 /// Rules about writes to an agent's instruction or settings files.
@@ -279,7 +280,24 @@ pub fn why(rule: &Rule, path: &str, text: &str, offset: usize, markdown: bool) -
     {
         return Some(Why::AgentConfigDocs);
     }
+    if markdown
+        && rule.category == Category::PromptInjection
+        && super::refused::refused(text, match_word(text, offset))
+    {
+        return Some(Why::Refused);
+    }
     None
+}
+
+/// Where the match's first word starts: a text rule's match may begin with the character
+/// before it (a space, a backtick).
+fn match_word(text: &str, offset: usize) -> usize {
+    let rest = &text[offset.min(text.len())..];
+    offset
+        + (rest.len()
+            - rest
+                .trim_start_matches(|c: char| !c.is_alphanumeric())
+                .len())
 }
 
 #[cfg(test)]

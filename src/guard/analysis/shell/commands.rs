@@ -1124,7 +1124,7 @@ pub fn output(cmd: &Command) -> Taint {
     // Readers and filters pass on what they read: files named as arguments, standard input,
     // and the words of `echo`/`printf`.
     for a in &cmd.args {
-        if credential_path(&a.text) {
+        if credential_path(&a.text) || secrets::account_list(&a.text) {
             t.add(&credential_taint());
         }
         t.add(&a.taint);

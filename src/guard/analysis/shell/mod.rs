@@ -265,7 +265,9 @@ impl<'s> Walk<'s, '_> {
                     .unwrap_or_default();
                 let value = self.eval(dest);
                 if op.starts_with('<') && !op.starts_with("<<") {
-                    if super::secrets::credential_path(&value.text) {
+                    if super::secrets::credential_path(&value.text)
+                        || super::secrets::account_list(&value.text)
+                    {
                         cmd.stdin.add(&Taint::secret(super::taint::CREDENTIAL_FILE));
                     }
                     cmd.stdin.add(&value.taint);
