@@ -253,7 +253,7 @@ pub const DES020: Rule = Rule {
     category: Category::Destructive,
     severity: Severity::Critical,
     message: "Recursive delete of the root, home, a system directory or the system logs",
-    explanation: "Detects, on the syntax tree of shell code (also the command strings JavaScript runs through `child_process`) and PowerShell (`Remove-Item`/`rm`/`del` with `-Recurse` in any prefix, on a drive root, `~`, `$HOME`, `$env:USERPROFILE` or a Windows system directory), `rm` with a recursive flag in any spelling (`-r -f`, `-fr`, `--recursive --force`, split over continued lines, after `sudo`/`env`/`xargs`/`sh -c`) whose operand, once quotes, `$HOME` and constant variables are resolved, is `/`, the home directory, a top-level system directory or the system logs (`/var/log`, shell history): the last is how intruders hide their tracks. Instead, delete only paths the skill created, spelled out relative to a directory it owns.",
+    explanation: "Detects, on the syntax tree of shell code (also the command strings JavaScript runs through `child_process`) and PowerShell (`Remove-Item`/`rm`/`del` with `-Recurse` in any prefix, on a drive root, `~`, `$HOME`, `$env:USERPROFILE` or a Windows system directory), `rm` with a recursive flag in any spelling (`-r -f`, `-fr`, `--recursive --force`, split over continued lines, after `sudo`/`env`/`xargs`/`sh -c`), or `find` with `-delete` or `-exec rm` not narrowed by a name pattern, whose operand, once quotes, `$HOME` and constant variables are resolved, is `/`, the home directory, a top-level system directory or the system logs (`/var/log`, shell history): the last is how intruders hide their tracks. Instead, delete only paths the skill created, spelled out relative to a directory it owns.",
     matcher: Matcher::Analysis,
     fires: &[
         "rm -r \\\n  -f \\\n  \"$HOME\"/",
@@ -264,9 +264,13 @@ pub const DES020: Rule = Rule {
         "sh -c 'rm -rf \"$HOME\"'",
         "#!/usr/bin/env pwsh\n$t = $env:USERPROFILE\nRemove-Item -Path $t -Recurse -Force\n",
         "#!/usr/bin/env node\nconst { spawnSync } = require(\"child_process\");\nconst h = process.env.HOME;\nspawnSync(\"rm\", [\"-rf\", h]);\n",
+        "TARGET=\"${HOME}\"\nfind \"$TARGET\" -type f -mtime +1 -exec rm -rf {} +",
+        "find / -name '*' -delete",
     ],
     passes: &[
         "rm -rf ./dist",
+        "find \"$HOME\" -name '*.pyc' -delete",
+        "find ./build -type f -delete",
         "rm -rf \"$HOME/.cache/my-skill\"",
         "rm -rf /var/lib/apt/lists/*",
         "rm -f /tmp/x",

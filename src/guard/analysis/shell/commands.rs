@@ -361,6 +361,7 @@ pub fn check(cmd: &Command, downloaded: &Downloads, out: &mut Vec<Hit>) {
                 hit(out, &DES020, cmd);
             }
         }
+        "find" if find_deletes_everything(cmd) => hit(out, &DES020, cmd),
         "dd" if cmd.args.iter().any(|a| {
             a.text
                 .strip_prefix("of=")
@@ -561,6 +562,35 @@ fn installed_packages(cmd: &Command) -> Vec<&str> {
         }
         _ => Vec::new(),
     }
+}
+
+/// `find ROOT ... -delete` or `-exec rm ... {}` over the root, the home directory or a system
+/// directory, not narrowed to some files by name (`-name '*.pyc'` is a clean-up; `-type f`,
+/// `-mtime +1` or `-name '*'` take everything).
+fn find_deletes_everything(cmd: &Command) -> bool {
+    let args: Vec<&str> = cmd.args.iter().map(|a| a.text.as_str()).collect();
+    let roots = args
+        .iter()
+        .take_while(|a| !a.starts_with('-') && !matches!(**a, "(" | "!"))
+        .copied();
+    let mut roots = roots.peekable();
+    if roots.peek().is_none() || !roots.any(system_path) {
+        return false;
+    }
+    let deletes = args.iter().enumerate().any(|(i, a)| {
+        *a == "-delete"
+            || matches!(*a, "-exec" | "-execdir" | "-ok" | "-okdir")
+                && args.get(i + 1).is_some_and(|p| {
+                    matches!(p.rsplit('/').next(), Some("rm" | "shred" | "unlink"))
+                })
+    });
+    let narrowed = args.windows(2).any(|w| {
+        matches!(
+            w[0],
+            "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-regex" | "-iregex"
+        ) && !matches!(w[1], "*" | "*.*" | ".*")
+    });
+    deletes && !narrowed
 }
 
 fn setuid_mode(mode: &str) -> bool {

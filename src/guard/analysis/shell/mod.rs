@@ -367,6 +367,7 @@ impl<'s> Walk<'s, '_> {
         installs::pushed(&cmd, &self.remotes, self.out);
         installs::index_set(&cmd, self.out);
         installs::url_install(&cmd, self.out);
+        self.inline_program(&cmd);
         if let Some((name, url)) = installs::remote_added(&cmd) {
             if self.remotes.len() < MAX_VARS {
                 self.remotes.insert(name, url);
@@ -384,6 +385,45 @@ impl<'s> Walk<'s, '_> {
             }
         }
         out
+    }
+
+    /// `python3 -c CODE`, `node -e CODE`: the string is a program in that language, analysed
+    /// as one; what it finds is reported at the command.
+    fn inline_program(&mut self, cmd: &Command) {
+        let name = cmd.name.as_str();
+        let python = name.starts_with("python")
+            && name[6..].bytes().all(|b| b.is_ascii_digit() || b == b'.');
+        let node = matches!(name, "node" | "nodejs" | "bun" | "deno");
+        if !python && !node {
+            return;
+        }
+        let flags: &[&str] = if python {
+            &["-c"]
+        } else {
+            &["-e", "--eval", "-p", "--print", "eval"]
+        };
+        let Some(code) = cmd
+            .args
+            .iter()
+            .position(|a| flags.contains(&a.text.as_str()))
+            .and_then(|i| cmd.args.get(i + 1))
+        else {
+            return;
+        };
+        if !code.known || code.text.len() > 1 << 16 {
+            return;
+        }
+        let mut found = Vec::new();
+        if python {
+            super::python::analyze(&code.text, &mut found);
+        } else {
+            super::javascript::analyze(&code.text, &mut found);
+        }
+        self.out.extend(found.into_iter().map(|h| Hit {
+            rule: h.rule,
+            start: cmd.start,
+            end: cmd.end,
+        }));
     }
 
     /// A string run as shell (`sh -c S`, `eval S`): parsed when its text is known; when it

