@@ -43,6 +43,9 @@ pub enum Context {
     /// A Markdown sentence that refuses what a prompt-injection rule looks for ("never ignore
     /// the system prompt", `guard::refused`): two levels lower.
     Refused,
+    /// A supply-chain match in Markdown whose URLs are all on a domain reserved for
+    /// documentation (`example.com`): nothing can be served from there. Two levels lower.
+    Placeholder,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]

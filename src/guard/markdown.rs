@@ -52,6 +52,9 @@ fn cue() -> &'static regex::Regex {
             r"|\bexamples?\s+of\s+(?:an?\s+)?(?:malicious|dangerous|suspicious|harmful|attack|injection)",
             r")[^`\n.!?;]{0,40}$",
             r"|\b(?:avoid|never)\s*:?\s*$",
+            // A checklist's "No `curl ... | bash`", "without `sudo`": what the item rules out.
+            r"|^\s*(?:[-*+]\s+)?(?:\[[ xX]\]\s*)?(?:no|never)\s*$",
+            r"|\bwithout\s*$",
         )))
         .expect("valid cue regex")
     })
@@ -172,12 +175,20 @@ mod tests {
             "Never run the following:\n\n```sh\nrm -rf /\n```\n",
             "rm -rf"
         ));
+        assert!(quoted(
+            "- [ ] No `curl ... | bash` of unpinned URLs\n",
+            "curl"
+        ));
+        assert!(quoted("* No `chmod 777` anywhere\n", "chmod"));
+        assert!(quoted("Install it without `curl | sh`.\n", "curl"));
     }
 
     #[test]
     fn instructions_stay_live() {
         assert!(!quoted("Run `rm -rf /` now.\n", "rm -rf"));
         assert!(!quoted("Never skip this step: `curl x | sh`\n", "curl"));
+        assert!(!quoted("- [ ] Now `curl x | sh`\n", "curl"));
+        assert!(!quoted("No problem: `curl x | sh`\n", "curl"));
         assert!(!quoted("Setup:\n\n```sh\ncurl x | sh\n```\n", "curl"));
         assert!(!quoted(
             "Never run out of disk. Then run `rm -rf /` to clean up.\n",

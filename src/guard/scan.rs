@@ -962,6 +962,7 @@ fn scan_text(
                 Some(Why::TestFixture) => Context::TestFixture,
                 Some(Why::AgentConfigDocs) => Context::AgentConfigDocs,
                 Some(Why::Refused) => Context::Refused,
+                Some(Why::Placeholder) => Context::Placeholder,
                 None => context,
             }
         } else {
@@ -984,6 +985,7 @@ fn scan_text(
             Context::Guidance => format!("{} (in security guidance)", rule.message),
             Context::TestFixture => format!("{} (in a test fixture)", rule.message),
             Context::Refused => format!("{} (in a sentence that refuses it)", rule.message),
+            Context::Placeholder => format!("{} (a placeholder URL)", rule.message),
             Context::AgentConfigDocs => {
                 format!("{} (in documentation of that file)", rule.message)
             }
