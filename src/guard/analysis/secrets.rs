@@ -129,18 +129,49 @@ pub fn vendor_words(name: &str) -> Vec<String> {
         .collect()
 }
 
-/// Whether `host` belongs to the vendor a secret's name names.
+/// Whether `host` belongs to the vendor a secret's name names: the vendor's word is the name
+/// the host is registered under (`github` in `api.github.com`, `openai` in `api.openai.com`),
+/// not any part of it, so a look-alike (`github.com.t.example`, `evilgithub.com`) is not the
+/// vendor's: a subdomain label is the attacker's to choose (`openai.t.example`). A few vendors
+/// serve from other names (`googleapis.com`, `amazonaws.com`, `microsoftonline.com`,
+/// `githubusercontent.com`, NCBI from `nih.gov`).
 pub fn vendor_host(secret: &str, host: &str) -> bool {
     let host = host.to_ascii_lowercase();
+    let host = host.trim_end_matches('.');
     let words = vendor_words(secret);
+    let under = |domain: &str| host == domain || host.ends_with(&format!(".{domain}"));
     !words.is_empty()
         && words.iter().any(|w| {
-            host.contains(w.as_str())
-                || (w == "google" && host.ends_with("googleapis.com"))
-                || (w == "aws" && host.ends_with("amazonaws.com"))
-                || (w == "azure" && (host.contains("microsoft") || host.contains("windows.net")))
-                || (w == "github" && host.contains("githubusercontent"))
+            registered_name(host) == Some(w.as_str())
+                || (w == "google" && (under("googleapis.com") || under("google.com")))
+                || (w == "aws" && under("amazonaws.com"))
+                || (w == "azure"
+                    && [
+                        "azure.com",
+                        "microsoft.com",
+                        "microsoftonline.com",
+                        "windows.net",
+                    ]
+                    .iter()
+                    .any(|d| under(d)))
+                || (w == "github" && under("githubusercontent.com"))
+                || (w == "ncbi" && under("ncbi.nlm.nih.gov"))
         })
+}
+
+/// The label a host is registered under: the one before its public suffix (`github` in
+/// `api.github.com`; `bbc` in `www.bbc.co.uk`, for the common two-label suffixes).
+fn registered_name(host: &str) -> Option<&str> {
+    let labels: Vec<&str> = host.split('.').collect();
+    let n = labels.len();
+    if n < 2 {
+        return None;
+    }
+    const SECOND_LEVEL: &[&str] = &["co", "com", "net", "org", "gov", "ac", "edu"];
+    if n >= 3 && labels[n - 1].len() == 2 && SECOND_LEVEL.contains(&labels[n - 2]) {
+        return Some(labels[n - 3]);
+    }
+    Some(labels[n - 2])
 }
 
 /// Whether a destination host is this machine.
@@ -328,6 +359,20 @@ mod tests {
         assert!(vendor_host("OPENAI_API_KEY", "api.openai.com"));
         assert!(vendor_host("LINEAR_API_KEY", "api.linear.app"));
         assert!(!vendor_host("GITHUB_TOKEN", "t.example"));
+        // Look-alikes are not the vendor's.
+        assert!(!vendor_host("GITHUB_TOKEN", "github.com.t.example"));
+        assert!(!vendor_host("GITHUB_TOKEN", "evilgithub.com"));
+        assert!(!vendor_host("OPENAI_API_KEY", "openai.t.example"));
+        assert!(!vendor_host("AZURE_TOKEN", "microsoft.t.example"));
+        assert!(vendor_host("GITHUB_TOKEN", "objects.githubusercontent.com"));
+        assert!(vendor_host(
+            "GEMINI_API_KEY",
+            "generativelanguage.googleapis.com"
+        ));
+        assert!(vendor_host("AZURE_TOKEN", "login.microsoftonline.com"));
+        assert!(vendor_host("HF_TOKEN", "api-inference.huggingface.co"));
+        assert!(vendor_host("BBC_KEY", "api.bbc.co.uk"));
+        assert!(vendor_host("NCBI_API_KEY", "eutils.ncbi.nlm.nih.gov"));
         assert!(
             !vendor_host("API_KEY", "api.example.com"),
             "generic names have no vendor"

@@ -1065,6 +1065,59 @@ fn curl_remote_name(arg: &str) -> bool {
     })
 }
 
+/// Credential stores read by their own tools: what they print is a secret, whatever the
+/// variable it lands in is called. The source names the vendor when the tool is a vendor's
+/// own (`gh auth token` is GitHub's key: sent to api.github.com it is ordinary API use); a
+/// store of the user's own secrets (the keychain, git's credential helpers, kubeconfig) has
+/// none. Password managers (`op read`, `bw get`, `pass`) and Vault are left out: what they
+/// hold is most often a key for the very API a skill then calls, and which vendor it belongs
+/// to is not known from the command.
+fn credential_tool(cmd: &Command) -> Option<&'static str> {
+    let words: Vec<&str> = cmd.args.iter().map(|a| a.text.as_str()).collect();
+    let has = |w: &str| words.contains(&w);
+    let pair = |a: &str, b: &str| words.windows(2).any(|w| w[0] == a && w[1] == b);
+    let vendor = match cmd.name.as_str() {
+        "gh" => "GH_TOKEN",
+        "glab" => "GITLAB_TOKEN",
+        "aws" => "AWS_SECRET",
+        "gcloud" => "GCP_TOKEN",
+        "az" => "AZURE_TOKEN",
+        "heroku" => "HEROKU_TOKEN",
+        "doppler" => "DOPPLER_TOKEN",
+        _ => taint::CREDENTIAL_FILE,
+    };
+    let reads = match cmd.name.as_str() {
+        "security" => words
+            .iter()
+            .any(|w| w.starts_with("find-") && w.ends_with("-password") || *w == "dump-keychain"),
+        "gh" | "glab" => pair("auth", "token") || pair("config", "get") && has("token"),
+        "aws" => {
+            has("get-session-token")
+                || has("export-credentials")
+                || has("get-secret-value")
+                || has("get-parameter") && has("--with-decryption")
+                || pair("configure", "get")
+                    && words
+                        .iter()
+                        .any(|w| matches!(*w, "aws_secret_access_key" | "aws_session_token"))
+        }
+        "gcloud" => {
+            has("print-access-token") || has("print-identity-token") || pair("versions", "access")
+        }
+        "az" => has("get-access-token") || pair("secret", "show"),
+        "doppler" => pair("secrets", "download"),
+        "heroku" => has("auth:token"),
+        "kubectl" => {
+            pair("config", "view") && (has("--raw") || has("--flatten"))
+                || pair("get", "secret")
+                || pair("get", "secrets")
+        }
+        "git" => pair("credential", "fill"),
+        n => n.starts_with("docker-credential-") && has("get"),
+    };
+    reads.then_some(vendor)
+}
+
 /// What a command writes to standard output.
 pub fn output(cmd: &Command) -> Taint {
     let name = cmd.name.as_str();
@@ -1099,24 +1152,8 @@ pub fn output(cmd: &Command) -> Taint {
         }
         return t;
     }
-    // Credential stores read by their own tools.
-    if name == "security"
-        && cmd.args.iter().any(|a| {
-            a.text.starts_with("find-") && a.text.ends_with("-password")
-                || a.text == "dump-keychain"
-        })
-        || name == "gh"
-            && cmd
-                .args
-                .windows(2)
-                .any(|w| w[0].text == "auth" && w[1].text == "token")
-        || name == "aws"
-            && cmd
-                .args
-                .iter()
-                .any(|a| a.text == "get-session-token" || a.text == "export-credentials")
-    {
-        return Taint::secret(taint::CREDENTIAL_FILE);
+    if let Some(source) = credential_tool(cmd) {
+        return Taint::secret(source);
     }
     if matches!(name, "nc" | "ncat" | "netcat" | "socat" | "telnet") {
         return Taint::of(DOWNLOAD | SOCKET);
