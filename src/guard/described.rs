@@ -111,24 +111,19 @@ pub fn vendor_installer(line: &str) -> bool {
 /// one can be anyone's payload. A line with any other URL, or none, is not a placeholder.
 pub fn placeholder_only(around: &str) -> bool {
     let lower = around.to_ascii_lowercase();
-    let mut hosts = lower.match_indices("://").map(|(i, _)| {
-        let rest = &lower[i + 3..];
-        let end = rest
-            .find(|c: char| {
-                matches!(c, '/' | ':' | '?' | '#' | '"' | '\'' | ')' | '`') || c.is_whitespace()
+    let mut urls = lower
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | '`' | '<' | '>' | '[' | ']'))
+        .filter(|w| w.contains("://"))
+        .peekable();
+    urls.peek().is_some()
+        && urls.all(|u| {
+            super::analysis::secrets::url_host(u).is_some_and(|h| {
+                matches!(
+                    h.strip_prefix("www.").unwrap_or(h),
+                    "example.com" | "example.org" | "example.net"
+                )
             })
-            .unwrap_or(rest.len());
-        &rest[..end]
-    });
-    let mut any = false;
-    let all = hosts.all(|h| {
-        any = true;
-        matches!(
-            h.strip_prefix("www.").unwrap_or(h),
-            "example.com" | "example.org" | "example.net"
-        )
-    });
-    any && all
+        })
 }
 
 /// What no vendor's documented installer looks like, even from a release page: an archive

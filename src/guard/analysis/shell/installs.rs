@@ -116,6 +116,9 @@ pub fn pushed(cmd: &Command, remotes: &HashMap<String, String>, out: &mut Vec<Hi
 /// `pip config set global.index-url URL`, `npm config set registry URL` and their kin: every
 /// later install of the user's comes from that index.
 pub fn index_set(cmd: &Command, out: &mut Vec<Hit>) {
+    if !package_manager(&cmd.name) {
+        return;
+    }
     let args: Vec<&str> = cmd.args.iter().map(|a| a.text.as_str()).collect();
     let tail: &[&str] = match (cmd.name.as_str(), args.as_slice()) {
         ("pip" | "pip3", ["config", "set", rest @ ..]) => rest,
@@ -140,6 +143,15 @@ pub fn index_set(cmd: &Command, out: &mut Vec<Hit>) {
     if index_key && (key == "trusted-host" || !public_or_local(value)) {
         hit(out, &SUP023, cmd);
     }
+}
+
+/// The programs whose arguments these rules read; every other command is passed over
+/// before anything is allocated (this runs for every command of every script).
+fn package_manager(name: &str) -> bool {
+    matches!(
+        name,
+        "pip" | "pip3" | "pipx" | "uv" | "npm" | "pnpm" | "yarn"
+    ) || name.starts_with("python")
 }
 
 /// A package manager's own configuration file (pip's, npm's, yarn's, uv's, conda's).
@@ -187,6 +199,9 @@ pub fn config_written(path: &str, content: &str, cmd: &Command, out: &mut Vec<Hi
 /// setup code runs at install time, from a host that is no public registry or forge, with no
 /// hash that pins what it serves.
 pub fn url_install(cmd: &Command, out: &mut Vec<Hit>) {
+    if !package_manager(&cmd.name) {
+        return;
+    }
     let args: Vec<&str> = cmd.args.iter().map(|a| a.text.as_str()).collect();
     let rest: &[&str] = match (cmd.name.as_str(), args.as_slice()) {
         ("pip" | "pip3" | "pipx", ["install", rest @ ..]) => rest,
