@@ -53,6 +53,42 @@ fn make_skill(dir: &Path, i: usize) {
     }
 }
 
+/// Shell of the kind skills carry in fences: variables, loops, pipes, git, jq, docker.
+const FENCES: [&str; 6] = [
+    "set -euo pipefail\nROOT=\"$(git rev-parse --show-toplevel)\"\ncd \"$ROOT\"\nfor f in $(git diff --name-only HEAD~1 -- '*.md'); do\n  wc -l \"$f\" | awk '{print $1}' >> /tmp/lines-{i}.txt\ndone\n",
+    "VERSION=$(jq -r .version package.json)\nif [ -z \"$VERSION\" ]; then echo \"no version\" >&2; exit 1; fi\nnpm ci --ignore-scripts\nnpm run build -- --mode production\nnpm test -- --runInBand --testNamePattern \"step {i}\"\n",
+    "docker build -t app:{i} .\ndocker run --rm -v \"$PWD\":/src -w /src app:{i} make check\ncase \"$1\" in\n  lint) ruff check . ;;\n  fmt) ruff format --check . ;;\n  *) echo \"usage: $0 lint|fmt\" ;;\nesac\n",
+    "python3 -m venv .venv && . .venv/bin/activate\npip install -r requirements.txt\npytest -q tests/test_step_{i}.py 2>&1 | tee pytest.log\ngrep -c PASSED pytest.log || true\n",
+    "while read -r line; do\n  name=\"${line%%=*}\"; value=\"${line#*=}\"\n  printf '%s -> %s\\n' \"$name\" \"$value\"\ndone < config-{i}.env\nfind . -name '*.tmp' -mtime +7 -print\n",
+    "git fetch origin main\ngit log --oneline origin/main..HEAD | head -n 20\ngit diff --stat origin/main...HEAD\ncurl -fsSL https://api.github.com/repos/acme/app/releases/latest | jq -r .tag_name\n",
+];
+
+/// A Python function of a helper module, numbered so that no two files are alike.
+fn python_function(n: usize, i: usize) -> String {
+    format!(
+        "def step_{n}_{i}(path):\n    with open(os.path.join(path, \"part-{n}.json\")) as f:\n        rows = json.load(f)\n    return sum(int(r.get(\"value\", 0)) for r in rows if r.get(\"key\"))\n\n\n"
+    )
+}
+
+/// A code-heavy skill (issue 30's speed corpus): SKILL.md with 60 bash fences and a Python
+/// module of 400 functions, about 95 KB, every skill's text its own.
+fn make_code_skill(dir: &Path, i: usize) {
+    let mut md = format!("---\nname: code-{i}\ndescription: \"Build helper {i}: checks, tests, releases.\"\n---\n# Build {i}\n\n");
+    for n in 0..60 {
+        md.push_str(&format!(
+            "## Step {n}\n\nRun this from the top of the repository.\n\n```bash\n{}```\n\n",
+            FENCES[n % FENCES.len()].replace("{i}", &format!("{i}-{n}"))
+        ));
+    }
+    write(&dir.join("SKILL.md"), &md);
+    let mut py = String::from("import json\nimport os\nimport subprocess\n\n\n");
+    for n in 0..400 {
+        py.push_str(&python_function(n, i));
+    }
+    py.push_str("if __name__ == \"__main__\":\n    subprocess.run([\"git\", \"status\", \"--short\"], check=True)\n");
+    write(&dir.join("scripts/helpers.py"), &py);
+}
+
 fn files_of(bytes: &[u8], path: &str) -> SkillFiles {
     SkillFiles {
         entries: vec![FileEntry {
@@ -145,6 +181,9 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2_000);
+    if std::env::var("SCAN_BENCH_CORPUS").as_deref() == Ok("code") {
+        return code_corpus();
+    }
     let tmp = tempfile::tempdir().unwrap();
     let dirs: Vec<PathBuf> = (0..skills)
         .map(|i| {
@@ -400,4 +439,57 @@ fn main() {
         "SKILL.md",
         items.repeat((1 << 20) / items.len()).into_bytes(),
     );
+}
+
+/// `SCAN_BENCH_CORPUS=code`: the code-heavy corpus alone (`SCAN_BENCH_SKILLS`, default 800
+/// skills, about 75 MB), scanned cold (no cache) on one thread and on all cores, then at twice
+/// the size to show the scan stays linear. `SCAN_BENCH_KEEP=DIR` writes the corpus there and
+/// keeps it, for timing the binary on it.
+fn code_corpus() {
+    let skills: usize = std::env::var("SCAN_BENCH_SKILLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(800);
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::env::var_os("SCAN_BENCH_KEEP")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| tmp.path().to_owned());
+    let dirs: Vec<PathBuf> = (0..skills * 2)
+        .map(|i| {
+            let dir = root.join(format!("s{i:05}"));
+            make_code_skill(&dir, i);
+            dir
+        })
+        .collect();
+    if std::env::var_os("SCAN_BENCH_KEEP").is_some() {
+        println!("wrote {} skills to {}", dirs.len(), root.display());
+        return;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for (n, jobs) in [(skills, 1), (skills, cores), (skills * 2, cores)] {
+        let dirs = &dirs[..n];
+        let mut runs = Vec::new();
+        for _ in 0..3 {
+            let start = Instant::now();
+            let results = scan_dirs(dirs, ScanOptions::default(), jobs);
+            let elapsed = start.elapsed();
+            let bytes: u64 = results
+                .iter()
+                .map(|r| r.as_ref().map_or(0, |s| s.bytes))
+                .sum();
+            let findings: usize = results
+                .iter()
+                .map(|r| r.as_ref().map_or(0, |s| s.scan.findings.len()))
+                .sum();
+            runs.push((elapsed, bytes, findings));
+        }
+        runs.sort();
+        let (d, bytes, findings) = runs[1];
+        println!(
+            "code-heavy corpus {n} skills, {:.1} MB, {jobs} thread(s): {:.2} s, {:.1} MB/s ({findings} findings)",
+            bytes as f64 / 1e6,
+            d.as_secs_f64(),
+            bytes as f64 / 1e6 / d.as_secs_f64(),
+        );
+    }
 }

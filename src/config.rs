@@ -59,6 +59,11 @@ pub const KEYS: &[KeySpec] = &[
         Some("dangerous"),
     ),
     KeySpec::new(
+        "scanCache",
+        "keep scan findings between runs, by content (in the git directory, or the user's cache directory outside a repository)",
+        Some("true"),
+    ),
+    KeySpec::new(
         "gateThreshold",
         "share of gate checks that must pass (0..1)",
         Some("0.5"),
@@ -422,6 +427,11 @@ impl Config {
             .map(|v| v.unwrap_or(false))
     }
 
+    pub fn scan_cache(&self) -> Result<bool, ConfigError> {
+        self.parse("scanCache", parse_bool)
+            .map(|v| v.unwrap_or(true))
+    }
+
     pub fn auto_skill_threshold(&self) -> Result<u32, ConfigError> {
         self.parse("autoSkill.threshold", |s| {
             s.parse::<u32>()
@@ -497,6 +507,7 @@ impl Config {
             }
         };
         check(self.fail_on().map(drop));
+        check(self.scan_cache().map(drop));
         check(self.gate_threshold().map(drop));
         check(self.gate_votes().map(drop));
         check(self.max_growth().map(drop));

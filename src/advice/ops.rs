@@ -43,6 +43,13 @@ impl Advise for ScanError {
             )),
             ScanError::Git(e) => e.advice(),
             ScanError::WriteBaseline { .. } => Advice::bare(Kind::Internal),
+            ScanError::ClearCache { path, .. } => Advice::new(
+                Kind::Internal,
+                format!(
+                    "remove '{}' by hand; it holds findings only",
+                    path.display()
+                ),
+            ),
         }
     }
 }

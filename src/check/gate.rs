@@ -45,10 +45,12 @@ impl Writer {
             Writer::Agent => ScanOptions {
                 inline_allow: false,
                 strict: true,
+                cache: None,
             },
             Writer::Optimize => ScanOptions {
                 inline_allow: false,
                 strict: false,
+                cache: None,
             },
         }
     }

@@ -88,6 +88,16 @@ pub struct ScanArgs {
     /// suppresses its own findings. Only for branches whose authors are trusted.
     #[arg(long)]
     pub suppressions_from_target: bool,
+
+    /// Scan every file again: neither read nor keep findings in the scan cache (kept by
+    /// content in the git directory, or in the user's cache directory outside a repository;
+    /// config skill.scanCache).
+    #[arg(long)]
+    pub no_cache: bool,
+
+    /// Empty the scan cache before scanning.
+    #[arg(long)]
+    pub clear_cache: bool,
 }
 
 pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
@@ -112,6 +122,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         scan: ScanOptions {
             inline_allow: !args.no_inline_allow,
             strict: args.strict,
+            cache: None,
         },
         baseline: args.baseline.clone(),
         write_baseline: args.write_baseline.clone(),
@@ -123,6 +134,8 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         range: range.clone(),
         suppressions_from_target: args.suppressions_from_target,
         today: git_skill::clock::today(),
+        cache: !args.no_cache && ws.config.scan_cache()?,
+        clear_cache: args.clear_cache,
     };
     let mut scan = op::scan(&ws, &options)?;
     let drift = std::mem::take(&mut scan.drift);

@@ -60,6 +60,8 @@ pub struct Env {
     pub bare: Option<PathBuf>,
     pub config: Config,
     pub home: Option<PathBuf>,
+    /// `XDG_CACHE_HOME`, when set: where the scan cache of skills outside a repository goes.
+    pub cache_home: Option<PathBuf>,
 }
 
 /// An [`Env`] and what loading it noticed (a repository owned by someone else, unknown
@@ -91,6 +93,7 @@ impl Env {
         };
         let mut parameters = None;
         let mut home = None;
+        let mut cache_home = None;
         let mut skill_vars = Vec::new();
         for (name, value) in vars {
             let Some(name) = name.to_str() else { continue };
@@ -102,6 +105,7 @@ impl Env {
             match name {
                 "GIT_CONFIG_PARAMETERS" => parameters = Some(text()?),
                 "HOME" if !value.is_empty() => home = Some(PathBuf::from(&value)),
+                "XDG_CACHE_HOME" if !value.is_empty() => cache_home = Some(PathBuf::from(&value)),
                 _ if name.starts_with("GIT_SKILL_") => skill_vars.push((name.to_owned(), text()?)),
                 _ => {}
             }
@@ -128,6 +132,7 @@ impl Env {
                 bare,
                 config,
                 home,
+                cache_home,
             },
             warnings,
         })

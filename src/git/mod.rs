@@ -157,6 +157,12 @@ impl Repo {
         self.repo.git_dir()
     }
 
+    /// Where git-skill keeps findings between scans (`guard::cache`): in the common git
+    /// directory, so that a repository's linked worktrees share them.
+    pub fn scan_cache_dir(&self) -> PathBuf {
+        crate::guard::cache::repo_dir(self.repo.common_dir())
+    }
+
     /// Where Git LFS keeps the objects of this repository (shared by its linked worktrees):
     /// `lfs/objects` of the common git directory.
     pub fn lfs_objects(&self) -> PathBuf {

@@ -22,7 +22,7 @@ impl Verdict {
 }
 
 /// Where a match was found, which decides how much it weighs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Context {
     /// An instruction or code an agent acts on.

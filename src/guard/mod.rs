@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod archive;
 mod ascii;
+pub mod cache;
 pub mod contain;
 pub mod decode;
 pub mod described;

@@ -4,7 +4,9 @@ use std::fmt;
 
 /// How bad a finding is. The verdict follows the worst unsuppressed one: critical makes a
 /// skill `dangerous`, high makes it `caution`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Low,

@@ -452,6 +452,7 @@ pub fn run_targets<'t>(
         .chain(&files.records)
         .map(|e| e.path.as_str())
         .collect();
+    let named = NameFinder::new(&names);
     // The skill's own files name what runs; a record does once it runs itself (a chain of
     // sourced records is followed).
     let mut sources: Vec<&str> = files.entries.iter().map(|e| e.path.as_str()).collect();
@@ -463,6 +464,9 @@ pub fn run_targets<'t>(
         let Some(body) = text_of(source) else {
             continue;
         };
+        if !named.in_text(body) {
+            continue;
+        }
         for found in instructions(body) {
             let mut arg = found.arg.to_owned();
             if found.prog.starts_with("py") && found.opts.contains(&"-m") {
@@ -555,6 +559,38 @@ fn shorten(text: &str) -> String {
 /// through a path that ends in one of the skill's (`../x/references/a.md`), in another case (a
 /// case-insensitive file system finds it), or by its name alone when one file has it (`cd
 /// references && bash notes.md`).
+/// Whether a text names any of a skill's files: an instruction's operand resolves to a file
+/// only through the file's name, compared without case ([`resolve`]), and a module run with
+/// `-m` is named by its stem, so a text without any file's stem names nothing that runs.
+/// Tokenizing every text for instructions was a fifth of a scan of code-heavy skills.
+struct NameFinder(Option<aho_corasick::AhoCorasick>);
+
+impl NameFinder {
+    fn new(names: &[&str]) -> NameFinder {
+        let stems: Vec<&str> = names
+            .iter()
+            .map(|n| {
+                let base = n.rsplit('/').next().unwrap_or(n);
+                match base.rsplit_once('.') {
+                    Some((stem, _)) if !stem.is_empty() => stem,
+                    _ => base,
+                }
+            })
+            .collect();
+        NameFinder(
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(stems)
+                .ok(),
+        )
+    }
+
+    /// True also when the names could not be searched for (read every text then).
+    fn in_text(&self, text: &str) -> bool {
+        self.0.as_ref().is_none_or(|ac| ac.is_match(text))
+    }
+}
+
 fn resolve(arg: &str, dir_name: &str, names: &[&str]) -> Option<String> {
     if arg.is_empty() || arg.len() > MAX_ARG {
         return None;

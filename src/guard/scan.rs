@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::analysis::regions::Lang;
 use super::archive::{self, Body, Refusal};
+use super::cache::ScanCache;
 use super::decode::{self, decode_blobs};
 use super::described::Why;
 use super::engine::{Engine, Hit};
@@ -38,6 +39,8 @@ pub struct ScanOptions {
     /// Weigh every match at its rule's severity: no demotion for quoted examples, test
     /// fixtures or documentation (`scan --strict`).
     pub strict: bool,
+    /// Findings kept between runs (`super::cache`); none: every text is scanned.
+    pub cache: Option<&'static ScanCache>,
 }
 
 impl Default for ScanOptions {
@@ -45,6 +48,7 @@ impl Default for ScanOptions {
         ScanOptions {
             inline_allow: true,
             strict: false,
+            cache: None,
         }
     }
 }
@@ -485,7 +489,8 @@ impl Scanner {
 
     /// The text rules and analyses on one view of a file's bytes.
     fn scan_view(&mut self, file: &Source, bytes: &[u8], kind: TextKind<'_>) {
-        if bytes.len() < memo::MIN_BYTES {
+        let cache = self.options.cache;
+        if bytes.len() < memo::MIN_BYTES && cache.is_none() {
             scan_text(
                 file.name,
                 bytes,
@@ -509,12 +514,24 @@ impl Scanner {
             .map(|r| format!("{:?} {}", r.runner, r.by))
             .unwrap_or_default();
         let key = memo::key(&[file.name.as_bytes(), &flags, runs.as_bytes()], bytes);
+        if let Some(found) = cache.and_then(|c| c.get(&key)) {
+            self.findings.extend(found);
+            return;
+        }
         let (all, options) = (self.all, self.options);
-        let found = memo::findings(key, || {
+        let scan = || {
             let mut found = Vec::new();
+            let abandoned = super::analysis::parse::abandoned();
             scan_text(file.name, bytes, kind, all, options, &mut found);
+            if let (Some(cache), true) = (cache, super::analysis::parse::abandoned() == abandoned) {
+                cache.put(&key, &found);
+            }
             found
-        });
+        };
+        if bytes.len() < memo::MIN_BYTES {
+            return self.findings.extend(scan());
+        }
+        let found = memo::findings(key, scan);
         self.findings.extend(found.iter().cloned());
     }
 

@@ -131,6 +131,8 @@ fn run(before: &str, after: &str) -> Lands {
         fail_on,
         today,
         jobs: 1,
+        // The defaults a user has: the hook keeps findings the range scan may read.
+        cache: true,
     };
     let found = crate::ops::pre_commit::pre_commit(&env(), &options).unwrap();
     let decision = found.decision.expect("the change touches a skill");
@@ -149,6 +151,8 @@ fn run(before: &str, after: &str) -> Lands {
         range: Some(("HEAD~1".into(), "HEAD".into())),
         suppressions_from_target: false,
         today,
+        cache: true,
+        clear_cache: false,
     };
     let scan = crate::ops::scan::scan(&env(), &options).unwrap();
     assert!(scan.problems.iter().all(|p| !p.is_error()));

@@ -38,6 +38,29 @@ pub(crate) mod time {
     }
 }
 
+/// The scan cache of `env` (`guard::cache`): the repository's, or the user's outside one;
+/// none when `on` is false or there is nowhere to keep it. Leaked: scan options hold it by
+/// reference, and a command opens one for the life of its process.
+pub(crate) fn scan_cache(
+    env: &crate::env::Env,
+    on: bool,
+) -> Option<&'static crate::guard::cache::ScanCache> {
+    let base = cache_base(env).filter(|_| on)?;
+    Some(Box::leak(Box::new(crate::guard::cache::ScanCache::new(
+        &base,
+    ))))
+}
+
+/// Where `env`'s scan cache lives: none in a repository owned by someone else.
+pub(crate) fn cache_base(env: &crate::env::Env) -> Option<std::path::PathBuf> {
+    match &env.repo {
+        // Someone else's repository: nothing of ours is written into it.
+        Some(repo) if repo.is_untrusted() => None,
+        Some(repo) => Some(repo.scan_cache_dir()),
+        None => crate::guard::cache::user_dir(env.cache_home.as_deref(), env.home.as_deref()),
+    }
+}
+
 /// The skills a change touches, before and after, each with its directory as the user should
 /// see it: what the gate judges.
 pub(crate) fn changes(

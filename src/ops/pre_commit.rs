@@ -23,6 +23,8 @@ pub struct Options {
     pub fail_on: FailOn,
     pub today: chrono::NaiveDate,
     pub jobs: usize,
+    /// Use the scan cache (`guard::cache`).
+    pub cache: bool,
 }
 
 /// What the hook found.
@@ -47,15 +49,20 @@ pub fn pre_commit(env: &Env, options: &Options) -> Result<PreCommit, PreCommitEr
         });
     }
     let changes = super::changes(env, repo, changes);
-    let gate = Gate::new(
+    let mut gate = Gate::new(
         Writer::Person,
         policy.as_ref(),
         options.fail_on,
         options.today,
     );
+    let cache = super::scan_cache(env, options.cache);
+    gate.scan.cache = cache;
     // Each skill is checked on its own, on all cores: a commit that touches many skills
     // should not wait for them one after another.
     let decision = gate::decide(&changes, &gate, options.jobs);
+    if let Some(cache) = cache {
+        cache.trim();
+    }
     Ok(PreCommit {
         notes,
         decision: Some(decision),

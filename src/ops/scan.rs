@@ -10,6 +10,7 @@ use crate::check::{self, gate, Allows, Gate, Snapshot, Writer};
 use crate::config::FailOn;
 use crate::env::{Env, EnvError};
 use crate::git::{At, GitError, Repo};
+use crate::guard::cache::CacheStats;
 use crate::guard::suppress::{Baseline, Expired, Policy, PolicyError, POLICY_FILE};
 use crate::guard::ScanOptions;
 use crate::report::scan::SkillReport;
@@ -42,8 +43,15 @@ pub enum ScanError {
         #[source]
         source: std::io::Error,
     },
+    #[error("could not clear the scan cache '{}'", .path.display())]
+    ClearCache {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
+#[derive(Debug, Clone)]
 pub struct Options {
     /// Skill directories, roots or folders of skills; none: every skill of the repository.
     pub paths: Vec<PathBuf>,
@@ -58,6 +66,11 @@ pub struct Options {
     /// In range mode, read suppressions as of the target instead of the base.
     pub suppressions_from_target: bool,
     pub today: chrono::NaiveDate,
+    /// Use the scan cache (`guard::cache`): read findings of texts scanned before, keep new
+    /// ones.
+    pub cache: bool,
+    /// Empty the cache first (every engine's entries).
+    pub clear_cache: bool,
 }
 
 /// Something the scan passed over or noticed, in the order it met it.
@@ -94,6 +107,8 @@ pub struct Scan {
     pub baseline_written: Option<(PathBuf, usize)>,
     /// In range mode, the capabilities the changed skills gained (paths as shown).
     pub drift: Vec<crate::drift::SkillDrift>,
+    /// What the scan cache gave, when one was used.
+    pub cache: Option<CacheStats>,
 }
 
 impl Scan {
@@ -104,6 +119,29 @@ impl Scan {
 }
 
 pub fn scan(env: &Env, options: &Options) -> Result<Scan, ScanError> {
+    if options.clear_cache {
+        if let Some(base) = super::cache_base(env) {
+            crate::guard::cache::clear(&base)
+                .map_err(|source| ScanError::ClearCache { path: base, source })?;
+        }
+    }
+    let cache = super::scan_cache(env, options.cache);
+    let options = &Options {
+        scan: ScanOptions {
+            cache,
+            ..options.scan
+        },
+        ..options.clone()
+    };
+    let mut scan = scan_uncached(env, options)?;
+    if let Some(cache) = cache {
+        cache.trim();
+        scan.cache = Some(cache.stats());
+    }
+    Ok(scan)
+}
+
+fn scan_uncached(env: &Env, options: &Options) -> Result<Scan, ScanError> {
     let explicit_policy = match &options.policy {
         Some(path) => Some(
             check::policy_file(path)?.ok_or_else(|| ScanError::NoPolicy { path: path.clone() })?,
@@ -177,6 +215,7 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
         reports,
         baseline_written: None,
         drift: Vec::new(),
+        cache: None,
     };
     if let Some(path) = &options.write_baseline {
         let accepted = Baseline::accepting(
@@ -278,6 +317,7 @@ fn range(
         empty,
         baseline_written: None,
         drift,
+        cache: None,
     })
 }
 

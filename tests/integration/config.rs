@@ -223,6 +223,7 @@ fn config_json_shows_each_value_and_its_source() {
             "skill.templateDir",
             "skill.roots",
             "skill.failOn",
+            "skill.scanCache",
             "skill.gateThreshold",
             "skill.gateVotes",
             "skill.maxGrowth",
@@ -309,7 +310,7 @@ fn config_text_lists_every_key_with_value_and_source() {
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(
         lines.len(),
-        25,
+        26,
         "a header and a line per key: {}",
         run.stdout
     );

@@ -262,4 +262,11 @@ fn the_config_of_a_repository_owned_by_someone_else_is_not_read() {
         "{fail_on}"
     );
     assert_eq!(fail_on["source"], "default");
+    // Nor is anything of ours written into it: no scan cache.
+    sb.write(
+        ".claude/skills/x/SKILL.md",
+        crate::common::skill_md("x", "Does x."),
+    );
+    sb.run(&["scan"]).assert_ok();
+    assert!(!sb.repo().join(".git/skill").exists());
 }

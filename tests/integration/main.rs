@@ -27,6 +27,7 @@ mod pty;
 mod refuses;
 mod review;
 mod scan;
+mod scan_cache;
 mod secrets;
 mod signals;
 mod snapshot;

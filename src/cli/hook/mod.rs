@@ -123,6 +123,7 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         fail_on: ws.config.fail_on()?,
         today: git_skill::clock::today(),
         jobs: git_skill::parallel::default_jobs(),
+        cache: ws.config.scan_cache()?,
     };
     let found = op::pre_commit(&ws, &options)?;
     // Links and submodules the commit brings that no skill check covers block it (exit 2).

@@ -8,7 +8,7 @@
 
 mod depconf;
 mod javascript;
-mod parse;
+pub(crate) mod parse;
 mod powershell;
 pub mod prose;
 mod python;

@@ -45,6 +45,17 @@ pub const FILE_PARSE_TIME: Duration = Duration::from_secs(2);
 thread_local! {
     static PARSERS: RefCell<[Option<Parser>; 4]> = const { RefCell::new([None, None, None, None]) };
     static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+    static ABANDONED: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many parses this thread has abandoned at a deadline: findings made after one depend on
+/// the machine's speed, so the scan cache does not keep them.
+pub fn abandoned() -> u64 {
+    ABANDONED.with(Cell::get)
+}
+
+fn note_abandoned() {
+    ABANDONED.with(|a| a.set(a.get() + 1));
 }
 
 /// Runs `f` (the analysis of one file) with parsing bounded by [`FILE_PARSE_TIME`].
@@ -107,6 +118,7 @@ pub fn parse(grammar: Grammar, text: &str) -> Option<Tree> {
     };
     let deadline = DEADLINE.with(Cell::get);
     if deadline.is_some_and(|d| crate::clock::monotonic() >= d) {
+        note_abandoned();
         return None;
     }
     PARSERS.with(|cell| {
@@ -131,6 +143,7 @@ pub fn parse(grammar: Grammar, text: &str) -> Option<Tree> {
         if tree.is_none() {
             // An abandoned parse leaves state behind for the next one.
             parser.reset();
+            note_abandoned();
         }
         tree
     })
@@ -150,10 +163,12 @@ mod tests {
         ] {
             assert!(parse(g, "x = 1\n").is_some(), "{g:?}");
             let spent = crate::clock::monotonic() - Duration::from_millis(1);
+            let before = abandoned();
             assert!(
                 with_deadline(spent, || parse(g, "x = 1\n")).is_none(),
                 "{g:?}"
             );
+            assert_eq!(abandoned(), before + 1, "{g:?}");
             // The deadline is the file's: the next file starts with its own.
             assert!(
                 with_file_deadline(|| parse(g, "x = 1\n")).is_some(),

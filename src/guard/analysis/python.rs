@@ -30,34 +30,116 @@ fn parse(text: &str) -> Option<tree_sitter::Tree> {
     super::parse::parse(super::parse::Grammar::Python, text)
 }
 
-/// Words every rule here needs one of, by how the walk below reads code: a secret comes from
-/// `environ`, `getenv` or a file opened (`open`, `read_text`, `read_bytes`), and code runs
-/// through one of the callees `runs_code` lists. Callees are matched by their source text, so
-/// the words are in the source. Code with none of them is not parsed: most fences of API
-/// documentation have none, and parsing them was a fifth of a scan of the public collections.
-const NEEDED: &[&str] = &[
-    "environ",
-    "getenv",
-    "open",
-    "read_text",
-    "read_bytes",
+/// What the walk below needs to find anything, by how it reads code (callees are matched by
+/// their source text, so the words are in the source): a callee that runs code
+/// ([`RUNS_CODE`]), `subprocess` given a shell or something other than a list, or a secret
+/// read ([`SOURCES`]) together with a network call ([`NETWORK`]) or a serialiser
+/// ([`SERIALISERS`]). Code with none of these is not parsed: a helper module that opens its
+/// own JSON files and runs `subprocess.run(["git", ...])` cannot hit, and parsing and walking
+/// such modules was three quarters of a scan of code-heavy skills.
+const RUNS_CODE: &[&str] = &[
     "exec",
     "eval",
     "execfile",
-    "loads",
     "run_path",
     "system",
     "popen",
     "getoutput",
     "getstatusoutput",
     "spawn",
-    "subprocess",
+];
+const SOURCES: &[&str] = &["environ", "getenv", "open", "read_text", "read_bytes"];
+const NETWORK: &[&str] = &[
+    "requests",
+    "httpx",
+    "urllib",
+    "aiohttp",
+    "urlopen",
+    "urlretrieve",
+    "Request",
+    "http",
+    "s",
+    "sendall",
+    "sendto",
+    "sendmail",
+    "send_message",
+    "send",
+    "upload_file",
+    "put_object",
+    "storbinary",
+    "socket",
+    "resolver",
+];
+const SERIALISERS: &[&str] = &[
+    "dumps",
+    "dump",
+    "safe_dump",
+    "b64encode",
+    "b32encode",
+    "urlsafe_b64encode",
+    "compress",
+    "urlencode",
 ];
 
-/// Whether `text` has one of the [`NEEDED`] words (a whole identifier).
+/// Whether the walk may find anything in `text` (see [`RUNS_CODE`]).
 pub fn may_hit(text: &str) -> bool {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .any(|w| NEEDED.contains(&w))
+    let (mut source, mut network, mut serialiser, mut unpickles, mut shell) =
+        (false, false, false, false, false);
+    for w in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        // Most words are none of these: their first letter rules most lists out.
+        let Some(&first) = w.as_bytes().first() else {
+            continue;
+        };
+        if !FIRST_LETTERS.contains(&first.to_ascii_lowercase()) {
+            network |= client_word(w);
+        } else if RUNS_CODE.contains(&w) {
+            return true;
+        } else {
+            match w {
+                "loads" => unpickles = true,
+                "shell" => shell = true,
+                _ if SOURCES.contains(&w) => source = true,
+                _ if NETWORK.contains(&w) || client_word(w) => network = true,
+                _ if SERIALISERS.contains(&w) => serialiser = true,
+                _ => {}
+            }
+        }
+        if source && (network || serialiser) {
+            return true;
+        }
+    }
+    unpickles && (text.contains("pickle") || text.contains("marshal"))
+        || text.contains("subprocess") && (shell || subprocess_without_list(text))
+}
+
+/// The first letters of every word [`may_hit`] looks for, lowercased (client words end in
+/// `session`, `client` or `pool` but may start with anything: checked apart).
+const FIRST_LETTERS: &[u8] = b"abcdeghloprsu";
+
+/// A receiver [`recv_is_client`] takes for a network client.
+fn client_word(w: &str) -> bool {
+    let ends = |suffix: &str| {
+        w.len() >= suffix.len()
+            && w.as_bytes()[w.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+    };
+    ends("session") || ends("client") || ends("pool")
+}
+
+/// Whether a `subprocess.<call>(` in `text` is given something other than a list literal
+/// first: then what runs may be a string a shell or the file made.
+fn subprocess_without_list(text: &str) -> bool {
+    text.match_indices("subprocess.").any(|(at, m)| {
+        let rest = &text[at + m.len()..];
+        let name_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let after = rest[name_end..].trim_start();
+        match after.strip_prefix('(') {
+            Some(args) => !args.trim_start().starts_with(['[', ')']),
+            // `subprocess.Popen.x(...)`: a longer callee, judged as one.
+            None => after.starts_with('.'),
+        }
+    })
 }
 
 /// Calls that hand their string argument to a shell.
@@ -970,6 +1052,34 @@ mod tests {
         ids.sort();
         ids.dedup();
         ids
+    }
+
+    #[test]
+    fn code_that_cannot_hit_is_not_parsed_and_code_that_can_is() {
+        let helpers = "import json, os, subprocess\n\ndef load(path):\n    with open(os.path.join(path, 'a.json')) as f:\n        return json.load(f)\n\nsubprocess.run(['git', 'status'], check=True)\nsubprocess.check_output(\n    ['git', 'log'])\nprint(cfg.get('x'))\n";
+        assert!(!may_hit(helpers));
+        for hit in [
+            // Each word the walk needs, in a file otherwise like the helpers.
+            "subprocess.run(cmd)\n",
+            "subprocess.run('ls', shell=True)\n",
+            "subprocess.Popen.communicate(x)\n",
+            "requests.post(u, data=d)\n",
+            "s.post(u, data=d)\n",
+            "api_session.post(u, data=d)\n",
+            "sock.sendall(d)\n",
+            "socket.gethostbyname(d)\n",
+            "json.dumps(os.environ)\n",
+            "os.system(c)\n",
+            "eval(x)\n",
+            "pickle.loads(b)\n",
+        ] {
+            assert!(may_hit(&format!("{helpers}{hit}")), "{hit}");
+        }
+        // A network call without a secret read, a serialiser without one: nothing to send.
+        assert!(!may_hit(
+            "import requests\nrequests.get('https://x.example')\n"
+        ));
+        assert!(!may_hit("import json\nprint(json.dumps({'a': 1}))\n"));
     }
 
     #[test]
