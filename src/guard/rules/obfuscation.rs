@@ -282,9 +282,9 @@ pub const OBF022: Rule = Rule {
 pub const OBF023: Rule = Rule {
     id: "OBF023",
     category: Category::Obfuscation,
-    severity: Severity::High,
+    severity: Severity::Critical,
     message: "Network data is stashed in a hidden temporary file",
-    explanation: "Detects, on the syntax tree of shell code, what a listening socket received (`nc -l`) or what was downloaded and then decoded (`curl ... | base64 -d`) written to a dot-file in `/tmp`, `/var/tmp` or `/dev/shm` (`> /tmp/.data`). A hidden name in a temporary directory keeps a payload out of `ls` and out of the user's mind until something runs it. Instead, write downloads to a visible path in the skill's working directory and verify them.",
+    explanation: "Detects, on the syntax tree of shell code, what a listening socket received (`nc -l`) or what was downloaded and then decoded (`curl ... | base64 -d`) written to a dot-file in `/tmp`, `/var/tmp` or `/dev/shm` (`> /tmp/.data`). A hidden name in a temporary directory keeps a payload out of `ls` and out of the user's mind until something runs it; no tool that means well receives data from the network and hides it. Instead, write downloads to a visible path in the skill's working directory and verify them.",
     matcher: Matcher::Analysis,
     fires: &[
         "nc -l -p 8888 | base64 -d > /tmp/.data",
