@@ -13,8 +13,8 @@
 //! the machine's speed and are not kept.
 //!
 //! The cache holds findings only (rule, place, message, excerpt: the excerpt is redacted as
-//! every report's is), never the texts. It is bounded: after a run that stored entries, at
-//! most once a minute, the entries past [`MAX_BYTES`] are removed oldest first, and the
+//! every report's is), never the texts. It is bounded: once runs have stored [`TRIM_AFTER`]
+//! bytes since the last trim, the entries past [`MAX_BYTES`] are removed oldest first, and the
 //! directories of other engines unused for [`OTHER_ENGINE_DAYS`] days are removed whole.
 
 use std::io::Read;
@@ -37,8 +37,9 @@ const TRIM_TO: u64 = MAX_BYTES / 4 * 3;
 const MAX_ENTRY_BYTES: u64 = 16 << 20;
 /// Another build's entries are removed when it has not stored any for this long.
 pub const OTHER_ENGINE_DAYS: u64 = 14;
-/// How often a trim walks the directory at most.
-const TRIM_EVERY: Duration = Duration::from_secs(60);
+/// Bytes stored since the last trim before the next one walks the directory: a walk costs a
+/// `stat` per entry, which a hook storing three entries should not pay.
+const TRIM_AFTER: u64 = MAX_BYTES / 8;
 const HEADER: &str = "git-skill scan cache 1\n";
 
 /// What a run did with the cache.
@@ -66,6 +67,8 @@ pub struct ScanCache {
     misses: AtomicUsize,
     stored: AtomicUsize,
     ignored: AtomicUsize,
+    /// Bytes of the entries this run stored.
+    stored_bytes: AtomicUsize,
 }
 
 /// The cache directory of a repository whose git directory is `git_dir`.
@@ -93,6 +96,7 @@ impl ScanCache {
             misses: AtomicUsize::new(0),
             stored: AtomicUsize::new(0),
             ignored: AtomicUsize::new(0),
+            stored_bytes: AtomicUsize::new(0),
         }
     }
 
@@ -153,25 +157,32 @@ impl ScanCache {
             && write_entry(&path, &bytes).is_ok()
         {
             self.stored.fetch_add(1, Ordering::Relaxed);
+            self.stored_bytes.fetch_add(bytes.len(), Ordering::Relaxed);
         }
     }
 
-    /// Bounds the cache after a run that stored entries (see the module's comment). Errors
-    /// are ignored: a cache that cannot be trimmed is still a cache.
+    /// Bounds the cache after a run that stored entries (see the module's comment): the runs
+    /// add what they stored to a count kept beside the entries (`<base>/scan/pending`), and
+    /// once that passes [`TRIM_AFTER`] the directory is walked and the count reset. Runs that
+    /// race on the count may lose a little of it: the walk comes a little later. Errors are
+    /// ignored: a cache that cannot be trimmed is still a cache.
     pub fn trim(&self) {
-        if self.stats().stored == 0 {
+        let added = self.stored_bytes.load(Ordering::Relaxed) as u64;
+        if added == 0 {
             return;
         }
-        let stamp = self.root.join("trimmed");
-        let recent = std::fs::metadata(&stamp)
-            .and_then(|m| m.modified())
+        let count = self.root.join("pending");
+        // No count yet (a cache from before counts were kept, or a new one): walk once.
+        let pending = std::fs::read_to_string(&count)
             .ok()
-            .and_then(|t| SystemTime::now().duration_since(t).ok())
-            .is_some_and(|age| age < TRIM_EVERY);
-        if recent {
+            .and_then(|t| t.trim().parse::<u64>().ok())
+            .unwrap_or(TRIM_AFTER);
+        let pending = pending.saturating_add(added);
+        if pending < TRIM_AFTER {
+            let _ = write_entry(&count, pending.to_string().as_bytes());
             return;
         }
-        let _ = write_entry(&stamp, b"");
+        let _ = write_entry(&count, b"0");
         trim_engine(&self.dir, MAX_BYTES, TRIM_TO);
         remove_stale_engines(&self.root, &self.dir);
     }
@@ -549,6 +560,32 @@ mod tests {
             .unwrap();
         remove_stale_engines(&root, &ours);
         assert!(ours.exists() && fresh.exists() && !old.exists());
+    }
+
+    #[test]
+    fn a_trim_walks_only_once_enough_was_stored() {
+        let tmp = tempfile::tempdir().unwrap();
+        let count = tmp.path().join("scan/pending");
+        let cache = ScanCache::new(tmp.path());
+        cache.trim();
+        assert!(!count.exists(), "nothing stored, nothing counted");
+        cache.put(&[4u8; 32], &[finding("SUP001")]);
+        // The first trim of a cache walks it (its size is not known), then counts from 0.
+        cache.trim();
+        assert_eq!(std::fs::read_to_string(&count).unwrap(), "0");
+        let cache = ScanCache::new(tmp.path());
+        cache.put(&[5u8; 32], &[finding("SUP001")]);
+        cache.trim();
+        let pending: u64 = std::fs::read_to_string(&count).unwrap().parse().unwrap();
+        assert!(pending > 0 && pending < TRIM_AFTER, "{pending}");
+        // Past the threshold, the walk runs and the count starts again.
+        std::fs::write(&count, (TRIM_AFTER - 1).to_string()).unwrap();
+        cache.trim();
+        assert_eq!(std::fs::read_to_string(&count).unwrap(), "0");
+        // A count that is no number is a cache of unknown size: walked.
+        std::fs::write(&count, "漢字").unwrap();
+        cache.trim();
+        assert_eq!(std::fs::read_to_string(&count).unwrap(), "0");
     }
 
     #[test]
