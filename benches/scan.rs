@@ -249,6 +249,7 @@ fn main() {
             text: &text,
             markdown: false,
             lang: None,
+            linked: &[],
         };
         let mut times = Vec::new();
         for _ in 0..5 {

@@ -30,7 +30,7 @@ pub fn report(
     to: Option<&str>,
     roots: &crate::staged::Roots,
 ) -> Result<(Vec<SkillDrift>, Vec<crate::skill::Note>), crate::git::GitError> {
-    let (changes, notes) = crate::staged::changes(repo, from, to, roots)?;
+    let (changes, notes) = crate::staged::changes(repo, from, to, roots, None)?;
     Ok((of_changes(&changes), notes))
 }
 

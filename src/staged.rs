@@ -224,7 +224,7 @@ pub fn changed_skills(repo: &Repo, roots: &Roots) -> Result<Changed, GitError> {
     drop_unchanged(repo, &mut roots, found.links.as_deref());
     let new = Side::new(repo, At::Index, &roots)?;
     let old = Side::new(repo, At::Head, &roots)?;
-    let mut changed = changed(repo, &old, &new)?.0;
+    let mut changed = changed(repo, &old, &new, None)?.0;
     changed.notes.extend(found.notes);
     Ok(changed)
 }
@@ -240,7 +240,7 @@ pub fn skills_at(repo: &Repo, at: At<'_>, roots: &Roots) -> Result<Changed, GitE
         roots: new.roots.clone(),
         listing: Listing::default(),
     };
-    let mut changed = changed(repo, &old, &new)?.0;
+    let mut changed = changed(repo, &old, &new, None)?.0;
     changed.notes.extend(found.notes);
     Ok(changed)
 }
@@ -256,7 +256,7 @@ pub fn changed_between_revisions(
     let found = agent_roots(repo, roots, &[At::Revision(from), At::Revision(to)])?;
     let old = Side::new(repo, At::Revision(from), &found.roots)?;
     let new = Side::new(repo, At::Revision(to), &found.roots)?;
-    let mut changed = changed(repo, &old, &new)?.0;
+    let mut changed = changed(repo, &old, &new, None)?.0;
     changed.notes.extend(found.notes);
     Ok(changed)
 }
@@ -268,6 +268,7 @@ pub fn changes(
     from: &str,
     to: Option<&str>,
     roots: &Roots,
+    known: Known<'_>,
 ) -> Result<(Vec<SkillChange>, Vec<Note>), GitError> {
     changes_at(
         repo,
@@ -275,6 +276,7 @@ pub fn changes(
         to.map_or(At::Index, At::Revision),
         roots,
         Content::All,
+        known,
     )
 }
 
@@ -285,8 +287,9 @@ pub fn changes(
 pub fn staged_changes(
     repo: &Repo,
     roots: &Roots,
+    known: Known<'_>,
 ) -> Result<(Vec<SkillChange>, Vec<Note>), GitError> {
-    changes_at(repo, At::Head, At::Index, roots, Content::SkillMd)
+    changes_at(repo, At::Head, At::Index, roots, Content::SkillMd, known)
 }
 
 fn changes_at(
@@ -295,6 +298,7 @@ fn changes_at(
     to: At<'_>,
     roots: &Roots,
     before_content: Content,
+    known: Known<'_>,
 ) -> Result<(Vec<SkillChange>, Vec<Note>), GitError> {
     // The agent roots of both sides; HEAD's are not read for the hook (a root only HEAD has
     // holds nothing the commit adds), so its cost stays with the index.
@@ -309,7 +313,7 @@ fn changes_at(
     }
     let old = Side::new(repo, from, &roots)?;
     let new = Side::new(repo, to, &roots)?;
-    let (changed, owners) = changed(repo, &old, &new)?;
+    let (changed, owners) = changed(repo, &old, &new, known)?;
     let mut out = Vec::new();
     let mut budget = MAX_CHANGE_BYTES;
     for (after, (dir, root)) in changed.skills.into_iter().zip(owners) {
@@ -329,6 +333,7 @@ fn changes_at(
                 &old.listing,
                 &mut budget,
                 before_content,
+                known,
             )?)
         } else {
             None
@@ -417,6 +422,7 @@ fn changed(
     repo: &Repo,
     old: &Side<'_>,
     new: &Side<'_>,
+    known: Known<'_>,
 ) -> Result<(Changed, Vec<(String, String)>), GitError> {
     let new_map: BTreeMap<&str, &Entry> = new
         .listing
@@ -625,6 +631,7 @@ fn changed(
             &new.listing,
             &mut budget,
             Content::All,
+            known,
         )?);
         dirs.push((dir, root));
     }
@@ -692,6 +699,20 @@ fn owner(path: &str, root: &str, is_skill: &dyn Fn(&str) -> bool) -> Owner {
 /// memory.
 const MAX_CHANGE_BYTES: u64 = 256 << 20;
 
+/// Scans made before, by what identifies a skill's content without reading its files
+/// ([`tree_key`]): a skill found there is read only as far as lint needs (the listing and
+/// SKILL.md), and carries the findings (`Snapshot::scanned`).
+pub type Known<'a> = Option<&'a KnownScans<'a>>;
+
+/// See [`Known`].
+pub struct KnownScans<'a> {
+    /// The findings kept for a tree key, if any.
+    pub scans: &'a dyn Fn(&[u8; 32]) -> Option<Vec<crate::guard::Finding>>,
+    /// Leave the files of a skill found unread (the hook: nothing else reads them). The range
+    /// scan reads them still, for capability drift.
+    pub skip_reads: bool,
+}
+
 /// How much of a skill [`load`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Content {
@@ -712,6 +733,7 @@ fn load(
     listing: &Listing,
     budget: &mut u64,
     content: Content,
+    known: Known<'_>,
 ) -> Result<Snapshot, GitError> {
     let prefix = format!("{dir}/");
     let mut files = SkillFiles::default();
@@ -721,10 +743,34 @@ fn load(
     let start = listing
         .entries
         .partition_point(|e| e.path.as_str() < prefix.as_str());
-    for entry in listing.entries[start..]
-        .iter()
-        .take_while(|e| e.path.starts_with(&prefix))
-    {
+    let entries = || {
+        listing.entries[start..]
+            .iter()
+            .take_while(|e| e.path.starts_with(&prefix))
+    };
+    let rel_to_root = below(dir, root).unwrap_or(dir);
+    let (category, dir_name) = match rel_to_root.rsplit_once('/') {
+        Some((c, n)) => (Some(c.to_owned()), n.to_owned()),
+        None => (None, rel_to_root.to_owned()),
+    };
+    // A skill scanned before in this very state is read only as far as lint needs.
+    let (mut tree, mut scanned, mut encodings) = (None, None, None);
+    if let (Content::All, Some(known)) = (content, known) {
+        let names: Vec<&str> = entries()
+            .filter(|e| matches!(e.kind, EntryKind::File { .. }))
+            .map(|e| &e.path[prefix.len()..])
+            .collect();
+        let found = crate::git::attributes::working_tree_encodings(repo, at, dir, &names)?;
+        let key = tree_key(repo, &dir_name, prefix.len(), entries(), &found)?;
+        scanned = (known.scans)(&key);
+        tree = Some(key);
+        encodings = Some(found);
+    }
+    let content = match (&scanned, known) {
+        (Some(_), Some(k)) if k.skip_reads => Content::SkillMd,
+        _ => content,
+    };
+    for entry in entries() {
         let rel = entry.path[prefix.len()..].to_owned();
         if crate::skill::layout::is_record(&rel) {
             // Read like any file (a scan looks at what a record holds), listed apart; one
@@ -794,14 +840,18 @@ fn load(
     }
     files.entries.sort_by(|a, b| a.path.cmp(&b.path));
     if content == Content::All {
-        let names: Vec<&str> = files
-            .entries
-            .iter()
-            .filter(|e| matches!(e.kind, FileKind::File { .. }))
-            .map(|e| e.path.as_str())
-            .collect();
-        files.checkout_encodings =
-            crate::git::attributes::working_tree_encodings(repo, at, dir, &names)?;
+        files.checkout_encodings = match encodings.take() {
+            Some(found) => found,
+            None => {
+                let names: Vec<&str> = files
+                    .entries
+                    .iter()
+                    .filter(|e| matches!(e.kind, FileKind::File { .. }))
+                    .map(|e| e.path.as_str())
+                    .collect();
+                crate::git::attributes::working_tree_encodings(repo, at, dir, &names)?
+            }
+        };
     }
     // Submodules that hold the whole skill (a gitlink above it).
     for entry in &listing.entries {
@@ -815,11 +865,6 @@ fn load(
         }
     }
     submodules.sort_by(|a, b| a.path.cmp(&b.path));
-    let rel_to_root = below(dir, root).unwrap_or(dir);
-    let (category, dir_name) = match rel_to_root.rsplit_once('/') {
-        Some((c, n)) => (Some(c.to_owned()), n.to_owned()),
-        None => (None, rel_to_root.to_owned()),
-    };
     let mut snapshot = Snapshot::from_blobs(
         dir.to_owned(),
         dir_name,
@@ -829,7 +874,71 @@ fn load(
         blobs,
     );
     snapshot.submodules = submodules;
+    snapshot.tree = tree;
+    snapshot.scanned = scanned;
     Ok(snapshot.with_lfs(Some(repo.lfs_objects())))
+}
+
+/// What identifies the content of a skill read from git, as a scan of it sees it, without
+/// reading its files: each entry's path, kind, mode and object id (submodules' files
+/// included), the folder's name (run instructions resolve paths through it), the encodings a
+/// checkout writes files in, and for each Git LFS pointer (when the repository has an LFS
+/// store, blobs of at most a pointer's size are read to tell) whether the store holds its
+/// object, by the object file's size and modification time. Two states with one key get one scan.
+fn tree_key<'e>(
+    repo: &Repo,
+    dir_name: &str,
+    prefix: usize,
+    entries: impl Iterator<Item = &'e Entry>,
+    encodings: &[(String, String)],
+) -> Result<[u8; 32], GitError> {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    let mut field = |bytes: &[u8]| {
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    };
+    field(b"git-skill skill tree 1");
+    field(dir_name.as_bytes());
+    let objects = repo.lfs_objects();
+    // Without a store no pointer is read as an object: no blob needs reading to tell.
+    let lfs = objects.is_dir();
+    for entry in entries {
+        field(&entry.path.as_bytes()[prefix..]);
+        let kind: &[u8] = match entry.kind {
+            EntryKind::File { executable: true } => b"x",
+            EntryKind::File { executable: false } => b"f",
+            EntryKind::Symlink => b"l",
+            EntryKind::Gitlink { .. } => b"g",
+            EntryKind::Other => b"o",
+        };
+        field(kind);
+        field(entry.id.as_bytes());
+        if lfs
+            && matches!(entry.kind, EntryKind::File { .. })
+            && repo.entry_size(entry)? <= crate::guard::lfs::MAX_POINTER_BYTES as u64
+        {
+            if let Some(pointer) = crate::guard::lfs::parse(&repo.entry_blob(entry)?) {
+                let object = crate::guard::lfs::object_path(&objects, &pointer.oid);
+                let state = match std::fs::symlink_metadata(&object) {
+                    Ok(m) => format!(
+                        "{} {:?}",
+                        m.len(),
+                        m.modified()
+                            .ok()
+                            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    ),
+                    Err(_) => "missing".to_owned(),
+                };
+                field(state.as_bytes());
+            }
+        }
+    }
+    for (path, encoding) in encodings {
+        field(path.as_bytes());
+        field(encoding.as_bytes());
+    }
+    Ok(h.finalize().into())
 }
 
 /// What `path` is at `at`, for link resolution. Unreadable counts as missing: the link then

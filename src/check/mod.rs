@@ -78,12 +78,7 @@ fn check_skill_unguarded(
     display: &Path,
     settings: &Settings<'_>,
 ) -> SkillCheck {
-    let mut scan = guard::scan_skill_in(
-        &snapshot.files,
-        &snapshot.dir_name,
-        &|rel| snapshot.read(rel),
-        settings.scan,
-    );
+    let mut scan = scan_snapshot(snapshot, &settings.scan);
     let name = snapshot.name();
     let expired = match settings.policy {
         Some(policy) => policy.apply(&name, &mut scan.findings, settings.today),
@@ -110,6 +105,40 @@ fn check_skill_unguarded(
         diagnostics,
         expired,
     }
+}
+
+/// The scan of a skill's content: kept from an earlier run when the snapshot was found by its
+/// tree ([`Snapshot::scanned`]), else made now and kept by its tree, when the cache is on and
+/// the scan is whole (no file left unread, no parse cut short at its time limit).
+fn scan_snapshot(snapshot: &Snapshot, options: &ScanOptions) -> guard::SkillScan {
+    if let Some(findings) = &snapshot.scanned {
+        return guard::SkillScan {
+            findings: findings.clone(),
+            errors: Vec::new(),
+        };
+    }
+    let abandoned = guard::analysis::parse::abandoned();
+    let scan = guard::scan_skill_in(
+        &snapshot.files,
+        &snapshot.dir_name,
+        &|rel| snapshot.read(rel),
+        *options,
+    );
+    if let (Some(cache), Some(tree)) = (options.cache, &snapshot.tree) {
+        if scan.errors.is_empty() && guard::analysis::parse::abandoned() == abandoned {
+            cache.put(&guard::cache::skill_key(tree, options), &scan.findings);
+        }
+    }
+    scan
+}
+
+/// What [`crate::staged`] asks to skip reading a skill it loads from git: the findings kept
+/// for its tree under `options`, when the cache is on.
+pub fn known_scans(
+    options: &ScanOptions,
+) -> Option<impl Fn(&[u8; 32]) -> Option<Vec<guard::Finding>> + '_> {
+    let cache = options.cache?;
+    Some(move |tree: &[u8; 32]| cache.get(&guard::cache::skill_key(tree, options)))
 }
 
 /// The lint diagnostics of one skill; `written`: held to the limits of what git-skill writes.

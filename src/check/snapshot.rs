@@ -39,6 +39,12 @@ pub struct Snapshot {
     /// The repository's Git LFS store: a pointer is read as the object it names when the
     /// store has it (what a checkout with LFS gives agents).
     lfs: Option<PathBuf>,
+    /// What identifies this content without reading it, for a skill read from git objects
+    /// (`staged::tree_key`): the key its scan is kept under.
+    pub tree: Option<[u8; 32]>,
+    /// The findings of a scan of this very content, kept from an earlier run: then only what
+    /// lint needs was read, and the check does not scan it again.
+    pub scanned: Option<Vec<crate::guard::Finding>>,
 }
 
 impl Snapshot {
@@ -62,6 +68,8 @@ impl Snapshot {
             content: Content::Blobs(blobs),
             overlay: HashMap::new(),
             lfs: None,
+            tree: None,
+            scanned: None,
         }
     }
 
@@ -88,6 +96,8 @@ impl Snapshot {
             content: Content::Dir(path.to_owned()),
             overlay: HashMap::new(),
             lfs: None,
+            tree: None,
+            scanned: None,
         })
     }
 
@@ -101,6 +111,7 @@ impl Snapshot {
     /// The same skill with the regular file `rel` set to `bytes` (added when new); its mode
     /// stays, a new file is not executable.
     pub fn with_file(mut self, rel: &str, bytes: Vec<u8>) -> Snapshot {
+        self.forget_scan();
         let size = bytes.len() as u64;
         match self
             .files
@@ -139,6 +150,7 @@ impl Snapshot {
 
     /// The same skill without the file `rel` (nothing when it has none).
     pub fn without_file(mut self, rel: &str) -> Snapshot {
+        self.forget_scan();
         self.files.entries.retain(|e| e.path != rel);
         self.overlay.remove(rel);
         if rel == "SKILL.md" {
@@ -146,6 +158,12 @@ impl Snapshot {
             self.files.skill_md_size = 0;
         }
         self
+    }
+
+    /// Changed content is not what was scanned or keyed.
+    fn forget_scan(&mut self) {
+        self.tree = None;
+        self.scanned = None;
     }
 
     /// The SKILL.md frontmatter, when it parses.

@@ -72,6 +72,16 @@ pub struct ScanCache {
 }
 
 /// The cache directory of a repository whose git directory is `git_dir`.
+/// The key a whole skill's findings are kept under: what identifies its content without
+/// reading it (`staged::tree_key`: paths, modes, object ids, encodings, Git LFS state) and the
+/// options that change findings. The hook and the range scan look it up before reading any
+/// file of a skill, so a state scanned before (a commit retried, a CI job run again) is not
+/// read at all.
+pub fn skill_key(tree: &[u8; 32], options: &super::ScanOptions) -> [u8; 32] {
+    let flags = [u8::from(options.inline_allow), u8::from(options.strict)];
+    super::memo::key(&[b"skill tree", &flags], tree)
+}
+
 pub fn repo_dir(git_dir: &Path) -> PathBuf {
     git_dir.join("skill").join("cache")
 }

@@ -14,7 +14,7 @@ const VERSIONS: &[&str] = &[
     "version https://hawser.github.com/spec/v1",
 ];
 /// Pointers are small: the spec caps them at 1024 bytes.
-const MAX_POINTER_BYTES: usize = 1024;
+pub const MAX_POINTER_BYTES: usize = 1024;
 
 /// What a pointer names.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -205,8 +205,11 @@ proptest! {
                 text: &text,
                 markdown: path.ends_with(".md"),
                 lang: None,
+                linked: &[],
             };
-            for hit in super::analysis::analyze(&input) {
+            // The same text as a module it imports, too.
+            let linked = super::analysis::Input { linked: &[&text], ..input };
+            for hit in super::analysis::analyze(&input).into_iter().chain(super::analysis::analyze(&linked)) {
                 prop_assert!(hit.start <= hit.end && hit.end <= text.len(), "{} {path}: {}..{} of {}", hit.rule.id, hit.start, hit.end, text.len());
                 prop_assert!(text.is_char_boundary(hit.start) && text.is_char_boundary(hit.end), "{} {path}: {}..{}", hit.rule.id, hit.start, hit.end);
             }

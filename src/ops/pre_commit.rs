@@ -7,7 +7,9 @@ use crate::config::FailOn;
 use crate::env::{Env, EnvError};
 use crate::git::{At, GitError};
 use crate::guard::suppress::PolicyError;
+use crate::guard::ScanOptions;
 use crate::skill::discover::Note;
+use crate::staged::KnownScans;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PreCommitError {
@@ -38,7 +40,19 @@ pub struct PreCommit {
 
 pub fn pre_commit(env: &Env, options: &Options) -> Result<PreCommit, PreCommitError> {
     let repo = env.require_repo("hook pre-commit")?;
-    let (changes, notes) = crate::staged::staged_changes(repo, &env.repo_relative_roots())?;
+    let cache = super::scan_cache(env, options.cache);
+    let scan = ScanOptions {
+        cache,
+        ..Writer::Person.scan_options()
+    };
+    // A skill staged in a state scanned before (a commit tried again) is not read at all.
+    let scans = check::known_scans(&scan);
+    let known = scans.as_ref().map(|scans| KnownScans {
+        scans,
+        skip_reads: true,
+    });
+    let (changes, notes) =
+        crate::staged::staged_changes(repo, &env.repo_relative_roots(), known.as_ref())?;
     // The policy as staged (an unstaged edit to it must not change the verdict either), read
     // even when no skill changed: a commit must not land a policy that CI cannot read.
     let policy = check::policy_at(repo, At::Index)?;
@@ -55,8 +69,7 @@ pub fn pre_commit(env: &Env, options: &Options) -> Result<PreCommit, PreCommitEr
         options.fail_on,
         options.today,
     );
-    let cache = super::scan_cache(env, options.cache);
-    gate.scan.cache = cache;
+    gate.scan = scan;
     // Each skill is checked on its own, on all cores: a commit that touches many skills
     // should not wait for them one after another.
     let decision = gate::decide(&changes, &gate, options.jobs);

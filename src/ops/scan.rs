@@ -14,6 +14,7 @@ use crate::guard::cache::CacheStats;
 use crate::guard::suppress::{Baseline, Expired, Policy, PolicyError, POLICY_FILE};
 use crate::guard::ScanOptions;
 use crate::report::scan::SkillReport;
+use crate::staged::KnownScans;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ScanError {
@@ -279,8 +280,15 @@ fn range(
         None => None,
     };
     let roots = env.repo_relative_roots();
-    let (changes, notes) =
-        crate::staged::changes(repo, from, Some(to), &roots).map_err(ScanError::Revisions)?;
+    // Each side's skills are read (capability drift reads them), not scanned again when a
+    // run scanned that very state before (a job run again, a range that overlaps the last).
+    let scans = check::known_scans(&options.scan);
+    let known = scans.as_ref().map(|scans| KnownScans {
+        scans,
+        skip_reads: false,
+    });
+    let (changes, notes) = crate::staged::changes(repo, from, Some(to), &roots, known.as_ref())
+        .map_err(ScanError::Revisions)?;
     problems.extend(
         notes
             .into_iter()

@@ -213,3 +213,88 @@ fn outside_a_repository_the_users_cache_directory_is_used() {
     sb.run(&["scan", &path]).assert_status(1);
     assert!(!entries(&sb.home().join(".cache/git-skill/scan")).is_empty());
 }
+
+/// The loose object of `path` as staged, cut after its header: its size can still be read
+/// (listing a skill reads it), its bytes cannot.
+fn truncate_staged_object(sb: &Sandbox, path: &str) {
+    use std::io::Write;
+    let id = sb.git(&["rev-parse", &format!(":{path}")]).stdout;
+    let id = id.trim();
+    let object = sb.repo().join(".git/objects").join(&id[..2]).join(&id[2..]);
+    let size = std::fs::metadata(sb.repo().join(path)).unwrap().len();
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(format!("blob {size}\0#!").as_bytes()).unwrap();
+    let cut = z.finish().unwrap();
+    std::fs::remove_file(&object).unwrap();
+    std::fs::write(&object, cut).unwrap();
+}
+
+#[test]
+fn the_hook_does_not_read_a_staged_state_it_scanned_before() {
+    let sb = repo();
+    sb.git(&["add", "-A"]).assert_ok();
+    let cold = sb.run(&["hook", "pre-commit"]);
+    cold.assert_status(1);
+    // The skills are found by their trees (paths, modes, object ids): their files are not
+    // read again, so a script's object can be cut short and the verdict is the same.
+    truncate_staged_object(&sb, ".claude/skills/bad/scripts/setup.sh");
+    truncate_staged_object(&sb, ".claude/skills/ok/scripts/test.sh");
+    let warm = sb.run(&["hook", "pre-commit"]);
+    assert_eq!(
+        (warm.status, &warm.stdout, &warm.stderr),
+        (cold.status, &cold.stdout, &cold.stderr)
+    );
+    // Without the cache the objects are read, and their damage is an error, not a pass.
+    sb.git(&["config", "skill.scanCache", "false"]).assert_ok();
+    let uncached = sb.run(&["hook", "pre-commit"]);
+    assert_ne!(uncached.status, 0);
+    assert!(uncached.stderr.contains("setup.sh"), "{}", uncached.stderr);
+}
+
+#[test]
+fn a_changed_mode_or_file_is_a_new_tree_and_is_scanned() {
+    let sb = repo();
+    sb.git(&["add", "-A"]).assert_ok();
+    sb.run(&["hook", "pre-commit"]).assert_status(1);
+    // The same bytes, now safe to run: a new mode is a new tree; the removed object of the
+    // old state is no longer needed, and the new verdict is the new content's.
+    sb.write(
+        ".claude/skills/bad/scripts/setup.sh",
+        "#!/bin/sh\necho ready\n",
+    );
+    sb.write(
+        ".claude/skills/bad/SKILL.md",
+        skill_md("bad", "Sets things up."),
+    );
+    sb.git(&["add", "-A"]).assert_ok();
+    let run = sb.run(&["hook", "pre-commit"]);
+    assert_eq!(run.status, 0, "{}{}", run.stdout, run.stderr);
+    sb.git(&[
+        "update-index",
+        "--chmod=+x",
+        ".claude/skills/bad/scripts/setup.sh",
+    ])
+    .assert_ok();
+    let run = sb.run(&["hook", "pre-commit"]);
+    assert_eq!(run.status, 0, "{}{}", run.stdout, run.stderr);
+}
+
+#[test]
+fn a_range_scanned_again_reads_its_findings_from_the_cache() {
+    let sb = repo();
+    sb.git(&["add", ".claude/skills/ok"]).assert_ok();
+    sb.git(&["commit", "-qm", "ok", "--no-verify"]).assert_ok();
+    sb.git(&["add", "-A"]).assert_ok();
+    sb.git(&["commit", "-qm", "bad", "--no-verify"]).assert_ok();
+    let range = ["--from-ref", "HEAD~1", "--to-ref", "HEAD"];
+    let (status, cold) = scan(&sb, &range);
+    assert_eq!(status, 1, "{cold}");
+    let kept = entries(&cache_dir(&sb));
+    assert!(!kept.is_empty());
+    let (status, warm) = scan(&sb, &range);
+    assert_eq!((status, &warm), (1, &cold));
+    // Nothing new was kept: every skill of the range was found by its tree.
+    assert_eq!(entries(&cache_dir(&sb)), kept);
+    let (_, uncached) = scan(&sb, &[&range[..], &["--no-cache"]].concat());
+    assert_eq!(uncached, cold);
+}

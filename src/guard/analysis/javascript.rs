@@ -1207,9 +1207,11 @@ where
         }
 
         // Local functions: arguments flow into parameters, returns flow out.
+        // `const { load } = require('./read')`: a function of the skill's own module, known
+        // when the module is analysed with this file.
         let local = match receiver {
-            None => self.functions.get(&callee).cloned(),
-            Some(_) => self.functions.get(&method).cloned(),
+            None if !callee.starts_with('.') => self.functions.get(&callee).cloned(),
+            _ => self.functions.get(&method).cloned(),
         };
         if let Some(f) = local {
             for (i, (_, v)) in args.iter().enumerate() {

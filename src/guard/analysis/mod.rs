@@ -7,6 +7,7 @@
 //! [`Matcher::Analysis`]: super::rule::Matcher::Analysis
 
 mod depconf;
+pub mod imports;
 mod javascript;
 pub(crate) mod parse;
 mod powershell;
@@ -42,6 +43,9 @@ pub struct Input<'a> {
     /// The language an interpreter runs the whole file in, when a run instruction or a link
     /// says so (`bash references/notes.md`): the file is parsed whole in it, whatever its name.
     pub lang: Option<regions::Lang>,
+    /// The skill's modules this file imports or is imported by ([`imports::linked`]): a
+    /// Python or JavaScript file is also analysed as one program with them.
+    pub linked: &'a [&'a str],
 }
 
 /// Bytes of code parsed per file, whatever it holds: past it the rest of the file is left to
@@ -65,6 +69,30 @@ fn analyze_file(input: &Input<'_>) -> Vec<Hit> {
         }
         budget -= region.text.len();
         analyze_region(&region, &mut shell, &mut hits);
+        // Not Markdown: the one region is the whole file.
+        if !input.markdown && !input.linked.is_empty() {
+            let linked: usize = input.linked.iter().map(|t| t.len()).sum();
+            if linked <= budget {
+                budget -= linked;
+                match region.lang {
+                    Lang::Python => with_linked(
+                        input.linked,
+                        "\n\n",
+                        &region.text,
+                        python::analyze,
+                        &mut hits,
+                    ),
+                    Lang::JavaScript => with_linked(
+                        input.linked,
+                        "\n;\n",
+                        &region.text,
+                        javascript::analyze,
+                        &mut hits,
+                    ),
+                    _ => {}
+                }
+            }
+        }
     }
     if input.markdown {
         prose::analyze(input.text, &mut hits);
@@ -82,6 +110,41 @@ fn analyze_file(input: &Input<'_>) -> Vec<Hit> {
         }
     }
     hits
+}
+
+/// The hits `analyze` finds in `own` when the modules it is linked with come before it in one
+/// program: their functions, classes and what they return or send are then known where `own`
+/// calls them (and `own`'s calls reach their parameters). Hits in the other modules are theirs
+/// to report, when they are analysed with this one.
+fn with_linked(
+    linked: &[&str],
+    separator: &str,
+    own: &str,
+    analyze: fn(&str, &mut Vec<Hit>),
+    hits: &mut Vec<Hit>,
+) {
+    let mut program = String::new();
+    for module in linked {
+        program.push_str(module);
+        program.push_str(separator);
+    }
+    let at = program.len();
+    program.push_str(own);
+    let mut found = Vec::new();
+    analyze(&program, &mut found);
+    for h in found {
+        if h.start >= at
+            && !hits
+                .iter()
+                .any(|k| k.start == h.start - at && k.rule.id == h.rule.id)
+        {
+            hits.push(Hit {
+                start: h.start - at,
+                end: h.end - at,
+                ..h
+            });
+        }
+    }
 }
 
 fn analyze_region(region: &Region, shell: &mut shell::Session, hits: &mut Vec<Hit>) {

