@@ -249,7 +249,7 @@ fn main() {
             text: &text,
             markdown: false,
             lang: None,
-            linked: &[],
+            linked: Default::default(),
         };
         let mut times = Vec::new();
         for _ in 0..5 {

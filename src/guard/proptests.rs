@@ -205,10 +205,14 @@ proptest! {
                 text: &text,
                 markdown: path.ends_with(".md"),
                 lang: None,
-                linked: &[],
+                linked: Default::default(),
             };
-            // The same text as a module it imports, too.
-            let linked = super::analysis::Input { linked: &[&text], ..input };
+            // The same text in a group of modules, as the second of two.
+            let group = [text.as_str(), text.as_str()];
+            let linked = super::analysis::Input {
+                linked: super::analysis::imports::Linked { modules: &group, own: 1 },
+                ..input
+            };
             for hit in super::analysis::analyze(&input).into_iter().chain(super::analysis::analyze(&linked)) {
                 prop_assert!(hit.start <= hit.end && hit.end <= text.len(), "{} {path}: {}..{} of {}", hit.rule.id, hit.start, hit.end, text.len());
                 prop_assert!(text.is_char_boundary(hit.start) && text.is_char_boundary(hit.end), "{} {path}: {}..{}", hit.rule.id, hit.start, hit.end);

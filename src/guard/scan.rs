@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use super::analysis::imports::Linked;
 use super::analysis::regions::Lang;
 use super::archive::{self, Body, Refusal};
 use super::cache::ScanCache;
@@ -184,10 +185,17 @@ pub fn scan_skill_in(
         .filter_map(|(path, bytes)| Some((path, text_of(bytes)?)))
         .collect();
     let targets = super::runs::run_targets(files, dir_name, &|p| texts.get(p).map(String::as_str));
-    let linked: std::collections::HashMap<&str, Vec<&str>> =
+    // Each file's group of linked modules: their texts, and where it is among them.
+    let linked: std::collections::HashMap<&str, (Vec<&str>, usize)> =
         super::analysis::imports::linked(&texts)
             .into_iter()
-            .map(|(path, others)| (path, others.iter().map(|o| texts[o].as_str()).collect()))
+            .map(|(path, group)| {
+                let own = group.iter().position(|p| *p == path).unwrap_or(0);
+                (
+                    path,
+                    (group.iter().map(|p| texts[p].as_str()).collect(), own),
+                )
+            })
             .collect();
     records.retain(|(path, bytes)| {
         targets.contains_key(*path) || !crate::skill::layout::is_well_formed_record(path, bytes)
@@ -208,7 +216,10 @@ pub fn scan_skill_in(
         .chain(records.iter().map(|(p, b)| (*p, false, b)));
     for (path, executable, bytes) in pending {
         let file = Source {
-            linked: linked.get(path).map_or(&[], Vec::as_slice),
+            linked: linked
+                .get(path)
+                .map(|(modules, own)| Linked { modules, own: *own })
+                .unwrap_or_default(),
             ..Source::top(path, executable, targets.get(path))
         };
         scan.scan_contained(&file, bytes, &mut errors);
@@ -280,8 +291,8 @@ struct Source<'a> {
     depth: usize,
     /// What runs it, when something does: then it is code, judged without demotions.
     runs: Option<&'a RunTarget>,
-    /// The texts of the skill's modules it imports or is imported by.
-    linked: &'a [&'a str],
+    /// The skill's modules it imports or is imported by, itself among them.
+    linked: Linked<'a>,
 }
 
 impl<'a> Source<'a> {
@@ -294,7 +305,7 @@ impl<'a> Source<'a> {
             assets: path.starts_with("assets/"),
             depth: 0,
             runs,
-            linked: &[],
+            linked: Linked::default(),
         }
     }
 }
@@ -527,7 +538,11 @@ impl Scanner {
             .unwrap_or_default();
         let mut parts = vec![file.name.as_bytes(), &flags, runs.as_bytes()];
         // What a linked module holds changes what this file's analysis finds.
-        parts.extend(kind.linked.iter().map(|t| t.as_bytes()));
+        let own = kind.linked.own.to_le_bytes();
+        if !kind.linked.modules.is_empty() {
+            parts.push(&own);
+            parts.extend(kind.linked.modules.iter().map(|t| t.as_bytes()));
+        }
         let key = memo::key(&parts, bytes);
         if let Some(found) = cache.and_then(|c| c.get(&key)) {
             self.findings.extend(found);
@@ -620,7 +635,7 @@ impl Scanner {
             assets: archive.assets || path.starts_with("assets/"),
             depth: archive.depth + 1,
             runs: None,
-            linked: &[],
+            linked: Linked::default(),
         };
         if let Some(why) = archive::escapes(&member.name) {
             self.report(
@@ -835,8 +850,8 @@ struct TextKind<'a> {
     /// What runs it by name (a run instruction, a link under scripts/): then it is parsed
     /// in that interpreter's language, and no demotion applies.
     runs: Option<&'a RunTarget>,
-    /// The texts of the skill's modules it is linked with by imports.
-    linked: &'a [&'a str],
+    /// The skill's modules it is linked with by imports, itself among them.
+    linked: Linked<'a>,
 }
 
 impl TextKind<'_> {

@@ -11,16 +11,29 @@
 //! cannot hide what the file does by itself.
 
 use super::regions::{file_lang, Lang};
+use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::{Arc, Mutex, OnceLock};
 
-/// Modules analysed with a file, beside it.
+/// A file's group of linked modules (see [`linked`]) as the analysis gets it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Linked<'a> {
+    /// The texts of the group's modules, in path order; empty when the file is linked to none.
+    pub modules: &'a [&'a str],
+    /// Which of them is the file analysed.
+    pub own: usize,
+}
+
+/// Modules analysed together, the file among them.
 pub const MAX_LINKED: usize = 16;
 /// Bytes of linked modules analysed with a file.
 pub const MAX_LINKED_BYTES: usize = 512 << 10;
 
 /// For each Python or JavaScript file of `texts` (paths relative to the skill) linked by
-/// imports to others, those others, nearest first, within [`MAX_LINKED`] and
-/// [`MAX_LINKED_BYTES`].
+/// imports to others, its group: the modules its imports reach or that reach it, transitively,
+/// itself included, in path order. Every file of a group within [`MAX_LINKED`] modules and
+/// [`MAX_LINKED_BYTES`] gets the same group, so the group is analysed once; past the bounds a
+/// file gets the modules nearest it (a module too large to fit is left out).
 pub fn linked<'a>(texts: &HashMap<&'a str, String>) -> HashMap<&'a str, Vec<&'a str>> {
     let modules: BTreeMap<&'a str, Lang> = texts
         .iter()
@@ -53,27 +66,56 @@ pub fn linked<'a>(texts: &HashMap<&'a str, String>) -> HashMap<&'a str, Vec<&'a 
     for &start in edges.keys() {
         let mut seen = BTreeSet::from([start]);
         let mut queue = VecDeque::from([start]);
-        let mut found = Vec::new();
-        let mut bytes = 0usize;
+        let mut group = vec![start];
+        let mut bytes = texts[start].len();
         'walk: while let Some(at) = queue.pop_front() {
             for &next in edges.get(at).into_iter().flatten() {
                 if !seen.insert(next) {
                     continue;
                 }
-                let size = texts[next].len();
-                if found.len() == MAX_LINKED || bytes + size > MAX_LINKED_BYTES {
+                if group.len() == MAX_LINKED {
                     break 'walk;
                 }
+                let size = texts[next].len();
+                if bytes + size > MAX_LINKED_BYTES {
+                    continue;
+                }
                 bytes += size;
-                found.push(next);
+                group.push(next);
                 queue.push_back(next);
             }
         }
-        if !found.is_empty() {
-            out.insert(start, found);
+        if group.len() > 1 {
+            group.sort_unstable();
+            out.insert(start, group);
         }
     }
     out
+}
+
+/// Programs analysed in this run, by digest: each module of a group asks for the same one.
+const MAX_PROGRAMS: usize = 64;
+
+type Programs = Mutex<HashMap<[u8; 32], Arc<[super::Hit]>>>;
+
+/// The hits `analyze` finds in `program`, analysed once per run however many modules ask.
+pub fn program_hits(program: &str, analyze: fn(&str, &mut Vec<super::Hit>)) -> Arc<[super::Hit]> {
+    static PROGRAMS: OnceLock<Programs> = OnceLock::new();
+    let programs = PROGRAMS.get_or_init(Default::default);
+    let key: [u8; 32] = Sha256::digest(program.as_bytes()).into();
+    if let Some(found) = programs.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return found.clone();
+    }
+    let mut found = Vec::new();
+    analyze(program, &mut found);
+    let found: Arc<[super::Hit]> = found.into();
+    // Two threads may analyse one program at once: both get the same hits.
+    let mut table = programs.lock().unwrap_or_else(|e| e.into_inner());
+    if table.len() >= MAX_PROGRAMS {
+        table.clear();
+    }
+    table.insert(key, found.clone());
+    found
 }
 
 fn markdown(path: &str) -> bool {
@@ -249,34 +291,15 @@ mod tests {
             ("lonely.py", "import json\n"),
             ("SKILL.md", "import collector\n"),
         ]);
+        let group: Vec<String> = ["collector.py", "main.py", "reporter.py", "util.py"]
+            .map(String::from)
+            .to_vec();
         assert_eq!(
             got,
-            vec![
-                (
-                    "collector.py".into(),
-                    vec!["main.py".into(), "reporter.py".into(), "util.py".into()]
-                ),
-                (
-                    "main.py".into(),
-                    vec![
-                        "collector.py".into(),
-                        "reporter.py".into(),
-                        "util.py".into()
-                    ]
-                ),
-                (
-                    "reporter.py".into(),
-                    vec!["main.py".into(), "util.py".into(), "collector.py".into()]
-                ),
-                (
-                    "util.py".into(),
-                    vec![
-                        "reporter.py".into(),
-                        "main.py".into(),
-                        "collector.py".into()
-                    ]
-                ),
-            ]
+            group
+                .iter()
+                .map(|p| (p.clone(), group.clone()))
+                .collect::<Vec<_>>()
         );
     }
 
@@ -290,13 +313,15 @@ mod tests {
             ("lib/net.py", ""),
             ("scripts/helpers/__init__.py", ""),
         ]);
-        assert_eq!(got[2].0, "scripts/run.py");
+        assert_eq!(got.len(), 3);
         assert_eq!(
             got[2].1,
-            vec![
-                "lib/net.py".to_owned(),
-                "scripts/helpers/__init__.py".to_owned()
+            [
+                "lib/net.py",
+                "scripts/helpers/__init__.py",
+                "scripts/run.py"
             ]
+            .map(String::from)
         );
     }
 
@@ -317,10 +342,10 @@ mod tests {
         assert_eq!(js.len(), 3);
         assert!(js
             .iter()
-            .all(|(_, v)| !v.iter().any(|p| p == "axios.js" || p.ends_with(".py"))));
+            .all(|(_, v)| v == &["index.js", "lib/collect.js", "send.mjs"].map(String::from)));
         assert!(got
             .iter()
-            .any(|(k, v)| k == "collect.py" && v == &vec!["index.py".to_owned()]));
+            .any(|(k, v)| k == "collect.py" && v == &["collect.py", "index.py"].map(String::from)));
     }
 
     #[test]
@@ -335,6 +360,7 @@ mod tests {
         let texts: HashMap<&str, String> = files.into_iter().collect();
         let l = linked(&texts);
         assert!(l.values().all(|v| v.len() <= MAX_LINKED));
+        assert_eq!(l.len(), 40);
         let big = "x".repeat(MAX_LINKED_BYTES);
         let texts: HashMap<&str, String> = [
             ("a.py", "import b\nimport c\n".to_owned()),
@@ -348,5 +374,6 @@ mod tests {
         .collect();
         let l = linked(&texts);
         assert!(l["a.py"].iter().map(|p| texts[p].len()).sum::<usize>() <= MAX_LINKED_BYTES);
+        assert_eq!(l["a.py"], ["a.py", "c.py"]);
     }
 }

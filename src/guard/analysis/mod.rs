@@ -43,9 +43,10 @@ pub struct Input<'a> {
     /// The language an interpreter runs the whole file in, when a run instruction or a link
     /// says so (`bash references/notes.md`): the file is parsed whole in it, whatever its name.
     pub lang: Option<regions::Lang>,
-    /// The skill's modules this file imports or is imported by ([`imports::linked`]): a
-    /// Python or JavaScript file is also analysed as one program with them.
-    pub linked: &'a [&'a str],
+    /// The skill's modules this file imports or is imported by, itself among them
+    /// ([`imports::linked`]): a Python or JavaScript file is also analysed as one program with
+    /// them.
+    pub linked: imports::Linked<'a>,
 }
 
 /// Bytes of code parsed per file, whatever it holds: past it the rest of the file is left to
@@ -70,26 +71,19 @@ fn analyze_file(input: &Input<'_>) -> Vec<Hit> {
         budget -= region.text.len();
         analyze_region(&region, &mut shell, &mut hits);
         // Not Markdown: the one region is the whole file.
-        if !input.markdown && !input.linked.is_empty() {
-            let linked: usize = input.linked.iter().map(|t| t.len()).sum();
-            if linked <= budget {
-                budget -= linked;
-                match region.lang {
-                    Lang::Python => with_linked(
-                        input.linked,
-                        "\n\n",
-                        &region.text,
-                        python::analyze,
-                        &mut hits,
-                    ),
-                    Lang::JavaScript => with_linked(
-                        input.linked,
-                        "\n;\n",
-                        &region.text,
-                        javascript::analyze,
-                        &mut hits,
-                    ),
-                    _ => {}
+        let group = input.linked.modules;
+        if !input.markdown && group.len() > 1 {
+            let others: usize = group.iter().map(|t| t.len()).sum::<usize>()
+                - group.get(input.linked.own).map_or(0, |t| t.len());
+            if others <= budget {
+                budget -= others;
+                let analyze: Option<fn(&str, &mut Vec<Hit>)> = match region.lang {
+                    Lang::Python => Some(python::analyze),
+                    Lang::JavaScript => Some(javascript::analyze),
+                    _ => None,
+                };
+                if let Some(analyze) = analyze {
+                    with_linked(input.linked, region.lang, &region.text, analyze, &mut hits);
                 }
             }
         }
@@ -112,28 +106,41 @@ fn analyze_file(input: &Input<'_>) -> Vec<Hit> {
     hits
 }
 
-/// The hits `analyze` finds in `own` when the modules it is linked with come before it in one
-/// program: their functions, classes and what they return or send are then known where `own`
-/// calls them (and `own`'s calls reach their parameters). Hits in the other modules are theirs
-/// to report, when they are analysed with this one.
+/// The hits `analyze` finds in `own` when it is analysed in one program with the modules it is
+/// linked with: their functions, classes and what they return or send are then known where
+/// `own` calls them, and `own`'s calls reach their parameters. Every module of a group gets
+/// the same program, analysed once per run ([`imports::program_hits`]); each keeps the hits
+/// in its own part (the others report theirs).
 fn with_linked(
-    linked: &[&str],
-    separator: &str,
+    linked: imports::Linked<'_>,
+    lang: Lang,
     own: &str,
     analyze: fn(&str, &mut Vec<Hit>),
     hits: &mut Vec<Hit>,
 ) {
+    // Python needs a module's statements to start a line; JavaScript, a statement left open
+    // closed.
+    let separator = if lang == Lang::Python {
+        "\n\n"
+    } else {
+        "\n;\n"
+    };
     let mut program = String::new();
-    for module in linked {
-        program.push_str(module);
+    let mut at = 0;
+    for (i, module) in linked.modules.iter().enumerate() {
+        if i == linked.own {
+            at = program.len();
+            program.push_str(own);
+        } else {
+            program.push_str(module);
+        }
         program.push_str(separator);
     }
-    let at = program.len();
-    program.push_str(own);
-    let mut found = Vec::new();
-    analyze(&program, &mut found);
-    for h in found {
+    let found = imports::program_hits(&program, analyze);
+    let end = at + own.len();
+    for h in found.iter() {
         if h.start >= at
+            && h.end <= end
             && !hits
                 .iter()
                 .any(|k| k.start == h.start - at && k.rule.id == h.rule.id)
@@ -141,7 +148,7 @@ fn with_linked(
             hits.push(Hit {
                 start: h.start - at,
                 end: h.end - at,
-                ..h
+                ..h.clone()
             });
         }
     }

@@ -225,7 +225,7 @@ mod tests {
             text,
             markdown: path.ends_with(".md"),
             lang: None,
-            linked: &[],
+            linked: Default::default(),
         })
     }
 
