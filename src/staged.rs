@@ -302,6 +302,8 @@ fn changes_at(
 ) -> Result<(Vec<SkillChange>, Vec<Note>), GitError> {
     // The agent roots of both sides; HEAD's are not read for the hook (a root only HEAD has
     // holds nothing the commit adds), so its cost stays with the index.
+    // Roots named on purpose (`--root`) are all a check looks at.
+    let only = roots.only;
     let sides: &[At<'_>] = match from {
         At::Head => &[to],
         _ => &[from, to],
@@ -316,6 +318,11 @@ fn changes_at(
     let (changed, owners) = changed(repo, &old, &new, known)?;
     let mut out = Vec::new();
     let mut budget = MAX_CHANGE_BYTES;
+    let context = if only {
+        Vec::new()
+    } else {
+        context_changes(repo, from, to, &mut budget)?
+    };
     for (after, (dir, root)) in changed.skills.into_iter().zip(owners) {
         let inside = format!("{dir}/");
         let before = if old
@@ -340,7 +347,112 @@ fn changes_at(
         };
         out.push(SkillChange { before, after });
     }
+    out.extend(context);
     Ok((out, changed.notes))
+}
+
+/// The agent context files (`skill::context`) that differ between `from` and `to`, each at its
+/// state in `to` (a deleted one is nothing an agent reads). A symbolic link is read as the file
+/// it leads to in the same tree; one that leads out of it is left unread, which the check
+/// reports (STR010): agents read something the check cannot.
+fn context_changes(
+    repo: &Repo,
+    from: At<'_>,
+    to: At<'_>,
+    budget: &mut u64,
+) -> Result<Vec<SkillChange>, GitError> {
+    use crate::skill::context;
+    let mut candidates = Vec::new();
+    match to {
+        At::Index => repo.visit_staged_paths(&mut |path, _| {
+            if context::may_be(path) {
+                let path = String::from_utf8_lossy(path);
+                if context::classify(&path).is_some() {
+                    candidates.push(path.into_owned());
+                }
+            }
+        })?,
+        _ => candidates.extend(
+            repo.tree_paths(to)?
+                .into_iter()
+                .map(|(p, _)| p)
+                .filter(|p| context::classify(p).is_some()),
+        ),
+    }
+    let mut out = Vec::new();
+    for path in candidates {
+        let Some(found) = context::classify(&path) else {
+            continue;
+        };
+        let PathAt::Entry(after) = repo.path_at(to, &path)? else {
+            continue;
+        };
+        if let PathAt::Entry(before) = repo.path_at(from, &path)? {
+            if before.id == after.id && before.kind == after.kind {
+                continue;
+            }
+        }
+        let name = path.rsplit('/').next().unwrap_or(&path).to_owned();
+        let target = match after.kind {
+            EntryKind::File { .. } => Some(after.clone()),
+            EntryKind::Symlink => match repo.link_text(&after)? {
+                Some(link) => match resolve_link(&path, &link).map(|t| repo.path_at(to, &t)) {
+                    Some(Ok(PathAt::Entry(e))) if matches!(e.kind, EntryKind::File { .. }) => {
+                        Some(e)
+                    }
+                    Some(Err(e)) => return Err(e),
+                    _ => None,
+                },
+                None => None,
+            },
+            _ => None,
+        };
+        let mut files = SkillFiles::default();
+        let mut blobs = HashMap::new();
+        let size = match &target {
+            Some(e) => repo.entry_size(e)?,
+            None => 0,
+        };
+        if let Some(e) = &target {
+            if size <= MAX_SCAN_BYTES && *budget >= size {
+                *budget -= size;
+                blobs.insert(name.clone(), repo.entry_blob(e)?);
+            }
+        }
+        files.entries.push(FileEntry {
+            path: name.clone(),
+            kind: FileKind::File {
+                size,
+                executable: false,
+            },
+        });
+        let mut after = Snapshot::from_blobs(path.clone(), name, path, None, files, blobs);
+        after.context = Some(found.kind);
+        out.push(SkillChange {
+            before: None,
+            after: after.with_lfs(Some(repo.lfs_objects())),
+        });
+    }
+    Ok(out)
+}
+
+/// The path from the top a symbolic link at `path` leads to, when it stays in the tree.
+fn resolve_link(path: &str, link: &str) -> Option<String> {
+    if link.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = path.split('/').collect();
+    parts.pop();
+    for seg in link.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
 }
 
 /// One side of a comparison: where it is read from, its roots as they resolve there, and the

@@ -66,6 +66,7 @@ pub fn check_skill(snapshot: &Snapshot, display: &Path, settings: &Settings<'_>)
                 )],
                 findings: vec![guard::failure(".", &panic)],
                 submodules: snapshot.submodules.clone(),
+                context: snapshot.context.map(|k| k.as_str()),
             },
             diagnostics: Vec::new(),
             expired: Vec::new(),
@@ -79,6 +80,12 @@ fn check_skill_unguarded(
     settings: &Settings<'_>,
 ) -> SkillCheck {
     let mut scan = scan_snapshot(snapshot, &settings.scan);
+    if snapshot.context.is_some() {
+        // The report is the file's: its findings point at it.
+        for f in &mut scan.findings {
+            f.file = ".".to_owned();
+        }
+    }
     let name = snapshot.name();
     let expired = match settings.policy {
         Some(policy) => policy.apply(&name, &mut scan.findings, settings.today),
@@ -87,7 +94,7 @@ fn check_skill_unguarded(
     if let Some(baseline) = settings.baseline {
         baseline.apply(&name, &mut scan.findings);
     }
-    let diagnostics = if settings.lint {
+    let diagnostics = if settings.lint && snapshot.context.is_none() {
         lint_snapshot(snapshot, display, settings.written, settings.policy)
     } else {
         Vec::new()
@@ -101,6 +108,7 @@ fn check_skill_unguarded(
             errors: scan.errors.clone(),
             findings: scan.findings,
             submodules: snapshot.submodules.clone(),
+            context: snapshot.context.map(|k| k.as_str()),
         },
         diagnostics,
         expired,
@@ -111,6 +119,19 @@ fn check_skill_unguarded(
 /// tree ([`Snapshot::scanned`]), else made now and kept by its tree, when the cache is on and
 /// the scan is whole (no file left unread, no parse cut short at its time limit).
 fn scan_snapshot(snapshot: &Snapshot, options: &ScanOptions) -> guard::SkillScan {
+    if let Some(kind) = snapshot.context {
+        let name = &snapshot.dir_name;
+        return match snapshot.read(name) {
+            Ok(bytes) => guard::context::scan(&snapshot.dir, kind, &bytes, *options),
+            Err(e) => guard::SkillScan {
+                findings: vec![guard::failure_to_read(
+                    &snapshot.dir,
+                    &format!("'{}' could not be read: {e}", snapshot.dir),
+                )],
+                errors: vec![format!("could not read '{}': {e}", snapshot.dir)],
+            },
+        };
+    }
     if let Some(findings) = &snapshot.scanned {
         return guard::SkillScan {
             findings: findings.clone(),

@@ -45,6 +45,9 @@ pub struct Snapshot {
     /// The findings of a scan of this very content, kept from an earlier run: then only what
     /// lint needs was read, and the check does not scan it again.
     pub scanned: Option<Vec<crate::guard::Finding>>,
+    /// Not a skill: one file of the agent context (`dir` is its path, its one file listed by
+    /// name), checked as what it is and not linted.
+    pub context: Option<crate::skill::context::Kind>,
 }
 
 impl Snapshot {
@@ -70,6 +73,7 @@ impl Snapshot {
             lfs: None,
             tree: None,
             scanned: None,
+            context: None,
         }
     }
 
@@ -98,6 +102,65 @@ impl Snapshot {
             lfs: None,
             tree: None,
             scanned: None,
+            context: None,
+        })
+    }
+
+    /// One file of the agent context in the work tree: `path` where it is, `rel` its path from
+    /// the top (what it is called in reports and policies).
+    /// A symbolic link (`CLAUDE.md -> AGENTS.md`) is read through when it leads to a file
+    /// inside `top` (the repository's work tree), and refused otherwise.
+    pub fn context_file(
+        path: &Path,
+        rel: String,
+        kind: crate::skill::context::Kind,
+        top: Option<&Path>,
+    ) -> Result<Snapshot, ReadError> {
+        let error = |source| ReadError {
+            path: path.to_owned(),
+            source,
+        };
+        let mut meta = std::fs::symlink_metadata(path).map_err(error)?;
+        let mut path = path.to_owned();
+        if meta.file_type().is_symlink() {
+            let target = std::fs::canonicalize(&path).map_err(error)?;
+            let inside = top
+                .and_then(|t| std::fs::canonicalize(t).ok())
+                .is_some_and(|t| target.starts_with(t));
+            if !inside {
+                return Err(error(std::io::Error::other(format!(
+                    "it is a link to '{}', outside the repository, which agents read and this check does not",
+                    target.display()
+                ))));
+            }
+            meta = std::fs::symlink_metadata(&target).map_err(error)?;
+            path = target;
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut files = SkillFiles::default();
+        files.entries.push(FileEntry {
+            path: name.clone(),
+            kind: FileKind::File {
+                size: meta.len(),
+                executable: false,
+            },
+        });
+        Ok(Snapshot {
+            dir: rel.clone(),
+            dir_name: name,
+            root: rel,
+            category: None,
+            files,
+            submodules: Vec::new(),
+            content: Content::Dir(path.parent().unwrap_or(Path::new(".")).to_owned()),
+            overlay: HashMap::new(),
+            lfs: None,
+            tree: None,
+            scanned: None,
+            context: Some(kind),
         })
     }
 
@@ -172,8 +235,11 @@ impl Snapshot {
         meta::parse(bytes).ok().map(|(m, _)| m)
     }
 
-    /// The frontmatter's `name`, or the directory's.
+    /// The frontmatter's `name`, or the directory's; a context file's path from the top.
     pub fn name(&self) -> String {
+        if self.context.is_some() {
+            return self.dir.clone();
+        }
         self.meta()
             .and_then(|m| m.name)
             .unwrap_or_else(|| self.dir_name.clone())

@@ -219,9 +219,9 @@ fn finish(
         if empty {
             ui.status("no skills found")?;
         } else {
+            let checked = s.checked("skill");
             ui.status(&format!(
-                "{} scanned: {} dangerous, {} caution, {} safe ({}, {} suppressed)",
-                git_skill::report::plural(s.skills, "skill"),
+                "{checked} scanned: {} dangerous, {} caution, {} safe ({}, {} suppressed)",
                 s.dangerous,
                 s.caution,
                 s.safe,

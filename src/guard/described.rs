@@ -180,11 +180,18 @@ const GUIDANCE_WORDS: &[&str] = &[
 /// How far back a section's words are looked for.
 const SECTION_BYTES: usize = 3000;
 
+/// Whether an agent follows the file at `path` rather than consults it: a SKILL.md, or agent
+/// context (`CLAUDE.md`, a slash command, a settings file's prompt): no section of it is
+/// documentation to demote.
+fn followed(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.eq_ignore_ascii_case("SKILL.md") || crate::skill::context::classify(path).is_some()
+}
+
 /// Whether the text before `offset` in its section (back to the last heading, at most
 /// [`SECTION_BYTES`]) speaks of attacks, and the match sits in a Markdown reference.
 pub fn in_guidance(path: &str, text: &str, offset: usize) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    if name.eq_ignore_ascii_case("SKILL.md") {
+    if followed(path) {
         return false;
     }
     let mut start = offset.saturating_sub(SECTION_BYTES);
@@ -238,8 +245,7 @@ fn section_heading(text: &str, offset: usize) -> Option<&str> {
 /// Whether the match at `offset` of a Markdown reference (not SKILL.md) sits in a section whose
 /// heading names an agent's instruction or settings file.
 pub fn in_agent_config_docs(path: &str, text: &str, offset: usize) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    if name.eq_ignore_ascii_case("SKILL.md") {
+    if followed(path) {
         return false;
     }
     section_heading(text, offset).is_some_and(|title| {

@@ -10,6 +10,7 @@ pub mod archive;
 mod ascii;
 pub mod cache;
 pub mod contain;
+pub mod context;
 pub mod decode;
 pub mod described;
 pub mod encoding;
@@ -40,4 +41,6 @@ pub mod suppress;
 pub use finding::{verdict_of, Context, Finding, SkillScan, Suppression, Verdict};
 pub use limits::{MAX_SCAN_BYTES, MAX_SKILL_SCAN_BYTES};
 pub use rule::{Category, Matcher, Rule, Severity};
-pub use scan::{failure, scan_skill, scan_skill_in, within_skill_budget, ScanOptions};
+pub use scan::{
+    failure, failure_to_read, scan_skill, scan_skill_in, within_skill_budget, ScanOptions,
+};

@@ -30,7 +30,8 @@ pub enum Runner {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunTarget {
     pub runner: Runner,
-    /// What names it: `SKILL.md: bash references/notes.md`, or `scripts/setup.sh (a link)`.
+    /// What names it: `SKILL.md: bash references/notes.md`, or `scripts/setup.sh (a link)`;
+    /// empty for the commands of an agent's settings, whose report is the settings file.
     pub by: String,
 }
 

@@ -71,12 +71,7 @@ pub fn scan_skill_in(
     read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
     options: ScanOptions,
 ) -> SkillScan {
-    let mut scan = Scanner {
-        all: rules::all(),
-        options,
-        read_total: 0,
-        findings: Vec::new(),
-    };
+    let mut scan = Scanner::new(options);
     let mut errors = Vec::new();
     let mut total: u64 = 0;
     // First what can be read, within the limits; then what runs (which needs every file's
@@ -269,10 +264,35 @@ pub fn scan_skill_in(
             format!("the skill has {} files and {total} bytes; the limits are {MAX_FILES} files and {MAX_SKILL_BYTES} bytes", files.entries.len()),
         ));
     }
-    findings.sort_by(|a, b| {
-        (&a.file, a.line, a.column, a.rule).cmp(&(&b.file, b.line, b.column, b.rule))
-    });
+    sort_findings(&mut findings);
     SkillScan { findings, errors }
+}
+
+/// One text of the agent context (`super::context`) scanned as `name` (its path from the top):
+/// as Markdown an agent follows, or as code that `runs` says runs it.
+pub(crate) fn scan_text_as(
+    name: &str,
+    bytes: &[u8],
+    markdown: bool,
+    runs: Option<&RunTarget>,
+    options: ScanOptions,
+) -> SkillScan {
+    let mut scan = Scanner::new(options);
+    let file = Source {
+        // Its kind decides how it is read, not its extension (`.mdc`, `.json`).
+        path: if markdown { "CONTEXT.md" } else { name },
+        ..Source::top(name, false, runs)
+    };
+    let mut errors = Vec::new();
+    scan.scan_contained(&file, bytes, &mut errors);
+    let mut findings = scan.findings;
+    sort_findings(&mut findings);
+    SkillScan { findings, errors }
+}
+
+/// STR010 for `path`, with `message`: a file that could not be read as what it is.
+pub fn failure_to_read(path: &str, message: &str) -> Finding {
+    whole_file(&STR010, path, message.to_owned())
 }
 
 /// A file to scan: one of the skill's, or a member of an archive in it.
@@ -371,6 +391,13 @@ struct Scanner {
     findings: Vec<Finding>,
 }
 
+/// Findings in the order reports show them: by file, place and rule.
+fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        (&a.file, a.line, a.column, a.rule).cmp(&(&b.file, b.line, b.column, b.rule))
+    });
+}
+
 /// One finding per file, rule and line among `findings[first..]`, whichever view of a file
 /// found it first.
 fn dedupe_from(findings: &mut Vec<Finding>, first: usize) {
@@ -388,6 +415,15 @@ fn is_archive(path: &str, bytes: &[u8]) -> bool {
 }
 
 impl Scanner {
+    fn new(options: ScanOptions) -> Scanner {
+        Scanner {
+            all: rules::all(),
+            options,
+            read_total: 0,
+            findings: Vec::new(),
+        }
+    }
+
     /// [`Scanner::scan_bytes`] of a file of the skill, with a panic contained to the file: a
     /// finding and an error that name it.
     fn scan_contained(&mut self, file: &Source, bytes: &[u8], errors: &mut Vec<String>) {
@@ -1041,7 +1077,7 @@ fn scan_text(
                 format!("{} (in documentation of that file)", rule.message)
             }
             Context::Live => match kind.runs {
-                Some(runs) if !kind_is_code(path) => {
+                Some(runs) if !kind_is_code(path) && !runs.by.is_empty() => {
                     format!("{} (in a file that runs: {})", rule.message, runs.by)
                 }
                 _ => rule.message.to_owned(),

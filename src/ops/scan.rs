@@ -171,8 +171,31 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
     };
     let baseline = options.baseline.as_deref().map(baseline_file).transpose()?;
     let mut problems = Vec::new();
-    let (found, skipped) = super::walk(env, &options.paths, "scan")?;
+    // Agent context files named, checked as what they are; the rest are skills.
+    let (named_context, skill_paths): (Vec<_>, Vec<_>) = options
+        .paths
+        .iter()
+        .map(|p| (context_path(env, p), p))
+        .partition(|(c, _)| c.is_some());
+    let mut contexts: Vec<(std::path::PathBuf, String, crate::skill::context::Kind)> =
+        named_context
+            .into_iter()
+            .filter_map(|(c, p)| c.map(|(rel, kind)| (env.cwd.join(p), rel, kind)))
+            .collect();
+    let skill_paths: Vec<PathBuf> = skill_paths.into_iter().map(|(_, p)| p.clone()).collect();
+    let (found, skipped) = if skill_paths.is_empty() && !options.paths.is_empty() {
+        Default::default()
+    } else {
+        super::walk(env, &skill_paths, "scan")?
+    };
     problems.extend(skipped.into_iter().map(Problem::Skipped));
+    if let (Some(repo), true) = (&env.repo, options.paths.is_empty()) {
+        contexts.extend(
+            work_tree_context(repo)
+                .into_iter()
+                .map(|(rel, kind)| (repo.workdir().join(&rel), rel, kind)),
+        );
+    }
     if let (Some(repo), true) = (&env.repo, options.paths.is_empty()) {
         let prefixes: Vec<String> = env
             .repo_relative_roots()
@@ -207,12 +230,19 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
             Err(e) => problems.push(Problem::Skipped(Skipped::Unreadable(e))),
         }
     }
+    for (path, rel, kind) in &contexts {
+        let top = env.repo.as_ref().map(|r| r.workdir());
+        match Snapshot::context_file(path, rel.clone(), *kind, top) {
+            Ok(snapshot) => work.push((snapshot, env.display(path))),
+            Err(e) => problems.push(Problem::Skipped(Skipped::Unreadable(e))),
+        }
+    }
     let gate = scan_gate(options, policy.as_ref(), baseline.as_ref());
     let checked = gate::check_only(&work, &gate, options.jobs);
     let reports = collect(&mut problems, checked);
     let mut scan = Scan {
         problems,
-        empty: found.skills.is_empty() && options.paths.is_empty(),
+        empty: work.is_empty() && options.paths.is_empty(),
         reports,
         baseline_written: None,
         drift: Vec::new(),
@@ -238,6 +268,48 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
         scan.baseline_written = Some((path.clone(), n));
     }
     Ok(scan)
+}
+
+/// What the file `path` names is to agents, when it is agent context: its path from the top of
+/// the repository (or as given, outside one) and its kind.
+fn context_path(env: &Env, path: &Path) -> Option<(String, crate::skill::context::Kind)> {
+    let abs = env.cwd.join(path);
+    if !std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file() || m.file_type().is_symlink()) {
+        return None;
+    }
+    let rel = env
+        .repo
+        .as_ref()
+        .and_then(|repo| in_repo(env, repo, path))
+        .unwrap_or_else(|| path.to_string_lossy().replace('\\', "/"));
+    let rel = rel.trim_start_matches("./").to_owned();
+    crate::skill::context::classify(&rel).map(|c| (rel, c.kind))
+}
+
+/// The agent context files of the work tree: those the index holds, and those on disk in the
+/// folders it knows (what an agent wrote and nobody staged yet), each once.
+fn work_tree_context(repo: &Repo) -> Vec<(String, crate::skill::context::Kind)> {
+    let Ok(listing) = repo.staged_paths() else {
+        return Vec::new();
+    };
+    let mut found: Vec<String> = listing
+        .iter()
+        .map(|(p, _)| p.clone())
+        .filter(|p| crate::skill::context::classify(p).is_some())
+        .collect();
+    let folders = crate::skill::loader::folders_of(listing.iter().map(|(p, _)| p.as_str()));
+    found.extend(crate::skill::context::on_disk(repo.workdir(), folders));
+    found.sort();
+    found.dedup();
+    found
+        .into_iter()
+        // What the index holds but the work tree no longer has is nothing an agent reads.
+        .filter(|p| {
+            std::fs::symlink_metadata(repo.workdir().join(p))
+                .is_ok_and(|m| m.is_file() || m.file_type().is_symlink())
+        })
+        .filter_map(|p| crate::skill::context::classify(&p).map(|c| (p, c.kind)))
+        .collect()
 }
 
 /// Range mode: the skills changed between two revisions, at their content in the second,

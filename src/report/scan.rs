@@ -24,11 +24,18 @@ pub struct SkillReport {
     /// Submodules its files come from (read from their own object stores).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub submodules: Vec<crate::git::SubmoduleAt>,
+    /// Not a skill but one file of the agent context (`path` is the file), and what it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<&'static str>,
 }
 
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct ScanSummary {
+    /// Everything checked: skills and agent context files.
     pub skills: usize,
+    /// Of which agent context files.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub context: usize,
     pub safe: usize,
     pub caution: usize,
     pub dangerous: usize,
@@ -36,10 +43,30 @@ pub struct ScanSummary {
     pub suppressed: usize,
 }
 
+impl ScanSummary {
+    /// What was checked, in words: `3 skills`, or `1 skill and 2 agent context files`
+    /// (`skill` is the noun for skills: `skill`, `staged skill`).
+    pub fn checked(&self, skill: &str) -> String {
+        match self.context {
+            0 => super::plural(self.skills, skill),
+            n => format!(
+                "{} and {}",
+                super::plural(self.skills - n, skill),
+                super::plural(n, "agent context file")
+            ),
+        }
+    }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 pub fn summarize<'a>(skills: impl IntoIterator<Item = &'a SkillReport>) -> ScanSummary {
     let mut s = ScanSummary::default();
     for skill in skills {
         s.skills += 1;
+        s.context += usize::from(skill.context.is_some());
         match skill.verdict {
             Verdict::Safe => s.safe += 1,
             Verdict::Caution => s.caution += 1,
@@ -124,7 +151,7 @@ pub fn render_text(out: &mut dyn Write, skills: &[SkillReport], style: Style) ->
                     out,
                     "    {} {}",
                     style.dim("= suppress:"),
-                    style.dim(&escape(&suppress_hint(f)))
+                    style.dim(&escape(&suppress_hint(f, skill)))
                 )?;
             }
         }
@@ -136,20 +163,32 @@ pub fn render_text(out: &mut dyn Write, skills: &[SkillReport], style: Style) ->
 }
 
 /// How to suppress a finding, in the comment syntax of its file.
-fn suppress_hint(f: &Finding) -> String {
+fn suppress_hint(f: &Finding, skill: &SkillReport) -> String {
+    // A finding of an agent context file (its report is the file's): JSON has no comments, and
+    // a settings file's commands are read without the comments around them.
+    let file = if f.file == "." { &skill.path } else { &f.file };
+    let settings = f.file == "."
+        && [".json", ".toml"]
+            .iter()
+            .any(|e| skill.path.to_ascii_lowercase().ends_with(e));
+    if settings {
+        return format!(
+            "an entry in .skillguard.yaml (rule: {}, skill: '{}', reason: ...)",
+            f.rule, skill.name
+        );
+    }
     if f.line == 0 {
         return format!(
             "an entry in .skillguard.yaml (rule: {}, path: '{}', reason: ...)",
             f.rule, f.file
         );
     }
-    let ext = f
-        .file
+    let ext = file
         .rsplit_once('.')
         .map(|(_, e)| e.to_ascii_lowercase())
         .unwrap_or_default();
     let comment = match ext.as_str() {
-        "md" | "markdown" | "mdx" | "html" | "htm" | "xml" | "svg" => {
+        "md" | "markdown" | "mdx" | "mdc" | "html" | "htm" | "xml" | "svg" => {
             format!("<!-- git-skill:allow {} -- <reason> -->", f.rule)
         }
         "js" | "mjs" | "cjs" | "ts" | "tsx" | "jsx" | "go" | "rs" | "c" | "h" | "cc" | "cpp"

@@ -2,6 +2,7 @@
 //! them (frontmatter parsing and lint).
 
 pub mod codes;
+pub mod context;
 pub mod discover;
 pub mod files;
 pub mod frontmatter;

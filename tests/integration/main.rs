@@ -7,6 +7,7 @@ mod agents_e2e;
 mod archive;
 mod common;
 mod config;
+mod context;
 mod durability;
 mod edge;
 mod git_ops;

@@ -160,7 +160,7 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         let s = render::summarize(decision.skills.iter().map(|j| &j.check.report));
         ui.status(&format!(
             "git-skill: {} checked: {} safe, {} caution",
-            git_skill::report::plural(s.skills, "staged skill"),
+            s.checked("staged skill"),
             s.safe,
             s.caution
         ))?;
@@ -204,17 +204,26 @@ fn blocked_report(
     if let Some(line) = kept_line {
         writeln!(ui.err, "{line}")?;
     }
+    // Skills and agent context files, each named as what it is.
+    let context = shown.iter().filter(|r| r.context.is_some()).count();
+    let blocked = match (shown.len() - context, context) {
+        (_, 0) => report::plural(shown.len(), "skill"),
+        (0, n) => report::plural(n, "agent context file"),
+        (s, n) => format!(
+            "{} and {}",
+            report::plural(s, "skill"),
+            report::plural(n, "agent context file")
+        ),
+    };
     let reason = match (introduced.is_empty(), shown.is_empty()) {
         (false, true) => format!("it adds {}", report::plural(introduced.len(), "lint error")),
         (false, false) => format!(
-            "it adds {}, and {} at or above the fail level ({})",
+            "it adds {}, and {blocked} at or above the fail level ({})",
             report::plural(introduced.len(), "lint error"),
-            report::plural(shown.len(), "skill"),
             fail_on.as_str()
         ),
         _ => format!(
-            "{} at or above the fail level ({})",
-            report::plural(shown.len(), "skill"),
+            "{blocked} at or above the fail level ({})",
             fail_on.as_str()
         ),
     };
