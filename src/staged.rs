@@ -366,22 +366,20 @@ fn context_changes(
     match to {
         At::Index => repo.visit_staged_paths(&mut |path, _| {
             if context::may_be(path) {
-                let path = String::from_utf8_lossy(path);
-                if context::classify(&path).is_some() {
-                    candidates.push(path.into_owned());
-                }
+                candidates.push(String::from_utf8_lossy(path).into_owned());
             }
         })?,
         _ => candidates.extend(
             repo.tree_paths(to)?
                 .into_iter()
                 .map(|(p, _)| p)
-                .filter(|p| context::classify(p).is_some()),
+                .filter(|p| context::may_be(p.as_bytes())),
         ),
     }
+    let plugins = context::plugins(candidates.iter().map(String::as_str));
     let mut out = Vec::new();
     for path in candidates {
-        let Some(found) = context::classify(&path) else {
+        let Some(found) = context::classify_in(&path, &plugins) else {
             continue;
         };
         let PathAt::Entry(after) = repo.path_at(to, &path)? else {

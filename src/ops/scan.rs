@@ -292,10 +292,11 @@ fn work_tree_context(repo: &Repo) -> Vec<(String, crate::skill::context::Kind)> 
     let Ok(listing) = repo.staged_paths() else {
         return Vec::new();
     };
+    let plugins = crate::skill::context::plugins(listing.iter().map(|(p, _)| p.as_str()));
     let mut found: Vec<String> = listing
         .iter()
         .map(|(p, _)| p.clone())
-        .filter(|p| crate::skill::context::classify(p).is_some())
+        .filter(|p| crate::skill::context::classify_in(p, &plugins).is_some())
         .collect();
     let folders = crate::skill::loader::folders_of(listing.iter().map(|(p, _)| p.as_str()));
     found.extend(crate::skill::context::on_disk(repo.workdir(), folders));
@@ -308,7 +309,7 @@ fn work_tree_context(repo: &Repo) -> Vec<(String, crate::skill::context::Kind)> 
             std::fs::symlink_metadata(repo.workdir().join(p))
                 .is_ok_and(|m| m.is_file() || m.file_type().is_symlink())
         })
-        .filter_map(|p| crate::skill::context::classify(&p).map(|c| (p, c.kind)))
+        .filter_map(|p| crate::skill::context::classify_in(&p, &plugins).map(|c| (p, c.kind)))
         .collect()
 }
 

@@ -71,6 +71,8 @@ const CURSOR: &[&str] = &["Cursor"];
 const AGENTS_MD: &[&str] = &["Codex", "Copilot CLI", "Cursor", "OpenCode", "Qwen Code"];
 const GEMINI_QWEN: &[&str] = &["Gemini CLI", "Qwen Code"];
 const MCP: &[&str] = &["Claude Code", "Cursor", "Copilot CLI"];
+/// Plugins: Claude Code, and Codex, which reads the same layout.
+const PLUGIN: &[&str] = &["Claude Code", "Codex"];
 
 /// Folders no agent context is looked for in: dependencies and git's own.
 const SKIPPED: &[&str] = &[".git", "node_modules"];
@@ -82,6 +84,63 @@ pub fn may_be(path: &[u8]) -> bool {
     matches!(name.first(), Some(b'C' | b'A' | b'G' | b'Q'))
         || path.first() == Some(&b'.')
         || path.windows(2).any(|w| w == b"/.")
+        || plugin_part(path)
+}
+
+/// A path that could be a plugin's command, agent or hooks file (`<plugin>/commands/x.md`).
+fn plugin_part(path: &[u8]) -> bool {
+    let has = |needle: &[u8]| path.windows(needle.len()).any(|w| w == needle);
+    has(b"commands/") || has(b"agents/") || path.ends_with(b"hooks/hooks.json")
+}
+
+/// The plugins among `paths`: each folder holding a `.claude-plugin/plugin.json`.
+pub fn plugins<'a>(paths: impl IntoIterator<Item = &'a str>) -> std::collections::BTreeSet<String> {
+    paths
+        .into_iter()
+        .filter_map(super::loader::plugin_root)
+        .map(|root| {
+            root.path
+                .strip_suffix(super::loader::SKILLS)
+                .unwrap_or("")
+                .trim_end_matches('/')
+                .to_owned()
+        })
+        .collect()
+}
+
+/// [`classify`], and a plugin's own commands, agents and hooks: `<plugin>/commands/**/*.md`,
+/// `<plugin>/agents/**/*.md` and `<plugin>/hooks/hooks.json` for each plugin folder of
+/// `plugins` (see [`plugins`]).
+pub fn classify_in(path: &str, plugins: &std::collections::BTreeSet<String>) -> Option<Context> {
+    if let Some(c) = classify(path) {
+        return Some(c);
+    }
+    if plugins.is_empty() || !plugin_part(path.as_bytes()) {
+        return None;
+    }
+    // The innermost plugin folder the path lies in (`""`: a plugin at the top).
+    let mut dir = path;
+    let rest = loop {
+        match dir.rsplit_once('/') {
+            Some((up, _)) => {
+                dir = up;
+                if plugins.contains(dir) {
+                    break &path[dir.len() + 1..];
+                }
+            }
+            None if plugins.contains("") => break path,
+            None => return None,
+        }
+    };
+    let kind = match rest.split('/').next() {
+        Some("commands" | "agents") if rest.to_ascii_lowercase().ends_with(".md") => Kind::Command,
+        _ if rest == "hooks/hooks.json" => Kind::JsonSettings,
+        _ => return None,
+    };
+    Some(Context {
+        kind,
+        agents: PLUGIN,
+    })
 }
 
 /// What the file at `path` (relative to the top, `/`-separated) is to agents, if anything.
@@ -101,6 +160,10 @@ pub fn classify(path: &str) -> Option<Context> {
         "QWEN.md" => return context(Kind::Instructions, QWEN),
         ".cursorrules" => return context(Kind::Instructions, CURSOR),
         ".mcp.json" => return context(Kind::JsonSettings, CLAUDE),
+        // A plugin's manifest may declare its hooks and MCP servers inline.
+        "plugin.json" if dirs.last() == Some(&".claude-plugin") => {
+            return context(Kind::JsonSettings, PLUGIN)
+        }
         _ => {}
     }
     // The innermost agent folder the path lies in, and what follows it.
@@ -280,6 +343,47 @@ mod tests {
         ] {
             assert_eq!(kind(path), Some(want), "{path}");
         }
+    }
+
+    #[test]
+    fn a_plugins_commands_agents_and_hooks() {
+        let paths = [
+            "plugins/audit/.claude-plugin/plugin.json",
+            "plugins/audit/commands/check.md",
+            "plugins/audit/agents/judge.md",
+            "plugins/audit/hooks/hooks.json",
+            "plugins/audit/skills/x/SKILL.md",
+            "plugins/audit/README.md",
+            "other/commands/x.md",
+            "commands/top.md",
+        ];
+        let found = plugins(paths);
+        assert_eq!(found.iter().collect::<Vec<_>>(), ["plugins/audit"]);
+        let kinds: Vec<Option<Kind>> = paths
+            .iter()
+            .map(|p| classify_in(p, &found).map(|c| c.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                Some(Kind::JsonSettings),
+                Some(Kind::Command),
+                Some(Kind::Command),
+                Some(Kind::JsonSettings),
+                None,
+                None,
+                None,
+                None,
+            ]
+        );
+        for p in &paths[..4] {
+            assert!(may_be(p.as_bytes()), "{p}");
+        }
+        let top = plugins([".claude-plugin/plugin.json"]);
+        assert_eq!(
+            classify_in("commands/top.md", &top).map(|c| c.kind),
+            Some(Kind::Command)
+        );
     }
 
     #[test]

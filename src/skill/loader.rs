@@ -104,6 +104,27 @@ pub fn roots_of(path: &str) -> Vec<FoundRoot> {
     out
 }
 
+/// The folder of a plugin's manifest (`.claude-plugin/plugin.json`; Codex reads the same
+/// layout): a plugin bundles skills in its `skills/` folder, which agents load once the plugin
+/// is installed, so that folder is a root wherever the plugin sits (`plugins/<name>/skills`).
+pub const PLUGIN_MANIFEST: &str = ".claude-plugin/plugin.json";
+
+/// The skill root of the plugin whose manifest `path` is.
+pub fn plugin_root(path: &str) -> Option<FoundRoot> {
+    let dir = match path.strip_suffix(PLUGIN_MANIFEST)? {
+        "" => "",
+        d => d.strip_suffix('/')?,
+    };
+    Some(FoundRoot {
+        path: if dir.is_empty() {
+            SKILLS.to_owned()
+        } else {
+            format!("{dir}/{SKILLS}")
+        },
+        case_variant: false,
+    })
+}
+
 /// Every agent root the paths of a tree lie in, sorted, each once.
 pub fn roots_in<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<FoundRoot> {
     let mut finder = RootFinder::default();
@@ -151,7 +172,10 @@ impl RootFinder {
                 return;
             }
         }
-        let roots = roots_of(&String::from_utf8_lossy(path));
+        let mut roots = roots_of(&String::from_utf8_lossy(path));
+        if let Some(root) = plugin_root(&String::from_utf8_lossy(path)) {
+            roots.push(root);
+        }
         // (A listing read lossily carries U+FFFD where the bytes were not UTF-8.)
         let lossy = std::str::from_utf8(path).map_or(true, |p| p.contains('\u{FFFD}'));
         if !roots.is_empty() && lossy {
