@@ -19,6 +19,9 @@ pub struct SkillDrift {
     /// to where the user is.
     pub path: String,
     pub new_skill: bool,
+    /// Not a skill but an agent context file, and what kind (`settings`, `instructions`...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<&'static str>,
     pub capabilities: Vec<Capability>,
 }
 
@@ -43,6 +46,7 @@ pub fn of_changes(changes: &[SkillChange]) -> Vec<SkillDrift> {
             name: c.after.name(),
             path: c.after.dir.clone(),
             new_skill: c.before.is_none(),
+            context: c.after.context.map(|k| k.as_str()),
             capabilities: capabilities(c),
         })
         .filter(|d| !d.capabilities.is_empty())

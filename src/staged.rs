@@ -385,53 +385,65 @@ fn context_changes(
         let PathAt::Entry(after) = repo.path_at(to, &path)? else {
             continue;
         };
-        if let PathAt::Entry(before) = repo.path_at(from, &path)? {
-            if before.id == after.id && before.kind == after.kind {
-                continue;
-            }
-        }
-        let name = path.rsplit('/').next().unwrap_or(&path).to_owned();
-        let target = match after.kind {
-            EntryKind::File { .. } => Some(after.clone()),
-            EntryKind::Symlink => match repo.link_text(&after)? {
-                Some(link) => match resolve_link(&path, &link).map(|t| repo.path_at(to, &t)) {
-                    Some(Ok(PathAt::Entry(e))) if matches!(e.kind, EntryKind::File { .. }) => {
-                        Some(e)
-                    }
-                    Some(Err(e)) => return Err(e),
-                    _ => None,
-                },
-                None => None,
-            },
+        let before = match repo.path_at(from, &path)? {
+            PathAt::Entry(before) if before.id == after.id && before.kind == after.kind => continue,
+            // What it was, for capability drift (`diff`, the range scan).
+            PathAt::Entry(before) => Some(context_snapshot(
+                repo, from, &path, &before, found.kind, budget,
+            )?),
             _ => None,
         };
-        let mut files = SkillFiles::default();
-        let mut blobs = HashMap::new();
-        let size = match &target {
-            Some(e) => repo.entry_size(e)?,
-            None => 0,
-        };
-        if let Some(e) = &target {
-            if size <= MAX_SCAN_BYTES && *budget >= size {
-                *budget -= size;
-                blobs.insert(name.clone(), repo.entry_blob(e)?);
-            }
-        }
-        files.entries.push(FileEntry {
-            path: name.clone(),
-            kind: FileKind::File {
-                size,
-                executable: false,
-            },
-        });
-        let mut after = Snapshot::from_blobs(path.clone(), name, path, None, files, blobs);
-        after.context = Some(found.kind);
-        out.push(SkillChange {
-            before: None,
-            after: after.with_lfs(Some(repo.lfs_objects())),
-        });
+        let after = context_snapshot(repo, to, &path, &after, found.kind, budget)?;
+        out.push(SkillChange { before, after });
     }
     Ok(out)
+}
+
+/// One context file at `at`, as a one-file snapshot (`entry` is its entry there).
+fn context_snapshot(
+    repo: &Repo,
+    at: At<'_>,
+    path: &str,
+    entry: &Entry,
+    kind: crate::skill::context::Kind,
+    budget: &mut u64,
+) -> Result<Snapshot, GitError> {
+    let name = path.rsplit('/').next().unwrap_or(path).to_owned();
+    let target = match entry.kind {
+        EntryKind::File { .. } => Some(entry.clone()),
+        EntryKind::Symlink => match repo.link_text(entry)? {
+            Some(link) => match resolve_link(path, &link).map(|t| repo.path_at(at, &t)) {
+                Some(Ok(PathAt::Entry(e))) if matches!(e.kind, EntryKind::File { .. }) => Some(e),
+                Some(Err(e)) => return Err(e),
+                _ => None,
+            },
+            None => None,
+        },
+        _ => None,
+    };
+    let mut files = SkillFiles::default();
+    let mut blobs = HashMap::new();
+    let size = match &target {
+        Some(e) => repo.entry_size(e)?,
+        None => 0,
+    };
+    if let Some(e) = &target {
+        if size <= MAX_SCAN_BYTES && *budget >= size {
+            *budget -= size;
+            blobs.insert(name.clone(), repo.entry_blob(e)?);
+        }
+    }
+    files.entries.push(FileEntry {
+        path: name.clone(),
+        kind: FileKind::File {
+            size,
+            executable: false,
+        },
+    });
+    let mut snapshot =
+        Snapshot::from_blobs(path.to_owned(), name, path.to_owned(), None, files, blobs);
+    snapshot.context = Some(kind);
+    Ok(snapshot.with_lfs(Some(repo.lfs_objects())))
 }
 
 /// The path from the top a symbolic link at `path` leads to, when it stays in the tree.

@@ -40,7 +40,11 @@ pub struct DiffArgs {
 pub fn render_text(out: &mut dyn std::io::Write, drifts: &[SkillDrift]) -> std::io::Result<()> {
     for d in drifts {
         let n = d.capabilities.len();
-        let new = if d.new_skill { " (new skill)" } else { "" };
+        let new = match (d.new_skill, d.context) {
+            (false, _) => "",
+            (true, None) => " (new skill)",
+            (true, Some(_)) => " (new file)",
+        };
         writeln!(
             out,
             "{}{new}: {n} new capabilit{}",
