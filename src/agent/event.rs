@@ -18,6 +18,9 @@ pub const MAX_PAYLOAD_BYTES: usize = 16 << 20;
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     SessionStart,
+    /// A tool call is about to run (Claude's, Qwen's and Codex's PreToolUse, Gemini's
+    /// BeforeTool, Copilot's preToolUse): the pre-write guard may refuse it.
+    BeforeTool,
     /// A tool call completed.
     ToolUsed,
     /// A turn ended; the session goes on (Claude's and Codex's Stop, Copilot's agentStop).
@@ -122,7 +125,7 @@ pub fn parse(
     };
     let phase = phase(agent, &name);
     let path = |key: &str| text(key).map(PathBuf::from);
-    let tool = (phase == Phase::ToolUsed).then(|| ToolUse {
+    let tool = matches!(phase, Phase::ToolUsed | Phase::BeforeTool).then(|| ToolUse {
         name: text("tool_name")
             .or_else(|| text("toolName"))
             .unwrap_or("")
@@ -153,6 +156,7 @@ pub fn parse(
 pub fn phase(agent: Agent, name: &str) -> Phase {
     match (agent, name) {
         (_, "SessionStart" | "sessionStart") => Phase::SessionStart,
+        (_, "PreToolUse" | "BeforeTool" | "preToolUse") => Phase::BeforeTool,
         (_, "PostToolUse" | "AfterTool" | "postToolUse") => Phase::ToolUsed,
         (_, "SessionEnd" | "sessionEnd") => Phase::SessionEnd,
         // Headless Qwen never sends SessionEnd: its Stop ends the session.
@@ -239,7 +243,12 @@ mod tests {
                 Agent::Claude,
                 Phase::ToolUsed,
             ),
-            ("claude/PreToolUse.json", None, Agent::Claude, Phase::Other),
+            (
+                "claude/PreToolUse.json",
+                None,
+                Agent::Claude,
+                Phase::BeforeTool,
+            ),
             ("claude/Stop.json", None, Agent::Claude, Phase::TurnEnd),
             (
                 "claude/SessionEnd.json",
@@ -274,7 +283,12 @@ mod tests {
                 Agent::Gemini,
                 Phase::ToolUsed,
             ),
-            ("gemini/BeforeTool.json", None, Agent::Gemini, Phase::Other),
+            (
+                "gemini/BeforeTool.json",
+                None,
+                Agent::Gemini,
+                Phase::BeforeTool,
+            ),
             (
                 "gemini/SessionEnd.json",
                 None,
@@ -305,7 +319,7 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{rel}: {e}"));
             assert_eq!((e.agent, e.phase), (*agent, *phase), "{rel}");
             assert!(!e.session.is_empty() && e.cwd.is_some(), "{rel}");
-            if e.phase == Phase::ToolUsed {
+            if matches!(e.phase, Phase::ToolUsed | Phase::BeforeTool) {
                 let tool = e.tool.as_ref().unwrap();
                 assert!(
                     !tool.name.is_empty() && tool.input.is_object(),

@@ -4,6 +4,7 @@
 //! itself: the binary does.
 
 pub mod event;
+pub mod prewrite;
 pub mod session;
 pub mod settings;
 pub mod transcript;

@@ -130,9 +130,14 @@ pub fn plan(
     match agent {
         Agent::Claude | Agent::Qwen | Agent::Gemini => {
             let (dir, events): (&str, &[(&str, Option<&str>)]) = match agent {
+                // PreToolUse on its file tools: the pre-write guard.
                 Agent::Claude => (
                     ".claude",
-                    &[("PostToolUse", Some("*")), ("SessionEnd", None)],
+                    &[
+                        ("PreToolUse", Some("Write|Edit|MultiEdit")),
+                        ("PostToolUse", Some("*")),
+                        ("SessionEnd", None),
+                    ],
                 ),
                 // Headless Qwen ends with Stop; SessionEnd fires in its ACP mode.
                 Agent::Qwen => (

@@ -102,6 +102,8 @@ pub enum Outcome {
     Clean,
     /// Exit 1: problems found at or above the fail level.
     Problems,
+    /// Exit 2: an agent's tool call refused (the status the agents read as a refusal).
+    Refused,
 }
 
 pub fn main() -> ExitCode {
@@ -171,6 +173,7 @@ fn finish(ui: &mut Ui, result: Result<Outcome, CommandError>) -> ExitCode {
         Ok(_) if ui.had_error => ExitCode::from(EXIT_ERROR),
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::Problems) => ExitCode::from(EXIT_FAILURE),
+        Ok(Outcome::Refused) => ExitCode::from(EXIT_ERROR),
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
             let _ = ui.out.flush();

@@ -188,7 +188,14 @@ pub fn run(
 }
 
 /// One line of `hook.log`; a failure to write it is not the agent's problem.
-fn append_log(path: &Path, at: &str, event: &Event, decision: &str, reason: &str, detail: &str) {
+pub(crate) fn append_log(
+    path: &Path,
+    at: &str,
+    event: &Event,
+    decision: &str,
+    reason: &str,
+    detail: &str,
+) {
     #[derive(serde::Serialize)]
     struct Line<'a> {
         at: &'a str,

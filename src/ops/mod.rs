@@ -4,6 +4,7 @@
 //! line, an unreadable store) is in the report, for the renderer to show as a warning or an
 //! error.
 
+pub mod agent_guard;
 pub mod agent_hook;
 pub mod config;
 pub mod diff;

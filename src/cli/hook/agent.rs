@@ -50,7 +50,8 @@ fn parse_agent(s: &str) -> Result<Agent, String> {
 
 pub fn cmd_agent_hook(ui: &mut Ui, args: AgentHookArgs) -> Result<Outcome, CommandError> {
     match run(ui, &args) {
-        Ok(()) => Ok(Outcome::Clean),
+        Ok(None) => Ok(Outcome::Clean),
+        Ok(Some((agent, reason))) => refuse(ui, agent, &reason),
         Err(problem) if args.strict => Err(CommandError::new(problem)),
         Err(problem) => {
             // One line for the person who watches the agent's log; the agent goes on.
@@ -60,7 +61,23 @@ pub fn cmd_agent_hook(ui: &mut Ui, args: AgentHookArgs) -> Result<Outcome, Comma
     }
 }
 
-fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
+/// Refuses the tool call the way `agent` reads a refusal: Copilot from a JSON decision on
+/// stdout; the others from exit status 2, the reason on stderr (which they give the model).
+fn refuse(ui: &mut Ui, agent: Agent, reason: &str) -> Result<Outcome, CommandError> {
+    if agent == Agent::Copilot {
+        let decision = serde_json::json!({
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        });
+        writeln!(ui.out, "{decision}")?;
+        return Ok(Outcome::Clean);
+    }
+    writeln!(ui.err, "{}", crate::cli::ui::safe(reason))?;
+    Ok(Outcome::Refused)
+}
+
+/// The refusal of the tool call (its agent and the reason), when the pre-write guard refuses it.
+fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<Option<(Agent, String)>, String> {
     let mut bytes = Vec::new();
     let mut stdin = std::io::stdin().lock();
     (&mut stdin)
@@ -77,9 +94,9 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     if !matches!(
         event.phase,
-        Phase::ToolUsed | Phase::SessionEnd | Phase::TurnEnd
+        Phase::BeforeTool | Phase::ToolUsed | Phase::SessionEnd | Phase::TurnEnd
     ) {
-        return Ok(());
+        return Ok(None);
     }
     // The repository is the one the agent works in.
     if let Some(cwd) = event.cwd.as_deref().filter(|c| c.is_dir()) {
@@ -88,6 +105,16 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
     }
     let ws = Workspace::load(ui).map_err(|e| format!("{:#}", e.error))?;
     git_skill::clock::check().map_err(|e| e.to_string())?;
+    if event.phase == Phase::BeforeTool {
+        use git_skill::ops::agent_guard::{self as guard, Guarded};
+        let now = git_skill::clock::now();
+        let guarded = guard::check(&ws, &event, now.date_naive());
+        guard::log(&ws, &event, &guarded, &now.to_rfc3339());
+        return Ok(match guarded {
+            Guarded::Allow { .. } => None,
+            Guarded::Deny { reason } => Some((event.agent, reason)),
+        });
+    }
     let options = op::Options {
         vars: &vars,
         inside_review: std::env::var_os("GIT_SKILL_PURPOSE").is_some(),
@@ -95,7 +122,7 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<(), String> {
         spawner: &op::Detached,
     };
     op::run(&ws, &event, &options).map_err(|e| e.to_string())?;
-    Ok(())
+    Ok(None)
 }
 
 #[cfg(test)]
