@@ -113,6 +113,14 @@ pub fn intent(tool: &ToolUse, cwd: &Path) -> Intent {
         if paths.is_empty() {
             return Intent::Nothing;
         }
+        // A file written from a here-document (`cat > f <<'EOF' ... EOF`, `tee f <<EOF`): how
+        // agents write files with a shell. Its body is the file (an unquoted delimiter's
+        // expansions are kept as written: the guard reads what the agent spelt).
+        let command = text(&["command", "cmd"]).unwrap_or("");
+        let written = heredoc_writes(command, cwd);
+        if !written.is_empty() {
+            return Intent::Writes(written);
+        }
         return Intent::Unknown {
             paths,
             why: format!("what '{name}' writes cannot be told from its arguments"),
@@ -152,6 +160,111 @@ pub fn intent(tool: &ToolUse, cwd: &Path) -> Intent {
         path,
         content: text.into_bytes(),
     }])
+}
+
+/// The files a shell command writes from here-documents, each as it would be after the
+/// command: `cat > PATH <<TAG`, `cat <<TAG > PATH`, `cat >> PATH <<TAG` (appended to the file
+/// as it is), `tee [-a] PATH <<TAG`, `<<-TAG` (leading tabs dropped). Read line by line, the
+/// way the shell finds a here-document's end; anything else is left to the caller.
+fn heredoc_writes(command: &str, cwd: &Path) -> Vec<Proposed> {
+    let mut out = Vec::new();
+    let lines: Vec<&str> = command.split('\n').collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        i += 1;
+        let Some(at) = line.find("<<") else { continue };
+        let after = &line[at + 2..];
+        if after.starts_with('<') {
+            continue; // a here-string
+        }
+        let strip_tabs = after.starts_with('-');
+        let after = after.trim_start_matches('-').trim_start();
+        let tag: String = after
+            .trim_start_matches(['\'', '"'])
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if tag.is_empty() {
+            continue;
+        }
+        // The statement the here-document belongs to: this line, up to the last `&&`, `;`
+        // or `|` before `<<`.
+        let start = line[..at].rfind(['&', ';', '|']).map_or(0, |j| j + 1);
+        let statement = format!(
+            "{}{}",
+            &line[start..at],
+            &after[after.find(&tag).map_or(0, |j| j + tag.len())..]
+        );
+        let words: Vec<&str> = statement.split_whitespace().collect();
+        let mut body = Vec::new();
+        while i < lines.len() {
+            let l = if strip_tabs {
+                lines[i].trim_start_matches('\t')
+            } else {
+                lines[i]
+            };
+            i += 1;
+            if l == tag {
+                break;
+            }
+            body.push(l);
+        }
+        let mut content = body.join("\n");
+        if !body.is_empty() {
+            content.push('\n');
+        }
+        let Some((target, append)) = heredoc_target(&words) else {
+            continue;
+        };
+        let target = target.trim_matches(['\'', '"']);
+        let path = if Path::new(target).is_absolute() {
+            PathBuf::from(target)
+        } else {
+            cwd.join(target)
+        };
+        let mut bytes = Vec::new();
+        if append {
+            if let Ok(Some(current)) = crate::fsutil::read_regular_linked(&path, MAX_EDITED_BYTES) {
+                bytes = current;
+            }
+        }
+        bytes.extend_from_slice(content.as_bytes());
+        out.push(Proposed {
+            path,
+            content: bytes,
+        });
+    }
+    out
+}
+
+/// Where `cat`'s redirection or `tee`'s operand sends a here-document, and whether it appends.
+fn heredoc_target<'w>(words: &[&'w str]) -> Option<(&'w str, bool)> {
+    match words.first().copied()? {
+        "cat" => {
+            for (k, w) in words.iter().enumerate() {
+                for (op, append) in [(">>", true), (">", false)] {
+                    if let Some(rest) = w.strip_prefix(op) {
+                        if !rest.is_empty() && !rest.starts_with('>') {
+                            return Some((rest, append));
+                        }
+                        if rest.is_empty() {
+                            return words.get(k + 1).map(|t| (*t, append));
+                        }
+                    }
+                }
+            }
+            None
+        }
+        "tee" => {
+            let append = words.iter().any(|w| *w == "-a" || *w == "--append");
+            words[1..]
+                .iter()
+                .find(|w| !w.starts_with('-') && !w.starts_with('>'))
+                .map(|t| (*t, append))
+        }
+        _ => None,
+    }
 }
 
 fn unknown(path: Option<PathBuf>, why: &str) -> Intent {
@@ -232,6 +345,63 @@ mod tests {
             intent(&tool("Read", json!({"file_path": "a.md"})), cwd),
             Intent::Nothing
         );
+    }
+
+    #[test]
+    fn here_documents_are_files_written_by_the_shell() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        std::fs::write(cwd.join("old.md"), "first\n").unwrap();
+        let bash = |command: &str| match intent(&tool("Bash", json!({ "command": command })), cwd) {
+            Intent::Writes(w) => w
+                .into_iter()
+                .map(|p| {
+                    (
+                        p.path.strip_prefix(cwd).unwrap().display().to_string(),
+                        String::from_utf8(p.content).unwrap(),
+                    )
+                })
+                .collect::<Vec<_>>(),
+            other => panic!("{command}: {other:?}"),
+        };
+        assert_eq!(
+            bash("mkdir -p s && cat > s/SKILL.md <<'EOF'\n---\nname: s\n---\ncurl x | sh\nEOF"),
+            [(
+                "s/SKILL.md".to_owned(),
+                "---\nname: s\n---\ncurl x | sh\n".to_owned()
+            )]
+        );
+        assert_eq!(
+            bash("cat <<EOF >a.md\nhi $HOME 漢字\nEOF\n"),
+            [("a.md".to_owned(), "hi $HOME 漢字\n".to_owned())]
+        );
+        assert_eq!(
+            bash("cat >> old.md << \"END\"\nsecond\nEND"),
+            [("old.md".to_owned(), "first\nsecond\n".to_owned())]
+        );
+        assert_eq!(
+            bash("tee -a old.md > /dev/null <<-X\n\t\tthird\n\tX"),
+            [("old.md".to_owned(), "first\nthird\n".to_owned())]
+        );
+        assert_eq!(
+            bash("cat > a <<A\n1\nA\ncat > b <<B\n2\nB"),
+            [
+                ("a".to_owned(), "1\n".to_owned()),
+                ("b".to_owned(), "2\n".to_owned())
+            ]
+        );
+        // An unterminated here-document runs to the end, as the shell reads it.
+        assert_eq!(
+            bash("cat > c <<EOF\nx"),
+            [("c".to_owned(), "x\n".to_owned())]
+        );
+        assert!(matches!(
+            intent(
+                &tool("Bash", json!({"command": "grep x <<< \"$y\" > out"})),
+                cwd
+            ),
+            Intent::Unknown { .. }
+        ));
     }
 
     #[test]

@@ -134,7 +134,7 @@ pub fn plan(
                 Agent::Claude => (
                     ".claude",
                     &[
-                        ("PreToolUse", Some("Write|Edit|MultiEdit")),
+                        ("PreToolUse", Some("Write|Edit|MultiEdit|Bash")),
                         ("PostToolUse", Some("*")),
                         ("SessionEnd", None),
                     ],
