@@ -411,12 +411,18 @@ fn context_snapshot(
     let name = path.rsplit('/').next().unwrap_or(path).to_owned();
     let target = match entry.kind {
         EntryKind::File { .. } => Some(entry.clone()),
+        // Read as the file it leads to in the same tree, links on the way followed.
         EntryKind::Symlink => match repo.link_text(entry)? {
-            Some(link) => match resolve_link(path, &link).map(|t| repo.path_at(at, &t)) {
-                Some(Ok(PathAt::Entry(e))) if matches!(e.kind, EntryKind::File { .. }) => Some(e),
-                Some(Err(e)) => return Err(e),
-                _ => None,
-            },
+            Some(link) => {
+                let lookup = |p: &str| node_at(repo, at, p);
+                match links::resolve(path, &link, &lookup).map(|t| repo.path_at(at, &t)) {
+                    Some(Ok(PathAt::Entry(e))) if matches!(e.kind, EntryKind::File { .. }) => {
+                        Some(e)
+                    }
+                    Some(Err(e)) => return Err(e),
+                    _ => None,
+                }
+            }
             None => None,
         },
         _ => None,
@@ -444,25 +450,6 @@ fn context_snapshot(
         Snapshot::from_blobs(path.to_owned(), name, path.to_owned(), None, files, blobs);
     snapshot.context = Some(kind);
     Ok(snapshot.with_lfs(Some(repo.lfs_objects())))
-}
-
-/// The path from the top a symbolic link at `path` leads to, when it stays in the tree.
-fn resolve_link(path: &str, link: &str) -> Option<String> {
-    if link.starts_with('/') {
-        return None;
-    }
-    let mut parts: Vec<&str> = path.split('/').collect();
-    parts.pop();
-    for seg in link.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 /// One side of a comparison: where it is read from, its roots as they resolve there, and the

@@ -14,9 +14,11 @@ use super::{CommandError, Outcome, Ui, Workspace};
 /// Scan skills for dangerous content: exfiltration, prompt injection, destructive commands,
 /// persistence, obfuscated payloads, leaked credentials, hidden text and more.
 ///
-/// Without PATH, scans every skill of the repository. A PATH may be a skill directory, a skill
-/// root or any folder of skills. Each skill gets a verdict: `dangerous` (an unsuppressed
-/// critical finding), `caution` (a high one) or `safe`. `git skill rules` lists the rules.
+/// Without PATH, scans every skill of the repository and the agent context beside them
+/// (`CLAUDE.md`, `AGENTS.md`, slash commands, hook commands and MCP servers in agents'
+/// settings). A PATH may be a skill directory, a skill root, any folder of skills or an agent
+/// context file. Each gets a verdict: `dangerous` (an unsuppressed critical finding), `caution`
+/// (a high one) or `safe`. `git skill rules` lists the rules.
 ///
 /// Suppressions, each with a reason and still shown as suppressed: `git-skill:allow RULE --
 /// reason` in a comment on the line or the line above; entries in `.skillguard.yaml` at the top

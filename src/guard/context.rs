@@ -71,7 +71,7 @@ pub fn scan(path: &str, kind: Kind, bytes: &[u8], options: ScanOptions) -> Skill
         }
     };
     let mut out = SkillScan::default();
-    let lines = LineIndex::new(&text);
+    let lines = super::scan::LineIndex::new(&text);
     for how in [How::Shell, How::PowerShell, How::Prose] {
         let chosen: Vec<&Piece> = pieces.iter().filter(|p| p.how == how).collect();
         if chosen.is_empty() {
@@ -82,7 +82,8 @@ pub fn scan(path: &str, kind: Kind, bytes: &[u8], options: ScanOptions) -> Skill
         let mut view = String::new();
         let mut origin: Vec<(usize, usize)> = Vec::new();
         for p in chosen {
-            let (line, column) = lines.place(p.at);
+            let line = lines.line(p.at).max(1);
+            let column = lines.column(&text, line, p.at);
             for (i, l) in p.text.split('\n').enumerate() {
                 view.push_str(l);
                 view.push('\n');
@@ -122,30 +123,6 @@ pub fn scan(path: &str, kind: Kind, bytes: &[u8], options: ScanOptions) -> Skill
     }
     out.findings.sort_by_key(|f| (f.line, f.column, f.rule));
     out
-}
-
-/// Byte offsets to lines and columns (1-based, columns in characters).
-struct LineIndex<'t> {
-    text: &'t str,
-    starts: Vec<usize>,
-}
-
-impl<'t> LineIndex<'t> {
-    fn new(text: &'t str) -> LineIndex<'t> {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { text, starts }
-    }
-
-    fn place(&self, at: usize) -> (usize, usize) {
-        let line = self.starts.partition_point(|&s| s <= at).max(1);
-        let start = self.starts[line - 1];
-        let column = self
-            .text
-            .get(start..at.min(self.text.len()))
-            .map_or(1, |s| s.chars().count() + 1);
-        (line, column)
-    }
 }
 
 /// Where each string a JSON document holds starts, in document order: found by its encoding,

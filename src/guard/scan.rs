@@ -1122,12 +1122,13 @@ fn demote(s: Severity) -> Severity {
 }
 
 /// Byte offsets of line starts, for offset -> (line, column) in O(log n).
-struct LineIndex {
+/// Byte offsets of a text to lines and columns (1-based; columns in characters).
+pub(crate) struct LineIndex {
     starts: Vec<usize>,
 }
 
 impl LineIndex {
-    fn new(text: &str) -> LineIndex {
+    pub(crate) fn new(text: &str) -> LineIndex {
         let mut starts = vec![0];
         starts.extend(
             text.bytes()
@@ -1138,11 +1139,11 @@ impl LineIndex {
         LineIndex { starts }
     }
 
-    fn line(&self, offset: usize) -> usize {
+    pub(crate) fn line(&self, offset: usize) -> usize {
         self.starts.partition_point(|&s| s <= offset)
     }
 
-    fn column(&self, text: &str, line: usize, offset: usize) -> usize {
+    pub(crate) fn column(&self, text: &str, line: usize, offset: usize) -> usize {
         let start = self.starts[line - 1];
         let mut end = offset.min(text.len());
         while !text.is_char_boundary(end) {

@@ -23,8 +23,16 @@ pub enum Guarded {
     Deny { reason: String },
 }
 
+/// Judges the write `event`'s tool call would make, at `now` (RFC 3339), and logs the
+/// decision (see [`log`]).
+pub fn run(env: &Env, event: &Event, now: chrono::DateTime<chrono::Utc>) -> Guarded {
+    let guarded = check(env, event, now.date_naive());
+    log(env, event, &guarded, &now.to_rfc3339());
+    guarded
+}
+
 /// Judges the write `event`'s tool call would make.
-pub fn check(env: &Env, event: &Event, today: chrono::NaiveDate) -> Guarded {
+fn check(env: &Env, event: &Event, today: chrono::NaiveDate) -> Guarded {
     let Some(tool) = &event.tool else {
         return Guarded::Allow { notes: Vec::new() };
     };
@@ -103,7 +111,7 @@ pub fn check(env: &Env, event: &Event, today: chrono::NaiveDate) -> Guarded {
 /// Writes the guard's decision to `hook.log` beside the sessions' state (allowed calls that
 /// touch nothing it checks are not logged: they are nearly every call). Nothing reaches the
 /// agent from here.
-pub fn log(env: &Env, event: &Event, guarded: &Guarded, now: &str) {
+fn log(env: &Env, event: &Event, guarded: &Guarded, now: &str) {
     let Some(repo) = &env.repo else { return };
     let store = crate::agent::session::Store::new(repo.git_dir());
     if std::fs::create_dir_all(&store.dir).is_err() {

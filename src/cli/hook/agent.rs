@@ -1,8 +1,10 @@
-//! `git skill hook agent`: what an agent's hook runs. It counts the session's tool calls and,
-//! when a busy session ends, starts `git skill review` detached and returns at once. It never
-//! fails the agent: every problem is logged (`$GIT_DIR/skill/sessions/hook.log`, and one line
-//! on stderr) and it exits 0 with nothing on stdout, which an agent may read as instructions;
-//! `--strict` makes problems errors, for debugging.
+//! `git skill hook agent`: what an agent's hook runs. Before a tool call it runs the pre-write
+//! guard (`ops::agent_guard`), and refuses a dangerous write in the agent's own protocol; after
+//! one it counts the session's tool calls and, when a busy session ends, starts `git skill
+//! review` detached and returns at once. A problem never fails the agent: it is logged
+//! (`$GIT_DIR/skill/sessions/hook.log`, and one line on stderr) and it exits 0 with nothing on
+//! stdout, which an agent may read as instructions; `--strict` makes problems errors, for
+//! debugging.
 
 use std::io::{Read as _, Write as _};
 
@@ -107,10 +109,7 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<Option<(Agent, String)>, Str
     git_skill::clock::check().map_err(|e| e.to_string())?;
     if event.phase == Phase::BeforeTool {
         use git_skill::ops::agent_guard::{self as guard, Guarded};
-        let now = git_skill::clock::now();
-        let guarded = guard::check(&ws, &event, now.date_naive());
-        guard::log(&ws, &event, &guarded, &now.to_rfc3339());
-        return Ok(match guarded {
+        return Ok(match guard::run(&ws, &event, git_skill::clock::now()) {
             Guarded::Allow { .. } => None,
             Guarded::Deny { reason } => Some((event.agent, reason)),
         });

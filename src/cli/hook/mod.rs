@@ -47,9 +47,13 @@ pub enum HookAction {
     Uninstall,
     /// Check the staged skills (what the hook runs).
     PreCommit,
-    /// What an agent's hook runs: count the session's tool calls, and start a review of a busy
-    /// session when it ends (see `git skill init`). Reads the hook payload on stdin; never fails
-    /// the agent and prints nothing on stdout.
+    /// What an agent's hook runs: guard writes, count tool calls, review busy sessions
+    ///
+    /// See `git skill init`. Before a tool call that writes a skill or an agent's instructions or
+    /// settings, it refuses the call when the result would be dangerous (exit 2 with the reason
+    /// on stderr; for Copilot a `deny` decision on stdout). After a tool call it counts the
+    /// session's tool calls, and starts a review of a busy session when it ends. Reads the hook
+    /// payload on stdin; a payload or setup problem never fails the agent.
     Agent(agent::AgentHookArgs),
 }
 
