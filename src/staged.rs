@@ -353,8 +353,8 @@ fn changes_at(
 
 /// The agent context files (`skill::context`) that differ between `from` and `to`, each at its
 /// state in `to` (a deleted one is nothing an agent reads). A symbolic link is read as the file
-/// it leads to in the same tree; one that leads out of it is left unread, which the check
-/// reports (STR010): agents read something the check cannot.
+/// it leads to in the same tree, and always checked; one that leads out of it is left unread,
+/// which the check reports (STR010): agents read something the check cannot.
 fn context_changes(
     repo: &Repo,
     from: At<'_>,
@@ -362,31 +362,50 @@ fn context_changes(
     budget: &mut u64,
 ) -> Result<Vec<SkillChange>, GitError> {
     use crate::skill::context;
-    let mut candidates = Vec::new();
+    let mut candidates: Vec<(String, EntryKind)> = Vec::new();
     match to {
-        At::Index => repo.visit_staged_paths(&mut |path, _| {
+        At::Index => repo.visit_staged_paths(&mut |path, kind| {
             if context::may_be(path) {
-                candidates.push(String::from_utf8_lossy(path).into_owned());
+                candidates.push((String::from_utf8_lossy(path).into_owned(), kind));
             }
         })?,
         _ => candidates.extend(
             repo.tree_paths(to)?
                 .into_iter()
-                .map(|(p, _)| p)
-                .filter(|p| context::may_be(p.as_bytes())),
+                .filter(|(p, _)| context::may_be(p.as_bytes())),
         ),
     }
-    let plugins = context::plugins(candidates.iter().map(String::as_str));
+    let plugins = context::plugins(candidates.iter().map(|(p, _)| p.as_str()));
+    // The hook: a folder whose staged tree is HEAD's (the index's cache tree says so without
+    // reading it) holds no changed file, asked once per folder.
+    let hook = matches!((from, to), (At::Head, At::Index));
+    let mut unchanged: HashMap<String, bool> = HashMap::new();
     let mut out = Vec::new();
-    for path in candidates {
+    for (path, kind) in candidates {
         let Some(found) = context::classify_in(&path, &plugins) else {
             continue;
         };
+        // A link is read as what it leads to, which may have changed while it did not: it is
+        // always checked (links are few).
+        let link = kind == EntryKind::Symlink;
+        if hook && !link {
+            let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+            let same = *unchanged
+                .entry(dir.to_owned())
+                .or_insert_with(|| repo.staged_same_as_head(dir));
+            if same {
+                continue;
+            }
+        }
         let PathAt::Entry(after) = repo.path_at(to, &path)? else {
             continue;
         };
         let before = match repo.path_at(from, &path)? {
-            PathAt::Entry(before) if before.id == after.id && before.kind == after.kind => continue,
+            PathAt::Entry(before)
+                if !link && before.id == after.id && before.kind == after.kind =>
+            {
+                continue
+            }
             // What it was, for capability drift (`diff`, the range scan).
             PathAt::Entry(before) => Some(context_snapshot(
                 repo, from, &path, &before, found.kind, budget,
