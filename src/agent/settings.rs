@@ -139,10 +139,15 @@ pub fn plan(
                         ("SessionEnd", None),
                     ],
                 ),
-                // Headless Qwen ends with Stop; SessionEnd fires in its ACP mode.
+                // Headless Qwen ends with Stop; SessionEnd fires in its ACP mode. Its
+                // matchers are regular expressions over the tool's name.
                 Agent::Qwen => (
                     ".qwen",
                     &[
+                        (
+                            "PreToolUse",
+                            Some("^(write_file|edit|replace|run_shell_command)$"),
+                        ),
                         ("PostToolUse", Some("*")),
                         ("Stop", None),
                         ("SessionEnd", None),
@@ -150,7 +155,14 @@ pub fn plan(
                 ),
                 _ => (
                     ".gemini",
-                    &[("AfterTool", Some(".*")), ("SessionEnd", None)],
+                    &[
+                        (
+                            "BeforeTool",
+                            Some("^(write_file|replace|run_shell_command)$"),
+                        ),
+                        ("AfterTool", Some(".*")),
+                        ("SessionEnd", None),
+                    ],
                 ),
             };
             let path = places
@@ -167,7 +179,12 @@ pub fn plan(
                 edit_hooks(
                     v,
                     agent,
-                    &[("PostToolUse", Some("*")), ("SessionEnd", None)],
+                    // Codex's shell is `Bash` to its hooks, with `apply_patch` inside it.
+                    &[
+                        ("PreToolUse", Some("^(Bash|apply_patch|Write|Edit)$")),
+                        ("PostToolUse", Some("*")),
+                        ("SessionEnd", None),
+                    ],
                     uninstall,
                 )
             })?;
@@ -188,6 +205,7 @@ pub fn plan(
                 let v = json!({
                     "version": 1,
                     "hooks": {
+                        "preToolUse": entry("preToolUse"),
                         "postToolUse": entry("postToolUse"),
                         "agentStop": entry("agentStop"),
                         "sessionEnd": entry("sessionEnd"),

@@ -72,22 +72,33 @@ pub fn targets(tool: &ToolUse, cwd: &Path) -> Vec<PathBuf> {
             .map(|p| resolve(p.trim()))
             .collect();
     }
-    if SHELL_TOOLS.contains(&tool.name.as_str()) {
-        let command = match tool.input.get("command").or_else(|| tool.input.get("cmd")) {
-            Some(Value::String(s)) => s.clone(),
-            // Codex's exec may give argv: `["bash", "-lc", "<script>"]`.
-            Some(Value::Array(words)) => {
-                let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
-                match words.as_slice() {
-                    [_, flag, script, ..] if matches!(*flag, "-c" | "-lc") => (*script).to_owned(),
-                    _ => words.join(" "),
-                }
-            }
-            _ => return Vec::new(),
-        };
+    if let Some(command) = command_text(tool) {
         return shell_targets(&command).iter().map(|p| resolve(p)).collect();
     }
     Vec::new()
+}
+
+/// The command line of a shell tool's call.
+pub fn command_text(tool: &ToolUse) -> Option<String> {
+    if !SHELL_TOOLS.contains(&tool.name.as_str()) {
+        return None;
+    }
+    match tool
+        .input
+        .get("command")
+        .or_else(|| tool.input.get("cmd"))?
+    {
+        Value::String(s) => Some(s.clone()),
+        // Codex's exec may give argv: `["bash", "-lc", "<script>"]`.
+        Value::Array(words) => {
+            let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
+            Some(match words.as_slice() {
+                [_, flag, script, ..] if matches!(*flag, "-c" | "-lc") => (*script).to_owned(),
+                _ => words.join(" "),
+            })
+        }
+        _ => None,
+    }
 }
 
 /// The files a shell command line writes, as far as its words say; relative to where the line
@@ -188,8 +199,10 @@ fn segment_targets(words: &[&str], out: &mut Vec<String>) {
             }
         }
         "sed" | "perl" | "ruby" => {
+            // `-i`, `-i.bak`, `-Ei`, `-pi`, `--in-place`.
             let in_place = args.iter().any(|a| {
-                a.starts_with("-i") || a.starts_with("--in-place") || a.starts_with("-pi")
+                a.starts_with("--in-place")
+                    || a.starts_with('-') && !a.starts_with("--") && a[1..].contains('i')
             });
             if in_place {
                 // Operands past the scripts given with -e/-f (their values are not files);

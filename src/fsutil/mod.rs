@@ -96,7 +96,7 @@ pub fn resolved(path: &Path) -> PathBuf {
 }
 
 /// `path` without `.` and `..` parts (lexically: the file may not exist yet).
-fn normalise(path: &Path) -> PathBuf {
+pub fn normalise(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {

@@ -144,7 +144,7 @@ pub fn blank_outcome(request: &Request, path: String) -> Outcome {
 /// An agent may not grant a skill tools, hooks, a permission mode or MCP servers: a field that
 /// does so and is new (or changed) in `after` refuses the write. Fields a person put in the
 /// skill before stay as they are.
-fn check_grants(before: Option<&Snapshot>, after: &Snapshot) -> Result<(), String> {
+pub(crate) fn check_grants(before: Option<&Snapshot>, after: &Snapshot) -> Result<(), String> {
     let grants_of = |s: &Snapshot| {
         s.files
             .skill_md

@@ -5,11 +5,13 @@
 //! else is allowed at once. A call whose result cannot be told from its arguments is allowed,
 //! with a note for the log: the pre-commit hook and CI check what it wrote, fail closed.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::agent::event::Event;
-use crate::agent::prewrite::{self, Intent, Proposed};
+use crate::agent::prewrite::{self, Proposed};
 use crate::check::{self, Snapshot, Writer};
+use crate::config::FailOn;
 use crate::env::Env;
 use crate::guard::Verdict;
 use crate::skill::{context, loader};
@@ -41,71 +43,168 @@ fn check(env: &Env, event: &Event, today: chrono::NaiveDate) -> Guarded {
     };
     let top = repo.workdir();
     let cwd = event.cwd.clone().unwrap_or_else(|| env.cwd.clone());
-    let writes = match prewrite::intent(tool, &cwd) {
-        Intent::Nothing => return Guarded::Allow { notes: Vec::new() },
-        Intent::Writes(w) => w,
-        Intent::Unknown { paths, why } => {
-            let guarded: Vec<String> = paths
-                .iter()
-                .filter_map(|p| relative(top, p))
-                .filter(|rel| in_skill_root(env, rel).is_some() || context::classify(rel).is_some())
-                .collect();
-            let notes = if guarded.is_empty() {
-                Vec::new()
-            } else {
-                vec![format!(
-                    "allowed {} to {}: {why}; the pre-commit hook checks it",
-                    tool.name,
-                    guarded.join(", ")
-                )]
-            };
-            return Guarded::Allow { notes };
+    let intent = prewrite::intent(tool, &cwd);
+    // What cannot be told is let through, named in the log when it touches what the guard
+    // checks.
+    let mut notes = Vec::new();
+    for untold in &intent.untold {
+        let guarded: Vec<String> = untold
+            .paths
+            .iter()
+            .filter_map(|p| relative(top, p))
+            .filter(|rel| in_skill_root(env, rel).is_some() || context::classify(rel).is_some())
+            .collect();
+        if !guarded.is_empty() {
+            notes.push(format!(
+                "allowed {} to {} without judging it ({}); the pre-commit hook checks it",
+                tool.name,
+                guarded.join(", "),
+                untold.why
+            ));
         }
-    };
+    }
+    let writes = intent.files;
     let mut refusals = Vec::new();
+    let mut dangerous = false;
+    // The files of one skill are judged together, as the call leaves them all.
+    let mut skills: BTreeMap<(String, String), Vec<(String, &Proposed)>> = BTreeMap::new();
     for write in &writes {
         let Some(rel) = relative(top, &write.path) else {
             continue;
         };
-        let verdict = if let Some(c) = context::classify(&rel) {
+        if let Some(c) = context::classify(&rel) {
             let scan = crate::guard::context::scan(
                 &rel,
                 c.kind,
                 &write.content,
                 Writer::Agent.scan_options(),
             );
-            Some((scan.verdict(), scan.findings))
-        } else {
-            in_skill_root(env, &rel).map(|root| skill_after(top, &root, &rel, write, today))
-        };
-        if let Some((Verdict::Dangerous, findings)) = verdict {
-            let worst: Vec<String> = findings
-                .iter()
-                .filter(|f| {
-                    f.suppressed.is_none() && f.severity == crate::guard::Severity::Critical
-                })
-                .take(3)
-                .map(|f| {
-                    let file = if f.file == "." {
-                        rel.clone()
-                    } else {
-                        f.file.clone()
-                    };
-                    format!("{} at {file}:{}: {}", f.rule, f.line, f.message)
-                })
-                .collect();
-            refusals.push(format!("{rel} would be dangerous ({})", worst.join("; ")));
+            if scan.verdict() == Verdict::Dangerous {
+                dangerous = true;
+                refusals.push(dangerous_reason(&rel, &rel, &scan.findings));
+            }
+        } else if let Some(root) = in_skill_root(env, &rel) {
+            let dir = skill_dir(top, &root, &rel);
+            if rel.len() > dir.len() {
+                skills.entry((root, dir)).or_default().push((rel, write));
+            }
         }
     }
-    if refusals.is_empty() {
-        return Guarded::Allow { notes: Vec::new() };
+    for ((root, dir), files) in &skills {
+        let judged = judge_skill(top, root, dir, files, today);
+        dangerous |= judged.dangerous;
+        refusals.extend(judged.reasons);
     }
+    if refusals.is_empty() {
+        return Guarded::Allow { notes };
+    }
+    let tail = if dangerous {
+        "An agent may not write this into a skill or an agent's instructions or settings. A person can write it by hand (the pre-commit hook checks it), or it can be proposed for review (git skill manage)."
+    } else {
+        "An agent may not write a skill that fails these checks: fix what is named and write it again, or leave it to a person."
+    };
     Guarded::Deny {
         reason: format!(
-            "git-skill refused this write: {}. An agent may not write this into a skill or an agent's instructions or settings. A person can write it by hand (the pre-commit hook checks it), or it can be proposed for review (git skill manage).",
+            "git-skill refused this write: {}. {tail}",
             refusals.join("; ")
         ),
     }
+}
+
+/// "`rel` would be dangerous (RULE at file:line: message; ...)", the worst findings first.
+fn dangerous_reason(rel: &str, shown: &str, findings: &[crate::guard::Finding]) -> String {
+    let worst: Vec<String> = findings
+        .iter()
+        .filter(|f| f.suppressed.is_none() && f.severity == crate::guard::Severity::Critical)
+        .take(3)
+        .map(|f| {
+            let file = if f.file == "." { shown } else { &f.file };
+            format!("{} at {file}:{}: {}", f.rule, f.line, f.message)
+        })
+        .collect();
+    format!("{rel} would be dangerous ({})", worst.join("; "))
+}
+
+/// What the gate says of one skill after a call's writes.
+struct SkillJudged {
+    dangerous: bool,
+    reasons: Vec<String>,
+}
+
+/// The skill `dir` (under `root`) with `files` written, through the gate of `manage
+/// --auto-skill`: SkillGuard without demotions or allow comments, lint at the writer limits,
+/// no new grants. A lint error counts when it is about a file the call writes or is a writer
+/// limit: an agent writing a skill file by file passes through states that are not skills
+/// yet (scripts before SKILL.md), and those are not refused.
+fn judge_skill(
+    top: &Path,
+    root: &str,
+    dir: &str,
+    files: &[(String, &Proposed)],
+    today: chrono::NaiveDate,
+) -> SkillJudged {
+    let abs: PathBuf = top.join(dir);
+    let before = Snapshot::from_dir(&abs, dir.to_owned(), root.to_owned(), None).ok();
+    let mut after = before.clone().unwrap_or_else(|| {
+        let name = dir.rsplit('/').next().unwrap_or(dir).to_owned();
+        Snapshot::from_blobs(
+            dir.to_owned(),
+            name,
+            root.to_owned(),
+            None,
+            crate::skill::SkillFiles::default(),
+            std::collections::HashMap::new(),
+        )
+    });
+    let mut written = Vec::new();
+    for (rel, write) in files {
+        let in_skill = rel[dir.len()..].trim_start_matches('/').to_owned();
+        after = after.with_file(&in_skill, write.content.clone());
+        written.push(in_skill);
+    }
+    let mut reasons = Vec::new();
+    if written.iter().any(|f| f == "SKILL.md") {
+        if let Err(e) = crate::manage::check_grants(before.as_ref(), &after) {
+            reasons.push(format!("{dir}/SKILL.md: {e}"));
+        }
+    }
+    let gate = check::Gate::new(Writer::Agent, None, FailOn::Dangerous, today);
+    let change = check::Change {
+        before,
+        after,
+        display: PathBuf::from(dir),
+    };
+    let judged = check::gate::decide(std::slice::from_ref(&change), &gate, 1)
+        .skills
+        .remove(0);
+    let dangerous = judged.verdict_blocks(gate.fail_on);
+    if dangerous {
+        // Named from the top, as the agent wrote the path.
+        let findings: Vec<_> = judged
+            .counted_findings()
+            .iter()
+            .cloned()
+            .map(|mut f| {
+                f.file = format!("{dir}/{}", f.file);
+                f
+            })
+            .collect();
+        let first = files.first().map_or(dir, |(rel, _)| rel.as_str());
+        let rel = match files.len() {
+            1 => first.to_owned(),
+            _ => format!("{dir}/"),
+        };
+        reasons.insert(0, dangerous_reason(&rel, first, &findings));
+    }
+    for d in &judged.introduced {
+        let path = d.path.to_string_lossy().replace('\\', "/");
+        let about_written = written.iter().any(|w| path == format!("{dir}/{w}"));
+        if about_written || crate::skill::codes::WRITER_LIMITS.contains(&d.code) {
+            let line = d.line.map(|l| format!(":{l}")).unwrap_or_default();
+            reasons.push(format!("{path}{line}: lint {} {}", d.code, d.message));
+        }
+    }
+    SkillJudged { dangerous, reasons }
 }
 
 /// Writes the guard's decision to `hook.log` beside the sessions' state (allowed calls that
@@ -159,56 +258,20 @@ fn in_skill_root(env: &Env, rel: &str) -> Option<String> {
         .max_by_key(String::len)
 }
 
-/// The verdict of the skill `rel` lies in, with the write applied: the skill's folder is the
-/// nearest one at or below the root's first level that holds a SKILL.md, else the first level.
-fn skill_after(
-    top: &Path,
-    root: &str,
-    rel: &str,
-    write: &Proposed,
-    today: chrono::NaiveDate,
-) -> (Verdict, Vec<crate::guard::Finding>) {
+/// The folder of the skill `rel` lies in: the nearest one at or below the root's first level
+/// that holds a SKILL.md, else the first level.
+fn skill_dir(top: &Path, root: &str, rel: &str) -> String {
     let below = rel[root.len()..].trim_start_matches('/');
     let parts: Vec<&str> = below.split('/').collect();
-    let mut dir = format!("{root}/{}", parts[0]);
+    let under = |n: usize| match root {
+        "" => parts[..n].join("/"),
+        _ => format!("{root}/{}", parts[..n].join("/")),
+    };
     for i in (1..parts.len()).rev() {
-        let candidate = format!("{root}/{}", parts[..i].join("/"));
+        let candidate = under(i);
         if top.join(&candidate).join("SKILL.md").is_file() {
-            dir = candidate;
-            break;
+            return candidate;
         }
     }
-    let in_skill = rel[dir.len()..].trim_start_matches('/').to_owned();
-    if in_skill.is_empty() {
-        return (Verdict::Safe, Vec::new());
-    }
-    let abs: PathBuf = top.join(&dir);
-    let snapshot = match Snapshot::from_dir(&abs, dir.clone(), root.to_owned(), None) {
-        Ok(s) => s,
-        // A new skill: only what is written.
-        Err(_) => Snapshot::from_blobs(
-            dir.clone(),
-            parts[0].to_owned(),
-            root.to_owned(),
-            None,
-            crate::skill::SkillFiles::default(),
-            std::collections::HashMap::new(),
-        ),
-    };
-    let after = snapshot.with_file(&in_skill, write.content.clone());
-    let settings = check::Settings {
-        scan: Writer::Agent.scan_options(),
-        policy: None,
-        baseline: None,
-        today,
-        lint: false,
-        written: true,
-    };
-    let checked = check::check_skill(&after, Path::new(&dir), &settings);
-    let mut findings = checked.report.findings;
-    // Named from the top, as the agent wrote the path.
-    for f in &mut findings {
-        f.file = format!("{dir}/{}", f.file);
-    }
-    (checked.report.verdict, findings)
+    under(1)
 }

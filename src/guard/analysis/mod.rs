@@ -15,7 +15,7 @@ pub mod prose;
 mod python;
 pub mod regions;
 pub mod secrets;
-mod shell;
+pub mod shell;
 pub mod taint;
 pub mod typosquat;
 

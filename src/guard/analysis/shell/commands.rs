@@ -45,7 +45,7 @@ pub enum Unwrapped {
     /// Not a wrapper.
     Same,
     /// The wrapped program (`sudo -E rm ...` -> `rm ...`).
-    Program(Command),
+    Program(Box<Command>),
     /// A string run as shell (`sh -c S`, `eval S`, `su -c S`).
     Script(Value),
 }
@@ -186,7 +186,7 @@ pub fn unwrap(cmd: &Command) -> Unwrapped {
                 });
             }
         }
-        return Unwrapped::Program(next);
+        return Unwrapped::Program(Box::new(next));
     }
     if name == "eval" && !cmd.args.is_empty() {
         return Unwrapped::Script(join(&cmd.args));

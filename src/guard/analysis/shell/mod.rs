@@ -14,6 +14,7 @@ use tree_sitter::Node;
 
 use super::taint::Taint;
 use super::Hit;
+pub use words::decode_escapes;
 use words::Value;
 
 /// `sh -c` and `eval` strings parsed as shell, at most this deep.
@@ -26,6 +27,31 @@ const MAX_NODES: usize = 200_000;
 const MAX_DEPTH: usize = 200;
 /// Variables remembered per file.
 const MAX_VARS: usize = 4_096;
+
+/// Commands recorded by [`commands`].
+const MAX_RECORDED: usize = 1_024;
+
+/// Every command `text` runs, in order, as the shell would see it: wrappers (`sudo`, `env`,
+/// `sh -c`) unwrapped, quotes removed, constant variables filled in, with its redirections
+/// and here-document. A compound statement's own redirections (`{ ...; } > f`) are a command
+/// with an empty name. For reading what a command line writes (the pre-write guard).
+pub fn commands(text: &str) -> Vec<Command> {
+    let mut walk = Walk {
+        src: text,
+        vars: HashMap::new(),
+        downloaded: Default::default(),
+        remotes: HashMap::new(),
+        out: &mut Vec::new(),
+        nodes: 0,
+        depth: 0,
+        level: 0,
+        pipe_start: None,
+        base: 0,
+        record: Some(Vec::new()),
+    };
+    walk.script(text);
+    walk.record.unwrap_or_default()
+}
 
 /// Parses `text` as shell and appends the hits of the command rules, with offsets in `text`.
 pub fn analyze(text: &str, out: &mut Vec<Hit>) {
@@ -60,6 +86,7 @@ impl Session {
             level: 0,
             pipe_start: None,
             base: 0,
+            record: None,
         };
         walk.script(text);
         self.vars = walk.vars;
@@ -85,6 +112,8 @@ pub struct Command {
     /// Files it writes through redirections (`>`, `>>`, `&>`), with the text written when
     /// known (a here-document, `echo`'s arguments).
     pub writes: Vec<Value>,
+    /// For each of `writes`, whether it appends (`>>`, `&>>`).
+    pub appends: Vec<bool>,
     /// Text it reads from a here-document or here-string.
     pub heredoc: Option<Value>,
     /// Byte range of the whole command in the file.
@@ -114,6 +143,8 @@ struct Walk<'s, 'o> {
     /// Offset of `src` in the analysed region (nested `sh -c` strings report at their
     /// command).
     base: usize,
+    /// Every command run, in order, when asked for ([`commands`]).
+    record: Option<Vec<Command>>,
 }
 
 impl<'s> Walk<'s, '_> {
@@ -142,6 +173,53 @@ impl<'s> Walk<'s, '_> {
         out
     }
 
+    /// `body` with `redirects` applied. The grammar hangs a redirection that follows
+    /// `a && b` (or `a | b`) on the whole list, where the shell applies it to `b` alone:
+    /// `mkdir -p d && cat > d/f <<EOF` writes the here-document with `cat`.
+    fn redirected<'t>(
+        &mut self,
+        body: Node<'t>,
+        stdin: &Taint,
+        redirects: &[Node<'t>],
+        at: Node<'t>,
+    ) -> Taint {
+        if !self.budget() || self.level >= MAX_DEPTH {
+            return Taint::default();
+        }
+        match body.kind() {
+            "command" => self.command(body, stdin, redirects),
+            "list" | "pipeline" => {
+                let mut cursor = body.walk();
+                let parts: Vec<Node> = body.named_children(&mut cursor).collect();
+                let Some((last, first)) = parts.split_last() else {
+                    return Taint::default();
+                };
+                let pipeline = body.kind() == "pipeline";
+                let saved = match pipeline {
+                    true => self.pipe_start.replace(body.start_byte()),
+                    false => self.pipe_start,
+                };
+                let mut flow = stdin.clone();
+                for part in first {
+                    let out = self.statement(*part, &flow);
+                    if pipeline {
+                        flow = out;
+                    }
+                }
+                self.level += 1;
+                let out = self.redirected(*last, &flow, redirects, at);
+                self.level -= 1;
+                self.pipe_start = saved;
+                out
+            }
+            _ => {
+                let out = self.statement(body, stdin);
+                self.redirect_only(redirects, &out, at);
+                out
+            }
+        }
+    }
+
     fn statement_inner(&mut self, node: Node, stdin: &Taint) -> Taint {
         match node.kind() {
             "command" => self.command(node, stdin, &[]),
@@ -155,12 +233,7 @@ impl<'s> Walk<'s, '_> {
                     }
                 }
                 match body {
-                    Some(b) if b.kind() == "command" => self.command(b, stdin, &redirects),
-                    Some(b) => {
-                        let out = self.statement(b, stdin);
-                        self.redirect_only(&redirects, &out, node);
-                        out
-                    }
+                    Some(b) => self.redirected(b, stdin, &redirects, node),
                     None => Taint::default(),
                 }
             }
@@ -242,6 +315,7 @@ impl<'s> Walk<'s, '_> {
             args: Vec::new(),
             stdin: Taint::default(),
             writes: Vec::new(),
+            appends: Vec::new(),
             heredoc: None,
             start: self.base + at.start_byte(),
             end: self.base + at.end_byte(),
@@ -251,6 +325,15 @@ impl<'s> Walk<'s, '_> {
             self.redirect(*r, &mut cmd);
         }
         commands::check_writes(&cmd, out, self.out);
+        self.remember(&cmd);
+    }
+
+    fn remember(&mut self, cmd: &Command) {
+        if let Some(record) = &mut self.record {
+            if record.len() < MAX_RECORDED {
+                record.push(cmd.clone());
+            }
+        }
     }
 
     fn redirect(&mut self, node: Node, cmd: &mut Command) {
@@ -273,6 +356,7 @@ impl<'s> Walk<'s, '_> {
                     cmd.stdin.add(&value.taint);
                 } else if op.contains('>') && !op.contains(">&") || op == "&>" || op == "&>>" {
                     cmd.writes.push(value);
+                    cmd.appends.push(op.contains(">>"));
                 }
             }
             "heredoc_redirect" | "herestring_redirect" => {
@@ -296,6 +380,15 @@ impl<'s> Walk<'s, '_> {
                         self.redirect(part, cmd);
                     }
                 }
+                // `<<-TAG`: the shell drops each line's leading tabs.
+                if node.kind() == "heredoc_redirect" && self.text(node).starts_with("<<-") {
+                    value.text = value
+                        .text
+                        .split('\n')
+                        .map(|l| l.trim_start_matches('\t'))
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                }
                 cmd.stdin.add(&value.taint);
                 cmd.heredoc = Some(value);
             }
@@ -310,6 +403,7 @@ impl<'s> Walk<'s, '_> {
             args: Vec::new(),
             stdin: stdin.clone(),
             writes: Vec::new(),
+            appends: Vec::new(),
             heredoc: None,
             start: self.base + node.start_byte(),
             end: self.base + node.end_byte(),
@@ -356,13 +450,14 @@ impl<'s> Walk<'s, '_> {
         for _ in 0..8 {
             match commands::unwrap(&cmd) {
                 commands::Unwrapped::Same => break,
-                commands::Unwrapped::Program(next) => cmd = next,
+                commands::Unwrapped::Program(next) => cmd = *next,
                 commands::Unwrapped::Script(script) => {
                     self.nested(&cmd, &script);
                     break;
                 }
             }
         }
+        self.remember(&cmd);
         commands::check(&cmd, &self.downloaded, self.out);
         installs::pushed(&cmd, &self.remotes, self.out);
         installs::index_set(&cmd, self.out);
@@ -445,8 +540,10 @@ impl<'s> Walk<'s, '_> {
             level: self.level,
             pipe_start: None,
             base: 0,
+            record: self.record.take(),
         };
         inner.statement(tree.root_node(), &at.stdin);
+        self.record = inner.record.take();
         let (vars, downloaded, remotes, nodes) =
             (inner.vars, inner.downloaded, inner.remotes, inner.nodes);
         let mut hits = std::mem::take(inner.out);
