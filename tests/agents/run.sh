@@ -24,6 +24,10 @@
 #   REVIEW_SCRIPT   the review model's script (default tests/agents/review-script.json)
 #   AGENT_TIMEOUT   seconds the CLI may run (120); REVIEW_WAIT seconds to wait after it (60)
 #   AGENT_PROMPT    replaces the prompt of <cli>/cmd.sh
+#   MODEL_SCRIPT    replaces the model's script <cli>/script.json
+#   AGENT_WRITES=1  the session writes files: Claude Code runs with IS_SANDBOX=1 and
+#                   --dangerously-skip-permissions, so that only the hooks decide (it asks
+#                   before any write under .claude/ otherwise)
 #   AGENTS_PREFIX   where the CLIs are installed
 # The CLI runs under `env -i` with PATH, HOME, TERM=dumb, LANG, TMPDIR, the caller's
 # GIT_SKILL_*, GIT_AUTHOR_*, GIT_COMMITTER_*, GIT_CONFIG_*, RUST_BACKTRACE and
@@ -86,7 +90,9 @@ start_model() {
     die "$name server did not start in 5 s"
 }
 rm -f "$workdir/model.log" "$workdir/review-model.log" "$workdir/cli.json"
-start_model model "$here/$cli/script.json"
+model_script=${MODEL_SCRIPT:-$here/$cli/script.json}
+[ -f "$model_script" ] || die "no model script $model_script"
+start_model model "$model_script"
 cli_port=$port
 start_model review-model "$review_script"
 review_port=$port
@@ -106,7 +112,7 @@ envs+=(
     "GIT_SKILL_PROVIDER=openai" "$marker" "GIT_SKILL_MODEL=scripted" "OPENAI_API_KEY=sk-test"
     # for setup.sh and cmd.sh
     "AGENT=$cli" "AGENT_BIN=$agent_bin" "AGENT_TIMEOUT=${AGENT_TIMEOUT:-120}"
-    "AGENT_PROMPT=${AGENT_PROMPT:-}" "PORT=$cli_port" "WORKDIR=$workdir" "PROJ=$workdir/proj"
+    "AGENT_PROMPT=${AGENT_PROMPT:-}" "AGENT_WRITES=${AGENT_WRITES:-}" "PORT=$cli_port" "WORKDIR=$workdir" "PROJ=$workdir/proj"
 )
 [ -n "${AGENTS_PREFIX:-}" ] && envs+=("AGENTS_PREFIX=$AGENTS_PREFIX")
 
