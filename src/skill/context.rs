@@ -160,8 +160,9 @@ pub fn classify(path: &str) -> Option<Context> {
         "QWEN.md" => return context(Kind::Instructions, QWEN),
         ".cursorrules" => return context(Kind::Instructions, CURSOR),
         ".mcp.json" => return context(Kind::JsonSettings, CLAUDE),
-        // A plugin's manifest may declare its hooks and MCP servers inline.
-        "plugin.json" if dirs.last() == Some(&".claude-plugin") => {
+        // A plugin's manifest may declare its hooks and MCP servers inline, and so may each
+        // plugin entry of a marketplace (Claude Code's `strict: false` entries).
+        "plugin.json" | "marketplace.json" if dirs.last() == Some(&".claude-plugin") => {
             return context(Kind::JsonSettings, PLUGIN)
         }
         _ => {}
