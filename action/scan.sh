@@ -5,7 +5,7 @@
 #   FROM_REF    the base revision (a pull request's base, a push's `before`); empty or all
 #               zeros (a new branch) scans every skill at TO_REF instead of a range
 #   TO_REF      the revision scanned (default: HEAD)
-#   FAIL_ON     dangerous | caution | never (default: the repository's skill.failOn)
+#   FAIL_ON     dangerous | caution | never (default: failOn of .skillguard.yaml at the base)
 #   ROOTS       skill roots to scan instead of the configured ones, one per line
 #   SARIF       where the SARIF report goes (default: skillguard.sarif)
 #   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY  set by the runner; optional here

@@ -198,6 +198,9 @@ pub enum Source {
     Flag(String),
     Env(String),
     Git(String),
+    /// The repository's `.skillguard.yaml` (where it was read: the work tree, the index, a
+    /// revision).
+    Repo(String),
     Default,
 }
 
@@ -207,6 +210,7 @@ impl fmt::Display for Source {
             Source::Flag(flag) => write!(f, "flag {flag}"),
             Source::Env(var) => write!(f, "environment {var}"),
             Source::Git(origin) => write!(f, "git config ({origin})"),
+            Source::Repo(origin) => f.write_str(origin),
             Source::Default => f.write_str("default"),
         }
     }
@@ -298,6 +302,26 @@ impl Config {
         }
     }
 
+    /// Puts the repository's settings (`.skillguard.yaml`, read at `origin`) under every
+    /// other layer, in place of any read before: flags, environment and git config win.
+    pub fn set_repo(&mut self, settings: &crate::guard::suppress::RepoSettings, origin: &str) {
+        let source = || Source::Repo(origin.to_owned());
+        let fail_on: Vec<String> = settings.fail_on.iter().cloned().collect();
+        for (key, values) in [("failOn", &fail_on), ("roots", &settings.roots)] {
+            if let Some((_, layer)) = self.layers.iter_mut().find(|(k, _)| *k == key) {
+                layer.retain(|v| !matches!(v.source, Source::Repo(_)));
+                let below: Vec<Value> = values
+                    .iter()
+                    .map(|text| Value {
+                        text: text.clone(),
+                        source: source(),
+                    })
+                    .collect();
+                layer.splice(0..0, below);
+            }
+        }
+    }
+
     fn push(&mut self, key: &'static str, text: String, source: Source) {
         if let Some((_, values)) = self.layers.iter_mut().find(|(k, _)| *k == key) {
             values.push(Value { text, source });
@@ -327,12 +351,18 @@ impl Config {
         })
     }
 
-    /// All values of a multi-valued key from the layer that sets it.
+    /// All values of a multi-valued key from the layer that sets it (the repository's
+    /// `.skillguard.yaml` only when nothing above it does).
     pub fn get_all(&self, key: &str) -> Vec<Value> {
-        lookup(key)
+        let values = lookup(key)
             .and_then(|spec| self.layers.iter().find(|(k, _)| *k == spec.key))
             .map(|(_, v)| v.clone())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        let repo = |v: &Value| matches!(v.source, Source::Repo(_));
+        match values.iter().all(repo) {
+            true => values,
+            false => values.into_iter().filter(|v| !repo(v)).collect(),
+        }
     }
 
     /// Configured roots, or `None` for the defaults. Empty entries are ignored.
@@ -645,6 +675,38 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_repositorys_settings_lie_under_every_layer() {
+        use crate::guard::suppress::RepoSettings;
+        let repo = RepoSettings {
+            fail_on: Some("caution".into()),
+            roots: vec!["prompts".into()],
+        };
+        let mut c = Config::resolve(&[], []);
+        c.set_repo(&repo, ".skillguard.yaml");
+        assert_eq!(c.fail_on().unwrap(), FailOn::Caution);
+        assert_eq!(c.roots(), Some(vec![PathBuf::from("prompts")]));
+        assert_eq!(
+            c.get("failOn").unwrap().source,
+            Source::Repo(".skillguard.yaml".into())
+        );
+        // Git config wins, for a single value and for a list.
+        let entries = [git("failOn", "never"), git("roots", "team")];
+        let mut c = Config::resolve(&entries, []);
+        c.set_repo(&repo, ".skillguard.yaml");
+        assert_eq!(c.fail_on().unwrap(), FailOn::Never);
+        assert_eq!(c.roots(), Some(vec![PathBuf::from("team")]));
+        // Another revision's file replaces the first; an empty one takes its values away.
+        let mut c = Config::resolve(&[], [("GIT_SKILL_FAIL_ON".into(), "dangerous".into())]);
+        c.set_repo(&repo, ".skillguard.yaml");
+        c.set_repo(&RepoSettings::default(), ".skillguard.yaml (staged)");
+        assert_eq!(c.fail_on().unwrap(), FailOn::Dangerous);
+        assert_eq!(c.roots(), None);
+        c.set_flag("failOn", "--fail-on", &["never".into()]);
+        c.set_repo(&repo, ".skillguard.yaml at main");
+        assert_eq!(c.fail_on().unwrap(), FailOn::Never);
+    }
 
     fn git(key: &str, value: &str) -> ConfigEntry {
         ConfigEntry {

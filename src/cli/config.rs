@@ -10,7 +10,8 @@ use super::{CommandError, Outcome, Ui, Workspace};
 ///
 /// Precedence, highest first: command-line flags, GIT_SKILL_<KEY> environment variables (for
 /// example GIT_SKILL_FAIL_ON, GIT_SKILL_BASE_URL; GIT_SKILL_ROOTS is `:`-separated), git
-/// configuration `skill.<key>` (including `git -c skill.<key>=value skill ...`), defaults.
+/// configuration `skill.<key>` (including `git -c skill.<key>=value skill ...`), the
+/// repository's `.skillguard.yaml` (its `failOn` and `roots`), defaults.
 ///
 /// Exit status: 0 when every value is valid, 2 when one is not.
 #[derive(Debug, clap::Args)]
@@ -45,11 +46,17 @@ pub fn cmd_config(ui: &mut Ui, args: ConfigArgs) -> Result<Outcome, CommandError
         }
     }
     ui.out.flush()?;
+    if let Some(e) = effective.policy_error {
+        ui.error(&CommandError::new(e).hint(
+            "its failOn and roots are not used until it is fixed; scan and the hook stop on it",
+        ))?;
+    }
     for e in effective.errors {
         let hint = match &e.source_ {
             Source::Git(_) => format!("change it with git config skill.{} <value>", e.key),
             Source::Env(var) => format!("change or unset {var}"),
             Source::Flag(flag) => format!("pass a valid {flag}"),
+            Source::Repo(file) => format!("change `{}` in {file}", e.key),
             Source::Default => String::new(),
         };
         ui.error(&CommandError::new(e).hint(hint))?;

@@ -109,7 +109,6 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         ws.config
             .set_flag("failOn", "--fail-on", std::slice::from_ref(fail_on));
     }
-    let fail_on = ws.config.fail_on()?;
     let env_ref = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let range = match (args.from_ref.clone(), args.to_ref.clone()) {
         (Some(from), Some(to)) => Some((from, to)),
@@ -118,6 +117,19 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         }
         _ => None,
     };
+    // A range is judged by the team's settings of the revision its suppressions come from
+    // (the base), as the rest of the policy: a change cannot lower its own fail level.
+    if let Some((from, to)) = &range {
+        let rev = if args.suppressions_from_target {
+            to
+        } else {
+            from
+        };
+        // A revision or policy that cannot be read stops the scan itself, with the error
+        // that names the revision (and the hint for shallow CI checkouts).
+        let _ = git_skill::ops::config::use_policy_at(&mut ws, git_skill::git::At::Revision(rev));
+    }
+    let fail_on = ws.config.fail_on()?;
     let options = op::Options {
         paths: args.paths.clone(),
         fail_on,

@@ -12,6 +12,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::config::{Config, Source};
 use crate::git::{self, GitError, Repo};
+use crate::guard::suppress::POLICY_FILE;
 use crate::skill::discover::{self, PathError};
 use crate::skill::{Discovery, Root};
 
@@ -123,8 +124,17 @@ impl Env {
             }
             None => git::global_skill_config(parameters.as_deref()),
         }?;
-        let config = Config::resolve(&entries, skill_vars);
+        let mut config = Config::resolve(&entries, skill_vars);
         warnings.extend(config.warnings().iter().map(|w| w.to_string()));
+        // The team's settings in the work tree's policy file, under every other layer (the
+        // hook and range scans put the staged or base revision's in their place). A file that
+        // cannot be read is reported by what reads the policy (scan, the hook, lint, config).
+        if let Some(repo) = &repo {
+            let path = repo.workdir().join(POLICY_FILE);
+            if let Ok(Some(policy)) = crate::guard::suppress::Policy::load(&path) {
+                config.set_repo(policy.settings(), POLICY_FILE);
+            }
+        }
         Ok(Loaded {
             env: Env {
                 cwd,

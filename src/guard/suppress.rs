@@ -69,6 +69,42 @@ pub fn inline_allows(text: &str) -> HashMap<usize, Vec<(String, String)>> {
 
 // ---------------------------------------------------------------- policy file
 
+/// `failOn` and `roots` checked: a level git-skill knows, roots that stay inside the
+/// repository (a file anyone can commit must not point a scan elsewhere).
+fn repo_settings(
+    fail_on: Option<String>,
+    roots: Option<Vec<String>>,
+) -> Result<RepoSettings, String> {
+    if let Some(level) = &fail_on {
+        if !matches!(
+            level.to_ascii_lowercase().as_str(),
+            "dangerous" | "caution" | "never"
+        ) {
+            return Err("`failOn` must be dangerous, caution or never".into());
+        }
+    }
+    let roots = roots.unwrap_or_default();
+    for (i, root) in roots.iter().enumerate() {
+        let n = i + 1;
+        let r = root.trim();
+        if r.is_empty() {
+            return Err(format!("roots entry {n} is empty"));
+        }
+        if r.starts_with(['/', '\\', '~'])
+            || r.get(1..3) == Some(":\\")
+            || r.split(['/', '\\']).any(|p| p == "..")
+        {
+            return Err(format!(
+                "roots entry {n} leads out of the repository (roots are folders relative to its top)"
+            ));
+        }
+    }
+    Ok(RepoSettings {
+        fail_on,
+        roots: roots.into_iter().map(|r| r.trim().to_owned()).collect(),
+    })
+}
+
 /// The policy file's name, at the top of the repository.
 pub const POLICY_FILE: &str = ".skillguard.yaml";
 
@@ -79,6 +115,21 @@ struct PolicyDoc {
     allow: Vec<PolicyEntry>,
     #[serde(default)]
     lint: Vec<LintEntry>,
+    /// The team's `skill.failOn`.
+    #[serde(default, rename = "failOn")]
+    fail_on: Option<String>,
+    /// The team's `skill.roots`, relative to the top of the repository.
+    #[serde(default)]
+    roots: Option<Vec<String>>,
+}
+
+/// The team's settings the policy file holds beside its entries, so that every clone and CI
+/// job has them: the lowest layer of configuration above the defaults (git config, the
+/// environment and flags override them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RepoSettings {
+    pub fail_on: Option<String>,
+    pub roots: Vec<String>,
 }
 
 /// A lint code's level for some or all skills: `lint:` entries of the policy file.
@@ -150,6 +201,7 @@ pub struct Policy {
     entries: Vec<(PolicyEntry, Option<NaiveDate>, Option<Regex>)>,
     /// `lint:` entries with their code and level resolved, in file order.
     lint: Vec<(LintEntry, &'static str, Level, Option<Regex>)>,
+    settings: RepoSettings,
 }
 
 /// An entry that has expired: it no longer applies, and the report says so.
@@ -197,6 +249,8 @@ impl Policy {
             PolicyDoc {
                 allow: Vec::new(),
                 lint: Vec::new(),
+                fail_on: None,
+                roots: None,
             }
         } else {
             serde_yaml::from_str(text).map_err(|e| {
@@ -282,7 +336,17 @@ impl Policy {
             };
             lint.push((entry, code, level, glob));
         }
-        Ok(Policy { entries, lint })
+        let settings = repo_settings(doc.fail_on, doc.roots)?;
+        Ok(Policy {
+            entries,
+            lint,
+            settings,
+        })
+    }
+
+    /// The team's settings (`failOn`, `roots`).
+    pub fn settings(&self) -> &RepoSettings {
+        &self.settings
     }
 
     /// Sets the levels the `lint:` entries give to one skill's diagnostics (`dir`: the skill
@@ -632,6 +696,37 @@ mod tests {
             message: String::new(),
             hint: None,
             setting: None,
+        }
+    }
+
+    #[test]
+    fn the_teams_settings_are_read_and_checked() {
+        let p = Policy::parse("failOn: Caution\nroots: [prompts, ' team/skills ']\n").unwrap();
+        assert_eq!(
+            p.settings(),
+            &RepoSettings {
+                fail_on: Some("Caution".into()),
+                roots: vec!["prompts".into(), "team/skills".into()],
+            }
+        );
+        assert_eq!(
+            Policy::parse("").unwrap().settings(),
+            &RepoSettings::default()
+        );
+        for (text, why) in [
+            ("failOn: sometimes\n", "`failOn` must be"),
+            ("roots: ['']\n", "roots entry 1 is empty"),
+            ("roots: [a, /etc]\n", "roots entry 2 leads out"),
+            ("roots: ['a/../../x']\n", "leads out"),
+            ("roots: ['~/skills']\n", "leads out"),
+            ("roots: ['C:\\\\x']\n", "leads out"),
+            ("roots: prompts\n", "invalid type"),
+            ("failon: caution\n", "unknown field"),
+        ] {
+            let e = Policy::parse(text)
+                .err()
+                .unwrap_or_else(|| panic!("{text}"));
+            assert!(e.contains(why), "{text}: {e}");
         }
     }
 

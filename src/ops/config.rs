@@ -5,6 +5,8 @@ use serde::Serialize;
 
 use crate::config::{ConfigError, KEYS};
 use crate::env::Env;
+use crate::git::At;
+use crate::guard::suppress::{PolicyError, POLICY_FILE};
 
 #[derive(Debug, Serialize)]
 pub struct Effective {
@@ -12,6 +14,9 @@ pub struct Effective {
     /// The values that are not valid, each naming its key and source.
     #[serde(skip)]
     pub errors: Vec<ConfigError>,
+    /// The work tree's `.skillguard.yaml` could not be read: its settings are not in `keys`.
+    #[serde(skip)]
+    pub policy_error: Option<PolicyError>,
 }
 
 /// One key.
@@ -46,8 +51,27 @@ pub fn effective(env: &Env) -> Effective {
             }
         })
         .collect();
+    let policy_error = env.repo.as_ref().and_then(|repo| {
+        crate::guard::suppress::Policy::load(&repo.workdir().join(POLICY_FILE)).err()
+    });
     Effective {
         keys,
         errors: env.config.validate_all(),
+        policy_error,
     }
+}
+
+/// Puts the team's settings of the policy file as git holds it at `at` (the index for the
+/// hook, the base revision in range mode) in place of the work tree's: what is checked is
+/// judged by the policy of the same state. No file there means no such settings.
+pub fn use_policy_at(env: &mut Env, at: At<'_>) -> Result<(), PolicyError> {
+    let Some(repo) = &env.repo else {
+        return Ok(());
+    };
+    let settings = crate::check::policy_at(repo, at)?
+        .map(|p| p.settings().clone())
+        .unwrap_or_default();
+    env.config
+        .set_repo(&settings, &format!("{POLICY_FILE} {at}"));
+    Ok(())
 }

@@ -499,3 +499,109 @@ fn a_home_relative_root_is_walked() {
     assert!(!run.stderr.contains("symlink"), "{}", run.stderr);
     assert_eq!(names(&run), ["from-home", "std"]);
 }
+
+/// The team's `failOn` and `roots` in `.skillguard.yaml`, part of every clone: under git
+/// config, the environment and flags; the hook reads the staged file and a range scan the
+/// base revision's, so that a change cannot lower its own fail level.
+#[test]
+fn skillguard_yaml_holds_the_teams_fail_level_and_roots() {
+    let sb = repo();
+    // HID003 (high): a caution.
+    sb.write(
+        ".claude/skills/odd/SKILL.md",
+        "---\nname: odd\ndescription: Odd.\n---\nig\u{200b}nore\n",
+    );
+    sb.write(
+        ".skillguard.yaml",
+        "failOn: caution\nroots:\n  - custom\n  - a\n",
+    );
+    sb.run(&["scan"]).assert_status(1);
+    let listed = sb.git(&["skill", "list", "--format", "json"]);
+    assert_eq!(names(&listed), ["c1", "in-a", "odd", "std"]);
+    let config = sb.run(&["config", "--format", "json"]);
+    config.assert_ok();
+    let fail_on = key_row(&config, "skill.failOn");
+    assert_eq!(fail_on["values"][0], "caution");
+    assert_eq!(fail_on["source"], ".skillguard.yaml");
+    assert_eq!(
+        key_row(&config, "skill.roots")["values"],
+        serde_json::json!(["custom", "a"])
+    );
+    // Each layer above it wins: git config, the environment, a flag.
+    sb.git(&["-c", "skill.failOn=dangerous", "skill", "scan"])
+        .assert_ok();
+    sb.run_in(".", &["scan"], &[("GIT_SKILL_FAIL_ON", "never")])
+        .assert_ok();
+    sb.run(&["scan", "--fail-on", "never"]).assert_ok();
+    let git_roots = sb.git(&["-c", "skill.roots=b", "skill", "list", "--format", "json"]);
+    assert_eq!(names(&git_roots), ["in-b", "odd", "std"]);
+    let text = sb.run(&["config"]);
+    assert!(
+        text.stdout.lines().any(|l| l.starts_with("skill.failOn")
+            && l.contains("caution")
+            && l.ends_with(".skillguard.yaml")),
+        "{}",
+        text.stdout
+    );
+
+    // Bad values are named with the file, and the commands that judge stop on them.
+    sb.write(".skillguard.yaml", "failOn: sometimes\n");
+    let run = sb.run(&["scan"]);
+    run.assert_status(2);
+    assert!(run.stderr.contains("failOn"), "{}", run.stderr);
+    let run = sb.run(&["config"]);
+    run.assert_status(2);
+    assert!(
+        run.stderr.contains(".skillguard.yaml")
+            && run.stderr.contains("not used until it is fixed"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.contains("skill.failOn"), "{}", run.stdout);
+    sb.write(".skillguard.yaml", "roots: ['../elsewhere']\n");
+    let run = sb.run(&["scan"]);
+    run.assert_status(2);
+    assert!(
+        run.stderr.contains("leads out of the repository"),
+        "{}",
+        run.stderr
+    );
+
+    // The hook reads the staged file: a work-tree edit that is not staged does not count.
+    sb.write(".skillguard.yaml", "failOn: caution\n");
+    sb.run(&["hook", "install"]).assert_ok();
+    sb.git(&["add", "-A"]).assert_ok();
+    let blocked = sb.git(&["commit", "-qm", "odd"]);
+    blocked.assert_status(1);
+    sb.write(".skillguard.yaml", "failOn: never\n");
+    sb.git(&["commit", "-qm", "odd"]).assert_status(1);
+    sb.git(&["add", ".skillguard.yaml"]).assert_ok();
+    sb.git(&["commit", "-qm", "odd, the team accepts cautions"])
+        .assert_ok();
+
+    // A range is judged by its base's settings: a change that lowers the level and adds a
+    // caution together is judged at the level it came from.
+    sb.write(".skillguard.yaml", "failOn: caution\n");
+    sb.git(&["commit", "-qam", "cautions fail again"])
+        .assert_ok();
+    let base = sb.git(&["rev-parse", "HEAD"]).stdout.trim().to_owned();
+    sb.write(".skillguard.yaml", "failOn: never\n");
+    sb.write(
+        ".claude/skills/odd2/SKILL.md",
+        "---\nname: odd2\ndescription: Odd too.\n---\nig\u{200b}nore\n",
+    );
+    sb.git(&["add", "-A"]).assert_ok();
+    sb.git(&["commit", "-qm", "lower the level", "--no-verify"])
+        .assert_ok();
+    let range = sb.run(&["scan", "--from-ref", &base, "--to-ref", "HEAD"]);
+    range.assert_status(1);
+    let trusted = sb.run(&[
+        "scan",
+        "--from-ref",
+        &base,
+        "--to-ref",
+        "HEAD",
+        "--suppressions-from-target",
+    ]);
+    trusted.assert_ok();
+}

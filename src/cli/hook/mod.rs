@@ -122,7 +122,8 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         ui.status("git-skill: skipped (SKIP=git-skill)")?;
         return Ok(Outcome::Clean);
     }
-    let ws = Workspace::load(ui)?;
+    let mut ws = Workspace::load(ui)?;
+    git_skill::ops::config::use_policy_at(&mut ws, git_skill::git::At::Index)?;
     let options = op::Options {
         fail_on: ws.config.fail_on()?,
         today: git_skill::clock::today(),
