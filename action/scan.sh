@@ -9,6 +9,9 @@
 #   ROOTS       skill roots to scan instead of the configured ones, one per line
 #   SARIF       where the SARIF report goes (default: skillguard.sarif)
 #   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY  set by the runner; optional here
+# The log gets one annotation per finding (`git skill scan --format github`: errors for
+# critical findings, warnings for high ones, on the file and line), the job summary the
+# verdict, the findings, the capability drift and the allow comments the change adds.
 # Always exits 0: the exit status of the scan goes to the output `exit-code` (0 pass, 1 a skill
 # at the fail level, 2 the scan could not run, also when this script cannot start it), so that
 # the report is uploaded before the job fails on it.
@@ -33,7 +36,10 @@ to_ref=${TO_REF:-HEAD}
 from_ref=${FROM_REF:-}
 sarif=${SARIF:-skillguard.sarif}
 
-args=(scan --format sarif)
+args=(scan --format github --sarif "$sarif")
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+    args+=(--summary "$GITHUB_STEP_SUMMARY")
+fi
 if [ -n "${FAIL_ON:-}" ]; then
     case "$FAIL_ON" in
         dangerous|caution|never) args+=(--fail-on "$FAIL_ON") ;;
@@ -62,7 +68,7 @@ else
     mode="skills changed from ${from_ref:0:12} to $to_ref"
 fi
 
-"$git_skill" "${args[@]}" > "$sarif"
+"$git_skill" "${args[@]}"
 code=$?
 case $code in
     0) verdict="no skill at the fail level" ;;
@@ -76,7 +82,7 @@ if [ -n "${GITHUB_OUTPUT:-}" ]; then
         echo "sarif=$sarif"
     } >> "$GITHUB_OUTPUT"
 fi
-if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ "$code" -gt 1 ]; then
     echo "SkillGuard: $mode: $verdict." >> "$GITHUB_STEP_SUMMARY"
 fi
 exit 0

@@ -211,9 +211,7 @@ pub fn pin_inline_allows(
         let inline = f.suppressed.as_ref().is_some_and(|s| s.kind == "inline");
         if inline && !allowed_at_base.contains(&f.fingerprint) {
             f.suppressed = None;
-            f.message.push_str(
-                " (its git-skill:allow comment is new in this range; inline allows count as of the base revision)",
-            );
+            f.message.push_str(crate::report::github::RELEASED_ALLOW);
             released = true;
         }
     }

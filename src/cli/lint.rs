@@ -71,6 +71,9 @@ pub fn cmd_lint(ui: &mut Ui, args: LintArgs) -> Result<Outcome, CommandError> {
             &op::problems(&ws, diagnostics),
         ),
         ReportFormat::Junit => junit(&mut ui.out, &linted),
+        ReportFormat::Github => {
+            git_skill::report::github::lint_annotations(&mut ui.out, diagnostics)
+        }
     }
     .and_then(|()| ui.out.flush());
     match rendered {

@@ -23,6 +23,8 @@ pub enum ReportFormat {
     Sarif,
     /// JUnit XML, one test case per skill.
     Junit,
+    /// GitHub Actions workflow commands: an annotation per finding, on its file and line.
+    Github,
 }
 
 /// Writes `body`, a JSON object, with `"version": 1` added, then a newline, to stdout.

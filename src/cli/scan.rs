@@ -100,6 +100,15 @@ pub struct ScanArgs {
     /// Empty the scan cache before scanning.
     #[arg(long)]
     pub clear_cache: bool,
+
+    /// Also write the SARIF report to FILE (for code scanning, beside another --format).
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
+
+    /// Also append a Markdown summary to FILE: the verdict, the findings, the capability drift
+    /// and the allow comments a range adds (a job summary: `$GITHUB_STEP_SUMMARY`).
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
 }
 
 pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
@@ -163,8 +172,18 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         return Ok(Outcome::Clean);
     }
     let Some((from, to)) = range else {
+        extra_reports(&args, &scan, "every skill and agent context file", None)?;
         return finish(ui, &args, &scan, fail_on, scan.empty);
     };
+    let mut drift_text = Vec::new();
+    super::diff::render_text(&mut drift_text, &drift)?;
+    let title = format!("skills changed from {from} to {to}");
+    extra_reports(
+        &args,
+        &scan,
+        &title,
+        Some(&String::from_utf8_lossy(&drift_text)),
+    )?;
     if args.format == ReportFormat::Text && scan.empty {
         ui.status(&format!("no skill changed between {from} and {to}"))?;
         return Ok(Outcome::Clean);
@@ -203,6 +222,41 @@ fn problems(ui: &mut Ui, ws: &Workspace, problems: Vec<Problem>) -> Result<(), C
     Ok(())
 }
 
+/// The reports asked for beside the main one: SARIF (`--sarif`) and a Markdown summary
+/// (`--summary`, appended: a job summary collects every step's).
+fn extra_reports(
+    args: &ScanArgs,
+    scan: &op::Scan,
+    title: &str,
+    drift: Option<&str>,
+) -> Result<(), CommandError> {
+    let write = |path: &PathBuf, append: bool, bytes: &[u8]| -> Result<(), CommandError> {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .append(append)
+            .truncate(!append)
+            .open(path)
+            .map_err(|e| CommandError::new(format!("cannot write '{}': {e}", path.display())))?;
+        std::io::Write::write_all(&mut file, bytes)
+            .map_err(|e| CommandError::new(format!("cannot write '{}': {e}", path.display())))
+    };
+    if let Some(path) = &args.sarif {
+        let mut out = Vec::new();
+        sarif::render_sarif(&mut out, &scan.reports)?;
+        let text = git_skill::redact::redact(&String::from_utf8_lossy(&out));
+        write(path, false, text.as_bytes())?;
+    }
+    if let Some(path) = &args.summary {
+        let mut out = Vec::new();
+        git_skill::report::github::summary(&mut out, title, &scan.reports, drift)?;
+        // A file bypasses the terminal's masking: masked here, as everything git-skill writes.
+        let text = git_skill::redact::redact(&String::from_utf8_lossy(&out));
+        write(path, true, text.as_bytes())?;
+    }
+    Ok(())
+}
+
 /// Renders the reports and decides the exit status.
 fn finish(
     ui: &mut Ui,
@@ -222,6 +276,7 @@ fn finish(
         ReportFormat::Json => render::render_json(&mut ui.out, reports),
         ReportFormat::Sarif => sarif::render_sarif(&mut ui.out, reports),
         ReportFormat::Junit => render::render_junit(&mut ui.out, reports),
+        ReportFormat::Github => git_skill::report::github::annotations(&mut ui.out, reports),
     }
     .and_then(|()| ui.out.flush());
     match rendered {

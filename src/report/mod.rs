@@ -2,6 +2,7 @@
 //! Renderers take a writer; the library never prints on its own.
 
 mod diagnostics;
+pub mod github;
 pub mod junit;
 pub mod problem;
 pub mod sarif;

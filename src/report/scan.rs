@@ -95,7 +95,7 @@ pub fn overall(skills: &[SkillReport]) -> Verdict {
         .unwrap_or(Verdict::Safe)
 }
 
-fn join(dir: &str, file: &str) -> String {
+pub(crate) fn join(dir: &str, file: &str) -> String {
     if file == "." || file.is_empty() {
         dir.to_owned()
     } else if dir == "." || dir.is_empty() {

@@ -318,3 +318,75 @@ fn action_yml_is_a_composite_action_that_runs_the_tested_script() {
     .unwrap();
     assert!(example.contains("uses: OWNER/git-skill@REF"), "{example}");
 }
+
+/// What the job shows without code scanning: an annotation per finding in the log (on its file
+/// and line) and a Markdown job summary with the findings, the drift and the allow comments the
+/// pull request adds, which are listed but not honoured.
+#[test]
+fn the_log_and_the_job_summary_show_the_findings() {
+    let (sb, base, _safe, head) = pull_request();
+    let summary = sb.home().join("step-summary.md");
+    std::fs::write(&summary, "## An earlier step\n").unwrap();
+    let summary_s = summary.display().to_string();
+    let (run, out, _) = scan_step(
+        &sb,
+        &[
+            ("FROM_REF", &base),
+            ("TO_REF", &head),
+            ("GITHUB_STEP_SUMMARY", &summary_s),
+        ],
+    );
+    run.assert_ok();
+    assert!(out.contains("exit-code=1"), "{out}");
+    let annotation = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("::error file=.claude/skills/deploy/scripts/run.sh,line="))
+        .unwrap_or_else(|| panic!("no annotation: {}", run.stdout));
+    assert!(annotation.contains(",title=SUP"), "{annotation}");
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.starts_with("## An earlier step\n## SkillGuard: 🛑 dangerous"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| deploy | `.claude/skills/deploy/scripts/run.sh:"),
+        "{md}"
+    );
+    assert!(md.contains("Capability drift"), "{md}");
+
+    // An allow comment the pull request adds is listed for reviewers, and does not count.
+    let script =
+        std::fs::read_to_string(sb.repo().join(".claude/skills/deploy/scripts/run.sh")).unwrap();
+    let allowed: String = script
+        .lines()
+        .map(|l| {
+            if l.contains("curl") {
+                format!("# git-skill:allow SUP001 -- trust me\n{l}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    sb.write(".claude/skills/deploy/scripts/run.sh", allowed);
+    sb.git(&["commit", "-qam", "allow it", "--no-verify"])
+        .assert_ok();
+    let head = rev(&sb, "HEAD");
+    std::fs::write(&summary, "").unwrap();
+    let (run, out, _) = scan_step(
+        &sb,
+        &[
+            ("FROM_REF", &base),
+            ("TO_REF", &head),
+            ("GITHUB_STEP_SUMMARY", &summary_s),
+        ],
+    );
+    run.assert_ok();
+    assert!(out.contains("exit-code=1"), "{out}");
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.contains("**Allow comments this change adds**")
+            && md.contains("`.claude/skills/deploy/scripts/run.sh:"),
+        "{md}"
+    );
+}

@@ -1189,3 +1189,28 @@ fn lint_reports_sarif_and_junit_with_paths_from_the_top() {
     assert_eq!(run.status, 1);
     crate::snapshot::assert_snapshot("lint-junit", &crate::snapshot::show(&sb, &run));
 }
+
+#[test]
+fn github_format_annotates_each_diagnostic() {
+    let sb = Sandbox::with_repo();
+    sb.write(
+        ".claude/skills/bare/SKILL.md",
+        "---\nname: bare\n---\nNo description.\n",
+    );
+    let run = sb.run(&["lint", "--format", "github"]);
+    run.assert_status(1);
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("title=SK007"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(
+        line.starts_with("::error file=.claude/skills/bare/SKILL.md"),
+        "{line}"
+    );
+    assert!(
+        run.stdout.lines().all(|l| l.starts_with("::")),
+        "{}",
+        run.stdout
+    );
+}
