@@ -36,6 +36,10 @@ pub struct PreCommit {
     pub notes: Vec<Note>,
     /// The gate's decision, or none when the commit touches no skill.
     pub decision: Option<Decision>,
+    /// Findings at the fail level that pass only through a suppression this commit brings
+    /// (`path:line RULE (inline|policy)`): CI reads suppressions from the base revision, so
+    /// a pull request with them fails there until they are merged.
+    pub new_suppressions: Vec<String>,
 }
 
 pub fn pre_commit(env: &Env, options: &Options) -> Result<PreCommit, PreCommitError> {
@@ -60,6 +64,7 @@ pub fn pre_commit(env: &Env, options: &Options) -> Result<PreCommit, PreCommitEr
         return Ok(PreCommit {
             notes,
             decision: None,
+            new_suppressions: Vec::new(),
         });
     }
     let changes = super::changes(env, repo, changes);
@@ -76,8 +81,58 @@ pub fn pre_commit(env: &Env, options: &Options) -> Result<PreCommit, PreCommitEr
     if let Some(cache) = cache {
         cache.trim();
     }
+    let new_suppressions = new_suppressions(repo, &decision);
     Ok(PreCommit {
         notes,
         decision: Some(decision),
+        new_suppressions,
     })
+}
+
+/// The suppressed findings at the fail level whose suppression HEAD does not have: a policy
+/// file staged with changes, or an allow comment (its reason) not in HEAD's version of the
+/// file. Read only for such findings: most commits have none.
+fn new_suppressions(repo: &crate::git::Repo, decision: &Decision) -> Vec<String> {
+    use crate::git::RegularBlob;
+    use crate::guard::suppress::POLICY_FILE;
+    use crate::guard::{Severity, Verdict};
+    let blob = |at: At<'_>, path: &str| match repo.regular_blob(at, path, 32 << 20) {
+        Ok(RegularBlob::Regular(bytes)) => Some(bytes),
+        _ => None,
+    };
+    let mut policy_changed = None;
+    let mut out = Vec::new();
+    for judged in &decision.skills {
+        let report = &judged.check.report;
+        for f in &report.findings {
+            let Some(s) = &f.suppressed else { continue };
+            let verdict = match f.severity {
+                Severity::Critical => Verdict::Dangerous,
+                Severity::High => Verdict::Caution,
+                _ => Verdict::Safe,
+            };
+            if !decision.fail_on.fails(verdict) {
+                continue;
+            }
+            let path = if f.file == "." {
+                report.repo_path.clone()
+            } else {
+                format!("{}/{}", report.repo_path, f.file)
+            };
+            let new = match s.kind {
+                "policy" => *policy_changed.get_or_insert_with(|| {
+                    blob(At::Index, POLICY_FILE) != blob(At::Head, POLICY_FILE)
+                }),
+                "inline" => blob(At::Head, &path).is_none_or(|bytes| {
+                    let text = String::from_utf8_lossy(&bytes);
+                    !(text.contains("git-skill:allow") && text.contains(s.reason.as_str()))
+                }),
+                _ => false,
+            };
+            if new {
+                out.push(format!("{path}:{} {} ({})", f.line, f.rule, s.kind));
+            }
+        }
+    }
+    out
 }

@@ -523,3 +523,62 @@ fn an_auto_skill_stays_held_to_the_writer_limits_when_a_commit_drops_its_mark() 
         &run,
     );
 }
+
+/// A commit that passes only through a suppression it brings says that CI, which reads
+/// suppressions from the base branch, will not honour it until it is merged; one whose
+/// suppression HEAD has already says nothing. Under the pre-commit framework the way to skip
+/// the hook once is its `SKIP=<hook id>`.
+#[test]
+fn the_hook_says_what_ci_will_do_with_a_suppression_it_brings() {
+    let sb = repo();
+    sb.write(
+        ".claude/skills/tool/scripts/run.sh",
+        format!("# git-skill:allow SUP001 -- the vendor's pinned installer\n{DANGER}"),
+    );
+    sb.git(&["add", "."]).assert_ok();
+    let run = commit(&sb, &[]);
+    run.assert_ok();
+    assert!(
+        run.stderr
+            .contains("CI reads suppressions from the base branch")
+            && run
+                .stderr
+                .contains(".claude/skills/tool/scripts/run.sh:2 SUP001 (inline)"),
+        "{}",
+        run.stderr
+    );
+    // HEAD has the allow now: a later commit of the skill is quiet about it.
+    sb.write(".claude/skills/tool/notes.md", "More notes.\n");
+    sb.git(&["add", "."]).assert_ok();
+    let run = commit(&sb, &[]);
+    run.assert_ok();
+    assert!(
+        !run.stderr.contains("CI reads suppressions"),
+        "{}",
+        run.stderr
+    );
+    // A policy entry the commit brings is named the same way.
+    sb.write(
+        ".claude/skills/other/SKILL.md",
+        format!("---\nname: other\ndescription: Other.\n---\n```bash\n{DANGER}```\n"),
+    );
+    sb.write(
+        ".skillguard.yaml",
+        "allow:\n  - rule: SUP001\n    skill: other\n    reason: reviewed\n",
+    );
+    sb.git(&["add", "."]).assert_ok();
+    let run = commit(&sb, &[]);
+    run.assert_ok();
+    assert!(run.stderr.contains("SUP001 (policy)"), "{}", run.stderr);
+
+    // Blocked under the pre-commit framework: its SKIP.
+    sb.write(".claude/skills/tool/scripts/more.sh", DANGER);
+    sb.git(&["add", "."]).assert_ok();
+    let run = sb.git_env("", &["commit", "-qm", "more"], &[("PRE_COMMIT", "1")]);
+    assert_ne!(run.status, 0);
+    assert!(
+        run.stderr.contains("SKIP=git-skill-guard git commit"),
+        "{}",
+        run.stderr
+    );
+}

@@ -64,7 +64,10 @@ pub fn cmd_hook(ui: &mut Ui, args: HookArgs) -> Result<Outcome, CommandError> {
         HookAction::Agent(args) => agent::cmd_agent_hook(ui, args),
         HookAction::PreCommit => pre_commit(ui).map_err(|e| {
             // Fail closed, and say how to get past it on purpose.
-            e.hint("the commit is blocked because the check could not run; fix the cause, or skip once with git commit --no-verify")
+            e.hint(format!(
+                "the commit is blocked because the check could not run; fix the cause, or {}",
+                skip_once()
+            ))
         }),
     }
 }
@@ -172,6 +175,16 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         if let Some(line) = kept_line {
             ui.status(&line)?;
         }
+        if !found.new_suppressions.is_empty() {
+            ui.warn(&format!(
+                "this commit passes through {} it brings: {}. CI reads suppressions from the base branch, so a pull request with {} fails there until {} merged: land {} in a change of its own first, or have a maintainer do it",
+                if found.new_suppressions.len() == 1 { "a suppression" } else { "suppressions" },
+                found.new_suppressions.join(", "),
+                if found.new_suppressions.len() == 1 { "it" } else { "them" },
+                if found.new_suppressions.len() == 1 { "it is" } else { "they are" },
+                if found.new_suppressions.len() == 1 { "it" } else { "them" },
+            ))?;
+        }
         return Ok(Outcome::Clean);
     }
     let blocked: Vec<SkillReport> = decision
@@ -232,14 +245,29 @@ fn blocked_report(
             fail_on.as_str()
         ),
     };
-    // Only scan findings can be suppressed with a reason; lint levels are the skill's to fix.
-    let ways = if shown.is_empty() {
-        "Fix the staged files (git add them again), or skip the check once with git commit --no-verify."
-    } else {
-        "Fix the staged files (git add them again), suppress a finding with a reason (# git-skill:allow ID -- reason, or .skillguard.yaml), or skip the check once with git commit --no-verify."
+    let skip = skip_once();
+    let lint = "set a code's level with a `lint:` entry in .skillguard.yaml (code, level, reason) or a <!-- git-skill:allow-lint CODE -- reason --> comment in SKILL.md";
+    let suppress = "suppress a finding with a reason (# git-skill:allow ID -- reason, or an `allow:` entry in .skillguard.yaml; CI honours a suppression once it is on the base branch, so land it in a change of its own first, or have a maintainer do it)";
+    let ways = match (introduced.is_empty(), shown.is_empty()) {
+        (false, true) => format!("Fix the staged files (git add them again), {lint}, or {skip}."),
+        (false, false) => {
+            format!("Fix the staged files (git add them again), {lint}, {suppress}, or {skip}.")
+        }
+        _ => format!("Fix the staged files (git add them again), {suppress}, or {skip}."),
     };
     writeln!(ui.err, "git-skill: commit blocked: {reason}. {ways}")?;
     Ok(())
+}
+
+/// How to skip the check once: the pre-commit framework's `SKIP=<hook id>` when it runs the
+/// hook (it sets `PRE_COMMIT`), else git-skill's own `SKIP=git-skill`; `--no-verify` skips every
+/// hook, and is named as such.
+fn skip_once() -> &'static str {
+    if std::env::var_os("PRE_COMMIT").is_some() {
+        "skip this hook once with SKIP=git-skill-guard git commit (SKIP=git-skill-guard-system for the system hook)"
+    } else {
+        "skip the check once with SKIP=git-skill git commit (git commit --no-verify skips every hook)"
+    }
 }
 
 /// Lint errors printed when a commit is blocked; the rest are counted.
@@ -250,7 +278,8 @@ fn unchecked(ui: &mut Ui) -> Result<Outcome, CommandError> {
     if ui.had_error {
         writeln!(
             ui.err,
-            "git-skill: commit blocked: some of what it adds could not be checked (see above). Fix the cause, or skip the check once with git commit --no-verify."
+            "git-skill: commit blocked: some of what it adds could not be checked (see above). Fix the cause, or {}.",
+            skip_once()
         )?;
     }
     Ok(Outcome::Clean)
