@@ -34,6 +34,7 @@ fn main() {
     for input in engine::INPUTS {
         println!("cargo::rerun-if-changed={input}");
     }
+    agent_clis();
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let tables = lexicon::tables().unwrap_or_else(|e| panic!("prose lexicon: {e}"));
     let files = [
@@ -44,5 +45,37 @@ fn main() {
     ];
     for (name, text) in files {
         std::fs::write(out.join(name), text).unwrap_or_else(|e| panic!("write {name}: {e}"));
+    }
+}
+
+/// The real agents' end-to-end tests (`tests/integration/agents_e2e.rs`) run when their CLIs
+/// are installed under `AGENTS_PREFIX` (default `target/agent-clis`, where `.ci/run` puts
+/// them), or when `GIT_SKILL_REQUIRE_AGENTS` is set (CI: then a missing CLI fails its test);
+/// elsewhere the test runner reports them `ignored`, not passed. The prefix is handed to the
+/// tests, so that both read the same one.
+fn agent_clis() {
+    println!("cargo::rustc-check-cfg=cfg(agent_clis)");
+    println!("cargo::rerun-if-env-changed=AGENTS_PREFIX");
+    println!("cargo::rerun-if-env-changed=GIT_SKILL_REQUIRE_AGENTS");
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    let prefix = std::env::var_os("AGENTS_PREFIX")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("target/agent-clis"));
+    println!(
+        "cargo::rustc-env=GIT_SKILL_AGENTS_PREFIX={}",
+        prefix.display()
+    );
+    let installed = ["claude", "qwen", "codex", "gemini", "copilot"]
+        .iter()
+        .any(|cli| {
+            prefix
+                .join(cli)
+                .join("node_modules/.bin")
+                .join(cli)
+                .exists()
+        });
+    if installed || std::env::var_os("GIT_SKILL_REQUIRE_AGENTS").is_some() {
+        println!("cargo::rustc-cfg=agent_clis");
     }
 }

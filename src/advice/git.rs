@@ -110,8 +110,20 @@ impl Advise for NameError {
                 "no skills found in the repository or the user-level roots",
             )
             .and(A_PATH_WORKS),
-            NameError::NotFound { known, .. } => {
-                Advice::user(format!("known skills: {}", listing(known))).and(A_PATH_WORKS)
+            NameError::NotFound { arg, known } => {
+                match super::nearest::nearest(arg, known).as_slice() {
+                    [] => Advice::user(format!("known skills: {}", listing(known))),
+                    close => Advice::user(format!(
+                        "did you mean {}? (known skills: {})",
+                        close
+                            .iter()
+                            .map(|c| format!("'{c}'"))
+                            .collect::<Vec<_>>()
+                            .join(" or "),
+                        listing(known)
+                    )),
+                }
+                .and(A_PATH_WORKS)
             }
             NameError::Ambiguous { paths, .. } => {
                 let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();

@@ -8,6 +8,7 @@
 
 mod git;
 mod model;
+mod nearest;
 mod ops;
 mod optimize;
 mod signal;

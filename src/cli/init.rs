@@ -144,7 +144,7 @@ fn dry_run(ui: &mut Ui, plan: &op::Plan, top: &Path) -> Result<Outcome, CommandE
         .to_string();
         super::ui::write_lines(&mut ui.out, &diff)?;
     }
-    if !plan.uninstall {
+    if !plan.uninstall && !plan.hooks_current {
         writeln!(
             ui.out,
             "# would install the pre-commit and pre-merge-commit hooks (git skill hook install)"

@@ -163,5 +163,14 @@ fn explain(ui: &mut Ui, query: &str) -> Result<Outcome, CommandError> {
     if let Some(policy) = codes::level_policy(code.code) {
         writeln!(ui.out, "\n{policy}")?;
     }
+    if code.code == codes::INVALID_LINT_ALLOW {
+        writeln!(ui.out, "\nIt cannot be silenced: fix the comment.")?;
+    } else {
+        writeln!(
+            ui.out,
+            "\nTo silence it in one skill, with a reason, a comment in its SKILL.md (turns it off there):\n\n    <!-- git-skill:allow-lint {code} -- why -->\n\nTo set its level for some or all skills, an entry in .skillguard.yaml at the top of the\nrepository:\n\n    lint:\n      - code: {code}\n        level: warning      # or off, or error\n        skill: my-skill     # optional\n        path: \"forms/**\"    # optional: a glob over the file\n        reason: why",
+            code = code.code
+        )?;
+    }
     Ok(Outcome::Clean)
 }

@@ -220,14 +220,17 @@ fn render(ui: &mut Ui, o: &Outcome, dry_run: bool) -> std::io::Result<()> {
             writeln!(ui.out, "{verb} {}{files}{verdict}", safe(&o.path))?;
         }
     } else {
+        // The action as the command line spells it (`write-file`; the JSON request and the
+        // review's tool spell it `write_file`).
+        let name = o.action.as_str();
+        let typed = name.replace('_', "-");
         writeln!(
             ui.out,
-            "refused: {} {} (nothing written)",
-            o.action.as_str(),
+            "refused: {typed} {} (nothing written)",
             safe(&o.path)
         )?;
         for e in &o.errors {
-            writeln!(ui.out, "  - {}", safe(e))?;
+            writeln!(ui.out, "  - {}", safe(&e.replace(name, &typed)))?;
         }
     }
     for f in &o.findings {

@@ -33,7 +33,17 @@ pub fn cmd_sessions(ui: &mut Ui, args: SessionsArgs) -> Result<Outcome, CommandE
         let text = |t: &Option<String>| safe(t.as_deref().unwrap_or("-"));
         let last = match &r.decision {
             None => "in progress".to_owned(),
-            Some(d) => format!("{}: {} ({})", safe(d), text(&r.reason), text(&r.detail)),
+            // A reason that only repeats the decision (`scheduled`) is said once.
+            Some(d) => {
+                let mut last = safe(d).to_string();
+                if let Some(reason) = r.reason.as_deref().filter(|reason| reason != d) {
+                    last.push_str(&format!(": {}", safe(reason)));
+                }
+                if r.detail.is_some() {
+                    last.push_str(&format!(" ({})", text(&r.detail)));
+                }
+                last
+            }
         };
         let changed = if r.skills_modified {
             ", changed a skill"

@@ -121,6 +121,15 @@ fn write_script(path: &Path, script: &str) -> Result<(), HookError> {
     Ok(())
 }
 
+/// Whether every hook of [`Hook::ALL`] in `hooks_dir` is git-skill's, as this version writes it
+/// (nothing for `install` to do).
+pub fn current(hooks_dir: &Path) -> bool {
+    Hook::ALL.iter().all(|hook| {
+        crate::fsutil::read(&hooks_dir.join(hook.name()))
+            .is_ok_and(|bytes| bytes == hook.script().as_bytes())
+    })
+}
+
 /// Installs every hook of [`Hook::ALL`] in `hooks_dir`. Idempotent.
 pub fn install(hooks_dir: &Path, force: bool) -> Result<Vec<(Hook, Installed)>, HookError> {
     Hook::ALL

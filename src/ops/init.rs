@@ -55,6 +55,8 @@ pub struct Plan {
     pub enabled: bool,
     /// Whether `init` turned it on (then `--uninstall` turns it off).
     pub enabled_by_init: bool,
+    /// Whether the commit hooks are installed and current already.
+    pub hooks_current: bool,
 }
 
 impl Plan {
@@ -170,6 +172,7 @@ pub fn plan(env: &Env, options: &Options) -> Result<Plan, InitError> {
         edits,
         enabled: env.config.auto_skill_enabled().unwrap_or(false),
         enabled_by_init: enabled_mark(env).is_some_and(|m| m.exists()),
+        hooks_current: hooks::current(&repo.hooks_dir(env.home.as_deref())),
     })
 }
 

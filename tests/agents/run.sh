@@ -6,7 +6,7 @@
 #   bash tests/agents/run.sh <cli> <workdir>                 # where unshare is not allowed
 #
 # <cli>: claude | qwen | codex | gemini | copilot, installed (npm) at
-#   ${AGENTS_PREFIX:-/tmp/agent-clis}/<cli>/node_modules/.bin/<cli>
+#   ${AGENTS_PREFIX:-<repository>/target/agent-clis}/<cli>/node_modules/.bin/<cli>
 # <workdir> holds, prepared by the caller:
 #   home/       the CLI's HOME (its settings are written there; CODEX_HOME=home/.codex and
 #               COPILOT_HOME=home/.copilot are exported for every step)
@@ -54,7 +54,8 @@ esac
 workdir=$(cd "$2" && pwd)
 [ -d "$workdir/home" ] || die "no $workdir/home (the CLI's HOME)"
 [ -d "$workdir/proj" ] || die "no $workdir/proj (the project, a git repository)"
-agent_bin=${AGENTS_PREFIX:-/tmp/agent-clis}/$cli/node_modules/.bin/$cli
+AGENTS_PREFIX=${AGENTS_PREFIX:-$(cd "$here/../.." && pwd)/target/agent-clis}
+agent_bin=$AGENTS_PREFIX/$cli/node_modules/.bin/$cli
 [ -x "$agent_bin" ] || die "$cli: CLI not installed at $agent_bin"
 python=$(command -v python3) || die "python3 not found"
 review_script=${REVIEW_SCRIPT:-$here/review-script.json}

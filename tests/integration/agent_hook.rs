@@ -202,8 +202,8 @@ fn a_busy_claude_session_ends_in_a_proposal_from_a_detached_review() {
     assert_eq!(lines.len(), 2, "{}", text.stdout);
     assert!(
         lines[0].contains(&format!(
-            "claude {SESSION}  0 tool calls (3 in all)  scheduled: scheduled"
-        )),
+            "claude {SESSION}  0 tool calls (3 in all)  scheduled ("
+        )) && !lines[0].contains("scheduled: scheduled"),
         "{}",
         text.stdout
     );

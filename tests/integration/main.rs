@@ -23,6 +23,7 @@ mod manage;
 mod multilingual;
 mod optimize;
 mod optimize_review;
+mod paper_cuts;
 mod prewrite;
 mod prompt;
 mod pty;

@@ -548,3 +548,29 @@ fn a_server_refusing_schemas_is_said_once_and_the_run_goes_on() {
         .all(|r| r.json().get("response_format").is_none()));
     assert_eq!(subjects(&sb, 1), [ACCEPTED]);
 }
+
+/// A dry run whose candidate the judges refuse, which no flag can let through, shows the diff
+/// but not the messages of commits that can never be made.
+#[test]
+fn a_rejected_dry_run_shows_no_commit_messages() {
+    let sb = repo_with_signals();
+    let mut model = Model::new();
+    // Every judge says the problem would come back.
+    model.judge = Some(Arc::new(|_: &str| "YES"));
+    let server = model.serve();
+    let dry = optimize(&sb, &server, &["--dry-run"]);
+    dry.assert_status(1);
+    assert!(
+        dry.stdout.contains("Dry run: nothing was committed"),
+        "{}",
+        dry.stdout
+    );
+    assert!(
+        dry.stdout
+            .contains("Nothing was kept: no flag could let this candidate through"),
+        "{}",
+        dry.stdout
+    );
+    assert!(!dry.stdout.contains("Commit 1:"), "{}", dry.stdout);
+    assert!(!dry.stdout.contains("Commit 2:"), "{}", dry.stdout);
+}

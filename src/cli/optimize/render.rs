@@ -203,7 +203,10 @@ fn ending(out: &mut dyn Write, r: &Report) -> std::io::Result<()> {
             writeln!(out)?;
             write_lines(out, r.diff.as_deref().unwrap_or(""))?;
             writeln!(out)?;
-            write_messages(out, r)?;
+            // The commits' messages only for a change that can still be committed.
+            if r.outcome == Decision::DryRunAccepted || r.commit_with.is_some() {
+                write_messages(out, r)?;
+            }
             match &r.commit_with {
                 Some(with) => writeln!(
                     out,

@@ -18,7 +18,7 @@ use super::{CommandError, Outcome, Ui, Workspace};
 /// three-way merge (your uncommitted edits are kept; a conflict refuses and changes nothing),
 /// after checking the skills it touches as the pre-commit hook does; `--commit` also commits it
 /// with the proposal's message. `reject` deletes it, `prune` deletes old ones. An id may be
-/// shortened to any unique prefix.
+/// shortened to any unique prefix. Without a subcommand, `list`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   git skill proposals list
@@ -27,7 +27,7 @@ use super::{CommandError, Outcome, Ui, Workspace};
   git skill proposals prune --older-than 30d")]
 pub struct ProposalsArgs {
     #[command(subcommand)]
-    pub action: Action,
+    pub action: Option<Action>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -67,7 +67,10 @@ pub enum Action {
 
 pub fn cmd_proposals(ui: &mut Ui, args: ProposalsArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
-    match args.action {
+    let action = args.action.unwrap_or(Action::List {
+        format: Format::Text,
+    });
+    match action {
         Action::List { format } => list::run(ui, &ws, format),
         Action::Show { id, format } => show::run(ui, &ws, &id, format),
         Action::Accept { id, commit, format } => accept::run(ui, &ws, &id, commit, format),
