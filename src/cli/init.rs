@@ -113,6 +113,10 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
         ui.status("commit the agents' settings to share the hooks with your team")?;
     }
     trust_notes(ui, &plan)?;
+    // The reviews just turned on need a model: without one each busy session's review fails.
+    if !git_skill::ops::doctor::model_configured(&ws.config, |name| std::env::var(name).ok()) {
+        ui.warn("no model is configured: the review at the end of a busy session will fail until one is (git config skill.provider ... and skill.model ...; git skill doctor checks it and asks it)")?;
+    }
     let threshold = ws.config.auto_skill_threshold().unwrap_or(20);
     ui.status(&format!(
         "next: a session of {threshold} tool calls or more ends in a review; see git skill sessions, then git skill proposals list"

@@ -3,6 +3,7 @@
 mod completions;
 mod config;
 mod diff;
+mod doctor;
 mod error;
 mod hints;
 mod hook;
@@ -93,6 +94,7 @@ enum Command {
     Proposals(proposals::ProposalsArgs),
     Sessions(sessions::SessionsArgs),
     Init(init::InitArgs),
+    Doctor(doctor::DoctorArgs),
 }
 
 /// How a command ended when it did not fail with an error.
@@ -159,6 +161,7 @@ pub fn main() -> ExitCode {
         Command::Proposals(args) => proposals::cmd_proposals(&mut ui, args),
         Command::Sessions(args) => sessions::cmd_sessions(&mut ui, args),
         Command::Init(args) => init::cmd_init(&mut ui, args),
+        Command::Doctor(args) => doctor::cmd_doctor(&mut ui, args),
     };
     finish(&mut ui, result)
 }

@@ -8,6 +8,7 @@ pub mod agent_guard;
 pub mod agent_hook;
 pub mod config;
 pub mod diff;
+pub mod doctor;
 #[cfg(test)]
 mod gate_table;
 pub mod init;
