@@ -8,6 +8,8 @@
 #   FAIL_ON     dangerous | caution | never (default: failOn of .skillguard.yaml at the base)
 #   ROOTS       skill roots to scan instead of the configured ones, one per line
 #   SARIF       where the SARIF report goes (default: skillguard.sarif)
+#   LINT        true (default): in range mode, lint errors the change brings fail it too, as
+#               in the pre-commit hook; false: SkillGuard only
 #   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY  set by the runner; optional here
 # The log gets one annotation per finding (`git skill scan --format github`: errors for
 # critical findings, warnings for high ones, on the file and line), the job summary the
@@ -65,6 +67,11 @@ else
     # The policy file, a baseline and inline allows are read as of the base by default, as on
     # every range route of git skill scan (PRE_COMMIT_FROM_REF/TO_REF included).
     args+=(--from-ref "$from_ref" --to-ref "$to_ref")
+    case "${LINT:-true}" in
+        true) args+=(--lint) ;;
+        false) ;;
+        *) fail "lint must be true or false, not '$LINT'" ;;
+    esac
     mode="skills changed from ${from_ref:0:12} to $to_ref"
 fi
 

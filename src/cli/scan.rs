@@ -101,6 +101,11 @@ pub struct ScanArgs {
     #[arg(long)]
     pub clear_cache: bool,
 
+    /// In range mode, lint the changed skills too: a lint error the range brings fails the
+    /// scan, as it blocks a commit in the pre-commit hook.
+    #[arg(long)]
+    pub lint: bool,
+
     /// Also write the SARIF report to FILE (for code scanning, beside another --format).
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,
@@ -159,7 +164,14 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         today: git_skill::clock::today(),
         cache: !args.no_cache && ws.config.scan_cache()?,
         clear_cache: args.clear_cache,
+        lint: args.lint,
     };
+    if args.lint && range.is_none() {
+        return Err(
+            CommandError::new("--lint needs a range (--from-ref and --to-ref)")
+                .hint("git skill lint checks the skills of the work tree"),
+        );
+    }
     let mut scan = op::scan(&ws, &options)?;
     let drift = std::mem::take(&mut scan.drift);
     problems(ui, &ws, std::mem::take(&mut scan.problems))?;
@@ -249,7 +261,7 @@ fn extra_reports(
     }
     if let Some(path) = &args.summary {
         let mut out = Vec::new();
-        git_skill::report::github::summary(&mut out, title, &scan.reports, drift)?;
+        git_skill::report::github::summary(&mut out, title, &scan.reports, &scan.lint, drift)?;
         // A file bypasses the terminal's masking: masked here, as everything git-skill writes.
         let text = git_skill::redact::redact(&String::from_utf8_lossy(&out));
         write(path, true, text.as_bytes())?;
@@ -271,12 +283,21 @@ fn finish(
     } else {
         Outcome::Clean
     };
+    let lint = &scan.lint;
     let rendered = match args.format {
-        ReportFormat::Text => render::render_text(&mut ui.out, reports, ui.out_style),
+        ReportFormat::Text => {
+            render::render_text(&mut ui.out, reports, ui.out_style).and_then(|()| {
+                match lint.is_empty() {
+                    true => Ok(()),
+                    false => git_skill::report::render_text(&mut ui.out, lint, ui.out_style),
+                }
+            })
+        }
         ReportFormat::Json => render::render_json(&mut ui.out, reports),
         ReportFormat::Sarif => sarif::render_sarif(&mut ui.out, reports),
         ReportFormat::Junit => render::render_junit(&mut ui.out, reports),
-        ReportFormat::Github => git_skill::report::github::annotations(&mut ui.out, reports),
+        ReportFormat::Github => git_skill::report::github::annotations(&mut ui.out, reports)
+            .and_then(|()| git_skill::report::github::lint_annotations(&mut ui.out, lint)),
     }
     .and_then(|()| ui.out.flush());
     match rendered {

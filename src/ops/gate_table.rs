@@ -153,6 +153,7 @@ fn run(before: &str, after: &str) -> Lands {
         today,
         cache: true,
         clear_cache: false,
+        lint: false,
     };
     let scan = crate::ops::scan::scan(&env(), &options).unwrap();
     assert!(scan.problems.iter().all(|p| !p.is_error()));

@@ -11,7 +11,9 @@ use crate::config::FailOn;
 use crate::env::{Env, EnvError};
 use crate::git::{At, GitError, Repo};
 use crate::guard::cache::CacheStats;
-use crate::guard::suppress::{Baseline, Expired, Policy, PolicyError, POLICY_FILE};
+use crate::guard::suppress::{
+    Baseline, Expired, Policy, PolicyError, MAX_POLICY_BYTES, POLICY_FILE,
+};
 use crate::guard::ScanOptions;
 use crate::report::scan::SkillReport;
 use crate::staged::KnownScans;
@@ -72,6 +74,9 @@ pub struct Options {
     pub cache: bool,
     /// Empty the cache first (every engine's entries).
     pub clear_cache: bool,
+    /// In range mode, lint the changed skills too: the lint errors the range brings fail it,
+    /// as they block a commit in the hook.
+    pub lint: bool,
 }
 
 /// Something the scan passed over or noticed, in the order it met it.
@@ -110,12 +115,14 @@ pub struct Scan {
     pub drift: Vec<crate::drift::SkillDrift>,
     /// What the scan cache gave, when one was used.
     pub cache: Option<CacheStats>,
+    /// With `lint` in range mode: the lint errors the range brings.
+    pub lint: Vec<crate::report::Diagnostic>,
 }
 
 impl Scan {
-    /// Whether a skill is at or above the fail level.
+    /// Whether a skill is at or above the fail level, or the range brings a lint error.
     pub fn fails(&self, fail_on: FailOn) -> bool {
-        self.reports.iter().any(|r| fail_on.fails(r.verdict))
+        self.reports.iter().any(|r| fail_on.fails(r.verdict)) || !self.lint.is_empty()
     }
 }
 
@@ -247,6 +254,7 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
         baseline_written: None,
         drift: Vec::new(),
         cache: None,
+        lint: Vec::new(),
     };
     if let Some(path) = &options.write_baseline {
         let accepted = Baseline::accepting(
@@ -360,13 +368,33 @@ fn range(
         scans,
         skip_reads: false,
     });
-    let (changes, notes) = crate::staged::changes(repo, from, Some(to), &roots, known.as_ref())
+    let (mut changes, notes) = crate::staged::changes(repo, from, Some(to), &roots, known.as_ref())
         .map_err(ScanError::Revisions)?;
     problems.extend(
         notes
             .into_iter()
             .map(|n| Problem::Skipped(Skipped::Note(n))),
     );
+    // A change of the policy file alone changes what every skill's verdict may be (its
+    // entries, failOn, roots): every skill at the target is checked, the unchanged ones as
+    // themselves (no drift; the scan cache has most of them).
+    let policy_blob =
+        |rev: &str| match repo.regular_blob(At::Revision(rev), POLICY_FILE, MAX_POLICY_BYTES) {
+            Ok(crate::git::RegularBlob::Regular(bytes)) => Some(bytes),
+            _ => None,
+        };
+    if policy_blob(from) != policy_blob(to) {
+        let all = crate::staged::skills_at(repo, At::Revision(to), &roots)
+            .map_err(ScanError::Revisions)?;
+        for skill in all.skills {
+            if !changes.iter().any(|c| c.after.dir == skill.dir) {
+                changes.push(crate::staged::SkillChange {
+                    before: Some(skill.clone()),
+                    after: skill,
+                });
+            }
+        }
+    }
     let policy = match explicit_policy {
         Some(policy) => Some(policy),
         None => {
@@ -374,6 +402,7 @@ fn range(
         }
     };
     let mut gate = scan_gate(options, policy.as_ref(), baseline.as_ref());
+    gate.lint = options.lint;
     gate.allows = if suppressions == from {
         Allows::Before
     } else {
@@ -390,7 +419,15 @@ fn range(
     }
     let changes = super::changes(env, repo, changes);
     let decision = gate::decide(&changes, &gate, options.jobs);
-    let checked = decision.skills.into_iter().map(|j| j.check).collect();
+    let mut lint = Vec::new();
+    let checked = decision
+        .skills
+        .into_iter()
+        .map(|j| {
+            lint.extend(j.introduced);
+            j.check
+        })
+        .collect();
     let reports = collect(&mut problems, checked);
     Ok(Scan {
         problems,
@@ -399,6 +436,7 @@ fn range(
         baseline_written: None,
         drift,
         cache: None,
+        lint,
     })
 }
 

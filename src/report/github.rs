@@ -84,6 +84,7 @@ pub fn summary(
     out: &mut dyn Write,
     title: &str,
     skills: &[SkillReport],
+    lint: &[crate::report::Diagnostic],
     drift: Option<&str>,
 ) -> io::Result<()> {
     let verdict = super::scan::overall(skills);
@@ -130,6 +131,21 @@ pub fn summary(
                 f.severity.as_str(),
                 cell(f.message.trim_end_matches(RELEASED_ALLOW))
             )?;
+        }
+        writeln!(out)?;
+    }
+    if !lint.is_empty() {
+        writeln!(
+            out,
+            "**Lint errors this change brings** (they fail the job, as in the pre-commit hook):\n"
+        )?;
+        for d in lint {
+            let path = d.path.to_string_lossy().replace('\\', "/");
+            let place = match d.line {
+                Some(n) => format!("{path}:{n}"),
+                None => path,
+            };
+            writeln!(out, "- `{}` {} {}", code(&place), d.code, cell(&d.message))?;
         }
         writeln!(out)?;
     }
@@ -274,6 +290,7 @@ mod tests {
             &mut out,
             "skills changed from 1a2b3c to HEAD",
             &skills,
+            &[],
             Some("boot: + host t.example.net\n```"),
         )
         .unwrap();

@@ -390,3 +390,72 @@ fn the_log_and_the_job_summary_show_the_findings() {
         "{md}"
     );
 }
+
+/// Lint errors a pull request brings fail the job as they block a commit in the hook (one it
+/// did not bring does not), annotated and in the summary; `lint: false` turns that off.
+#[test]
+fn lint_errors_the_pull_request_brings_fail_it() {
+    let (sb, base, _, _) = pull_request();
+    sb.write(".claude/skills/notes/scripts/run.sh", "echo hello\n");
+    sb.write(
+        ".claude/skills/notes/SKILL.md",
+        "---\nname: notes\n---\nNo description.\n",
+    );
+    sb.git(&["commit", "-qam", "drop the description", "--no-verify"])
+        .assert_ok();
+    let head = rev(&sb, "HEAD");
+    let summary = sb.home().join("summary.md");
+    let summary_s = summary.display().to_string();
+    let (run, out, _) = scan_step(
+        &sb,
+        &[
+            ("FROM_REF", &head),
+            ("TO_REF", &head),
+            ("GITHUB_STEP_SUMMARY", &summary_s),
+        ],
+    );
+    run.assert_ok();
+    assert!(out.contains("exit-code=0"), "nothing changed: {out}");
+    // From the base: the description the range takes away, and the dangerous script.
+    let (run, out, _) = scan_step(
+        &sb,
+        &[
+            ("FROM_REF", &base),
+            ("TO_REF", &head),
+            ("GITHUB_STEP_SUMMARY", &summary_s),
+        ],
+    );
+    run.assert_ok();
+    assert!(out.contains("exit-code=1"), "{out}");
+    assert!(
+        run.stdout.lines().any(
+            |l| l.starts_with("::error file=.claude/skills/notes/SKILL.md")
+                && l.contains("title=SK007")
+        ),
+        "{}",
+        run.stdout
+    );
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.contains("**Lint errors this change brings**") && md.contains("SK007"),
+        "{md}"
+    );
+    // Only the lint error, with the dangerous commit's skill fixed: lint alone fails it, and
+    // LINT=false lets it pass.
+    sb.write(".claude/skills/deploy/scripts/run.sh", "echo hello\n");
+    sb.git(&["commit", "-qam", "safe again", "--no-verify"])
+        .assert_ok();
+    let head = rev(&sb, "HEAD");
+    let (_, out, _) = scan_step(&sb, &[("FROM_REF", &base), ("TO_REF", &head)]);
+    assert!(out.contains("exit-code=1"), "{out}");
+    let (_, out, _) = scan_step(
+        &sb,
+        &[("FROM_REF", &base), ("TO_REF", &head), ("LINT", "false")],
+    );
+    assert!(out.contains("exit-code=0"), "{out}");
+    let (_, out, _) = scan_step(
+        &sb,
+        &[("FROM_REF", &base), ("TO_REF", &head), ("LINT", "maybe")],
+    );
+    assert!(out.contains("exit-code=2"), "{out}");
+}
