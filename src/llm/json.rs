@@ -134,6 +134,8 @@ pub fn parse_with<T: DeserializeOwned>(
 ) -> Result<T, String> {
     let mut value = extract(text).ok_or_else(|| "no JSON object found in the answer".to_owned())?;
     if let Some(schema) = schema {
+        // Fields the contract does not have are left out, not a reason to ask again.
+        super::schema::strip_extras(schema, &mut value);
         super::schema::check(schema, &value)
             .map_err(|e| format!("the JSON does not follow the schema: {e}"))?;
         super::schema::strip_nulls(&mut value);
@@ -194,7 +196,14 @@ pub fn complete_json<T: DeserializeOwned>(
             repaired: true,
             dropped: first.dropped.or(second.dropped),
         }),
-        Err(reason) => {
+        Err(second_problem) => {
+            // The first answer's problem is usually the cause; the second often only
+            // repeats or adds to it.
+            let reason = if second_problem == problem {
+                problem
+            } else {
+                format!("{problem}; asked again: {second_problem}")
+            };
             let raw = keep_raw(raw_dir, &[&first.text, &second.text]).map_err(|e| {
                 LlmError::Config(format!(
                     "the model's answer is not usable JSON ({reason}), and it could not be kept: {e}"

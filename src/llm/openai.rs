@@ -70,11 +70,9 @@ impl OpenAi {
                             })
                         })
                         .collect();
-                    let content = if m.content.is_empty() {
-                        Value::Null
-                    } else {
-                        json!(m.content)
-                    };
+                    // "" rather than null: servers such as llama-cpp-python refuse a null
+                    // content beside tool calls; the OpenAI API takes either.
+                    let content = json!(m.content);
                     messages.push(
                         json!({ "role": "assistant", "content": content, "tool_calls": calls }),
                     );

@@ -227,6 +227,66 @@ fn place(path: &str) -> String {
 /// `value` without the object fields whose value is `null`, at any depth: a model answering
 /// a schema whose optional fields are nullable (as OpenAI's strict mode wants them) writes
 /// `null` where serde expects the field to be absent.
+/// Takes out the fields of `value` that a closed object of `schema` does not name (a
+/// free-text model's `diagnosis` beside the contract's fields), and returns where they were
+/// (`clusters[0].note`). Strict-schema servers never add one; other models often do, and the
+/// answer is still whole without them.
+pub fn strip_extras(schema: &Value, value: &mut Value) -> Vec<String> {
+    let mut out = Vec::new();
+    strip_at(schema, value, &mut String::new(), 0, &mut out);
+    out
+}
+
+fn strip_at(
+    schema: &Value,
+    value: &mut Value,
+    path: &mut String,
+    depth: usize,
+    out: &mut Vec<String>,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let Some(keywords) = schema.as_object() else {
+        return;
+    };
+    match value {
+        Value::Object(fields) => {
+            let properties = keywords.get("properties").and_then(Value::as_object);
+            if keywords.get("additionalProperties") == Some(&Value::Bool(false)) {
+                let known = |name: &String| properties.is_some_and(|p| p.contains_key(name));
+                let extra: Vec<String> = fields.keys().filter(|k| !known(k)).cloned().collect();
+                for name in extra {
+                    fields.remove(&name);
+                    let len = path.len();
+                    push_field(path, &name);
+                    out.push(crate::report::one_line(path, 80));
+                    path.truncate(len);
+                }
+            }
+            for (name, field) in fields.iter_mut() {
+                if let Some(sub) = properties.and_then(|p| p.get(name)) {
+                    let len = path.len();
+                    push_field(path, name);
+                    strip_at(sub, field, path, depth + 1, out);
+                    path.truncate(len);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(sub) = keywords.get("items") {
+                for (i, item) in items.iter_mut().enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    strip_at(sub, item, path, depth + 1, out);
+                    path.truncate(len);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 pub fn strip_nulls(value: &mut Value) {
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {
@@ -246,6 +306,26 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn fields_the_contract_does_not_have_are_taken_out_and_named() {
+        let schema = json!({
+            "type": "object", "additionalProperties": false, "required": ["edits"],
+            "properties": {"edits": {"type": "array", "items": {
+                "type": "object", "additionalProperties": false, "required": ["new"],
+                "properties": {"new": {"type": "string"}}}}}
+        });
+        let mut value = json!({"diagnosis": "why", "edits": [{"new": "x", "note": "漢字"}]});
+        let extras = strip_extras(&schema, &mut value);
+        assert_eq!(extras, ["diagnosis", "edits[0].note"]);
+        assert_eq!(value, json!({"edits": [{"new": "x"}]}));
+        assert!(check(&schema, &value).is_ok());
+        // An open object keeps what it has.
+        let open = json!({"type": "object", "properties": {}});
+        let mut v = json!({"a": 1});
+        assert!(strip_extras(&open, &mut v).is_empty());
+        assert_eq!(v, json!({"a": 1}));
+    }
 
     fn schema() -> Value {
         json!({

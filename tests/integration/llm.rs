@@ -599,10 +599,23 @@ fn answers_are_checked_against_the_schema_the_server_ignored() {
         "{last}"
     );
 
-    let dir = tempfile::tempdir().unwrap();
+    // A field the contract does not have is left out, not a reason to ask again (free-text
+    // models add a `diagnosis`; strict-schema servers never do).
     let server = Server::start(vec![Reply::openai(
-        "{\"cluster_id\": \"c_001\", \"verdict\": \"NO\", \"extra\": 1}",
+        "{\"cluster_id\": \"c_001\", \"verdict\": \"NO\", \"extra\": 1, \"diagnosis\": \"why 漢字\"}",
     )]);
+    let s = json::complete_json::<Verdict>(openai(&server, None).as_ref(), &request, &check, None)
+        .unwrap();
+    assert!(!s.repaired);
+    assert_eq!(s.value.verdict, "NO");
+    assert_eq!(server.requests().len(), 1);
+
+    // Two bad answers: the error names the first answer's problem, then the second's.
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        Reply::openai("{\"cluster_id\": \"c_001\", \"verdict\": \"MAYBE\"}"),
+        Reply::openai("not json at all"),
+    ]);
     let e = json::complete_json::<Verdict>(
         openai(&server, None).as_ref(),
         &request,
@@ -616,6 +629,11 @@ fn answers_are_checked_against_the_schema_the_server_ignored() {
     crate::snapshot::assert_message(
         "llm-answers-are-checked-against-the-schema-the-server-ignored-301",
         &e.to_string().replace(&raw.display().to_string(), "[RAW]"),
+    );
+    assert!(
+        e.to_string().contains("`verdict` must be one of")
+            && e.to_string().contains("asked again: no JSON object found"),
+        "{e}"
     );
     assert_eq!(server.requests().len(), 2);
 }
