@@ -6,7 +6,7 @@
 
 use std::io::{self, Write};
 
-/// Exit codes, as documented in the README.
+/// Exit codes, as documented in docs/configuration.md.
 pub const EXIT_FAILURE: u8 = 1;
 pub const EXIT_ERROR: u8 = 2;
 

@@ -8,6 +8,7 @@ mod archive;
 mod common;
 mod config;
 mod context;
+mod docs;
 mod doctor;
 mod durability;
 mod edge;
