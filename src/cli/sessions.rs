@@ -73,6 +73,9 @@ pub fn cmd_sessions(ui: &mut Ui, args: SessionsArgs) -> Result<Outcome, CommandE
                 .unwrap_or_default();
             writeln!(ui.out, "    review {id}: {outcome}{proposal}")?;
         }
+        if let Some(retry) = &r.retry {
+            writeln!(ui.out, "    run it again: {}", safe(retry))?;
+        }
     }
     Ok(Outcome::Clean)
 }

@@ -27,6 +27,10 @@ pub struct SessionRow {
     pub reason: Option<String>,
     pub detail: Option<String>,
     pub review: Option<ReviewRow>,
+    /// When its review failed: the command that runs it again (the session's transcript is
+    /// still where the agent left it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry: Option<String>,
 }
 
 /// The latest review the session started.
@@ -82,7 +86,19 @@ pub fn sessions(env: &Env) -> Result<Sessions, EnvError> {
                     error: r.error.clone(),
                 });
             let last = s.decisions.last();
+            let failed = review
+                .as_ref()
+                .is_some_and(|r| r.error.is_some() && r.outcome.is_none());
+            let retry = s.transcript.as_deref().filter(|_| failed).map(|t| {
+                format!(
+                    "git skill review --transcript {} --agent {} --session {}",
+                    shell_quote(t),
+                    shell_quote(&s.agent),
+                    shell_quote(&s.session)
+                )
+            });
             SessionRow {
+                retry,
                 decision: last.map(|d| d.decision.clone()),
                 reason: last.map(|d| d.reason.clone()),
                 detail: last.map(|d| d.detail.clone()),
@@ -115,4 +131,15 @@ fn run_logs(dir: &std::path::Path) -> Vec<RunLog> {
         })
         .filter_map(|b| serde_json::from_slice(&b).ok())
         .collect()
+}
+
+/// `s` as one shell word: left alone when it is plain, else in single quotes.
+fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@=+,".contains(c));
+    match plain {
+        true => s.to_owned(),
+        false => format!("'{}'", s.replace('\'', "'\\''")),
+    }
 }

@@ -651,3 +651,70 @@ fn sessions_and_the_hooks_answers_whole() {
         assert_snapshot(name, &show(&sb, &run));
     }
 }
+
+/// A review whose model cannot be reached leaves a session that `sessions` offers to review
+/// again, with the command; that command, with a model that answers, makes the proposal.
+#[test]
+fn a_failed_review_can_be_run_again_from_sessions() {
+    let (sb, transcript) = setup();
+    let dead = [
+        ("GIT_SKILL_PROVIDER", "openai"),
+        ("GIT_SKILL_BASE_URL", "http://127.0.0.1:9/v1"),
+        ("GIT_SKILL_MODEL", "scripted"),
+        ("OPENAI_API_KEY", "sk-test"),
+        ("GIT_SKILL_RETRIES", "0"),
+    ];
+    let tool = payload(&sb, "claude/PostToolUse.json", &transcript, SESSION);
+    for _ in 0..3 {
+        hook(&sb, &["--agent", "claude"], &dead, &tool).assert_ok();
+    }
+    hook(
+        &sb,
+        &["--agent", "claude"],
+        &dead,
+        &payload(&sb, "claude/SessionEnd.json", &transcript, SESSION),
+    )
+    .assert_ok();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut list = sb.run(&["sessions", "--format", "json"]).json();
+    while list["sessions"][0]["retry"].is_null() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        list = sb.run(&["sessions", "--format", "json"]).json();
+    }
+    let retry = list["sessions"][0]["retry"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no retry: {list:#}"))
+        .to_owned();
+    assert!(
+        retry.starts_with("git skill review --transcript ")
+            && retry.ends_with(&format!("--agent claude --session {SESSION}")),
+        "{retry}"
+    );
+    let text = sb.run(&["sessions"]);
+    assert!(
+        text.stdout.contains(&format!("run it again: {retry}")),
+        "{}",
+        text.stdout
+    );
+    // The command, as printed, with a model that answers.
+    let server = review_model();
+    let base = server.url("/v1");
+    let words: Vec<String> = retry
+        .split(' ')
+        .skip(2)
+        .map(|w| w.trim_matches('\'').to_owned())
+        .collect();
+    let args: Vec<&str> = words.iter().map(String::as_str).collect();
+    let run = sb.run_in(
+        "",
+        &args,
+        &[
+            ("GIT_SKILL_PROVIDER", "openai"),
+            ("GIT_SKILL_BASE_URL", base.as_str()),
+            ("GIT_SKILL_MODEL", "scripted"),
+            ("OPENAI_API_KEY", "sk-test"),
+        ],
+    );
+    run.assert_ok();
+    assert_eq!(sb.proposal_refs().len(), 1, "{}", run.stdout);
+}
