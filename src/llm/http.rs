@@ -135,6 +135,7 @@ impl Http {
             status,
             attempts,
             answer: excerpt(&self.scrub(&body), QUOTED_CHARS),
+            named: super::named_fields(&body),
         };
         if retry::retryable_status(status, &body) {
             Err(Attempt::Retry(error, server))

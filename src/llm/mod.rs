@@ -216,6 +216,9 @@ pub enum LlmError {
         attempts: u32,
         /// The start of the server's answer, credentials masked.
         answer: String,
+        /// The request fields the whole answer names, one bit per [`REQUEST_FIELDS`] entry:
+        /// what a server that refuses one of them says, wherever in a long answer it says it.
+        named: u16,
     },
     #[error("{provider} at {url}: could not connect after {}: {reason}", attempts_text(*.attempts))]
     Connect {
@@ -291,18 +294,40 @@ impl LlmError {
     }
 }
 
-/// A 400 or 422 whose answer mentions one of `words`: the server refuses that field of the
-/// request (a schema, a tool, a parameter its model does not take).
+/// Request fields a server may refuse (a schema, tools, a parameter its model does not take).
+pub(crate) const REQUEST_FIELDS: &[&str] = &[
+    "response_format",
+    "json_schema",
+    "tool_choice",
+    "tools",
+    "tool",
+    "function",
+    "max_completion_tokens",
+    "temperature",
+];
+
+/// The [`REQUEST_FIELDS`] an error answer names, one bit each.
+pub(crate) fn named_fields(answer: &str) -> u16 {
+    let a = answer.to_ascii_lowercase();
+    REQUEST_FIELDS
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| a.contains(*w))
+        .fold(0, |bits, (i, _)| bits | 1 << i)
+}
+
+/// A 400, 422 or 500 whose answer names one of `words`: the server refuses that field of the
+/// request. Some servers (llama-cpp-python) answer a schema they do not take with a 500.
 pub(crate) fn refuses(e: &LlmError, words: &[&str]) -> bool {
     match e {
         LlmError::Status {
-            status: 400 | 422,
-            answer,
+            status: 400 | 422 | 500,
+            named,
             ..
-        } => {
-            let a = answer.to_ascii_lowercase();
-            words.iter().any(|w| a.contains(w))
-        }
+        } => REQUEST_FIELDS
+            .iter()
+            .enumerate()
+            .any(|(i, f)| named & (1 << i) != 0 && words.contains(f)),
         _ => false,
     }
 }

@@ -49,9 +49,19 @@ pub fn retryable_status(status: u16, body: &str) -> bool {
     match status {
         408 | 409 | 529 => true,
         429 => !quota_exhausted(body),
-        500..=599 => true,
+        // A 500 that names a field of the request (`response_format`) is a server refusing
+        // it, every time: asked again without it, not retried.
+        500 => !names_a_schema_field(body),
+        501..=599 => true,
         _ => false,
     }
+}
+
+fn names_a_schema_field(body: &str) -> bool {
+    let b = body.to_ascii_lowercase();
+    ["response_format", "json_schema"]
+        .iter()
+        .any(|w| b.contains(w))
 }
 
 /// A 429 whose body says the account's quota or spend limit is used up: waiting won't help.

@@ -961,3 +961,31 @@ fn ping_failures_exit_2_and_say_what_to_set() {
         &run,
     );
 }
+
+/// llama-cpp-python's server answers a `json_schema` it does not take with a 500 (and may name
+/// the field past the first 500 characters): asked again at once without the schema, not
+/// retried, and the answer is still checked against it here.
+#[test]
+fn a_500_that_refuses_the_schema_is_asked_again_without_it() {
+    let long = format!(
+        "{}: 'response_format' type json_schema is not supported, use json_object",
+        "Traceback (most recent call last) ".repeat(40)
+    );
+    let server = Server::start(vec![
+        Reply::json(500, json!({"error": {"message": long}})),
+        Reply::openai("{\"cluster_id\": \"c_001\", \"verdict\": \"NO\", \"reason\": \"r\"}"),
+    ]);
+    let c = openai(&server, None).complete(&schema_request()).unwrap();
+    assert_eq!(c.dropped, Some("response_format"));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "no retry of the refusal");
+    assert!(requests[0].json().get("response_format").is_some());
+    assert!(requests[1].json().get("response_format").is_none());
+    // An ordinary 500 is still retried.
+    let server = Server::start(vec![
+        Reply::json(500, json!({"error": {"message": "model overloaded"}})),
+        Reply::openai("ok"),
+    ]);
+    let c = openai(&server, None).complete(&Request::new("x")).unwrap();
+    assert_eq!((c.attempts, c.dropped), (2, None));
+}
