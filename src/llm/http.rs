@@ -155,15 +155,21 @@ impl Http {
         let provider = self.provider;
         let url = url.to_owned();
         match e {
-            ureq::Error::Timeout(_) => Attempt::Retry(
-                LlmError::Timeout {
+            ureq::Error::Timeout(kind) => {
+                let error = LlmError::Timeout {
                     provider,
                     url,
                     after: self.timeout,
                     attempts,
-                },
-                None,
-            ),
+                };
+                // Timed out before the request reached the server: worth another attempt.
+                // Once it was sent, a local server goes on generating the abandoned answer,
+                // and a retry would only queue behind it: reported at once.
+                match kind {
+                    ureq::Timeout::Resolve | ureq::Timeout::Connect => Attempt::Retry(error, None),
+                    _ => Attempt::Fail(error),
+                }
+            }
             ureq::Error::ConnectionFailed | ureq::Error::HostNotFound => Attempt::Retry(
                 LlmError::Connect {
                     provider,
