@@ -13,7 +13,7 @@ use crate::git::ConfigEntry;
 pub const KEYS: &[KeySpec] = &[
     KeySpec::new(
         "provider",
-        "LLM provider: openai, anthropic or command",
+        "LLM provider: openai, anthropic, command, or the agent CLI you are logged into: claude-code, codex, gemini, qwen",
         None,
     ),
     KeySpec::new("model", "model name passed to the provider", None),
@@ -447,8 +447,12 @@ impl Config {
 
     pub fn provider(&self) -> Result<Option<String>, ConfigError> {
         self.parse("provider", |s| match s.to_ascii_lowercase().as_str() {
-            p @ ("openai" | "anthropic" | "command") => Ok(p.to_owned()),
-            _ => Err("expected openai, anthropic or command".to_owned()),
+            p @ ("openai" | "anthropic" | "command" | "claude-code" | "codex" | "gemini"
+            | "qwen") => Ok(p.to_owned()),
+            _ => Err(
+                "expected openai, anthropic, command, claude-code, codex, gemini or qwen"
+                    .to_owned(),
+            ),
         })
     }
 

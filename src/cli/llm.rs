@@ -8,8 +8,9 @@ use super::{CommandError, Outcome, Ui, Workspace};
 
 /// Talk to the configured language model (the one optimize uses).
 ///
-/// The provider comes from skill.provider (openai, anthropic or command), skill.model,
-/// skill.baseUrl and skill.command; with nothing configured, ANTHROPIC_API_KEY selects
+/// The provider comes from skill.provider (openai, anthropic, command, or the coding agent you
+/// are logged into: claude-code, codex, gemini, qwen), skill.model, skill.baseUrl and
+/// skill.command; with nothing configured, ANTHROPIC_API_KEY selects
 /// anthropic, OPENAI_API_KEY selects openai, and otherwise an OpenAI-compatible server is tried
 /// at Ollama's address (http://localhost:11434/v1). API keys are read from the environment only.
 #[derive(Debug, clap::Args)]

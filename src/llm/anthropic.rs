@@ -143,13 +143,18 @@ impl Provider for Anthropic {
                     dropped = Some("tools");
                     spent += 1;
                 }
-                other => break other?,
+                other => break other.map_err(|e| super::after_dropping(dropped, e))?,
             }
         };
-        let bad = |reason: String| LlmError::BadAnswer {
-            provider: "anthropic",
-            url: display_url(&self.url),
-            reason,
+        let bad = |reason: String| {
+            super::after_dropping(
+                dropped,
+                LlmError::BadAnswer {
+                    provider: "anthropic",
+                    url: display_url(&self.url),
+                    reason,
+                },
+            )
         };
         let v: Value = serde_json::from_str(&answer.body).map_err(|e| {
             bad(format!(

@@ -82,31 +82,39 @@ impl Provider for CommandProvider {
         let prompt = flatten(request);
         let (stdout, _stderr) = run(&self.command, &prompt, self.timeout, request.purpose)?;
         let text = String::from_utf8(stdout).map_err(|_| LlmError::CommandOutput {
+            provider: "command",
             command: self.command.clone(),
             reason: "its answer is not UTF-8".into(),
         })?;
         if text.trim().is_empty() {
             return Err(LlmError::CommandOutput {
+                provider: "command",
                 command: self.command.clone(),
                 reason: "it printed nothing on stdout".into(),
             });
         }
-        let usage = Usage {
-            input_tokens: (prompt.chars().count() / 4) as u64,
-            output_tokens: (text.chars().count() / 4) as u64,
-            estimated: true,
-        };
-        Ok(Completion {
-            text,
-            usage,
-            attempts: 1,
-            dropped: None,
-            tool_calls: Vec::new(),
-        })
+        Ok(answered(&prompt, text, None))
     }
 
     fn describe(&self) -> &Describe {
         &self.describe
+    }
+}
+
+/// The completion of a program's answer: one attempt, the program's token counts or an
+/// estimate (4 characters a token).
+pub(crate) fn answered(prompt: &str, text: String, usage: Option<Usage>) -> Completion {
+    let usage = usage.unwrap_or(Usage {
+        input_tokens: (prompt.chars().count() / 4) as u64,
+        output_tokens: (text.chars().count() / 4) as u64,
+        estimated: true,
+    });
+    Completion {
+        text,
+        usage,
+        attempts: 1,
+        dropped: None,
+        tool_calls: Vec::new(),
     }
 }
 
@@ -118,13 +126,73 @@ pub(crate) fn run(
     timeout: Duration,
     purpose: Option<&str>,
 ) -> Result<(Vec<u8>, String), LlmError> {
+    let ran = run_in(&Invocation::shell(command), input, timeout, purpose)?;
+    if !ran.success {
+        return Err(LlmError::CommandFailed {
+            provider: "command",
+            command: command.to_owned(),
+            status: ran.status,
+            stderr: tail(&ran.stderr),
+        });
+    }
+    Ok((ran.stdout, ran.stderr))
+}
+
+/// What to run: a shell command line, followed by arguments that reach it as `"$@"` (never
+/// parsed by the shell), in a working directory.
+pub(crate) struct Invocation<'a> {
+    /// The provider, for messages.
+    pub provider: &'static str,
+    pub line: &'a str,
+    pub args: &'a [String],
+    pub cwd: Option<&'a std::path::Path>,
+}
+
+impl<'a> Invocation<'a> {
+    pub fn shell(line: &'a str) -> Invocation<'a> {
+        Invocation {
+            provider: "command",
+            line,
+            args: &[],
+            cwd: None,
+        }
+    }
+}
+
+/// A command that ran to its end (whatever its exit status) within the time allowed.
+pub(crate) struct Ran {
+    pub success: bool,
+    /// The exit status as people read it (`exit status: 1`).
+    pub status: String,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+}
+
+/// Runs `what` with `input` on stdin. An error only for a command that cannot be started,
+/// that runs past `timeout` (its process group is killed), or whose answer is too large.
+pub(crate) fn run_in(
+    what: &Invocation<'_>,
+    input: &str,
+    timeout: Duration,
+    purpose: Option<&str>,
+) -> Result<Ran, LlmError> {
+    let command = what.line;
     let mut cmd = Command::new("sh");
     if let Some(purpose) = purpose {
         cmd.env("GIT_SKILL_PURPOSE", purpose);
     }
-    cmd.arg("-c")
-        .arg(command)
-        .stdin(Stdio::piped())
+    if let Some(cwd) = what.cwd {
+        cmd.current_dir(cwd);
+    }
+    cmd.arg("-c");
+    if what.args.is_empty() {
+        cmd.arg(command);
+    } else {
+        cmd.arg(format!("{command} \"$@\""))
+            .arg("git-skill")
+            .args(what.args);
+    }
+    cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     #[cfg(unix)]
@@ -133,6 +201,7 @@ pub(crate) fn run(
         cmd.process_group(0);
     }
     let mut child = cmd.spawn().map_err(|source| LlmError::Spawn {
+        provider: what.provider,
         command: command.to_owned(),
         source,
     })?;
@@ -176,6 +245,7 @@ pub(crate) fn run(
         kill_group(child);
         let _ = child.wait();
         LlmError::CommandTimeout {
+            provider: what.provider,
             command: command.to_owned(),
             after: timeout,
         }
@@ -188,6 +258,7 @@ pub(crate) fn run(
             Err(source) => {
                 kill_group(&mut child);
                 return Err(LlmError::Spawn {
+                    provider: what.provider,
                     command: command.to_owned(),
                     source,
                 });
@@ -200,6 +271,7 @@ pub(crate) fn run(
     let Ok((stdout, too_large)) = out_rx.recv_timeout(left) else {
         kill_group(&mut child);
         return Err(LlmError::CommandTimeout {
+            provider: what.provider,
             command: command.to_owned(),
             after: timeout,
         });
@@ -209,24 +281,23 @@ pub(crate) fn run(
         .recv_timeout(left.max(Duration::from_millis(100)))
         .unwrap_or_default();
     let stderr = String::from_utf8_lossy(&stderr).into_owned();
-    if !status.success() {
-        return Err(LlmError::CommandFailed {
-            command: command.to_owned(),
-            status: status.to_string(),
-            stderr: tail(&stderr),
-        });
-    }
     if too_large {
         return Err(LlmError::CommandOutput {
+            provider: what.provider,
             command: command.to_owned(),
             reason: format!("its answer is larger than {} MiB", MAX_STDOUT >> 20),
         });
     }
-    Ok((stdout, stderr))
+    Ok(Ran {
+        success: status.success(),
+        status: status.to_string(),
+        stdout,
+        stderr,
+    })
 }
 
 /// The last lines of `stderr`, at most [`STDERR_TAIL`] bytes, credentials masked.
-fn tail(stderr: &str) -> String {
+pub(crate) fn tail(stderr: &str) -> String {
     let trimmed = stderr.trim_end();
     let mut start = trimmed.len().saturating_sub(STDERR_TAIL);
     while !trimmed.is_char_boundary(start) {

@@ -132,10 +132,20 @@ pub fn parse_with<T: DeserializeOwned>(
     schema: Option<&serde_json::Value>,
     check: &dyn Fn(&T) -> Result<(), String>,
 ) -> Result<T, String> {
+    parse_noting(text, schema, check).map(|(value, _)| value)
+}
+
+/// [`parse_with`], and the fields the answer had that the schema does not (left out).
+fn parse_noting<T: DeserializeOwned>(
+    text: &str,
+    schema: Option<&serde_json::Value>,
+    check: &dyn Fn(&T) -> Result<(), String>,
+) -> Result<(T, Vec<String>), String> {
     let mut value = extract(text).ok_or_else(|| "no JSON object found in the answer".to_owned())?;
+    let mut ignored = Vec::new();
     if let Some(schema) = schema {
         // Fields the contract does not have are left out, not a reason to ask again.
-        super::schema::strip_extras(schema, &mut value);
+        ignored = super::schema::strip_extras(schema, &mut value);
         super::schema::check(schema, &value)
             .map_err(|e| format!("the JSON does not follow the schema: {e}"))?;
         super::schema::strip_nulls(&mut value);
@@ -143,7 +153,7 @@ pub fn parse_with<T: DeserializeOwned>(
     let parsed: T = serde_json::from_value(value)
         .map_err(|e| format!("the JSON does not fit the contract: {e}"))?;
     check(&parsed)?;
-    Ok(parsed)
+    Ok((parsed, ignored))
 }
 
 /// A structured answer and what it cost.
@@ -157,6 +167,9 @@ pub struct Structured<T> {
     pub repaired: bool,
     /// The server refused the schema's field on this call (see [`Completion::dropped`]).
     pub dropped: Option<&'static str>,
+    /// Fields of the used answer that its schema does not have, left out (`diagnosis`,
+    /// `clusters[0].note`): free-text models add them; strict servers never do.
+    pub ignored: Vec<String>,
 }
 
 /// Sends `request` and reads a `T` from the answer; when that fails, asks once more, quoting
@@ -170,14 +183,15 @@ pub fn complete_json<T: DeserializeOwned>(
 ) -> Result<Structured<T>, LlmError> {
     let schema = request.schema.as_ref().map(|s| &s.schema);
     let first: Completion = provider.complete(request)?;
-    let problem = match parse_with::<T>(&first.text, schema, check) {
-        Ok(value) => {
+    let problem = match parse_noting::<T>(&first.text, schema, check) {
+        Ok((value, ignored)) => {
             return Ok(Structured {
                 value,
                 usage: first.usage,
                 attempts: first.attempts,
                 repaired: false,
                 dropped: first.dropped,
+                ignored,
             })
         }
         Err(problem) => problem,
@@ -188,13 +202,14 @@ pub fn complete_json<T: DeserializeOwned>(
         "Your answer could not be used: {problem}.\nAnswer again with only the JSON object that the instructions above describe, and nothing else."
     )));
     let second = provider.complete(&repair)?;
-    match parse_with::<T>(&second.text, schema, check) {
-        Ok(value) => Ok(Structured {
+    match parse_noting::<T>(&second.text, schema, check) {
+        Ok((value, ignored)) => Ok(Structured {
             value,
             usage: first.usage + second.usage,
             attempts: first.attempts + second.attempts,
             repaired: true,
             dropped: first.dropped.or(second.dropped),
+            ignored,
         }),
         Err(second_problem) => {
             // The first answer's problem is usually the cause; the second often only
@@ -254,7 +269,7 @@ fn keep_raw(dir: Option<&Path>, answers: &[&str]) -> std::io::Result<PathBuf> {
 }
 
 /// `<temp>/git-skill-<uid>`, created `0700`; one that another user made first is refused.
-fn private_temp_dir() -> std::io::Result<PathBuf> {
+pub(crate) fn private_temp_dir() -> std::io::Result<PathBuf> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{DirBuilderExt, MetadataExt};

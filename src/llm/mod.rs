@@ -1,8 +1,10 @@
-//! The language-model layer: one [`Provider`] trait and three providers (`openai` for every
-//! OpenAI-compatible server, `anthropic`, and `command` for agent CLIs), with retries,
+//! The language-model layer: one [`Provider`] trait and its providers (`openai` for every
+//! OpenAI-compatible server, `anthropic`, `command` for any program, and the agent CLIs a
+//! person is logged into: `claude-code`, `codex`, `gemini`, `qwen`), with retries,
 //! timeouts, structured JSON answers and a bounded parallel runner. Nothing else in git-skill
 //! talks to the network. API keys come from the environment only and never appear in errors.
 
+pub mod agent_cli;
 mod anthropic;
 pub mod batch;
 mod command;
@@ -247,23 +249,40 @@ pub enum LlmError {
         wait: Duration,
         limit: Duration,
     },
-    #[error("command provider: cannot run `{command}`: {source}")]
+    #[error("{provider} provider: cannot run `{command}`: {source}")]
     Spawn {
+        provider: &'static str,
         command: String,
         source: std::io::Error,
     },
-    #[error("command provider: `{command}` gave no answer within {} and was killed", secs(*.after))]
-    CommandTimeout { command: String, after: Duration },
-    #[error("command provider: `{command}` failed ({status}){}", stderr_tail(.stderr))]
+    #[error("{provider} provider: `{command}` gave no answer within {} and was killed", secs(*.after))]
+    CommandTimeout {
+        provider: &'static str,
+        command: String,
+        after: Duration,
+    },
+    #[error("{provider} provider: `{command}` failed ({status}){}", stderr_tail(.stderr))]
     CommandFailed {
+        provider: &'static str,
         command: String,
         status: String,
         stderr: String,
     },
-    #[error("command provider: `{command}`: {reason}")]
-    CommandOutput { command: String, reason: String },
+    #[error("{provider} provider: `{command}`: {reason}")]
+    CommandOutput {
+        provider: &'static str,
+        command: String,
+        reason: String,
+    },
     #[error("the model's answer is not usable JSON after a repair request: {reason}; its answers are in '{}'", .raw.display())]
     Json { reason: String, raw: PathBuf },
+    /// A server refused a field of the request (see [`Completion::dropped`]) and the request
+    /// sent again without it failed too: both are said.
+    #[error("{source} (the request was sent again without `{field}`, which the server refused)")]
+    AfterDropping {
+        field: &'static str,
+        source: Box<LlmError>,
+    },
     #[error("{0}")]
     Config(String),
 }
@@ -272,6 +291,7 @@ impl LlmError {
     /// A hint for the user: what to set or check.
     pub fn hint(&self) -> Option<String> {
         match self {
+            LlmError::AfterDropping { source, .. } => source.hint(),
             LlmError::Status { status: 401 | 403, provider, .. } => Some(match *provider {
                 "anthropic" => "check ANTHROPIC_API_KEY (it is read from the environment only)".into(),
                 _ => "check OPENAI_API_KEY (it is read from the environment only), or the server's own key".into(),
@@ -288,9 +308,32 @@ impl LlmError {
             LlmError::Timeout { .. } | LlmError::CommandTimeout { .. } => {
                 Some("raise skill.timeout (local models can be slow): git config skill.timeout 10m".into())
             }
-            LlmError::Spawn { .. } => Some("check skill.command: the program must be on PATH".into()),
+            LlmError::Spawn { provider, .. } => Some(program_missing(provider)),
+            // sh exits 127 when it cannot find the program.
+            LlmError::CommandFailed { provider, status, .. } if status.ends_with(" 127") => {
+                Some(program_missing(provider))
+            }
             _ => None,
         }
+    }
+}
+
+fn program_missing(provider: &str) -> String {
+    if provider == "command" {
+        "check skill.command: the program must be on PATH".into()
+    } else {
+        "is the agent CLI installed, on PATH, and logged in? skill.command names another program to run in its place (a path, or npx -y <package>)".into()
+    }
+}
+
+/// `error`, saying which refused field was dropped before it, if one was.
+pub(crate) fn after_dropping(dropped: Option<&'static str>, error: LlmError) -> LlmError {
+    match dropped {
+        Some(field) => LlmError::AfterDropping {
+            field,
+            source: Box::new(error),
+        },
+        None => error,
     }
 }
 
@@ -384,6 +427,7 @@ pub fn provider(settings: &Settings) -> Box<dyn Provider> {
         ProviderKind::OpenAi => Box::new(openai::OpenAi::new(settings)),
         ProviderKind::Anthropic => Box::new(anthropic::Anthropic::new(settings)),
         ProviderKind::Command => Box::new(command::CommandProvider::new(settings)),
+        ProviderKind::Agent(cli) => Box::new(agent_cli::AgentCliProvider::new(cli, settings)),
     };
     Box::new(redacting::Redacting(inner))
 }

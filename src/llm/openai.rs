@@ -253,10 +253,12 @@ impl Provider for OpenAi {
                     spent += 1;
                 }
                 Ok((body, attempts)) => break (body, attempts + spent),
-                Err(e) => return Err(e),
+                Err(e) => return Err(super::after_dropping(dropped, e)),
             }
         };
-        let (text, tool_calls, usage) = self.parse(&body)?;
+        let (text, tool_calls, usage) = self
+            .parse(&body)
+            .map_err(|e| super::after_dropping(dropped, e))?;
         if !request.tools.is_empty() && !with_tools && dropped.is_none() {
             // Refused earlier in this run: the caller must know its tools were not sent.
             dropped = Some("tools");

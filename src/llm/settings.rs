@@ -6,6 +6,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use super::agent_cli::AgentCli;
 use super::retry::Retry;
 use super::LlmError;
 use crate::config::Config;
@@ -22,6 +23,8 @@ pub enum ProviderKind {
     OpenAi,
     Anthropic,
     Command,
+    /// A coding agent's CLI, run headless as the model.
+    Agent(AgentCli),
 }
 
 impl ProviderKind {
@@ -30,7 +33,13 @@ impl ProviderKind {
             ProviderKind::OpenAi => "openai",
             ProviderKind::Anthropic => "anthropic",
             ProviderKind::Command => "command",
+            ProviderKind::Agent(cli) => cli.as_str(),
         }
+    }
+
+    /// Whether the provider is a program git-skill runs (no URL, no key).
+    pub fn runs_a_program(self) -> bool {
+        matches!(self, ProviderKind::Command | ProviderKind::Agent(_))
     }
 }
 
@@ -60,7 +69,8 @@ pub struct Settings {
     pub model: String,
     /// API root for the HTTP providers; empty for `command`.
     pub base_url: String,
-    /// The command line of the `command` provider, run by `sh -c`.
+    /// The command line of the `command` provider, run by `sh -c`; for an agent CLI, the
+    /// program run in place of its own (its options follow).
     pub command: Option<String>,
     pub api_key: Option<Secret>,
     /// Per attempt, from the request to the last byte of the answer.
@@ -91,7 +101,10 @@ impl Settings {
         let (kind, chosen_because) = match configured.as_deref() {
             Some("anthropic") => (ProviderKind::Anthropic, source_of(config, "provider")),
             Some("openai") => (ProviderKind::OpenAi, source_of(config, "provider")),
-            Some(_) => (ProviderKind::Command, source_of(config, "provider")),
+            Some(name) => (
+                AgentCli::from_name(name).map_or(ProviderKind::Command, ProviderKind::Agent),
+                source_of(config, "provider"),
+            ),
             None if text("command").is_some() => (
                 ProviderKind::Command,
                 format!("skill.command is set ({})", source_of(config, "command")),
@@ -111,7 +124,7 @@ impl Settings {
         let local_default =
             configured.is_none() && kind == ProviderKind::OpenAi && key("OPENAI_API_KEY").is_none();
         let base_url = match kind {
-            ProviderKind::Command => String::new(),
+            ProviderKind::Command | ProviderKind::Agent(_) => String::new(),
             _ => text("baseUrl").unwrap_or_else(|| {
                 match kind {
                     ProviderKind::Anthropic => ANTHROPIC_BASE_URL,
@@ -135,7 +148,7 @@ impl Settings {
                     OLLAMA_MODEL
                 }
                 ProviderKind::OpenAi => OPENAI_MODEL,
-                ProviderKind::Command => "",
+                ProviderKind::Command | ProviderKind::Agent(_) => "",
             }
             .to_owned()
         });
@@ -148,7 +161,7 @@ impl Settings {
         let api_key = match kind {
             ProviderKind::Anthropic => key("ANTHROPIC_API_KEY"),
             ProviderKind::OpenAi => key("OPENAI_API_KEY"),
-            ProviderKind::Command => None,
+            ProviderKind::Command | ProviderKind::Agent(_) => None,
         };
         if api_key.is_some() && base_url.starts_with("http://") && !loopback(&base_url) {
             let var = match kind {
@@ -288,12 +301,36 @@ mod tests {
         assert_eq!(s.kind, ProviderKind::Command);
         let e = Settings::resolve(&config(&[("provider", "anthropic")]), env(&[])).unwrap_err();
         assert!(e.to_string().contains("ANTHROPIC_API_KEY"), "{e}");
-        let e = Settings::resolve(&config(&[("provider", "gemini")]), env(&[])).unwrap_err();
+        let e = Settings::resolve(&config(&[("provider", "gemini-cli")]), env(&[])).unwrap_err();
         assert!(
-            e.to_string()
-                .contains("expected openai, anthropic or command"),
+            e.to_string().contains(
+                "expected openai, anthropic, command, claude-code, codex, gemini or qwen"
+            ),
             "{e}"
         );
+        // The agent CLIs need neither a command nor a key; skill.command replaces the program.
+        for cli in AgentCli::ALL {
+            let s = Settings::resolve(&config(&[("provider", cli.as_str())]), env(&[])).unwrap();
+            assert_eq!(
+                (s.kind, s.model.as_str(), s.command),
+                (ProviderKind::Agent(cli), "", None)
+            );
+            assert!(s.kind.runs_a_program());
+        }
+        let s = Settings::resolve(
+            &config(&[
+                ("provider", "claude-code"),
+                ("command", "npx -y @anthropic-ai/claude-code"),
+                ("model", "opus"),
+            ]),
+            env(&[("ANTHROPIC_API_KEY", "k")]),
+        )
+        .unwrap();
+        assert_eq!(
+            s.command.as_deref(),
+            Some("npx -y @anthropic-ai/claude-code")
+        );
+        assert!(s.api_key.is_none(), "the CLI logs in by itself");
         let e =
             Settings::resolve(&config(&[("baseUrl", "localhost:11434")]), env(&[])).unwrap_err();
         assert!(e.to_string().contains("http://"), "{e}");

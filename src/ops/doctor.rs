@@ -201,7 +201,7 @@ pub fn doctor(env: &Env, options: &Options) -> Doctor {
             } else {
                 "none configured: optimize and the review need one".into()
             },
-            Some("git config skill.provider openai|anthropic|command and skill.model NAME (see git skill llm ping)"),
+            Some("git config skill.provider openai|anthropic|command|claude-code|codex|gemini|qwen and skill.model NAME (see git skill llm ping)"),
         ),
         Model::NotAsked { describe } => add(
             "model",

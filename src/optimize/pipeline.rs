@@ -333,6 +333,24 @@ impl<'r> Run<'r> {
         }
     }
 
+    /// Said, not refused: a free-text model's extra fields are harmless, but a person reading
+    /// why a change was made should know the model said more than was kept.
+    fn note_ignored(&mut self, step: &str, ignored: &[String]) {
+        if !ignored.is_empty() {
+            let names: Vec<String> = ignored.iter().take(5).map(|f| format!("`{f}`")).collect();
+            let more = ignored.len().saturating_sub(5);
+            self.ui.warn(&format!(
+                "the model's {step} answer has fields its schema does not ask for, left out: {}{}",
+                names.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+
     fn show_calls(&mut self) {
         let planned = planned(&self.cp, self.earlier.len(), self.ctx.gate_votes);
         self.ui.calls(self.cp.tokens.calls, planned);
@@ -436,6 +454,7 @@ impl<'r> Run<'r> {
         )?;
         spend(&mut self.cp.tokens, answer.usage, answer.attempts);
         self.note_dropped(answer.dropped);
+        self.note_ignored("triage", &answer.ignored);
         let mut triage = answer.value;
         triage.mask_secrets();
         self.cp.triage = Some(triage);
@@ -546,6 +565,7 @@ impl<'r> Run<'r> {
             )?;
             spend(&mut self.cp.tokens, answer.usage, answer.attempts);
             self.note_dropped(answer.dropped);
+            self.note_ignored("reflect", &answer.ignored);
             let mut reflection = answer.value;
             reflection.mask_secrets();
             self.cp.reflection = Some(reflection);

@@ -219,6 +219,18 @@ pub fn drive(
                 }
             }
         };
+        if calls.is_empty() && answer.text.trim().is_empty() && end.rounds.is_empty() {
+            // Nothing said and nothing done: a server or model fault, not "nothing to save".
+            let shown = provider.describe();
+            return Err(Box::new(LoopError {
+                error: LlmError::BadAnswer {
+                    provider: shown.provider,
+                    url: shown.endpoint.clone(),
+                    reason: "its answer is empty: no text and no tool call".into(),
+                },
+                partial: end,
+            }));
+        }
         if calls.is_empty() {
             end.final_text = answer.text.clone();
             end.stop = Stop::Finished;

@@ -28,6 +28,10 @@ Script (JSON):
      "final": "text",
      "side": "text for requests without tools (optional)",
      "per_protocol": {"anthropic"|"chat"|"responses"|"gemini": {"calls": [...], "final": ...}}}
+     "answers": [{"match": "text in the request", "text": "the answer"}, ...],
+`answers` come first: a request whose raw body holds an entry's `match` (tried in order; not
+a "who speaks next" check) gets its `text`, tools offered or not: what a CLI run as a plain
+model (tools off) is answered by purpose.
 `per_protocol` entries replace the top-level keys they name for that protocol. `${NAME}` in any
 string of the script is replaced by the value given with `--var NAME=VALUE` (unknown names are
 left as they are).
@@ -106,6 +110,17 @@ def decide(protocol, done, offered, body_text=""):
             sys.stderr.write(f"model.py: scripted tool {call['name']!r} not among {sorted(offered)}\n")
         return "call", {"name": call["name"], "args": call.get("args") or {}}
     return "text", script.get("final", "Done.")
+
+
+def scripted_answer(raw_text):
+    """The `answers` entry whose `match` occurs in the request's raw body (JSON text, so the
+    match must need no escaping), tried in order; never for "who speaks next" checks."""
+    if "next_speaker" in raw_text:
+        return None
+    for answer in State.script.get("answers") or []:
+        if answer.get("match") and answer["match"] in raw_text:
+            return answer.get("text", "")
+    return None
 
 
 # ------------------------------------------------------------------ reading requests
@@ -246,12 +261,18 @@ class Handler(BaseHTTPRequestHandler):
     def do_DELETE(self):
         self.not_found(self.entry(None))
 
+    def decide(self, *args):
+        """A scripted answer whose `match` is in the request, else the script's plan."""
+        found = scripted_answer(getattr(self, "raw_text", ""))
+        return ("text", found) if found is not None else decide(*args)
+
     def do_POST(self):
         raw = self.read_body()
         # A slow model, when the script asks for one (what a hook must never wait for).
         delay = (State.script or {}).get("delay_ms") or 0
         if delay:
             time.sleep(delay / 1000)
+        self.raw_text = raw.decode("utf-8", "replace")
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
@@ -284,7 +305,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---------------------------------------------------------- Anthropic
     def anthropic(self, body, entry):
-        kind, value = decide("anthropic", anthropic_done(body), anthropic_tools(body))
+        kind, value = self.decide("anthropic", anthropic_done(body), anthropic_tools(body))
         entry["answer"] = {kind: value}
         model = body.get("model") or "scripted"
         if kind == "call":
@@ -320,7 +341,7 @@ class Handler(BaseHTTPRequestHandler):
     # ---------------------------------------------------------- OpenAI chat completions
     def chat(self, body, entry):
         text = json.dumps(body.get("messages") or [])[-4000:] if not body.get("tools") else ""
-        kind, value = decide("chat", chat_done(body), chat_tools(body), text)
+        kind, value = self.decide("chat", chat_done(body), chat_tools(body), text)
         entry["answer"] = {kind: value}
         model = body.get("model") or "scripted"
         base = {"id": next_id("chatcmpl"), "created": int(time.time()), "model": model,
@@ -352,7 +373,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---------------------------------------------------------- OpenAI Responses
     def responses_api(self, body, entry):
-        kind, value = decide("responses", responses_done(body), responses_tools(body))
+        kind, value = self.decide("responses", responses_done(body), responses_tools(body))
         entry["answer"] = {kind: value}
         model = body.get("model") or "scripted"
         if kind == "call":
@@ -392,7 +413,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.not_found(entry)
         offered = gemini_tools(body)
         text = json.dumps(body.get("contents") or [])[-4000:] if not offered else ""
-        kind, value = decide("gemini", gemini_done(body), offered, text)
+        kind, value = self.decide("gemini", gemini_done(body), offered, text)
         entry["answer"] = {kind: value}
         part = {"functionCall": {"name": value["name"], "args": value["args"]}} if kind == "call" else {"text": value}
         response = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP",

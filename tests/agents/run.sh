@@ -13,6 +13,9 @@
 #   proj/       a git repository: the CLI's working directory. The scripts read README.md.
 #   before.sh   optional: run by bash in proj/ after the settings are written, before the CLI,
 #               with the CLI's environment (e.g. `git skill init --agent <cli> --scope user`)
+#   instead.sh  optional: run by bash in proj/ in place of the CLI's session (<cli>/cmd.sh),
+#               with what points the CLI at the model (<cli>/env.sh) and the CLI's folder
+#               first on PATH: for git-skill itself running the CLI as its model
 # and gets:
 #   model.log, review-model.log     every request to each model server (JSON lines)
 #   model.stderr, review-model.stderr, setup.log, before.log
@@ -30,7 +33,7 @@
 #                   before any write under .claude/ otherwise)
 #   AGENTS_PREFIX   where the CLIs are installed
 # The CLI runs under `env -i` with PATH, HOME, TERM=dumb, LANG, TMPDIR, the caller's
-# GIT_SKILL_*, GIT_AUTHOR_*, GIT_COMMITTER_*, GIT_CONFIG_*, RUST_BACKTRACE and
+# GIT_SKILL_* (but the tests' own GIT_SKILL_REQUIRE_AGENTS and GIT_SKILL_AGENTS_PREFIX), GIT_AUTHOR_*, GIT_COMMITTER_*, GIT_CONFIG_*, RUST_BACKTRACE and
 # LLVM_PROFILE_FILE, and, for git-skill's review: GIT_SKILL_PROVIDER=openai
 # GIT_SKILL_BASE_URL=http://127.0.0.1:<review port>/v1 GIT_SKILL_MODEL=scripted
 # OPENAI_API_KEY=sk-test. Hooks inherit it, and so does the review they start.
@@ -107,7 +110,8 @@ envs=(
 )
 while IFS= read -r name; do
     envs+=("$name=${!name}")
-done < <(compgen -e | grep -E '^(GIT_SKILL_|GIT_AUTHOR_|GIT_COMMITTER_|GIT_CONFIG_|RUST_BACKTRACE$|LLVM_PROFILE_FILE$)')
+done < <(compgen -e | grep -E '^(GIT_SKILL_|GIT_AUTHOR_|GIT_COMMITTER_|GIT_CONFIG_|RUST_BACKTRACE$|LLVM_PROFILE_FILE$)' |
+    grep -vE '^GIT_SKILL_(REQUIRE_AGENTS|AGENTS_PREFIX)$')
 marker="GIT_SKILL_BASE_URL=http://127.0.0.1:$review_port/v1"
 envs+=(
     "GIT_SKILL_PROVIDER=openai" "$marker" "GIT_SKILL_MODEL=scripted" "OPENAI_API_KEY=sk-test"
@@ -126,7 +130,12 @@ if [ -f "$workdir/before.sh" ]; then
 fi
 
 start=$(date +%s%N)
-env -i "${envs[@]}" bash "$here/$cli/cmd.sh" >"$workdir/cli.stdout" 2>"$workdir/cli.stderr" </dev/null
+if [ -f "$workdir/instead.sh" ]; then
+    env -i "${envs[@]}" timeout -k 5 "${AGENT_TIMEOUT:-120}" bash -c '. "$1"; PATH=$(dirname "$AGENT_BIN"):$PATH; . "$2"' instead \
+        "$here/$cli/env.sh" "$workdir/instead.sh" >"$workdir/cli.stdout" 2>"$workdir/cli.stderr" </dev/null
+else
+    env -i "${envs[@]}" bash "$here/$cli/cmd.sh" >"$workdir/cli.stdout" 2>"$workdir/cli.stderr" </dev/null
+fi
 rc=$?
 ended=$(date +%s%N)
 wall_ms=$(((ended - start) / 1000000))

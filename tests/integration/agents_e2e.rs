@@ -21,7 +21,7 @@ const REVIEW_SCRIPT: &str = r##"{
     {"name": "skill_manage", "args": {"action": "create", "name": "readme-first", "content": "---\nname: readme-first\ndescription: Read README.md and list the files before changing a project.\n---\n\n# README first\n\n1. Read README.md.\n2. List the files with ls.\n"}}
   ],
   "final": "Read the README first in a new project",
-  "delay_ms": 1500
+  "delay_ms": 2500
 }"##;
 
 /// Where the CLIs are installed: `AGENTS_PREFIX` as the build saw it (default
@@ -325,7 +325,7 @@ fn run_cli(cli: &str, scope: &str) {
     );
 
     // The CLI was not kept waiting: it had ended well before its review did (three answers of
-    // the review's model take 1.5 s each).
+    // the review's model take 2.5 s each: Qwen Code, which ends about 2 s after its Stop, takes longer on a busy machine).
     let log: Value = serde_json::from_slice(
         &std::fs::read(work.join(reviews[0]["file"].as_str().unwrap())).unwrap(),
     )
@@ -602,4 +602,241 @@ fn gemini_cli_pre_write_guard_refuses_dangerous_writes() {
 )]
 fn copilot_cli_pre_write_guard_refuses_dangerous_writes() {
     guard_cli("copilot");
+}
+
+// ---------------------------------------------------------------- the agent CLIs as the model
+
+/// The prompts' answers by what only each kind of request holds (its schema's fields), in the
+/// order they are tried: a gate prompt quotes the candidate's edits, a reflect prompt the
+/// clusters.
+fn optimize_script(signal_ids: &[String]) -> String {
+    let triage = serde_json::json!({
+        "clusters": [{"cluster_id": "c_001", "root_cause": "fields filled by their printed labels",
+                      "signal_ids": signal_ids, "type": "corrected", "count": signal_ids.len()}],
+        "conflicts": [], "stale_signals": [], "priority_order": signal_ids
+    });
+    let reflect = serde_json::json!({
+        "diagnosis": "The skill fills fields by their printed labels.",
+        "edits": [{"type": "replace",
+                   "target": "2. Fill each field by its printed label, the text next to the box.",
+                   "new": "2. Fill each field by its form field name (list them with pypdf's `get_fields`), never by the printed label.",
+                   "reason": "the user corrected label-based filling", "source_cluster_id": "c_001"}]
+    });
+    let gate = serde_json::json!({"cluster_id": "c_001", "verdict": "NO", "reason": "fixed by field names"});
+    serde_json::json!({
+        "answers": [
+            {"match": "verdict", "text": gate.to_string()},
+            {"match": "source_cluster_id", "text": reflect.to_string()},
+            {"match": "priority_order", "text": triage.to_string()}
+        ],
+        "final": "pong",
+        "side": "pong"
+    })
+    .to_string()
+}
+
+/// The tools each request offered the model, by name, from the scripted model's log.
+fn offered_tools(log: &str) -> Vec<Vec<String>> {
+    log.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["method"] == "POST" && e["body"].is_object())
+        .filter(|e| !e["path"].as_str().unwrap_or("").contains("count"))
+        .map(|e| {
+            let body = &e["body"];
+            let mut names = Vec::new();
+            for t in body["tools"].as_array().into_iter().flatten() {
+                let name = t["name"]
+                    .as_str()
+                    .or(t["function"]["name"].as_str())
+                    .or(t["type"].as_str());
+                names.extend(name.map(str::to_owned));
+                for f in t["functionDeclarations"].as_array().into_iter().flatten() {
+                    names.extend(f["name"].as_str().map(str::to_owned));
+                }
+            }
+            names
+        })
+        .collect()
+}
+
+/// `skill.provider = <provider>`: git-skill runs the person's CLI (with git-skill's own hooks
+/// installed in it) as its model: `llm ping`, then an optimize dry run from signals to the
+/// judged candidate, with the CLI's tools off, in a directory outside the project, and no
+/// session counted or review started by the nested run.
+fn model_cli(cli: &str, provider: &str) {
+    let skill = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sample_skill.md"),
+    )
+    .unwrap();
+    let Some(trial) = Trial::new(
+        cli,
+        "user",
+        &[(".claude/skills/pdf-forms/SKILL.md", &skill)],
+    ) else {
+        return;
+    };
+    let signals =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sample_signals.json"))
+            .unwrap();
+    let git_skill = |args: &[&str], stdin: &[u8]| {
+        use std::io::Write as _;
+        let mut child = Command::new(super::common::BIN)
+            .args(args)
+            .current_dir(&trial.proj)
+            .env("HOME", &trial.home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_SKILL_NOW", "2026-11-29T10:00:00Z")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "git skill {args:?}");
+        out.stdout
+    };
+    git_skill(&["record", "pdf-forms", "--stdin"], &signals);
+    let listed: Value = serde_json::from_slice(&git_skill(
+        &["signals", "pdf-forms", "--format", "json"],
+        b"",
+    ))
+    .unwrap();
+    let ids: Vec<String> = listed["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["signal_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(!ids.is_empty());
+    let script = trial.work.join("model-script.json");
+    std::fs::write(&script, optimize_script(&ids)).unwrap();
+    std::fs::write(
+        trial.work.join("instead.sh"),
+        format!(
+            "set -e\nexport GIT_SKILL_PROVIDER={provider}\ngit skill llm ping\n\
+             git skill optimize pdf-forms --dry-run\n"
+        ),
+    )
+    .unwrap();
+    let head = trial.git(&["rev-parse", "HEAD"]);
+    // The recorded signals (`.skillopt/pending/`) are not committed.
+    let status = trial.git(&["status", "--porcelain"]);
+    let (report, stderr) = trial.run(&[("MODEL_SCRIPT", &script)]);
+    let out = trial.file("cli.stdout");
+    let context = || {
+        format!(
+            "run.sh: {stderr}\ncli.json: {report}\nstdout: {out}\nstderr: {}\nsetup: {}",
+            trial.file("cli.stderr"),
+            trial.file("setup.log")
+        )
+    };
+    assert_eq!(report["exit"], 0, "{cli}: {}", context());
+    assert!(
+        out.contains(provider),
+        "ping names the provider: {}",
+        context()
+    );
+    assert!(
+        out.contains("form field name"),
+        "the dry run shows the change: {}",
+        context()
+    );
+    // A dry run: nothing committed, the work tree as it was.
+    assert_eq!(trial.git(&["rev-parse", "HEAD"]), head);
+    assert_eq!(
+        trial.git(&["status", "--porcelain"]),
+        status,
+        "{}",
+        context()
+    );
+
+    let log = trial.file("model.log");
+    let answered = |marker: &str| {
+        log.lines()
+            .filter(|l| l.contains("\"answer\"") && l.contains(marker))
+            .count()
+    };
+    assert!(answered("priority_order") >= 1, "triage: {}", context());
+    assert!(answered("source_cluster_id") >= 1, "reflect: {}", context());
+    assert!(answered("verdict") >= 1, "gate: {}", context());
+    // Tools off: nothing that reads, writes, runs or fetches is offered to the model.
+    for tools in offered_tools(&log) {
+        let risky: Vec<&String> = tools
+            .iter()
+            .filter(|t| {
+                let t = t.to_ascii_lowercase();
+                [
+                    "bash",
+                    "shell",
+                    "read",
+                    "write",
+                    "edit",
+                    "replace",
+                    "fetch",
+                    "web",
+                    "glob",
+                    "grep",
+                    "ls",
+                    "list_directory",
+                    "exec",
+                    "apply_patch",
+                    "agent",
+                    "task",
+                ]
+                .iter()
+                .any(|r| t.contains(r))
+            })
+            .collect();
+        assert!(risky.is_empty(), "{cli} offered {risky:?}: {}", context());
+    }
+    // Outside the project: the CLI never saw the repository's path (nor loaded its files).
+    assert!(
+        !log.contains(trial.proj.to_str().unwrap()),
+        "{cli} ran in the project: {}",
+        context()
+    );
+    // git-skill's own hooks in the CLI stayed quiet: no session counted, no review started.
+    assert!(
+        !trial.proj.join(".git/skill/sessions").exists(),
+        "{}",
+        context()
+    );
+    assert_eq!(report["reviews"], serde_json::json!([]), "{}", context());
+    assert_eq!(report["leftover"], serde_json::json!([]), "{}", context());
+}
+
+#[test]
+#[cfg_attr(
+    not(agent_clis),
+    ignore = "no agent CLI under AGENTS_PREFIX (.ci/run installs them)"
+)]
+fn claude_code_answers_as_the_model() {
+    model_cli("claude", "claude-code");
+}
+
+#[test]
+#[cfg_attr(
+    not(agent_clis),
+    ignore = "no agent CLI under AGENTS_PREFIX (.ci/run installs them)"
+)]
+fn codex_answers_as_the_model() {
+    model_cli("codex", "codex");
+}
+
+#[test]
+#[cfg_attr(
+    not(agent_clis),
+    ignore = "no agent CLI under AGENTS_PREFIX (.ci/run installs them)"
+)]
+fn gemini_cli_answers_as_the_model() {
+    model_cli("gemini", "gemini");
+}
+
+#[test]
+#[cfg_attr(
+    not(agent_clis),
+    ignore = "no agent CLI under AGENTS_PREFIX (.ci/run installs them)"
+)]
+fn qwen_code_answers_as_the_model() {
+    model_cli("qwen", "qwen");
 }

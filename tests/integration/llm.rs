@@ -611,6 +611,13 @@ fn answers_are_checked_against_the_schema_the_server_ignored() {
     assert!(!s.repaired);
     assert_eq!(s.value.verdict, "NO");
     assert_eq!(server.requests().len(), 1);
+    let mut ignored = s.ignored.clone();
+    ignored.sort();
+    assert_eq!(
+        ignored,
+        ["diagnosis", "extra"],
+        "named for the caller to log"
+    );
 
     // Two bad answers: the error names the first answer's problem, then the second's.
     let dir = tempfile::tempdir().unwrap();
@@ -990,4 +997,103 @@ fn a_500_that_refuses_the_schema_is_asked_again_without_it() {
     ]);
     let c = openai(&server, None).complete(&Request::new("x")).unwrap();
     assert_eq!((c.attempts, c.dropped), (2, None));
+    // When the request sent again fails too, the refusal is not lost: both are said.
+    let server = Server::start(vec![
+        Reply::json(500, json!({"error": {"message": long}})),
+        Reply::json(
+            400,
+            json!({"error": {"message": "context length exceeded"}}),
+        ),
+    ]);
+    let e = openai(&server, None)
+        .complete(&schema_request())
+        .unwrap_err();
+    let said = e.to_string();
+    assert!(
+        said.contains("context length exceeded")
+            && said.contains("sent again without `response_format`, which the server refused"),
+        "{said}"
+    );
+}
+
+/// A stand-in for an agent CLI (`skill.command` replaces the program): what git-skill gives it
+/// (its options, the prompt on stdin, an empty working directory outside the project, the
+/// purpose) and how it reads the CLI's JSON, its reported error and a missing program.
+#[cfg(unix)]
+#[test]
+fn an_agent_cli_provider_runs_headless_outside_the_project_and_reads_its_json() {
+    let sb = Sandbox::with_repo();
+    let seen = sb.tmp.path().join("seen");
+    std::fs::create_dir_all(&seen).unwrap();
+    let fake = sb.tmp.path().join("fake-claude");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{seen}/args'\npwd > '{seen}/cwd'\nls -A > '{seen}/ls'\n\
+             printf '%s' \"$GIT_SKILL_PURPOSE\" > '{seen}/purpose'\ncat > '{seen}/stdin'\n\
+             if [ -n \"$FAIL\" ]; then printf '%s' '{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,\"result\":\"Invalid API key · Please run /login\"}}'; exit 1; fi\n\
+             printf '%s' '{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"pong 日本\",\"usage\":{{\"input_tokens\":12,\"output_tokens\":3}}}}'\n",
+            seen = seen.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let envs = [
+        ("GIT_SKILL_PROVIDER", "claude-code"),
+        ("GIT_SKILL_COMMAND", fake.to_str().unwrap()),
+    ];
+    let run = sb.run_in("", &["llm", "ping", "--format", "json"], &envs);
+    run.assert_ok();
+    let v = run.json();
+    assert_eq!(v["provider"], "claude-code", "{v}");
+    assert_eq!(v["answer"], "pong 日本");
+    assert_eq!(v["usage"]["input_tokens"], 12, "the CLI's own count");
+    let read = |name: &str| std::fs::read_to_string(seen.join(name)).unwrap();
+    assert_eq!(
+        read("args").lines().collect::<Vec<_>>(),
+        [
+            "-p",
+            "--output-format",
+            "json",
+            "--tools",
+            "",
+            "--no-session-persistence"
+        ]
+    );
+    assert_eq!(read("purpose"), "ping");
+    assert!(!read("stdin").is_empty(), "the prompt comes on stdin");
+    let cwd = read("cwd");
+    assert!(
+        !cwd.trim().starts_with(sb.repo().to_str().unwrap()),
+        "not in the project: {cwd}"
+    );
+    assert_eq!(read("ls"), "", "an empty directory");
+    assert!(
+        !std::path::Path::new(cwd.trim()).exists(),
+        "and removed after the run: {cwd}"
+    );
+
+    let mut failing = envs.to_vec();
+    failing.push(("FAIL", "1"));
+    let run = sb.run_in("", &["llm", "ping"], &failing);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("claude-code provider")
+            && run.stderr.contains("Invalid API key · Please run /login"),
+        "the CLI's own reason: {}",
+        run.stderr
+    );
+
+    let run = sb.run_in(
+        "",
+        &["llm", "ping"],
+        &[("GIT_SKILL_PROVIDER", "codex"), ("PATH", "/usr/bin:/bin")],
+    );
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("codex provider") && run.stderr.contains("is the agent CLI installed"),
+        "{}",
+        run.stderr
+    );
 }

@@ -416,6 +416,67 @@ fn snapshot_outside_work(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
         .collect()
 }
 
+/// The stand-in model of `examples/` (the command protocol's example) takes optimize from
+/// signals to a judged candidate, as the docs say, and then to two commits with --yes.
+#[test]
+fn the_example_stand_in_model_runs_optimize() {
+    let sb = repo_with_signals();
+    let command = format!(
+        "python3 '{}'",
+        examples().join("stand-in-model.py").display()
+    );
+    let env = [
+        ("GIT_SKILL_NOW", NOW),
+        ("GIT_SKILL_PROVIDER", "command"),
+        ("GIT_SKILL_COMMAND", command.as_str()),
+    ];
+    let ping = sb.run_in("", &["llm", "ping"], &env);
+    ping.assert_ok();
+    assert!(ping.stdout.contains("pong"), "{}", ping.stdout);
+    let head = sb.git(&["rev-parse", "HEAD"]).stdout;
+    let run = sb.run_in("", &["optimize", "pdf-forms", "--dry-run", "--yes"], &env);
+    run.assert_ok();
+    assert!(
+        run.stdout.contains(
+            "+- fill fields by their form field names (list them with pypdf's get_fields)"
+        ),
+        "the first correction, added: {}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    assert_eq!(sb.git(&["rev-parse", "HEAD"]).stdout, head, "a dry run");
+    // What the dry run showed, committed without asking the model again.
+    sb.run_in("", &["optimize", "pdf-forms", "--resume", "--yes"], &env)
+        .assert_ok();
+    assert_eq!(
+        sb.git(&["rev-list", "--count", &format!("{}..HEAD", head.trim())])
+            .stdout
+            .trim(),
+        "2",
+        "the skill change and the record"
+    );
+}
+
+/// A free-text model's extra fields are left out and said, not a reason to ask again.
+#[test]
+fn extra_fields_in_an_answer_are_left_out_and_said() {
+    let sb = repo_with_signals();
+    let mut model = Model::new();
+    model.reflect["confidence"] = json!(0.9);
+    model.reflect["edits"][0]["severity"] = json!("high");
+    let server = model.serve();
+    let run = optimize(&sb, &server, &["--dry-run", "--yes"]);
+    run.assert_ok();
+    assert!(
+        run.stderr.contains(
+            "the model's reflect answer has fields its schema does not ask for, left out: `confidence`, `edits[0].severity`"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(count(&server, Kind::Reflect), 1, "no repair request");
+}
+
 #[test]
 fn a_dry_run_changes_nothing_and_shows_the_diff_and_messages() {
     let sb = repo_with_signals();

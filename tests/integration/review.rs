@@ -841,6 +841,26 @@ fn an_answer_too_large_to_read_ends_the_review_with_nothing_proposed() {
         .contains("larger than"));
 }
 
+/// An empty first answer is a server or model fault, not "Nothing to save.": the review fails
+/// (so that its session stays retriable) and says why.
+#[test]
+fn an_empty_first_answer_fails_the_review() {
+    let (sb, transcript) = repo();
+    let server = Server::start(vec![Reply::openai("")]);
+    let before = state(&sb);
+    let run = review(&sb, &env(Wire::OpenAi, &server), &transcript, &[]);
+    assert_ne!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("its answer is empty: no text and no tool call"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains("Nothing to save"), "{}", run.stdout);
+    assert_eq!(state(&sb), before);
+    assert!(sb.proposal_refs().is_empty());
+}
+
 #[test]
 fn bad_transcripts_are_refused_before_any_model_call() {
     let (sb, _) = repo();

@@ -8,8 +8,6 @@ if [ -n "${AGENT_WRITES:-}" ]; then
 else
     permissions=(--allowedTools "Read,Bash")
 fi
-exec env ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" ANTHROPIC_API_KEY=sk-test \
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 \
-    DISABLE_ERROR_REPORTING=1 DISABLE_BUG_COMMAND=1 \
-    timeout -k 5 "$AGENT_TIMEOUT" "$AGENT_BIN" -p "${AGENT_PROMPT:-Read README.md, list the files and show README.md.}" \
+. "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+exec timeout -k 5 "$AGENT_TIMEOUT" "$AGENT_BIN" -p "${AGENT_PROMPT:-Read README.md, list the files and show README.md.}" \
     --model claude-sonnet-4-5 "${permissions[@]}"

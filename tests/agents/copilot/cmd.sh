@@ -1,9 +1,4 @@
-# Copilot CLI, headless, offline, against the model server (OpenAI chat completions).
-# COPILOT_PKG_CACHE_HOME: where it unpacked its platform package at install time (shared,
-# read-only use).
-export COPILOT_HOME="${COPILOT_HOME:-$HOME/.copilot}"
-exec env COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false \
-    COPILOT_PKG_CACHE_HOME="$AGENTS_PREFIX/copilot/pkgcache" \
-    COPILOT_PROVIDER_BASE_URL="http://127.0.0.1:$PORT/v1" COPILOT_PROVIDER_API_KEY=sk-test COPILOT_MODEL=gpt-4.1 \
-    timeout -k 5 "$AGENT_TIMEOUT" "$AGENT_BIN" -p "${AGENT_PROMPT:-Read README.md, list the files and show README.md.}" \
+# Copilot CLI, headless.
+. "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+exec timeout -k 5 "$AGENT_TIMEOUT" "$AGENT_BIN" -p "${AGENT_PROMPT:-Read README.md, list the files and show README.md.}" \
     --allow-all-tools

@@ -1,0 +1,4 @@
+# Claude Code at the scripted model: its address, a dummy key and no traffic of its own.
+export ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" ANTHROPIC_API_KEY=sk-test \
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 \
+    DISABLE_ERROR_REPORTING=1 DISABLE_BUG_COMMAND=1
