@@ -459,3 +459,283 @@ fn lint_errors_the_pull_request_brings_fail_it() {
     );
     assert!(out.contains("exit-code=2"), "{out}");
 }
+
+// ---------------------------------------------------------------- the install step
+
+/// A directory served over HTTP on 127.0.0.1 (Python's `http.server`), laid out as GitHub
+/// serves release downloads; stopped when dropped.
+struct Releases {
+    root: tempfile::TempDir,
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Releases {
+    fn start() -> Releases {
+        use std::io::BufRead as _;
+        let root = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("python3")
+            .args([
+                "-u",
+                "-m",
+                "http.server",
+                "0",
+                "--bind",
+                "127.0.0.1",
+                "--directory",
+            ])
+            .arg(root.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("python3 serves the fake releases");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        // "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
+        let port = line
+            .split_whitespace()
+            .skip_while(|w| *w != "port")
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("no port in {line:?}"));
+        Releases { root, child, port }
+    }
+
+    fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The folder of a release's files.
+    fn release(&self, repo: &str, tag: &str) -> PathBuf {
+        let dir = self
+            .root
+            .path()
+            .join(repo)
+            .join("releases/download")
+            .join(tag);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+}
+
+impl Drop for Releases {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const TARGET: &str = "x86_64-unknown-linux-musl";
+
+/// This build of git-skill packed by `.ci/package.sh`, as the release workflow packs it.
+fn publish(releases: &Releases, repo: &str, tag: &str) -> PathBuf {
+    let dir = releases.release(repo, tag);
+    let out = std::process::Command::new("bash")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/package.sh"))
+        .args([BIN, tag, TARGET])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "package.sh: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir.join(format!("git-skill-{tag}-{TARGET}.tar.gz"))
+}
+
+/// Runs the install step; its outputs and the binary it installed, if any.
+fn install_step(sb: &Sandbox, env: &[(&str, &str)]) -> (Run, String, PathBuf) {
+    let outputs = sb.home().join("install-output");
+    let _ = std::fs::remove_file(&outputs);
+    let root = sb.home().join("action-root");
+    let _ = std::fs::remove_dir_all(&root);
+    let (outputs_s, root_s) = (outputs.display().to_string(), root.display().to_string());
+    let mut all = vec![
+        ("GITHUB_OUTPUT", outputs_s.as_str()),
+        ("INSTALL_ROOT", root_s.as_str()),
+        ("RUNNER_OS", "Linux"),
+        ("RUNNER_ARCH", "X64"),
+        ("ACTION_REPOSITORY", ""),
+        ("ACTION_REF", ""),
+        ("GITHUB_ACTION_PATH", ""),
+    ];
+    all.extend_from_slice(env);
+    let run = sb
+        .cmd("bash")
+        .args(&[Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("action/install.sh")
+            .to_str()
+            .unwrap()])
+        .envs(&all)
+        .run();
+    (
+        run,
+        std::fs::read_to_string(&outputs).unwrap_or_default(),
+        root.join("bin/git-skill"),
+    )
+}
+
+#[test]
+fn the_released_binary_of_the_actions_tag_is_installed_after_its_checksum() {
+    let sb = Sandbox::new();
+    let releases = Releases::start();
+    let archive = publish(&releases, "acme/git-skill", "v0.1.0");
+    let base = releases.base();
+    let env = [
+        ("DOWNLOAD_BASE", base.as_str()),
+        ("ACTION_REPOSITORY", "acme/git-skill"),
+        ("ACTION_REF", "v0.1.0"),
+    ];
+    let (run, outputs, bin) = install_step(&sb, &env);
+    run.assert_ok();
+    assert_eq!(outputs, "installed=true\n");
+    let version = std::process::Command::new(&bin)
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        "git-skill 0.1.0"
+    );
+    assert!(run.stderr.contains("sha256 "), "{}", run.stderr);
+
+    // The repository and the tag from the action's path when github.action_* are empty.
+    let path = sb.home().join("_work/_actions/acme/git-skill/v0.1.0");
+    let path_s = path.display().to_string();
+    let (run, outputs, _) = install_step(
+        &sb,
+        &[
+            ("DOWNLOAD_BASE", base.as_str()),
+            ("GITHUB_ACTION_PATH", path_s.as_str()),
+        ],
+    );
+    run.assert_ok();
+    assert_eq!(outputs, "installed=true\n");
+
+    // A checksum that differs from the download: nothing installed, the job fails.
+    let sum = archive.with_extension("gz.sha256");
+    let good = std::fs::read_to_string(&sum).unwrap();
+    std::fs::write(&sum, good.replacen(&good[..8], "00000000", 1)).unwrap();
+    let (run, outputs, bin) = install_step(&sb, &env);
+    run.assert_status(1);
+    assert!(run.stderr.contains("checksum mismatch"), "{}", run.stderr);
+    assert!(outputs.starts_with("installed=false\n"), "{outputs}");
+    assert!(
+        !bin.exists(),
+        "a download that fails its check is never installed"
+    );
+
+    // An archive changed after its checksum was published: the same.
+    std::fs::write(&sum, &good).unwrap();
+    let mut bytes = std::fs::read(&archive).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(&archive, &bytes).unwrap();
+    let (run, _, bin) = install_step(&sb, &env);
+    run.assert_status(1);
+    assert!(run.stderr.contains("checksum mismatch"), "{}", run.stderr);
+    assert!(!bin.exists());
+
+    // No checksum published: refused, not trusted.
+    std::fs::remove_file(&sum).unwrap();
+    let (run, _, bin) = install_step(&sb, &env);
+    run.assert_status(1);
+    assert!(run.stderr.contains("has no checksum"), "{}", run.stderr);
+    assert!(!bin.exists());
+}
+
+#[test]
+fn without_a_release_the_action_builds_from_source() {
+    let sb = Sandbox::new();
+    let releases = Releases::start();
+    let base = releases.base();
+    // A tag with no release, a branch, a runner without a released build: installed=false,
+    // exit 0, and action.yml goes on to build.
+    for (env, why) in [
+        (
+            vec![
+                ("ACTION_REPOSITORY", "acme/git-skill"),
+                ("ACTION_REF", "v9.9.9"),
+            ],
+            "no release v9.9.9 of acme/git-skill for x86_64-unknown-linux-musl",
+        ),
+        (
+            vec![
+                ("ACTION_REPOSITORY", "acme/git-skill"),
+                ("ACTION_REF", "main"),
+            ],
+            "the action's ref 'main' is not a release tag (vX.Y.Z)",
+        ),
+        (
+            vec![
+                ("ACTION_REPOSITORY", "acme/git-skill"),
+                ("ACTION_REF", "v0.1.0"),
+                ("RUNNER_OS", "Linux"),
+                ("RUNNER_ARCH", "ARM"),
+            ],
+            "no released build for Linux ARM",
+        ),
+    ] {
+        let mut all = vec![("DOWNLOAD_BASE", base.as_str())];
+        all.extend(env);
+        let (run, outputs, bin) = install_step(&sb, &all);
+        run.assert_ok();
+        assert_eq!(outputs, format!("installed=false\nwhy={why}\n"));
+        assert!(
+            run.stderr.contains("building from source"),
+            "{}",
+            run.stderr
+        );
+        assert!(!bin.exists());
+    }
+    // A repository or tag that could leave the release URL's path is refused.
+    let (run, _, _) = install_step(
+        &sb,
+        &[
+            ("DOWNLOAD_BASE", base.as_str()),
+            ("ACTION_REPOSITORY", "acme/../../etc"),
+            ("ACTION_REF", "v0.1.0"),
+        ],
+    );
+    run.assert_status(1);
+    assert!(run.stderr.contains("is not owner/name"), "{}", run.stderr);
+}
+
+/// The release workflow builds the five targets the install step and binstall download, and
+/// publishes each archive with its checksum.
+#[test]
+fn the_release_workflow_and_binstall_name_the_same_archives() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let workflow: serde_yaml::Value = serde_yaml::from_str(
+        &std::fs::read_to_string(root.join(".github/workflows/release.yml")).unwrap(),
+    )
+    .unwrap();
+    let targets: Vec<&str> = workflow["jobs"]["build"]["strategy"]["matrix"]["include"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|m| m["target"].as_str().unwrap())
+        .collect();
+    let install = std::fs::read_to_string(root.join("action/install.sh")).unwrap();
+    for target in &targets {
+        assert!(install.contains(&format!("target={target} ")), "{target}");
+    }
+    assert_eq!(targets.len(), 5);
+    let cargo: toml_edit::DocumentMut = std::fs::read_to_string(root.join("Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let binstall = &cargo["package"]["metadata"]["binstall"];
+    assert_eq!(
+        binstall["pkg-url"].as_str().unwrap(),
+        "{ repo }/releases/download/v{ version }/{ name }-v{ version }-{ target }{ archive-suffix }"
+    );
+    assert!(cargo["package"]["repository"].as_str().is_some());
+    let steps = workflow["jobs"]["build"]["steps"].as_sequence().unwrap();
+    assert!(steps.iter().any(|s| s["run"]
+        .as_str()
+        .is_some_and(|r| r.contains(".ci/package.sh"))));
+}
