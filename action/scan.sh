@@ -10,6 +10,8 @@
 #   SARIF       where the SARIF report goes (default: skillguard.sarif)
 #   LINT        true (default): in range mode, lint errors the change brings fail it too, as
 #               in the pre-commit hook; false: SkillGuard only
+#   DRIFT       true (default): in range mode, the capability drift of the changed skills in
+#               the log and the summary (git skill diff); false: left out
 #   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY  set by the runner; optional here
 # The log gets one annotation per finding (`git skill scan --format github`: errors for
 # critical findings, warnings for high ones, on the file and line), the job summary the
@@ -71,6 +73,11 @@ else
         true) args+=(--lint) ;;
         false) ;;
         *) fail "lint must be true or false, not '$LINT'" ;;
+    esac
+    case "${DRIFT:-true}" in
+        true) ;;
+        false) args+=(--no-drift) ;;
+        *) fail "drift must be true or false, not '$DRIFT'" ;;
     esac
     mode="skills changed from ${from_ref:0:12} to $to_ref"
 fi

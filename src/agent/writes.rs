@@ -55,27 +55,38 @@ pub fn targets(tool: &ToolUse, cwd: &Path) -> Vec<PathBuf> {
         if let Some(p) = arg(&["file_path", "path", "notebook_path", "filePath"]) {
             return vec![resolve(&p)];
         }
-        // Codex's apply_patch: `*** Add File: p`, `*** Update File: p`, `*** Delete File: p`.
-        let patch = arg(&["input", "patch"]).unwrap_or_default();
-        return patch
-            .lines()
-            .filter_map(|l| {
-                [
-                    "*** Add File: ",
-                    "*** Update File: ",
-                    "*** Delete File: ",
-                    "*** Move to: ",
-                ]
-                .iter()
-                .find_map(|prefix| l.strip_prefix(prefix))
-            })
-            .map(|p| resolve(p.trim()))
-            .collect();
+        return patch_paths(&arg(&["input", "patch"]).unwrap_or_default(), cwd);
     }
     if let Some(command) = command_text(tool) {
         return shell_targets(&command).iter().map(|p| resolve(p)).collect();
     }
     Vec::new()
+}
+
+/// The files a Codex `apply_patch` body names (`*** Add File: p`, `*** Update File: p`,
+/// `*** Delete File: p`, `*** Move to: p`), relative to `cwd` unless absolute.
+pub fn patch_paths(patch: &str, cwd: &Path) -> Vec<PathBuf> {
+    patch
+        .lines()
+        .filter_map(|l| {
+            [
+                "*** Add File: ",
+                "*** Update File: ",
+                "*** Delete File: ",
+                "*** Move to: ",
+            ]
+            .iter()
+            .find_map(|prefix| l.strip_prefix(prefix))
+        })
+        .map(|p| {
+            let p = Path::new(p.trim());
+            if p.is_absolute() {
+                p.to_owned()
+            } else {
+                cwd.join(p)
+            }
+        })
+        .collect()
 }
 
 /// The command line of a shell tool's call.

@@ -1,7 +1,6 @@
 use std::io::Write as _;
 
-use git_skill::llm::{Describe, Settings};
-use git_skill::ops::doctor::{self as op, Model, Status};
+use git_skill::ops::doctor::{self as op, Status};
 
 use super::output::Format;
 use super::ui::safe;
@@ -31,7 +30,14 @@ pub struct DoctorArgs {
 
 pub fn cmd_doctor(ui: &mut Ui, args: DoctorArgs) -> Result<Outcome, CommandError> {
     let ws = Workspace::load(ui)?;
-    let model = model(ui, &ws, !args.no_ping)?;
+    let mut asked = Ok(());
+    let model = op::check_model(
+        &ws.config,
+        |name| std::env::var(name).ok(),
+        !args.no_ping,
+        |d| asked = ui.status(&format!("asking {d}…")),
+    );
+    asked?;
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     let options = op::Options {
         path: var("PATH"),
@@ -60,46 +66,5 @@ pub fn cmd_doctor(ui: &mut Ui, args: DoctorArgs) -> Result<Outcome, CommandError
     Ok(match doctor.problems() {
         0 => Outcome::Clean,
         _ => Outcome::Problems,
-    })
-}
-
-/// The model check: the configured provider, asked one tiny question when `ask`.
-fn model(ui: &mut Ui, ws: &Workspace, ask: bool) -> Result<Model, CommandError> {
-    let var = |name: &str| std::env::var(name).ok();
-    if !op::model_chosen(&ws.config, var) {
-        return Ok(Model::Unset);
-    }
-    let settings = match Settings::resolve(&ws.config, var) {
-        Ok(s) => s,
-        Err(e) => {
-            return Ok(Model::Failed {
-                describe: "the configured provider".into(),
-                error: e.to_string(),
-            })
-        }
-    };
-    let describe = |d: &Describe| format!("{} {} at {}", d.provider, d.model, d.endpoint);
-    if !ask {
-        let provider = git_skill::llm::provider(&settings);
-        return Ok(Model::NotAsked {
-            describe: describe(provider.describe()),
-        });
-    }
-    let mut shown = String::new();
-    let mut asked = Ok(());
-    let ping = git_skill::ops::llm::ping(&settings, |d| {
-        shown = describe(d);
-        asked = ui.status(&format!("asking {d}…"));
-    });
-    asked?;
-    Ok(match ping {
-        Ok(p) => Model::Answered {
-            describe: shown,
-            latency_ms: p.latency_ms,
-        },
-        Err(e) => Model::Failed {
-            describe: shown,
-            error: e.to_string(),
-        },
     })
 }

@@ -106,12 +106,18 @@ pub struct ScanArgs {
     #[arg(long)]
     pub lint: bool,
 
+    /// In range mode, leave the capability drift of the changed skills (what `git skill diff`
+    /// shows) out of the report and the summary.
+    #[arg(long)]
+    pub no_drift: bool,
+
     /// Also write the SARIF report to FILE (for code scanning, beside another --format).
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,
 
     /// Also append a Markdown summary to FILE: the verdict, the findings, the capability drift
-    /// and the allow comments a range adds (a job summary: `$GITHUB_STEP_SUMMARY`).
+    /// and the allow comments and policy entries a range adds (a job summary:
+    /// `$GITHUB_STEP_SUMMARY`).
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
 }
@@ -173,7 +179,10 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         );
     }
     let mut scan = op::scan(&ws, &options)?;
-    let drift = std::mem::take(&mut scan.drift);
+    let mut drift = std::mem::take(&mut scan.drift);
+    if args.no_drift {
+        drift.clear();
+    }
     problems(ui, &ws, std::mem::take(&mut scan.problems))?;
     if let Some((path, n)) = &scan.baseline_written {
         ui.status(&format!(
@@ -187,6 +196,11 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         extra_reports(&args, &scan, "every skill and agent context file", None)?;
         return finish(ui, &args, &scan, fail_on, scan.empty);
     };
+    for added in &scan.policy_added {
+        ui.warn(&format!(
+            "{POLICY_FILE} at {to} adds `{added}`, which counts only once merged (this range is judged by the policy at {from})"
+        ))?;
+    }
     let mut drift_text = Vec::new();
     super::diff::render_text(&mut drift_text, &drift)?;
     let title = format!("skills changed from {from} to {to}");
@@ -261,7 +275,14 @@ fn extra_reports(
     }
     if let Some(path) = &args.summary {
         let mut out = Vec::new();
-        git_skill::report::github::summary(&mut out, title, &scan.reports, &scan.lint, drift)?;
+        git_skill::report::github::summary(
+            &mut out,
+            title,
+            &scan.reports,
+            &scan.lint,
+            &scan.policy_added,
+            drift,
+        )?;
         // A file bypasses the terminal's masking: masked here, as everything git-skill writes.
         let text = git_skill::redact::redact(&String::from_utf8_lossy(&out));
         write(path, true, text.as_bytes())?;

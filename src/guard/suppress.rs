@@ -349,6 +349,51 @@ impl Policy {
         &self.settings
     }
 
+    /// Every entry and setting as one line a reviewer reads (`allow SUP001 for skill
+    /// deploy, files scripts/*.sh, until 2027-01-01: reason`), in file order: what two
+    /// revisions of the policy differ by is the lines one has and the other has not.
+    pub fn lines(&self) -> Vec<String> {
+        let scope = |skill: &Option<String>, path: &Option<String>| {
+            let mut s = String::new();
+            if let Some(skill) = skill {
+                s.push_str(&format!(" for skill {skill}"));
+            }
+            if let Some(path) = path {
+                s.push_str(&format!(" on files {path}"));
+            }
+            s
+        };
+        let mut lines = Vec::new();
+        if let Some(fail_on) = &self.settings.fail_on {
+            lines.push(format!("failOn: {fail_on}"));
+        }
+        if !self.settings.roots.is_empty() {
+            lines.push(format!("roots: {}", self.settings.roots.join(", ")));
+        }
+        for (e, _, _) in &self.entries {
+            let until = e
+                .expires
+                .as_ref()
+                .map(|d| format!(" until {d}"))
+                .unwrap_or_default();
+            lines.push(format!(
+                "allow {}{}{until}: {}",
+                e.rule,
+                scope(&e.skill, &e.path),
+                e.reason
+            ));
+        }
+        for (e, code, level, _) in &self.lint {
+            lines.push(format!(
+                "lint {code} {}{}: {}",
+                level.as_str(),
+                scope(&e.skill, &e.path),
+                e.reason
+            ));
+        }
+        lines
+    }
+
     /// Sets the levels the `lint:` entries give to one skill's diagnostics (`dir`: the skill
     /// directory as the diagnostics show it). Entries apply in file order, so a later, narrower
     /// entry overrides an earlier, wider one; they override inline allows too.
@@ -697,6 +742,25 @@ mod tests {
             hint: None,
             setting: None,
         }
+    }
+
+    #[test]
+    fn every_entry_and_setting_is_one_line_a_reviewer_reads() {
+        let p = Policy::parse(
+            "failOn: never\nroots: [prompts]\nallow:\n  - rule: SUP001\n    skill: deploy\n    path: 'scripts/*.sh'\n    reason: vendored 安装\n    expires: 2027-01-01\n  - rule: NET001\n    reason: ok\nlint:\n  - code: SK009\n    level: off\n    skill: big\n    reason: long on purpose\n",
+        )
+        .unwrap();
+        assert_eq!(
+            p.lines(),
+            [
+                "failOn: never",
+                "roots: prompts",
+                "allow SUP001 for skill deploy on files scripts/*.sh until 2027-01-01: vendored 安装",
+                "allow NET001: ok",
+                "lint SK009 off for skill big: long on purpose",
+            ]
+        );
+        assert!(Policy::parse("").unwrap().lines().is_empty());
     }
 
     #[test]

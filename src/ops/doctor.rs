@@ -83,9 +83,57 @@ pub fn model_configured(
     model_chosen(config, var) && crate::llm::Settings::resolve(config, var).is_ok()
 }
 
-/// Whether a provider is set, or a variable that chooses one.
+/// The model check: the configured provider, asked one tiny question when `ask` (`asking`
+/// hears which provider is asked, before the request leaves).
+pub fn check_model(
+    config: &crate::config::Config,
+    var: impl Fn(&str) -> Option<String> + Copy,
+    ask: bool,
+    asking: impl FnOnce(&crate::llm::Describe),
+) -> Model {
+    if !model_chosen(config, var) {
+        return Model::Unset;
+    }
+    let settings = match crate::llm::Settings::resolve(config, var) {
+        Ok(s) => s,
+        Err(e) => {
+            return Model::Failed {
+                describe: "the configured provider".into(),
+                error: e.to_string(),
+            }
+        }
+    };
+    let describe =
+        |d: &crate::llm::Describe| format!("{} {} at {}", d.provider, d.model, d.endpoint);
+    if !ask {
+        return Model::NotAsked {
+            describe: describe(crate::llm::provider(&settings).describe()),
+        };
+    }
+    let mut shown = String::new();
+    let ping = super::llm::ping(&settings, |d| {
+        shown = describe(d);
+        asking(d);
+    });
+    match ping {
+        Ok(p) => Model::Answered {
+            describe: shown,
+            latency_ms: p.latency_ms,
+        },
+        Err(e) => Model::Failed {
+            describe: shown,
+            error: e.to_string(),
+        },
+    }
+}
+
+/// Whether a provider is set, or a setting or variable that chooses one (what
+/// [`crate::llm::Settings::resolve`] would otherwise fall back from: `skill.command`, the keys).
 pub fn model_chosen(config: &crate::config::Config, var: impl Fn(&str) -> Option<String>) -> bool {
     config.provider().ok().flatten().is_some()
+        || config
+            .get("command")
+            .is_some_and(|v| !v.text.trim().is_empty())
         || ["GIT_SKILL_BASE_URL", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"]
             .iter()
             .any(|v| var(v).is_some_and(|x| !x.is_empty()))

@@ -117,6 +117,10 @@ pub struct Scan {
     pub cache: Option<CacheStats>,
     /// With `lint` in range mode: the lint errors the range brings.
     pub lint: Vec<crate::report::Diagnostic>,
+    /// In range mode, what the target's policy file has that the base's has not (entries and
+    /// settings, one line each): listed for reviewers; they count once merged. Empty when the
+    /// target's policy is the one read.
+    pub policy_added: Vec<String>,
 }
 
 impl Scan {
@@ -253,6 +257,7 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
         reports,
         baseline_written: None,
         drift: Vec::new(),
+        policy_added: Vec::new(),
         cache: None,
         lint: Vec::new(),
     };
@@ -383,7 +388,22 @@ fn range(
             Ok(crate::git::RegularBlob::Regular(bytes)) => Some(bytes),
             _ => None,
         };
-    if policy_blob(from) != policy_blob(to) {
+    let mut policy_added = Vec::new();
+    let (base_policy, target_policy) = (policy_blob(from), policy_blob(to));
+    if base_policy != target_policy {
+        if suppressions == from {
+            let lines = |blob: &Option<Vec<u8>>| {
+                blob.as_deref()
+                    .and_then(|b| Policy::parse_bytes(b).ok())
+                    .map(|p| p.lines())
+                    .unwrap_or_default()
+            };
+            let before = lines(&base_policy);
+            policy_added = lines(&target_policy)
+                .into_iter()
+                .filter(|l| !before.contains(l))
+                .collect();
+        }
         let all = crate::staged::skills_at(repo, At::Revision(to), &roots)
             .map_err(ScanError::Revisions)?;
         for skill in all.skills {
@@ -437,6 +457,7 @@ fn range(
         drift,
         cache: None,
         lint,
+        policy_added,
     })
 }
 

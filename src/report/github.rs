@@ -78,13 +78,14 @@ pub fn lint_annotations(
 }
 
 /// A Markdown job summary: the verdict, the findings that count, the capability drift of the
-/// changed skills (`drift`, already rendered), and the allow comments the change brings that
-/// were not honoured.
+/// changed skills (`drift`, already rendered), and the allow comments and policy entries
+/// (`policy_added`) the change brings, which were not honoured.
 pub fn summary(
     out: &mut dyn Write,
     title: &str,
     skills: &[SkillReport],
     lint: &[crate::report::Diagnostic],
+    policy_added: &[String],
     drift: Option<&str>,
 ) -> io::Result<()> {
     let verdict = super::scan::overall(skills);
@@ -177,6 +178,16 @@ pub fn summary(
                 f.line,
                 f.rule
             )?;
+        }
+        writeln!(out)?;
+    }
+    if !policy_added.is_empty() {
+        writeln!(
+            out,
+            "**Policy entries this change adds to `.skillguard.yaml`** (not honoured: the policy counts as of the base revision; it takes effect once merged, so a maintainer should read it):\n"
+        )?;
+        for line in policy_added {
+            writeln!(out, "- {}", cell(line))?;
         }
         writeln!(out)?;
     }
@@ -291,6 +302,7 @@ mod tests {
             "skills changed from 1a2b3c to HEAD",
             &skills,
             &[],
+            &["allow SUP001 for skill boot: trusted <installer>".to_owned()],
             Some("boot: + host t.example.net\n```"),
         )
         .unwrap();
@@ -308,5 +320,10 @@ mod tests {
         );
         assert!(md.contains("too large to read"), "{md}");
         assert!(md.contains("+ host t.example.net\nʼʼʼ\n```"), "{md}");
+        assert!(
+            md.contains("**Policy entries this change adds to `.skillguard.yaml`**")
+                && md.contains("- allow SUP001 for skill boot: trusted &lt;installer&gt;\n"),
+            "{md}"
+        );
     }
 }

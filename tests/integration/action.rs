@@ -169,11 +169,54 @@ fn a_pull_request_cannot_suppress_its_own_findings() {
     sb.git(&["add", "."]).assert_ok();
     sb.git(&["commit", "-qm", "allow it"]).assert_ok();
     let head = rev(&sb, "HEAD");
-    let (_, out, _) = scan_step(&sb, &[("FROM_REF", &base), ("TO_REF", &head)]);
+    let summary = sb.home().join("summary.md");
+    let summary_s = summary.display().to_string();
+    let (run, out, _) = scan_step(
+        &sb,
+        &[
+            ("FROM_REF", &base),
+            ("TO_REF", &head),
+            ("GITHUB_STEP_SUMMARY", &summary_s),
+        ],
+    );
     crate::snapshot::assert_text(
         &sb,
         "action-a-pull-request-cannot-suppress-its-own-findings-401",
         &out,
+    );
+    // Listed for reviewers, in the log and the job summary, not honoured.
+    assert!(
+        run.stderr.contains(".skillguard.yaml at ")
+            && run
+                .stderr
+                .contains(" adds `allow SUP001: trust me`, which counts only once merged"),
+        "{}",
+        run.stderr
+    );
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.contains("**Policy entries this change adds to `.skillguard.yaml`**")
+            && md.contains("- allow SUP001: trust me\n"),
+        "{md}"
+    );
+    assert!(md.contains("Capability drift"), "{md}");
+    // drift: false leaves the drift out.
+    std::fs::remove_file(&summary).unwrap();
+    let (run, _, _) = scan_step(
+        &sb,
+        &[
+            ("FROM_REF", &base),
+            ("TO_REF", &head),
+            ("GITHUB_STEP_SUMMARY", &summary_s),
+            ("DRIFT", "false"),
+        ],
+    );
+    assert!(!run.stdout.contains("capability drift"), "{}", run.stdout);
+    assert!(
+        !std::fs::read_to_string(&summary)
+            .unwrap()
+            .contains("Capability drift"),
+        "drift: false"
     );
     // Once the policy is in the base, it applies.
     sb.write(
@@ -270,7 +313,15 @@ fn action_yml_is_a_composite_action_that_runs_the_tested_script() {
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
     let action: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
     assert_eq!(action["runs"]["using"], "composite");
-    for input in ["fail-on", "paths", "from-ref", "to-ref", "upload-sarif"] {
+    for input in [
+        "fail-on",
+        "paths",
+        "from-ref",
+        "to-ref",
+        "lint",
+        "drift",
+        "upload-sarif",
+    ] {
         assert!(
             action["inputs"][input]["description"].is_string(),
             "input {input}"
@@ -731,8 +782,22 @@ fn the_release_workflow_and_binstall_name_the_same_archives() {
     let binstall = &cargo["package"]["metadata"]["binstall"];
     assert_eq!(
         binstall["pkg-url"].as_str().unwrap(),
-        "{ repo }/releases/download/v{ version }/{ name }-v{ version }-{ target }{ archive-suffix }"
+        "{ repo }/releases/download/v{ version }/{ name }-v{ version }-{ target }.tar.gz"
     );
+    // The archive name package.sh writes, for the version of Cargo.toml.
+    let version = cargo["package"]["version"].as_str().unwrap();
+    let package = std::fs::read_to_string(root.join(".ci/package.sh")).unwrap();
+    assert!(package.contains("stem=\"git-skill-$tag-$target\""));
+    assert!(
+        package.contains("archive=\"$stem.tar.gz\"") && package.contains("archive=\"$stem.zip\"")
+    );
+    assert_eq!(
+        binstall["overrides"]["x86_64-pc-windows-msvc"]["pkg-url"]
+            .as_str()
+            .unwrap(),
+        "{ repo }/releases/download/v{ version }/{ name }-v{ version }-{ target }.zip"
+    );
+    assert!(!version.is_empty());
     assert!(cargo["package"]["repository"].as_str().is_some());
     let steps = workflow["jobs"]["build"]["steps"].as_sequence().unwrap();
     assert!(steps.iter().any(|s| s["run"]

@@ -219,13 +219,7 @@ fn patched(body: &str, cwd: &Path) -> Intent {
 }
 
 /// The files a patch names.
-fn patch_paths(body: &str, cwd: &Path) -> Vec<PathBuf> {
-    let tool = ToolUse {
-        name: "apply_patch".into(),
-        input: serde_json::json!({ "input": body }),
-    };
-    super::writes::targets(&tool, cwd)
-}
+use super::writes::patch_paths;
 
 #[cfg(test)]
 mod tests {
