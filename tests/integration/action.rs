@@ -582,10 +582,14 @@ const TARGET: &str = "x86_64-unknown-linux-musl";
 
 /// This build of git-skill packed by `.ci/package.sh`, as the release workflow packs it.
 fn publish(releases: &Releases, repo: &str, tag: &str) -> PathBuf {
+    publish_for(releases, repo, tag, TARGET, "tar.gz")
+}
+
+fn publish_for(releases: &Releases, repo: &str, tag: &str, target: &str, ext: &str) -> PathBuf {
     let dir = releases.release(repo, tag);
     let out = std::process::Command::new("bash")
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/package.sh"))
-        .args([BIN, tag, TARGET])
+        .args([BIN, tag, target])
         .arg(&dir)
         .output()
         .unwrap();
@@ -594,7 +598,56 @@ fn publish(releases: &Releases, repo: &str, tag: &str) -> PathBuf {
         "package.sh: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    dir.join(format!("git-skill-{tag}-{TARGET}.tar.gz"))
+    dir.join(format!("git-skill-{tag}-{target}.{ext}"))
+}
+
+/// The Windows archive is a zip holding `git-skill.exe` (this machine's binary under that
+/// name stands in for the Windows build): packed, served, checked and installed the same way.
+#[test]
+fn the_windows_archive_is_a_zip_installed_the_same_way() {
+    let sb = Sandbox::new();
+    let releases = Releases::start();
+    let archive = publish_for(
+        &releases,
+        "acme/git-skill",
+        "v0.1.0",
+        "x86_64-pc-windows-msvc",
+        "zip",
+    );
+    assert!(archive.exists());
+    let base = releases.base();
+    let outputs = sb.home().join("install-output");
+    let root = sb.home().join("action-root");
+    let run = sb
+        .cmd("bash")
+        .args(&[Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("action/install.sh")
+            .to_str()
+            .unwrap()])
+        .envs(&[
+            ("GITHUB_OUTPUT", outputs.to_str().unwrap()),
+            ("INSTALL_ROOT", root.to_str().unwrap()),
+            ("RUNNER_OS", "Windows"),
+            ("RUNNER_ARCH", "X64"),
+            ("ACTION_REPOSITORY", "acme/git-skill"),
+            ("ACTION_REF", "v0.1.0"),
+            ("DOWNLOAD_BASE", base.as_str()),
+        ])
+        .run();
+    run.assert_ok();
+    assert_eq!(
+        std::fs::read_to_string(&outputs).unwrap(),
+        "installed=true\n"
+    );
+    let exe = root.join("bin/git-skill.exe");
+    let version = std::process::Command::new(&exe)
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        "git-skill 0.1.0"
+    );
 }
 
 /// Runs the install step; its outputs and the binary it installed, if any.
