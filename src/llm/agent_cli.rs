@@ -163,7 +163,7 @@ impl AgentCliProvider {
             describe: Describe {
                 provider: cli.as_str(),
                 model: if settings.model.is_empty() {
-                    "(the CLI's own)".into()
+                    "the CLI's default model".into()
                 } else {
                     settings.model.clone()
                 },
@@ -194,7 +194,18 @@ impl Provider for AgentCliProvider {
                 LlmError::Config(format!("cannot prepare '{}': {e}", place.0.display()))
             })?;
         let args = self.cli.args(&self.model, &policy);
-        let shown = format!("{} {}", self.program, args.join(" "));
+        // As a shell would take it back: empty and spaced arguments quoted.
+        let quoted: Vec<String> = args
+            .iter()
+            .map(|a| {
+                if a.is_empty() || a.contains([' ', '"', '\'', '\\', '$', '`']) {
+                    format!("'{}'", a.replace('\'', "'\\''"))
+                } else {
+                    a.clone()
+                }
+            })
+            .collect();
+        let shown = format!("{} {}", self.program, quoted.join(" "));
         let what = Invocation {
             provider,
             line: &self.program,

@@ -1080,7 +1080,10 @@ fn an_agent_cli_provider_runs_headless_outside_the_project_and_reads_its_json() 
     assert_eq!(run.status, 2, "{}", run.stderr);
     assert!(
         run.stderr.contains("claude-code provider")
-            && run.stderr.contains("Invalid API key · Please run /login"),
+            && run.stderr.contains("Invalid API key · Please run /login")
+            && run
+                .stderr
+                .contains("-p --output-format json --tools '' --no-session-persistence"),
         "the CLI's own reason: {}",
         run.stderr
     );
