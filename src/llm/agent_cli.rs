@@ -189,7 +189,10 @@ impl Provider for AgentCliProvider {
         let cwd = place.0.join("work");
         let policy = place.0.join("no-tools.toml");
         std::fs::create_dir(&cwd)
-            .and_then(|()| std::fs::write(&policy, GEMINI_DENY_ALL))
+            .and_then(|()| match self.cli {
+                AgentCli::Gemini => std::fs::write(&policy, GEMINI_DENY_ALL),
+                _ => Ok(()),
+            })
             .map_err(|e| {
                 LlmError::Config(format!("cannot prepare '{}': {e}", place.0.display()))
             })?;

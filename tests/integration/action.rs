@@ -616,30 +616,18 @@ fn the_windows_archive_is_a_zip_installed_the_same_way() {
     );
     assert!(archive.exists());
     let base = releases.base();
-    let outputs = sb.home().join("install-output");
-    let root = sb.home().join("action-root");
-    let run = sb
-        .cmd("bash")
-        .args(&[Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("action/install.sh")
-            .to_str()
-            .unwrap()])
-        .envs(&[
-            ("GITHUB_OUTPUT", outputs.to_str().unwrap()),
-            ("INSTALL_ROOT", root.to_str().unwrap()),
+    let (run, outputs, bin) = install_step(
+        &sb,
+        &[
             ("RUNNER_OS", "Windows"),
-            ("RUNNER_ARCH", "X64"),
             ("ACTION_REPOSITORY", "acme/git-skill"),
             ("ACTION_REF", "v0.1.0"),
             ("DOWNLOAD_BASE", base.as_str()),
-        ])
-        .run();
-    run.assert_ok();
-    assert_eq!(
-        std::fs::read_to_string(&outputs).unwrap(),
-        "installed=true\n"
+        ],
     );
-    let exe = root.join("bin/git-skill.exe");
+    run.assert_ok();
+    assert_eq!(outputs, "installed=true\n");
+    let exe = bin.with_file_name("git-skill.exe");
     let version = std::process::Command::new(&exe)
         .arg("--version")
         .output()
