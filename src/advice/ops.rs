@@ -21,6 +21,7 @@ impl Advise for PreCommitError {
             PreCommitError::Env(e) => e.advice(),
             PreCommitError::Git(e) => e.advice(),
             PreCommitError::Policy(e) => e.advice(),
+            PreCommitError::Config(e) => e.advice(),
         }
     }
 }
@@ -42,6 +43,7 @@ impl Advise for ScanError {
                 "check that both revisions exist here {FETCH_DEPTH}"
             )),
             ScanError::Git(e) => e.advice(),
+            ScanError::Config(e) => e.advice(),
             ScanError::WriteBaseline { .. } => Advice::bare(Kind::Internal),
             ScanError::ClearCache { path, .. } => Advice::new(
                 Kind::Internal,

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 pub use gate::{Allows, Change, Decision, Gate, Judged, Writer};
-pub use policy::{baseline_at, policy_at, policy_file};
+pub use policy::{baseline_at, policy_at, policy_file, policy_in};
 pub use snapshot::Snapshot;
 
 use crate::git::{GitError, Repo};

@@ -16,21 +16,28 @@ pub fn policy_file(path: &Path) -> Result<Option<Policy>, PolicyError> {
 
 /// The policy file as git holds it at `at`; `Ok(None)` when there is none.
 pub fn policy_at(repo: &Repo, at: At<'_>) -> Result<Option<Policy>, PolicyError> {
+    policy_in(&repo.regular_blob(at, POLICY_FILE, MAX_POLICY_BYTES), at)
+}
+
+/// The policy file read from what [`Repo::regular_blob`] gave for it at `at` (for a caller
+/// that compares the bytes too, so that the file is read once).
+pub fn policy_in(
+    blob: &Result<RegularBlob, GitError>,
+    at: At<'_>,
+) -> Result<Option<Policy>, PolicyError> {
     let file = || format!("{POLICY_FILE} {at}");
-    let blob = repo
-        .regular_blob(at, POLICY_FILE, MAX_POLICY_BYTES)
-        .map_err(|e: GitError| PolicyError::Read {
+    match blob {
+        Err(e) => Err(PolicyError::Read {
             file: file(),
             source: std::io::Error::other(e.to_string()),
-        })?;
-    match blob {
-        RegularBlob::Missing => Ok(None),
-        RegularBlob::Refused(reason) => Err(PolicyError::Refused {
-            file: file(),
-            reason,
         }),
-        RegularBlob::Regular(bytes) => {
-            Policy::parse_bytes(&bytes)
+        Ok(RegularBlob::Missing) => Ok(None),
+        Ok(RegularBlob::Refused(reason)) => Err(PolicyError::Refused {
+            file: file(),
+            reason: reason.clone(),
+        }),
+        Ok(RegularBlob::Regular(bytes)) => {
+            Policy::parse_bytes(bytes)
                 .map(Some)
                 .map_err(|message| PolicyError::Invalid {
                     file: file(),

@@ -137,22 +137,10 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         }
         _ => None,
     };
-    // A range is judged by the team's settings of the revision its suppressions come from
-    // (the base), as the rest of the policy: a change cannot lower its own fail level.
-    if let Some((from, to)) = &range {
-        let rev = if args.suppressions_from_target {
-            to
-        } else {
-            from
-        };
-        // A revision or policy that cannot be read stops the scan itself, with the error
-        // that names the revision (and the hint for shallow CI checkouts).
-        let _ = git_skill::ops::config::use_policy_at(&mut ws, git_skill::git::At::Revision(rev));
-    }
-    let fail_on = ws.config.fail_on()?;
     let options = op::Options {
         paths: args.paths.clone(),
-        fail_on,
+        // The flag is in the configuration (`set_flag` above), over the policy's `failOn`.
+        fail_on: None,
         scan: ScanOptions {
             inline_allow: !args.no_inline_allow,
             strict: args.strict,
@@ -178,7 +166,8 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
                 .hint("git skill lint checks the skills of the work tree"),
         );
     }
-    let mut scan = op::scan(&ws, &options)?;
+    let mut scan = op::scan(&mut ws, &options)?;
+    let fail_on = scan.fail_on;
     let mut drift = std::mem::take(&mut scan.drift);
     if args.no_drift {
         drift.clear();

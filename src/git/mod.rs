@@ -1,6 +1,8 @@
-//! The only place that touches git. Everything here goes through gix; nothing prints.
+//! The only place that touches git: through gix, and the `git` program for a status, a tree
+//! merge and a revert (`cli`); nothing prints.
 
 pub mod attributes;
+mod cli;
 mod commit;
 mod config_parameters;
 pub mod hooks;

@@ -9,6 +9,7 @@ use gix::bstr::ByteSlice;
 use gix::refs::transaction::{Change, PreviousValue, RefEdit, RefLog};
 use gix::refs::Target;
 
+use super::cli::TreeMerge;
 use super::{FileChange, GitError, Repo};
 
 /// A commit as read back.
@@ -310,44 +311,10 @@ impl Repo {
             }
         }
         let ours = self.edited_tree(head_tree, &ours_changes)?;
-        let bad = |e: String| err("(merge)", format!("merging the proposal: {e}"));
-        let options = self
-            .repo
-            .tree_merge_options()
-            .map_err(|e| bad(e.to_string()))?;
-        let labels = gix::merge::blob::builtin_driver::text::Labels {
-            ancestor: Some("review base".into()),
-            current: Some("work tree".into()),
-            other: Some("proposal".into()),
+        let merged = match self.merge_trees(base, ours, theirs)? {
+            TreeMerge::Clean(tree) => tree,
+            TreeMerge::Conflict(conflicted) => return Ok(Merged::Conflict(conflicted)),
         };
-        let mut outcome = self
-            .repo
-            .merge_trees(base, ours, theirs, labels, options)
-            .map_err(|e| bad(e.to_string()))?;
-        if outcome.has_unresolved_conflicts(gix::merge::tree::TreatAsUnresolved::git()) {
-            let mut conflicted: Vec<String> = outcome
-                .conflicts
-                .iter()
-                .map(|c| {
-                    let (a, b) = c.changes_in_resolution();
-                    let path = a.location().to_str_lossy().into_owned();
-                    let other = b.location().to_str_lossy().into_owned();
-                    if paths.contains(&other) && !paths.contains(&path) {
-                        other
-                    } else {
-                        path
-                    }
-                })
-                .collect();
-            conflicted.sort();
-            conflicted.dedup();
-            return Ok(Merged::Conflict(conflicted));
-        }
-        let merged = outcome
-            .tree
-            .write()
-            .map_err(|e| bad(e.to_string()))?
-            .detach();
         let mut out = Vec::new();
         for path in paths {
             match self.tree_entry(merged, path)? {

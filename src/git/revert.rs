@@ -1,11 +1,10 @@
 //! Reverting a commit that changed one file: a tree edit through gix when nothing touched the
-//! file since, a three-way tree merge through gix when something did, and `git revert` (with
+//! file since, a three-way tree merge (`git merge-tree`) when something did, and `git revert` (with
 //! its conflict handling) only when that merge conflicts or the commit changed more files.
-
-use std::process::{Command, Stdio};
 
 use gix::bstr::ByteSlice;
 
+use super::cli::{first_nonempty, TreeMerge};
 use super::commit::{validate_path, FileChange};
 use super::{GitError, Repo};
 
@@ -15,7 +14,7 @@ pub enum RevertMethod {
     /// The file was set back to its content before the commit with a tree edit
     /// ([`Repo::commit_files`]): nothing had changed it since.
     TreeEdit,
-    /// The file changed since: gix merged the reverse change into it (a three-way merge of
+    /// The file changed since: `git merge-tree` merged the reverse change into it (a three-way merge of
     /// the commit, HEAD and the commit's parent) without conflict.
     TreeMerge,
     /// The file had changed since (or the commit changed other paths too): `git revert
@@ -154,31 +153,12 @@ impl Repo {
             path: self.workdir.clone(),
         })?;
         let head_tree = self.commit_tree(head)?;
-        let bad = |e: String| GitError::Read {
-            path: path.into(),
-            message: format!("merging the revert: {e}"),
+        let merged = match self.merge_trees(commit_tree, head_tree, parent_tree) {
+            Ok(TreeMerge::Clean(tree)) => tree,
+            // A conflict, or a git too old for `merge-tree --merge-base`: `git revert` decides.
+            Ok(TreeMerge::Conflict(_)) | Err(GitError::GitCommand { .. }) => return Ok(None),
+            Err(e) => return Err(e),
         };
-        let options = self
-            .repo
-            .tree_merge_options()
-            .map_err(|e| bad(e.to_string()))?;
-        let labels = gix::merge::blob::builtin_driver::text::Labels {
-            ancestor: Some("optimized".into()),
-            current: Some("HEAD".into()),
-            other: Some("before".into()),
-        };
-        let mut outcome = self
-            .repo
-            .merge_trees(commit_tree, head_tree, parent_tree, labels, options)
-            .map_err(|e| bad(e.to_string()))?;
-        if outcome.has_unresolved_conflicts(gix::merge::tree::TreatAsUnresolved::git()) {
-            return Ok(None);
-        }
-        let merged = outcome
-            .tree
-            .write()
-            .map_err(|e| bad(e.to_string()))?
-            .detach();
         let at_head = self.tree_entry(head_tree, path)?;
         match self.tree_entry(merged, path)? {
             None => Ok(Some(FileChange::delete(path))),
@@ -415,49 +395,10 @@ impl Repo {
             }
         }
     }
-
-    /// `git ARGS`, an error with its message unless it succeeds.
-    fn git_ok(&self, args: &[&str], command: &str) -> Result<(), GitError> {
-        let out = self.run_git(args, command)?;
-        if out.status.success() {
-            return Ok(());
-        }
-        Err(GitError::GitCommand {
-            command: command.to_owned(),
-            message: first_nonempty(
-                String::from_utf8_lossy(&out.stderr).trim(),
-                String::from_utf8_lossy(&out.stdout).trim(),
-            ),
-        })
-    }
-
-    /// Runs `git` at the top of the work tree, never interactively.
-    fn run_git(&self, args: &[&str], command: &str) -> Result<std::process::Output, GitError> {
-        Command::new("git")
-            .args(args)
-            .current_dir(&self.workdir)
-            .env("GIT_EDITOR", "true")
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| GitError::GitCommand {
-                command: command.to_owned(),
-                message: format!("could not run git: {e}"),
-            })
-    }
 }
 
 fn with(change: FileChange, also: &[FileChange]) -> Vec<FileChange> {
     let mut all = vec![change];
     all.extend(also.iter().cloned());
     all
-}
-
-fn first_nonempty(a: &str, b: &str) -> String {
-    let text = if a.is_empty() { b } else { a };
-    if text.is_empty() {
-        "it failed without a message".into()
-    } else {
-        text.to_owned()
-    }
 }

@@ -1,23 +1,19 @@
-//! Which paths below a directory `git status` would report, through gix's status.
-
-use gix::bstr::ByteSlice;
+//! Which paths below a directory `git status` reports, from `git status` itself.
 
 use super::{GitError, Repo};
 
 impl Repo {
     /// The paths below `dir` (relative to the top of the work tree, `/`-separated; `""` or `.`
-    /// for the whole work tree) that `git status --untracked-files=all` would report: staged
+    /// for the whole work tree) that `git status --untracked-files=all` reports: staged
     /// changes (HEAD against the index, renames reported as a deletion and an addition),
     /// unstaged modifications, type changes and deletions, conflicts, and untracked files that
     /// `.gitignore`, `.git/info/exclude` and `core.excludesFile` do not ignore. Paths below any
     /// of `ignore_prefixes` (for example `skills/pdf/.skillopt/`, with or without the trailing
     /// `/`) are left out. Sorted, each once; empty when clean. Untracked directories are listed
-    /// file by file, not collapsed to `dir/` as `git status` does by default.
+    /// file by file, not collapsed to `dir/`.
     ///
-    /// On an unborn branch every staged file counts as a staged change. The index is not written
-    /// (unlike `git status`, which refreshes its stat data). Work-tree filters (`core.autocrlf`,
-    /// `text`/`eol`/`filter` attributes) are applied as gix applies them, which may differ from
-    /// git for files whose committed content is not in canonical form.
+    /// On an unborn branch every staged file counts as a staged change. The index is not
+    /// written (`GIT_OPTIONAL_LOCKS=0`: git does not refresh its stat data).
     pub fn dirty_paths(
         &self,
         dir: &str,
@@ -43,45 +39,53 @@ impl Repo {
             .collect();
         // `top` so that the process's current directory does not matter, `literal` so that
         // directory names with `*` or `?` mean themselves.
-        let patterns: Vec<gix::bstr::BString> = if dir.is_empty() {
-            Vec::new()
-        } else {
-            vec![format!(":(top,literal){dir}").into()]
-        };
-        let iter = self
-            .repo
-            .status(gix::progress::Discard)
-            .map_err(|e| fail(e.to_string()))?
-            .untracked_files(gix::status::UntrackedFiles::Files)
-            .index_worktree_rewrites(None)
-            .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
-            .into_iter(patterns)
-            .map_err(|e| fail(e.to_string()))?;
-        let mut out = Vec::new();
-        for item in iter {
-            let item = item.map_err(|e| fail(e.to_string()))?;
-            let path = match &item {
-                gix::status::Item::IndexWorktree(change) => {
-                    if change.summary().is_none() {
-                        continue;
-                    }
-                    change.rela_path()
-                }
-                gix::status::Item::TreeIndex(change) => change.location(),
-            };
-            let path = path.to_str_lossy().into_owned();
-            if !dir.is_empty() && !is_under(&path, dir) {
-                continue;
-            }
-            if ignored.iter().any(|prefix| is_under(&path, prefix)) {
-                continue;
-            }
-            out.push(path);
+        let pathspec = format!(":(top,literal){dir}");
+        let mut args = vec![
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+        ];
+        if !dir.is_empty() {
+            args.extend(["--", pathspec.as_str()]);
         }
-        out.sort();
-        out.dedup();
-        Ok(out)
+        let out = self.run_git(&args, "git status")?;
+        if !out.status.success() {
+            return Err(fail(super::cli::first_nonempty(
+                String::from_utf8_lossy(&out.stderr).trim(),
+                "",
+            )));
+        }
+        let mut paths = parse_porcelain(&out.stdout).map_err(fail)?;
+        paths.retain(|path| {
+            (dir.is_empty() || is_under(path, dir))
+                && !ignored.iter().any(|prefix| is_under(path, prefix))
+        });
+        paths.sort();
+        paths.dedup();
+        Ok(paths)
     }
+}
+
+/// The paths of `git status --porcelain=v1 -z --no-renames`: `XY PATH\0` per entry.
+fn parse_porcelain(out: &[u8]) -> Result<Vec<String>, String> {
+    let mut paths = Vec::new();
+    for entry in out.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+        let path = entry
+            .get(3..)
+            .filter(|p| !p.is_empty() && entry[2] == b' ')
+            .ok_or_else(|| {
+                format!(
+                    "unexpected output of git status: {:?}",
+                    String::from_utf8_lossy(entry)
+                )
+            })?;
+        // A name that is not UTF-8 is still a change: reported, as `git status` shows it.
+        let path = String::from_utf8_lossy(path);
+        paths.push(path.trim_end_matches('/').to_owned());
+    }
+    Ok(paths)
 }
 
 /// `path` is `dir` or below it.
@@ -92,7 +96,19 @@ fn is_under(path: &str, dir: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::is_under;
+    use super::{is_under, parse_porcelain};
+
+    #[test]
+    fn porcelain_entries_are_read_and_odd_ones_refused() {
+        let out = b"M  a/SKILL.md\0 D b.txt\0?? skills/\xe6\x97\xa5\xe6\x9c\xac/x y.md\0UU c\0";
+        assert_eq!(
+            parse_porcelain(out).unwrap(),
+            ["a/SKILL.md", "b.txt", "skills/\u{65e5}\u{672c}/x y.md", "c"]
+        );
+        assert!(parse_porcelain(b"").unwrap().is_empty());
+        assert!(parse_porcelain(b"M\0").is_err());
+        assert_eq!(parse_porcelain(b"M  a\xff\0").unwrap(), ["a\u{fffd}"]);
+    }
 
     #[test]
     fn under_means_the_directory_or_below_it() {

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::config::{ConfigError, KEYS};
 use crate::env::Env;
 use crate::git::At;
-use crate::guard::suppress::{PolicyError, POLICY_FILE};
+use crate::guard::suppress::{Policy, PolicyError, POLICY_FILE};
 
 #[derive(Debug, Serialize)]
 pub struct Effective {
@@ -68,10 +68,14 @@ pub fn use_policy_at(env: &mut Env, at: At<'_>) -> Result<(), PolicyError> {
     let Some(repo) = &env.repo else {
         return Ok(());
     };
-    let settings = crate::check::policy_at(repo, at)?
-        .map(|p| p.settings().clone())
-        .unwrap_or_default();
+    let policy = crate::check::policy_at(repo, at)?;
+    use_settings_of(env, policy.as_ref(), at);
+    Ok(())
+}
+
+/// [`use_policy_at`] with the policy already read from `at` (`None`: there is no file).
+pub fn use_settings_of(env: &mut Env, policy: Option<&Policy>, at: At<'_>) {
+    let settings = policy.map(|p| p.settings().clone()).unwrap_or_default();
     env.config
         .set_repo(&settings, &format!("{POLICY_FILE} {at}"));
-    Ok(())
 }

@@ -128,13 +128,13 @@ fn run(before: &str, after: &str) -> Lands {
     write(&top, after);
     git(&top, &["add", "-A"]);
     let options = crate::ops::pre_commit::Options {
-        fail_on,
+        fail_on: Some(fail_on),
         today,
         jobs: 1,
         // The defaults a user has: the hook keeps findings the range scan may read.
         cache: true,
     };
-    let found = crate::ops::pre_commit::pre_commit(&env(), &options).unwrap();
+    let found = crate::ops::pre_commit::pre_commit(&mut env(), &options).unwrap();
     let decision = found.decision.expect("the change touches a skill");
     let hook = decision.lands();
 
@@ -142,7 +142,7 @@ fn run(before: &str, after: &str) -> Lands {
     git(&top, &["commit", "-q", "-m", "after"]);
     let options = crate::ops::scan::Options {
         paths: Vec::new(),
-        fail_on,
+        fail_on: Some(fail_on),
         scan: crate::guard::ScanOptions::default(),
         baseline: None,
         write_baseline: None,
@@ -155,7 +155,7 @@ fn run(before: &str, after: &str) -> Lands {
         clear_cache: false,
         lint: false,
     };
-    let scan = crate::ops::scan::scan(&env(), &options).unwrap();
+    let scan = crate::ops::scan::scan(&mut env(), &options).unwrap();
     assert!(scan.problems.iter().all(|p| !p.is_error()));
     let range = !scan.fails(fail_on);
 

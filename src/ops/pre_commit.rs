@@ -3,7 +3,7 @@
 //! index, never the work tree) with the policy as staged.
 
 use crate::check::{self, gate, Decision, Gate, Writer};
-use crate::config::FailOn;
+use crate::config::{ConfigError, FailOn};
 use crate::env::{Env, EnvError};
 use crate::git::{At, GitError};
 use crate::guard::suppress::PolicyError;
@@ -19,10 +19,14 @@ pub enum PreCommitError {
     Git(#[from] GitError),
     #[error(transparent)]
     Policy(#[from] PolicyError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
 }
 
 pub struct Options {
-    pub fail_on: FailOn,
+    /// The fail level; `None`: the configured one, with the staged policy's `failOn` under
+    /// git config (the work tree's is not what is committed).
+    pub fail_on: Option<FailOn>,
     pub today: chrono::NaiveDate,
     pub jobs: usize,
     /// Use the scan cache (`guard::cache`).
@@ -42,7 +46,18 @@ pub struct PreCommit {
     pub new_suppressions: Vec<String>,
 }
 
-pub fn pre_commit(env: &Env, options: &Options) -> Result<PreCommit, PreCommitError> {
+/// Decides the staged change. The team's settings of the staged policy file take the work
+/// tree's place in `env.config` (its roots say which skills are compared).
+pub fn pre_commit(env: &mut Env, options: &Options) -> Result<PreCommit, PreCommitError> {
+    // The policy as staged (an unstaged edit to it must not change the verdict either), read
+    // even when no skill changed: a commit must not land a policy that CI cannot read.
+    let policy = check::policy_at(env.require_repo("hook pre-commit")?, At::Index)?;
+    super::config::use_settings_of(env, policy.as_ref(), At::Index);
+    let fail_on = match options.fail_on {
+        Some(fail_on) => fail_on,
+        None => env.config.fail_on()?,
+    };
+    let env = &*env;
     let repo = env.require_repo("hook pre-commit")?;
     let cache = super::scan_cache(env, options.cache);
     let scan = ScanOptions {
@@ -57,9 +72,6 @@ pub fn pre_commit(env: &Env, options: &Options) -> Result<PreCommit, PreCommitEr
     });
     let (changes, notes) =
         crate::staged::staged_changes(repo, &env.repo_relative_roots(), known.as_ref())?;
-    // The policy as staged (an unstaged edit to it must not change the verdict either), read
-    // even when no skill changed: a commit must not land a policy that CI cannot read.
-    let policy = check::policy_at(repo, At::Index)?;
     if changes.is_empty() {
         return Ok(PreCommit {
             notes,
@@ -68,12 +80,7 @@ pub fn pre_commit(env: &Env, options: &Options) -> Result<PreCommit, PreCommitEr
         });
     }
     let changes = super::changes(env, repo, changes);
-    let mut gate = Gate::new(
-        Writer::Person,
-        policy.as_ref(),
-        options.fail_on,
-        options.today,
-    );
+    let mut gate = Gate::new(Writer::Person, policy.as_ref(), fail_on, options.today);
     gate.scan = scan;
     // Each skill is checked on its own, on all cores: a commit that touches many skills
     // should not wait for them one after another.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::Skipped;
 use crate::check::{self, gate, Allows, Gate, Snapshot, Writer};
-use crate::config::FailOn;
+use crate::config::{ConfigError, FailOn};
 use crate::env::{Env, EnvError};
 use crate::git::{At, GitError, Repo};
 use crate::guard::cache::CacheStats;
@@ -40,6 +40,8 @@ pub enum ScanError {
     Revisions(GitError),
     #[error(transparent)]
     Git(#[from] GitError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
     #[error("could not write '{}'", .path.display())]
     WriteBaseline {
         path: PathBuf,
@@ -58,7 +60,10 @@ pub enum ScanError {
 pub struct Options {
     /// Skill directories, roots or folders of skills; none: every skill of the repository.
     pub paths: Vec<PathBuf>,
-    pub fail_on: FailOn,
+    /// The fail level; `None`: the configured one, with the `failOn` of the policy file that
+    /// applies under git config (the work tree's; in range mode the base's, or the target's
+    /// with `suppressions_from_target`: a change cannot lower its own fail level).
+    pub fail_on: Option<FailOn>,
     pub scan: ScanOptions,
     pub baseline: Option<PathBuf>,
     pub write_baseline: Option<PathBuf>,
@@ -105,6 +110,8 @@ impl Problem {
 
 /// What a scan found.
 pub struct Scan {
+    /// The fail level the scan judged by.
+    pub fail_on: FailOn,
     pub problems: Vec<Problem>,
     pub reports: Vec<SkillReport>,
     /// No skill to scan: none in the repository, or none changed in the range.
@@ -130,7 +137,9 @@ impl Scan {
     }
 }
 
-pub fn scan(env: &Env, options: &Options) -> Result<Scan, ScanError> {
+/// Scans. In range mode the team's settings of the policy file the range is judged by take
+/// the work tree's place in `env.config` (its `roots` say which skills are compared).
+pub fn scan(env: &mut Env, options: &Options) -> Result<Scan, ScanError> {
     if options.clear_cache {
         if let Some(base) = super::cache_base(env) {
             crate::guard::cache::clear(&base)
@@ -153,7 +162,7 @@ pub fn scan(env: &Env, options: &Options) -> Result<Scan, ScanError> {
     Ok(scan)
 }
 
-fn scan_uncached(env: &Env, options: &Options) -> Result<Scan, ScanError> {
+fn scan_uncached(env: &mut Env, options: &Options) -> Result<Scan, ScanError> {
     let explicit_policy = match &options.policy {
         Some(path) => Some(
             check::policy_file(path)?.ok_or_else(|| ScanError::NoPolicy { path: path.clone() })?,
@@ -248,10 +257,12 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
             Err(e) => problems.push(Problem::Skipped(Skipped::Unreadable(e))),
         }
     }
-    let gate = scan_gate(options, policy.as_ref(), baseline.as_ref());
+    let fail_on = fail_level(env, options)?;
+    let gate = scan_gate(options, fail_on, policy.as_ref(), baseline.as_ref());
     let checked = gate::check_only(&work, &gate, options.jobs);
     let reports = collect(&mut problems, checked);
     let mut scan = Scan {
+        fail_on,
         problems,
         empty: work.is_empty() && options.paths.is_empty(),
         reports,
@@ -329,15 +340,12 @@ fn work_tree_context(repo: &Repo) -> Vec<(String, crate::skill::context::Kind)> 
 /// Range mode: the skills changed between two revisions, at their content in the second,
 /// read from git objects, with the policy file and inline allows of the base.
 fn range(
-    env: &Env,
+    env: &mut Env,
     options: &Options,
     from: &str,
     to: &str,
     explicit_policy: Option<Policy>,
 ) -> Result<Scan, ScanError> {
-    let repo = env
-        .require_repo("scan --from-ref/--to-ref")
-        .map_err(ScanError::RangeNeedsRepo)?;
     // What suppresses findings is read as of the base, so that a change cannot suppress its
     // own findings, unless the CI author said otherwise on purpose.
     let suppressions = if options.suppressions_from_target {
@@ -345,6 +353,34 @@ fn range(
     } else {
         from
     };
+    // Each revision's policy file, read once: the one judged by gives the entries and the
+    // team's settings (its roots say which skills are compared, so they are put in place
+    // first); the two are compared for what the target adds. A policy that cannot be read
+    // stops the scan below, once the revisions are known to exist (a bad revision has an
+    // error of its own, with the hint for shallow checkouts).
+    let (base_blob, target_blob) = {
+        let repo = env
+            .require_repo("scan --from-ref/--to-ref")
+            .map_err(ScanError::RangeNeedsRepo)?;
+        let blob_at =
+            |rev: &str| repo.regular_blob(At::Revision(rev), POLICY_FILE, MAX_POLICY_BYTES);
+        (blob_at(from), blob_at(to))
+    };
+    let judged = check::policy_in(
+        if suppressions == from {
+            &base_blob
+        } else {
+            &target_blob
+        },
+        At::Revision(suppressions),
+    );
+    if let Ok(policy) = &judged {
+        super::config::use_settings_of(env, policy.as_ref(), At::Revision(suppressions));
+    }
+    let env = &*env;
+    let repo = env
+        .require_repo("scan --from-ref/--to-ref")
+        .map_err(ScanError::RangeNeedsRepo)?;
     let mut problems = Vec::new();
     let baseline = match &options.baseline {
         Some(path) => Some(match in_repo(env, repo, path) {
@@ -383,13 +419,12 @@ fn range(
     // A change of the policy file alone changes what every skill's verdict may be (its
     // entries, failOn, roots): every skill at the target is checked, the unchanged ones as
     // themselves (no drift; the scan cache has most of them).
-    let policy_blob =
-        |rev: &str| match repo.regular_blob(At::Revision(rev), POLICY_FILE, MAX_POLICY_BYTES) {
-            Ok(crate::git::RegularBlob::Regular(bytes)) => Some(bytes),
-            _ => None,
-        };
+    let bytes = |blob: &Result<crate::git::RegularBlob, GitError>| match blob {
+        Ok(crate::git::RegularBlob::Regular(bytes)) => Some(bytes.clone()),
+        _ => None,
+    };
     let mut policy_added = Vec::new();
-    let (base_policy, target_policy) = (policy_blob(from), policy_blob(to));
+    let (base_policy, target_policy) = (bytes(&base_blob), bytes(&target_blob));
     if base_policy != target_policy {
         if suppressions == from {
             let lines = |blob: &Option<Vec<u8>>| {
@@ -415,13 +450,13 @@ fn range(
             }
         }
     }
+    let judged = judged.map_err(ScanError::RangePolicy)?;
+    let fail_on = fail_level(env, options)?;
     let policy = match explicit_policy {
         Some(policy) => Some(policy),
-        None => {
-            check::policy_at(repo, At::Revision(suppressions)).map_err(ScanError::RangePolicy)?
-        }
+        None => judged,
     };
-    let mut gate = scan_gate(options, policy.as_ref(), baseline.as_ref());
+    let mut gate = scan_gate(options, fail_on, policy.as_ref(), baseline.as_ref());
     gate.lint = options.lint;
     gate.allows = if suppressions == from {
         Allows::Before
@@ -450,6 +485,7 @@ fn range(
         .collect();
     let reports = collect(&mut problems, checked);
     Ok(Scan {
+        fail_on,
         problems,
         reports,
         empty,
@@ -465,14 +501,23 @@ fn range(
 /// lint), with the scan's options, policy and baseline.
 fn scan_gate<'a>(
     options: &Options,
+    fail_on: FailOn,
     policy: Option<&'a Policy>,
     baseline: Option<&'a Baseline>,
 ) -> Gate<'a> {
-    let mut gate = Gate::new(Writer::Person, policy, options.fail_on, options.today);
+    let mut gate = Gate::new(Writer::Person, policy, fail_on, options.today);
     gate.scan = options.scan;
     gate.baseline = baseline;
     gate.lint = false;
     gate
+}
+
+/// The fail level asked for, or the one configured for the state judged.
+fn fail_level(env: &Env, options: &Options) -> Result<FailOn, ConfigError> {
+    match options.fail_on {
+        Some(fail_on) => Ok(fail_on),
+        None => env.config.fail_on(),
+    }
 }
 
 /// The reports of checked skills, their expired policy entries and unreadable files noted.

@@ -126,14 +126,13 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         return Ok(Outcome::Clean);
     }
     let mut ws = Workspace::load(ui)?;
-    git_skill::ops::config::use_policy_at(&mut ws, git_skill::git::At::Index)?;
     let options = op::Options {
-        fail_on: ws.config.fail_on()?,
+        fail_on: None,
         today: git_skill::clock::today(),
         jobs: git_skill::parallel::default_jobs(),
         cache: ws.config.scan_cache()?,
     };
-    let found = op::pre_commit(&ws, &options)?;
+    let found = op::pre_commit(&mut ws, &options)?;
     // Links and submodules the commit brings that no skill check covers block it (exit 2).
     ws.report_notes(ui, &found.notes)?;
     let Some(decision) = found.decision else {
