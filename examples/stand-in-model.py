@@ -86,6 +86,30 @@ def gate(prompt):
             "reason": "the candidate addresses it"}
 
 
+def eval_agent(prompt):
+    """An agent that, with a skill loaded, answers by following its steps (it quotes them)."""
+    skill = re.search(r"<skill name=.*?>\n(.*?)\n</skill>", prompt, re.S)
+    if not skill:
+        return "Here is my best answer, without any skill loaded."
+    steps = [l.strip() for l in skill.group(1).splitlines() if re.match(r"\s*(\d+\.|-)\s", l)]
+    return "Following the skill:\n" + "\n".join(steps)
+
+
+def eval_grade(prompt):
+    """A judge that holds an assertion true when each `code span` in it is in the answer."""
+    answer = fenced_block(prompt, "answer")
+    block = fenced_block(prompt, "assertions.json")
+    assertions = json.loads(block) if block.strip() else []
+    graded = []
+    for text in assertions:
+        terms = re.findall(r"`([^`]+)`", text)
+        passed = all(t.lower() in answer.lower() for t in terms)
+        graded.append({"text": text, "passed": passed,
+                       "evidence": "found in the answer" if passed else "not in the answer"})
+    return {"assertions": graded, "expected_output_met": bool(answer.strip()),
+            "reason": "judged by the stand-in"}
+
+
 def main():
     prompt = sys.stdin.read()
     purpose = os.environ.get("GIT_SKILL_PURPOSE", "")
@@ -98,6 +122,11 @@ def main():
     elif purpose == "review":
         print("Nothing to save.")
         return
+    elif purpose == "eval":
+        print(eval_agent(prompt))
+        return
+    elif purpose == "eval-grade":
+        answer = eval_grade(prompt)
     else:
         print("pong")
         return

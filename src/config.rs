@@ -79,6 +79,11 @@ pub const KEYS: &[KeySpec] = &[
         Some("0.5"),
     ),
     KeySpec::new(
+        "evalMaxCalls",
+        "model calls one `git skill eval` may make; a run that would need more is refused before it starts",
+        Some("200"),
+    ),
+    KeySpec::new(
         "autoSkill.root",
         "skill root that `git skill manage` (and the review agent) writes to, relative to the repository top [default: the first default root that exists]",
         None,
@@ -413,6 +418,16 @@ impl Config {
             }
         })
         .map(|v| v.unwrap_or(0.5))
+    }
+
+    pub fn eval_max_calls(&self) -> Result<usize, ConfigError> {
+        self.parse("evalMaxCalls", |s| {
+            s.parse::<usize>()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| "expected a whole number of at least 1".to_owned())
+        })
+        .map(|v| v.unwrap_or(200))
     }
 
     pub fn timeout(&self) -> Result<Duration, ConfigError> {

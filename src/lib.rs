@@ -20,6 +20,7 @@
 //! | [`staged`] | which skills changed between two states git holds (the hook's and CI's view) |
 //! | [`drift`] | capability drift: what a changed skill can do that it could not before |
 //! | [`signal`] | feedback signals: schema, the locked JSON-lines store, selection, dashboard |
+//! | [`eval`] | skill evals: the cases of `evals/evals.json` |
 //! | [`optimize`] | the eight steps from signals to an audited change, checkpointed and crash-safe |
 //! | [`manage`] | `skill_manage`: validated, guarded, atomic writes of skills, for a person or an agent |
 //! | [`agent`] | the agent CLIs: their names and their transcripts, read into one conversation |
@@ -40,6 +41,7 @@ pub mod clock;
 pub mod config;
 pub mod drift;
 pub mod env;
+pub mod eval;
 pub mod fsutil;
 pub mod git;
 pub mod guard;

@@ -929,7 +929,8 @@ fn load(
                 let size = repo.entry_size(entry)?;
                 // Over the scan limits (the file's, or what is left of the skill's): listed with
                 // its size, never loaded; the scan refuses it by the same rules.
-                let wanted = content == Content::All || rel == "SKILL.md";
+                let wanted =
+                    content == Content::All || rel == "SKILL.md" || rel == crate::eval::EVALS_JSON;
                 if wanted
                     && size <= MAX_SCAN_BYTES
                     && within_skill_budget(&mut read_total, size)
@@ -940,6 +941,9 @@ fn load(
                     if rel == "SKILL.md" {
                         files.skill_md =
                             Some(bytes[..bytes.len().min(SKILL_MD_READ_CAP as usize)].to_vec());
+                    }
+                    if rel == crate::eval::EVALS_JSON {
+                        files.evals_json = Some(bytes.clone());
                     }
                     blobs.insert(rel.clone(), bytes);
                 }

@@ -140,3 +140,30 @@ impl Advise for crate::ops::rules::UnknownRule {
         Advice::user("list the rules with: git skill rules")
     }
 }
+
+impl Advise for crate::ops::eval::EvalError {
+    fn advice(&self) -> Advice {
+        use crate::ops::eval::EvalError as E;
+        match self {
+            E::Env(e) => e.advice(),
+            E::NoEvals { .. } => Advice::user(
+                "write the cases in evals/evals.json: {\"evals\": [{\"id\": 1, \"prompt\": \"...\", \"expected_output\": \"...\", \"assertions\": [\"...\"]}]} (docs/commands.md, `git skill eval`)",
+            ),
+            E::Invalid { .. } => Advice::user("git skill lint shows every problem of the file (SK032, SK033)"),
+            E::NoCases { .. } => Advice::user("add cases to its `evals` list"),
+            E::Read(_) | E::Outside { .. } => Advice::bare(Kind::User),
+            E::Revision { source, .. } => source.advice().and(format!(
+                "check that the revision exists here {FETCH_DEPTH}"
+            )),
+            E::NotAtRevision { .. } => {
+                Advice::user("name a revision that has the skill, or compare with no skill (drop --against)")
+            }
+            E::Budget { .. } => Advice::new(
+                Kind::Config,
+                "raise it (git config skill.evalMaxCalls N), or run fewer cases; answers kept from an earlier run of the same comparison cost nothing",
+            ),
+            E::Prompt(e) => e.advice(),
+            E::Store(_) => Advice::bare(Kind::Internal),
+        }
+    }
+}

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::git::SubmoduleAt;
 use crate::guard::MAX_SCAN_BYTES;
-use crate::skill::files::{ReadError, SKILL_MD_READ_CAP};
+use crate::skill::files::{ReadError, EVALS_READ_CAP, SKILL_MD_READ_CAP};
 use crate::skill::{meta, FileEntry, FileKind, SkillFiles};
 
 #[derive(Debug, Clone)]
@@ -207,6 +207,10 @@ impl Snapshot {
             self.files.skill_md =
                 Some(bytes[..bytes.len().min(SKILL_MD_READ_CAP as usize)].to_vec());
         }
+        if rel == crate::eval::EVALS_JSON {
+            self.files.evals_json =
+                Some(bytes[..bytes.len().min(EVALS_READ_CAP as usize)].to_vec());
+        }
         self.overlay.insert(rel.to_owned(), bytes);
         self
     }
@@ -219,6 +223,9 @@ impl Snapshot {
         if rel == "SKILL.md" {
             self.files.skill_md = None;
             self.files.skill_md_size = 0;
+        }
+        if rel == crate::eval::EVALS_JSON {
+            self.files.evals_json = None;
         }
         self
     }

@@ -40,6 +40,7 @@ advised!(
     git_skill::llm::LlmError,
     git_skill::manage::ManageError,
     git_skill::ops::diff::DiffError,
+    git_skill::ops::eval::EvalError,
     git_skill::ops::init::InitError,
     git_skill::ops::lint::LintError,
     git_skill::ops::log::LogError,

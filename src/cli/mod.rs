@@ -5,6 +5,7 @@ mod config;
 mod diff;
 mod doctor;
 mod error;
+mod eval;
 mod hints;
 mod hook;
 mod init;
@@ -95,6 +96,7 @@ enum Command {
     Sessions(sessions::SessionsArgs),
     Init(init::InitArgs),
     Doctor(doctor::DoctorArgs),
+    Eval(eval::EvalArgs),
 }
 
 /// How a command ended when it did not fail with an error.
@@ -162,6 +164,7 @@ pub fn main() -> ExitCode {
         Command::Sessions(args) => sessions::cmd_sessions(&mut ui, args),
         Command::Init(args) => init::cmd_init(&mut ui, args),
         Command::Doctor(args) => doctor::cmd_doctor(&mut ui, args),
+        Command::Eval(args) => eval::cmd_eval(&mut ui, args),
     };
     finish(&mut ui, result)
 }

@@ -9,6 +9,7 @@ pub mod agent_hook;
 pub mod config;
 pub mod diff;
 pub mod doctor;
+pub mod eval;
 #[cfg(test)]
 mod gate_table;
 pub mod init;

@@ -504,3 +504,44 @@ mod tests {
         .is_err());
     }
 }
+
+// ---- eval_grade.md.j2 ----
+
+/// One graded statement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GradedAssertion {
+    pub text: String,
+    pub passed: bool,
+    #[serde(default)]
+    pub evidence: String,
+}
+
+/// `{"assertions": [...], "expected_output_met": true, "reason": "..."}`
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvalGrade {
+    #[serde(default)]
+    pub assertions: Vec<GradedAssertion>,
+    pub expected_output_met: bool,
+    #[serde(default)]
+    pub reason: String,
+}
+
+impl EvalGrade {
+    /// The grade answers the case's `assertions`: one entry each, in order (the text may be
+    /// reworded; its position is what counts).
+    pub fn validate(&self, assertions: &[String]) -> Result<(), String> {
+        if self.assertions.len() != assertions.len() {
+            return Err(format!(
+                "`assertions` has {} entries; the case has {} statements, one entry each",
+                self.assertions.len(),
+                assertions.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The case passes: the expected output met and every statement true.
+    pub fn passed(&self) -> bool {
+        self.expected_output_met && self.assertions.iter().all(|a| a.passed)
+    }
+}

@@ -18,16 +18,22 @@ pub enum PromptName {
     ReviewSystem,
     /// Background review: the session to review and the answer format.
     Review,
+    /// `git skill eval`: the system prompt of the agent a case runs against.
+    EvalAgent,
+    /// `git skill eval`: the judge grading one answer of one case.
+    EvalGrade,
 }
 
 impl PromptName {
-    pub const ALL: [PromptName; 6] = [
+    pub const ALL: [PromptName; 8] = [
         PromptName::Triage,
         PromptName::Reflect,
         PromptName::GateTextEdit,
         PromptName::GateRewrite,
         PromptName::ReviewSystem,
         PromptName::Review,
+        PromptName::EvalAgent,
+        PromptName::EvalGrade,
     ];
 
     /// The short name, as `git skill prompt` takes it.
@@ -39,6 +45,8 @@ impl PromptName {
             PromptName::GateRewrite => "gate_rewrite",
             PromptName::ReviewSystem => "review_system",
             PromptName::Review => "review",
+            PromptName::EvalAgent => "eval_agent",
+            PromptName::EvalGrade => "eval_grade",
         }
     }
 
@@ -51,6 +59,8 @@ impl PromptName {
             PromptName::GateRewrite => "gate_rewrite.md.j2",
             PromptName::ReviewSystem => "review_system.md.j2",
             PromptName::Review => "review.md.j2",
+            PromptName::EvalAgent => "eval_agent.md.j2",
+            PromptName::EvalGrade => "eval_grade.md.j2",
         }
     }
 
@@ -75,6 +85,12 @@ impl PromptName {
             PromptName::Review => {
                 "review agent: the session, the repository's skills, what the review may do"
             }
+            PromptName::EvalAgent => {
+                "eval: the agent a case runs against, with the skill loaded or without it"
+            }
+            PromptName::EvalGrade => {
+                "eval: grade one answer against the expected output and each assertion"
+            }
         }
     }
 
@@ -87,6 +103,8 @@ impl PromptName {
             PromptName::GateRewrite => include_str!("../../templates/gate_rewrite.md.j2"),
             PromptName::ReviewSystem => include_str!("../../templates/review_system.md.j2"),
             PromptName::Review => include_str!("../../templates/review.md.j2"),
+            PromptName::EvalAgent => include_str!("../../templates/eval_agent.md.j2"),
+            PromptName::EvalGrade => include_str!("../../templates/eval_grade.md.j2"),
         }
     }
 
@@ -139,7 +157,7 @@ mod tests {
         let err = "triage.j2".parse::<PromptName>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown prompt template 'triage.j2' (known: triage, reflect, gate_text_edit, gate_rewrite, review_system, review)"
+            "unknown prompt template 'triage.j2' (known: triage, reflect, gate_text_edit, gate_rewrite, review_system, review, eval_agent, eval_grade)"
         );
     }
 }

@@ -96,6 +96,24 @@ pub fn gate(mode: GateMode) -> Schema {
     )
 }
 
+/// eval_grade.md.j2: `{"assertions": [{"text","passed","evidence"}], "expected_output_met",
+/// "reason"}`.
+pub fn eval_grade() -> Schema {
+    let assertion = object(json!({
+        "text": {"type": "string"},
+        "passed": {"type": "boolean"},
+        "evidence": {"type": "string"},
+    }));
+    schema(
+        "eval_grade",
+        object(json!({
+            "assertions": {"type": "array", "items": assertion},
+            "expected_output_met": {"type": "boolean"},
+            "reason": {"type": "string"},
+        })),
+    )
+}
+
 /// Every schema: the tests hold each to strict mode and to the `jsonschema` crate.
 pub fn all() -> Vec<Schema> {
     vec![
@@ -103,6 +121,7 @@ pub fn all() -> Vec<Schema> {
         reflect(),
         gate(GateMode::TextEdit),
         gate(GateMode::Rewrite),
+        eval_grade(),
     ]
 }
 

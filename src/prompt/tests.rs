@@ -42,7 +42,13 @@ fn all_vars() -> Value {
         "max_calls": 16,
         "text_protocol": true,
         "tools": [{"name": "read_file", "description": "Read a file.", "parameters": "{\"type\":\"object\"}"}],
-        "order": "skill_first"
+        "order": "skill_first",
+        "skill": {"name": "pdf", "description": "d", "text": "# PDF\nUse field names.\n", "files": [{"path": "references/forms.md", "text": "Forms."}]},
+        "prompt": "Fill the form in a.pdf",
+        "expected_output": "The fields are named",
+        "assertions": ["Names the field `total`"],
+        "answer": "I filled it.",
+        "files": ["evals/files/a.pdf"]
     })
 }
 
@@ -61,12 +67,15 @@ fn every_embedded_template_parses_and_renders() {
         assert!(!text.contains("{{") && !text.contains("{%"), "{name}");
         assert!(
             text.contains("JSON object only")
-                || matches!(name, PromptName::ReviewSystem | PromptName::Review),
+                || matches!(
+                    name,
+                    PromptName::ReviewSystem | PromptName::Review | PromptName::EvalAgent
+                ),
             "{name}"
         );
         assert_eq!(prompts.source(name), TemplateSource::Embedded);
     }
-    assert_eq!(prompts.list().len(), 6);
+    assert_eq!(prompts.list().len(), 8);
 }
 
 #[test]

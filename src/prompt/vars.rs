@@ -171,3 +171,39 @@ pub struct ReviewVars {
     /// Where new skills go, relative to the repository top.
     pub create_root: String,
 }
+
+/// `eval_agent.md.j2`: the agent a case runs against.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalAgentVars {
+    /// The skill as the agent sees it; `None` for the run without it.
+    pub skill: Option<EvalSkill>,
+}
+
+/// A skill as an eval's agent sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EvalSkill {
+    pub name: String,
+    pub description: String,
+    /// SKILL.md, whole.
+    pub text: String,
+    /// The files SKILL.md links to, within the budget.
+    pub files: Vec<EvalFile>,
+}
+
+/// A file given with a prompt: a skill's referenced file, or a case's input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EvalFile {
+    pub path: String,
+    pub text: String,
+}
+
+/// `eval_grade.md.j2`: one answer of one case.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalGradeVars {
+    pub prompt: String,
+    pub expected_output: Option<String>,
+    pub assertions: Vec<String>,
+    pub answer: String,
+    /// The names of the case's input files.
+    pub files: Vec<String>,
+}

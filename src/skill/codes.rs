@@ -54,6 +54,9 @@ pub const NON_ASCII_NAME: &str = "SK028";
 pub const ALLOWED_TOOLS_LIST: &str = "SK029";
 pub const BYTE_ORDER_MARK: &str = "SK030";
 pub const INVALID_LINT_ALLOW: &str = "SK031";
+pub const INVALID_EVALS: &str = "SK032";
+pub const EVAL_FILE_MISSING: &str = "SK033";
+pub const NO_EVAL_CASES: &str = "SK034";
 
 /// Limits that come from the rules for what an agent may write (`skill-evolution-guard.md`
 /// §4.3), not from the format: errors for what git-skill writes (optimize's candidates; the
@@ -262,6 +265,28 @@ codes off for the skill, with the reason shown in JSON output. A code that does 
 comment without a reason after `--`, would silently do nothing, so it is an error. SK031 itself \
 cannot be turned off.\n\nFix: name codes from `git skill lint --explain`, and say why after \
 `--`."),
+    code!("SK032", "invalid-evals", Error,
+        "`evals/evals.json` is not a valid eval set",
+        "`evals/evals.json` holds the skill's eval cases, in the Agent Skills authoring guide's \
+format: `{\"skill_name\": \"...\", \"evals\": [{\"id\": 1, \"prompt\": \"...\", \
+\"expected_output\": \"...\", \"files\": [\"evals/files/a.csv\"], \"assertions\": [\"...\"]}]}`. \
+`git skill eval` runs them and `optimize` replays them before a change is approved; a file they \
+cannot read would make both fail, so the message says which line or case is wrong: JSON that \
+does not parse, a case without an `id` or `prompt`, two cases with one id, nothing to grade by \
+(neither `expected_output` nor `assertions`), an input path outside the skill, more than 500 \
+cases, or a file over 1 MiB, UTF-16 or not UTF-8.\n\nFix: correct the case named; each needs \
+a unique `id`, a `prompt`, and `expected_output` or `assertions`."),
+    code!("SK033", "eval-file-missing", Error,
+        "an eval case names an input file the skill does not have",
+        "A case's `files` are given to the agent with its prompt, from the skill's own directory \
+(`evals/files/sales.csv`). A path that is not a regular file of the skill (missing, a link, a \
+folder) would make the case run without its input and fail for the wrong reason.\n\nFix: add \
+the file to the skill (under `evals/files/` by convention), or correct the path."),
+    code!("SK034", "no-eval-cases", Warning,
+        "`evals/evals.json` has no cases",
+        "An eval set with an empty `evals` list checks nothing: `git skill eval` has nothing to \
+run and `optimize`'s replay gate nothing to replay.\n\nFix: add cases (a prompt, and the \
+expected output or assertions), or delete the file."),
 ];
 
 /// Looks a code up by its id (`SK003`, any case) or its name (`invalid-yaml`).

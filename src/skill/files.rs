@@ -7,6 +7,8 @@ use std::path::{Component, Path, PathBuf};
 /// Largest SKILL.md prefix read into memory. Anything longer is over the 100,000-character
 /// limit anyway (1 MiB of UTF-8 holds at least 262,144 characters).
 pub const SKILL_MD_READ_CAP: u64 = 1 << 20;
+/// How much of `evals/evals.json` is read: one byte over its limit, so that lint can tell.
+pub const EVALS_READ_CAP: u64 = crate::eval::cases::MAX_EVALS_BYTES as u64 + 1;
 /// How many entries of one skill are listed before the listing stops.
 pub const MAX_ENTRIES: usize = 10_000;
 const MAX_DEPTH: usize = 16;
@@ -47,6 +49,9 @@ pub struct SkillFiles {
     pub skill_md: Option<Vec<u8>>,
     /// The full size of SKILL.md in bytes.
     pub skill_md_size: u64,
+    /// `evals/evals.json` (`crate::eval::EVALS_JSON`), when it is a regular file, read up to
+    /// one byte over its size limit (lint reports a larger one).
+    pub evals_json: Option<Vec<u8>>,
     /// True when the listing stopped at [`MAX_ENTRIES`] entries (directories included).
     pub truncated: bool,
     /// True when directories deeper than [`MAX_DEPTH`] levels were not listed.
@@ -147,6 +152,16 @@ impl SkillFiles {
             out.skill_md = Some(
                 read_prefix(&path, SKILL_MD_READ_CAP)
                     .map_err(|source| ReadError { path, source })?,
+            );
+        }
+        if let Some(FileEntry {
+            kind: FileKind::File { .. },
+            ..
+        }) = out.entry(crate::eval::EVALS_JSON)
+        {
+            let path = dir.join(crate::eval::EVALS_JSON);
+            out.evals_json = Some(
+                read_prefix(&path, EVALS_READ_CAP).map_err(|source| ReadError { path, source })?,
             );
         }
         Ok(out)

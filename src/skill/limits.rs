@@ -19,8 +19,9 @@ pub const MAX_SKILL_BYTES: u64 = 1 << 20;
 pub const MAX_FILES: usize = 50;
 /// SKILL.md's body: at most 500 lines (a warning: longer bodies should move to references/).
 pub const MAX_BODY_LINES: usize = 500;
-/// Folders that may hold support files.
-pub const ALLOWED_DIRS: &[&str] = &["references", "templates", "scripts", "assets"];
+/// Folders that may hold support files (`evals/`: the authoring guide's eval cases and their
+/// input files).
+pub const ALLOWED_DIRS: &[&str] = &["references", "templates", "scripts", "assets", "evals"];
 
 /// Directories a walk of a skill root never enters. (`.skillopt` outside a skill is walked:
 /// Claude Code and Qwen Code load a skill folder of that name like any dot-folder; inside a

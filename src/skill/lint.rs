@@ -139,6 +139,7 @@ pub fn lint(files: &SkillFiles, target: &Target<'_>) -> Vec<Diagnostic> {
     check_layout(&mut l);
     check_files(&mut l, files);
     check_skill_md(&mut l, files);
+    check_evals(&mut l, files);
     // Not in what an agent or git-skill writes: the writer could add the comment itself.
     if let (Some(bytes), true) = (files.skill_md.as_deref(), l.published) {
         apply_inline_allows(&mut l, &String::from_utf8_lossy(bytes));
@@ -147,6 +148,91 @@ pub fn lint(files: &SkillFiles, target: &Target<'_>) -> Vec<Diagnostic> {
         (&a.path, a.line, a.column, a.code).cmp(&(&b.path, b.line, b.column, b.code))
     });
     l.out
+}
+
+/// `evals/evals.json`, when the skill has one: readable as an eval set (SK032), with cases
+/// (SK034) whose input files the skill holds (SK033).
+fn check_evals(l: &mut Lint<'_>, files: &SkillFiles) {
+    use crate::eval::cases::{self, MAX_EVALS_BYTES};
+    use crate::eval::EVALS_JSON;
+    let Some(entry) = files.entry(EVALS_JSON) else {
+        return;
+    };
+    let path = l.target.display_dir.join(EVALS_JSON);
+    let bytes = match (&entry.kind, &files.evals_json) {
+        (FileKind::File { .. }, Some(bytes)) => bytes,
+        (FileKind::File { size, .. }, None) if *size > MAX_EVALS_BYTES as u64 => {
+            l.push(
+                INVALID_EVALS,
+                path,
+                None,
+                None,
+                format!("{EVALS_JSON} is {size} bytes; at most {MAX_EVALS_BYTES} are read"),
+                Some("split the cases or shorten them".to_owned()),
+            );
+            return;
+        }
+        // Not read (over what a scan of git objects loads): the scan reports that.
+        (FileKind::File { .. }, None) => return,
+        _ => {
+            l.push(
+                INVALID_EVALS,
+                path,
+                None,
+                None,
+                format!("{EVALS_JSON} is not a regular file (a link or something else); eval cases are read only from a file"),
+                Some("replace it with the file itself".to_owned()),
+            );
+            return;
+        }
+    };
+    let set = match cases::parse(bytes) {
+        Ok(set) => set,
+        Err(problem) => {
+            let line = problem.line;
+            l.push(
+                INVALID_EVALS,
+                path,
+                line,
+                None,
+                format!("{EVALS_JSON}: {problem}"),
+                Some("see `git skill lint --explain SK032` for the format".to_owned()),
+            );
+            return;
+        }
+    };
+    if set.cases.is_empty() {
+        l.push(
+            NO_EVAL_CASES,
+            path.clone(),
+            None,
+            None,
+            format!("{EVALS_JSON} has no cases"),
+            Some("add cases, or delete the file".to_owned()),
+        );
+    }
+    for case in &set.cases {
+        for file in &case.files {
+            let present = files
+                .entry(file)
+                .is_some_and(|e| matches!(e.kind, FileKind::File { .. }));
+            if !present {
+                l.push(
+                    EVAL_FILE_MISSING,
+                    path.clone(),
+                    None,
+                    None,
+                    format!(
+                        "case {} names '{file}', which is not a file of the skill",
+                        case.id
+                    ),
+                    Some(format!(
+                        "add '{file}' to the skill, or correct the path in {EVALS_JSON}"
+                    )),
+                );
+            }
+        }
+    }
 }
 
 fn check_layout(l: &mut Lint<'_>) {

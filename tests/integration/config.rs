@@ -227,6 +227,7 @@ fn config_json_shows_each_value_and_its_source() {
             "skill.gateThreshold",
             "skill.gateVotes",
             "skill.maxGrowth",
+            "skill.evalMaxCalls",
             "skill.autoSkill.root",
             "skill.autoSkill.enabled",
             "skill.autoSkill.threshold",
@@ -310,7 +311,7 @@ fn config_text_lists_every_key_with_value_and_source() {
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(
         lines.len(),
-        26,
+        27,
         "a header and a line per key: {}",
         run.stdout
     );

@@ -12,6 +12,7 @@ mod docs;
 mod doctor;
 mod durability;
 mod edge;
+mod eval;
 mod git_ops;
 mod hook;
 mod hostile;

@@ -1,4 +1,4 @@
-//! `git skill prompt list | render`: the six templates, snapshots of each rendered with a fixed
+//! `git skill prompt list | render`: the eight templates, snapshots of each rendered with a fixed
 //! variables file, overrides from `skill.templateDir` and `.skillopt/templates/`, and the
 //! errors for missing variables, bad `--vars` and malformed overrides.
 
@@ -6,13 +6,15 @@ use std::path::{Path, PathBuf};
 
 use super::common::{Run, Sandbox};
 
-const NAMES: [&str; 6] = [
+const NAMES: [&str; 8] = [
     "triage",
     "reflect",
     "gate_text_edit",
     "gate_rewrite",
     "review_system",
     "review",
+    "eval_agent",
+    "eval_grade",
 ];
 
 /// `tests/snapshots/prompts`: `<name>.vars.json` in, `<name>.md` expected out.
@@ -32,7 +34,7 @@ fn with_stdin(sb: &Sandbox, args: &[&str], input: &str) -> Run {
 }
 
 #[test]
-fn list_shows_the_six_templates() {
+fn list_shows_the_eight_templates() {
     let sb = Sandbox::with_repo();
     let run = sb.run(&["prompt", "list"]);
     run.assert_ok();
@@ -52,7 +54,7 @@ fn list_shows_the_six_templates() {
         .json();
     assert_eq!(json["version"], 1);
     let templates = json["templates"].as_array().unwrap();
-    assert_eq!(templates.len(), 6);
+    assert_eq!(templates.len(), 8);
     assert_eq!(templates[0]["name"], "triage");
     assert_eq!(templates[0]["file"], "triage.md.j2");
     assert_eq!(templates[0]["source"], "embedded");
@@ -205,7 +207,7 @@ fn bad_vars_are_clear_errors() {
         ),
         (
             &["prompt", "render", "nope", "--vars", "list.json"],
-            "error: unknown prompt template 'nope' (known: triage, reflect, gate_text_edit, gate_rewrite, review_system, review)",
+            "error: unknown prompt template 'nope' (known: triage, reflect, gate_text_edit, gate_rewrite, review_system, review, eval_agent, eval_grade)",
         ),
     ];
     for (args, message) in cases {

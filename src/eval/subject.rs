@@ -1,0 +1,256 @@
+//! What the agent of an eval is given: the skill as an agent that loaded it sees it (its name
+//! and description, SKILL.md, and the files SKILL.md names, within a budget), and a case's
+//! input files.
+
+use std::path::Path;
+
+use crate::prompt::vars::{EvalFile, EvalSkill};
+use crate::skill::files::{FileKind, SkillFiles};
+
+/// The files SKILL.md names, together: at most 64 KiB of text beside it.
+pub const FILES_BUDGET: usize = 64 << 10;
+/// One input file of a case: at most 64 KiB of it is shown.
+pub const INPUT_BYTES: usize = 64 << 10;
+
+/// A version of a skill under test: its SKILL.md and its other files (paths relative to the
+/// skill's directory, `/`-separated).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variant {
+    /// What it is, for people: `work tree`, a revision, `candidate FILE`.
+    pub label: String,
+    pub skill_md: String,
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("could not read '{}'", path.display())]
+pub struct ReadError {
+    pub path: std::path::PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl Variant {
+    /// The skill as its directory holds it, without its evals (they are not what agents load
+    /// for a task) and without links (never followed out of a skill).
+    pub fn from_dir(dir: &Path, label: &str) -> Result<Variant, ReadError> {
+        let fail = |path: &Path, source| ReadError {
+            path: path.to_owned(),
+            source,
+        };
+        let listing = SkillFiles::read(dir).map_err(|e| fail(&e.path, e.source))?;
+        let skill_md_path = dir.join("SKILL.md");
+        let skill_md =
+            crate::fsutil::read_to_string(&skill_md_path).map_err(|e| fail(&skill_md_path, e))?;
+        let mut files = Vec::new();
+        for entry in &listing.entries {
+            let FileKind::File { size, .. } = entry.kind else {
+                continue;
+            };
+            if entry.path == "SKILL.md" || entry.path.starts_with("evals/") {
+                continue;
+            }
+            // Only what SKILL.md names is given, so larger files are not read at all.
+            if size > FILES_BUDGET as u64 || !skill_md.contains(entry.path.as_str()) {
+                continue;
+            }
+            let path = dir.join(&entry.path);
+            let bytes = crate::fsutil::read(&path).map_err(|e| fail(&path, e))?;
+            files.push((entry.path.clone(), bytes));
+        }
+        Ok(Variant {
+            label: label.to_owned(),
+            skill_md,
+            files,
+        })
+    }
+
+    /// The skill as an agent sees it: name and description from the frontmatter (`fallback`
+    /// when it has none), SKILL.md whole, and the text files SKILL.md names, in path order,
+    /// until [`FILES_BUDGET`] is spent.
+    pub fn view(&self, fallback: &str) -> EvalSkill {
+        let meta = crate::skill::meta::parse(self.skill_md.as_bytes())
+            .map(|(meta, _)| meta)
+            .unwrap_or_default();
+        let mut named: Vec<&(String, Vec<u8>)> = self
+            .files
+            .iter()
+            .filter(|(path, _)| {
+                path != "SKILL.md"
+                    && !path.starts_with("evals/")
+                    && self.skill_md.contains(path.as_str())
+            })
+            .collect();
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut left = FILES_BUDGET;
+        let mut files = Vec::new();
+        for (path, bytes) in named {
+            let Ok(text) = std::str::from_utf8(bytes) else {
+                continue;
+            };
+            if text.len() > left {
+                continue;
+            }
+            left -= text.len();
+            files.push(EvalFile {
+                path: path.clone(),
+                text: text.to_owned(),
+            });
+        }
+        EvalSkill {
+            name: meta.name.unwrap_or_else(|| fallback.to_owned()),
+            description: meta.description.unwrap_or_default(),
+            text: self.skill_md.clone(),
+            files,
+        }
+    }
+}
+
+/// A case's request as the user gives it: the prompt, then each input file (text as it is,
+/// at most [`INPUT_BYTES`]; a binary file by its size only).
+pub fn request(prompt: &str, inputs: &[(String, Vec<u8>)]) -> String {
+    let mut out = prompt.trim_end().to_owned();
+    for (path, bytes) in inputs {
+        out.push_str("\n\n");
+        match std::str::from_utf8(bytes) {
+            Ok(text) => {
+                let (shown, cut) = match text.char_indices().nth(INPUT_BYTES) {
+                    Some((at, _)) if at < text.len() => (&text[..at], true),
+                    _ => (text, false),
+                };
+                out.push_str(&crate::prompt::fence::fence(path, shown));
+                if cut {
+                    out.push_str(&format!("(the rest of {path} is not shown)\n"));
+                }
+            }
+            Err(_) => out.push_str(&format!(
+                "The file {path} is attached: {} bytes of binary data, not shown here.\n",
+                bytes.len()
+            )),
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// A case's input files, read from the skill's directory: regular files only, never through
+/// a link (lint reports a missing one as SK033; here it is an error naming it).
+pub fn inputs(dir: &Path, files: &[String]) -> Result<Vec<(String, Vec<u8>)>, ReadError> {
+    files
+        .iter()
+        .map(|rel| {
+            let path = dir.join(rel);
+            let escapes = crate::skill::files::path_escapes(Path::new(rel));
+            let bytes = if escapes {
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "the path leaves the skill",
+                ))
+            } else {
+                no_link_below(dir, rel).and_then(|()| crate::fsutil::read(&path))
+            };
+            bytes
+                .map(|b| (rel.clone(), b))
+                .map_err(|source| ReadError { path, source })
+        })
+        .collect()
+}
+
+/// No folder between the skill and `rel` is a symbolic link.
+fn no_link_below(dir: &Path, rel: &str) -> std::io::Result<()> {
+    let mut at = dir.to_owned();
+    let parts: Vec<&str> = rel.split('/').collect();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        at.push(part);
+        if std::fs::symlink_metadata(&at)?.file_type().is_symlink() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a folder on the way is a symbolic link",
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn variant(skill_md: &str, files: &[(&str, &[u8])]) -> Variant {
+        Variant {
+            label: "work tree".into(),
+            skill_md: skill_md.into(),
+            files: files
+                .iter()
+                .map(|(p, b)| (p.to_string(), b.to_vec()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_agent_sees_what_skill_md_names_within_the_budget() {
+        let big = "x".repeat(FILES_BUDGET - 1);
+        let v = variant(
+            "---\nname: csv\ndescription: Reports on CSV files.\n---\nSee references/a.md, references/b.md and scripts/bin.\n",
+            &[
+                ("references/a.md", b"A."),
+                ("references/b.md", big.as_bytes()),
+                ("references/unnamed.md", b"never"),
+                ("scripts/bin", &[0xff, 0x00]),
+                ("evals/evals.json", b"{}"),
+            ],
+        );
+        let view = v.view("fallback");
+        assert_eq!(view.name, "csv");
+        assert_eq!(view.description, "Reports on CSV files.");
+        let paths: Vec<&str> = view.files.iter().map(|f| f.path.as_str()).collect();
+        // b.md does not fit beside a.md; the binary and the unnamed file are not given.
+        assert_eq!(paths, ["references/a.md"]);
+        let no_meta = variant("# No frontmatter\n", &[]).view("fallback");
+        assert_eq!(
+            (no_meta.name.as_str(), no_meta.description.as_str()),
+            ("fallback", "")
+        );
+    }
+
+    #[test]
+    fn a_request_carries_its_inputs_fenced_and_binaries_by_size() {
+        let text = request(
+            "Summarise these. \u{1f600}",
+            &[
+                (
+                    "evals/files/a.csv".into(),
+                    b"region,total\n```\nnorth,3\n".to_vec(),
+                ),
+                ("evals/files/b.png".into(), vec![0x89, 0x50, 0xff, 0xfe]),
+            ],
+        );
+        assert!(text.starts_with("Summarise these. \u{1f600}\n\n"));
+        assert!(text.contains("````evals/files/a.csv\nregion,total\n```\nnorth,3\n````"));
+        assert!(text.contains("The file evals/files/b.png is attached: 4 bytes of binary data"));
+    }
+
+    #[test]
+    fn inputs_are_read_only_inside_the_skill_and_never_through_links() {
+        let tmp = tempfile::tempdir().unwrap();
+        let skill = tmp.path().join("skill");
+        std::fs::create_dir_all(skill.join("evals/files")).unwrap();
+        std::fs::write(skill.join("evals/files/a.csv"), "a,b\n").unwrap();
+        std::fs::write(tmp.path().join("secret.txt"), "s").unwrap();
+        let got = inputs(&skill, &["evals/files/a.csv".into()]).unwrap();
+        assert_eq!(got[0].1, b"a,b\n");
+        assert!(inputs(&skill, &["../secret.txt".into()]).is_err());
+        assert!(inputs(&skill, &["evals/files/missing.csv".into()]).is_err());
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(tmp.path(), skill.join("evals/out")).unwrap();
+            std::os::unix::fs::symlink(
+                tmp.path().join("secret.txt"),
+                skill.join("evals/files/link.txt"),
+            )
+            .unwrap();
+            assert!(inputs(&skill, &["evals/out/secret.txt".into()]).is_err());
+            assert!(inputs(&skill, &["evals/files/link.txt".into()]).is_err());
+        }
+    }
+}

@@ -1,0 +1,324 @@
+//! `git skill eval`: a skill's eval cases run with and without it (or against another version)
+//! through a scripted OpenAI-compatible model on 127.0.0.1; the pass rates, what is kept under
+//! the git directory (never the work tree), runs resumed without repeating calls, the budget.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+
+use crate::common::Sandbox;
+use crate::llm_server::{Recorded, Reply, Server};
+
+const SKILL: &str = ".claude/skills/csv-report";
+
+const WITH_RULE: &str = "---\nname: csv-report\ndescription: Writes a sales report from a CSV file when asked for one.\n---\n\n# CSV report\n\n1. Sum each region.\n2. End the report with the line `TOTALS CHECKED`.\n";
+const WITHOUT_RULE: &str = "---\nname: csv-report\ndescription: Writes a sales report from a CSV file when asked for one.\n---\n\n# CSV report\n\n1. Sum each region.\n";
+
+fn evals() -> Value {
+    json!({
+        "skill_name": "csv-report",
+        "evals": [
+            {"id": 1, "prompt": "Write the sales report for sales.csv", "expected_output": "A report by region", "files": ["evals/files/sales.csv"], "assertions": ["The report ends with TOTALS CHECKED"]},
+            {"id": 2, "prompt": "Report on last week's sales \u{65e5}\u{672c}", "assertions": ["The report ends with TOTALS CHECKED"]},
+            {"id": "short", "prompt": "One-line sales summary, please", "expected_output": "One line", "assertions": ["The report ends with TOTALS CHECKED"], "source": "signal:abc123"}
+        ]
+    })
+}
+
+fn repo(skill_md: &str) -> Sandbox {
+    let sb = Sandbox::with_repo();
+    sb.write(&format!("{SKILL}/SKILL.md"), skill_md);
+    sb.write(
+        &format!("{SKILL}/evals/evals.json"),
+        serde_json::to_string_pretty(&evals()).unwrap(),
+    );
+    sb.write(
+        &format!("{SKILL}/evals/files/sales.csv"),
+        "region,total\nnorth,3\nsouth,4\n",
+    );
+    sb.git(&["add", "-A"]).assert_ok();
+    sb.git(&["commit", "-q", "-m", "csv-report"]).assert_ok();
+    sb
+}
+
+fn purpose(r: &Recorded) -> String {
+    r.header("x-git-skill-purpose").unwrap_or("").to_owned()
+}
+
+/// Every message of a request, the system text included.
+fn text_of(r: &Recorded) -> String {
+    crate::optimize::prompt_of(r)
+}
+
+/// An agent that follows the skill's last step when the skill is loaded, and a judge that
+/// passes an answer ending with that line. `fail_grades` grade requests answer HTTP 400.
+fn model(fail_grades: usize) -> Server {
+    let left = Arc::new(Mutex::new(fail_grades));
+    Server::start_with(move |r, _| match purpose(r).as_str() {
+        "eval" => {
+            let text = text_of(r);
+            let follows = text.contains("End the report with the line `TOTALS CHECKED`");
+            let answer = if follows {
+                "north 3, south 4.\nTOTALS CHECKED"
+            } else {
+                "north 3, south 4."
+            };
+            Reply::openai(answer)
+        }
+        "eval-grade" => {
+            {
+                let mut left = left.lock().unwrap();
+                if *left > 0 {
+                    *left -= 1;
+                    return Reply::json(400, json!({"error": {"message": "bad request"}}));
+                }
+            }
+            let text = text_of(r);
+            let answer = text.split("labelled \"answer\"").nth(1).unwrap_or("");
+            let passed = answer.contains("TOTALS CHECKED");
+            Reply::openai(
+                &json!({
+                    "assertions": [{"text": "The report ends with TOTALS CHECKED", "passed": passed, "evidence": "the last line"}],
+                    "expected_output_met": true,
+                    "reason": if passed { "it ends as asked" } else { "the last line is missing" }
+                })
+                .to_string(),
+            )
+        }
+        other => panic!("unexpected purpose {other:?}"),
+    })
+}
+
+fn eval(
+    sb: &Sandbox,
+    server: &Server,
+    args: &[&str],
+    extra: &[(&str, &str)],
+) -> crate::common::Run {
+    let base = server.url("/v1");
+    let mut all = vec!["eval", "csv-report"];
+    all.extend_from_slice(args);
+    let mut env = vec![
+        ("GIT_SKILL_PROVIDER", "openai"),
+        ("GIT_SKILL_BASE_URL", base.as_str()),
+        ("GIT_SKILL_MODEL", "fake"),
+        ("GIT_SKILL_RETRIES", "0"),
+        ("GIT_SKILL_NOW", "2026-12-04T10:00:00Z"),
+    ];
+    env.extend_from_slice(extra);
+    sb.run_in("", &all, &env)
+}
+
+fn rates(report: &Value) -> Vec<(String, f64)> {
+    report["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_owned(),
+                c["pass_rate"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_skill_that_makes_the_difference_passes_with_it_and_fails_without() {
+    let sb = repo(WITH_RULE);
+    let server = model(0);
+    let run = eval(&sb, &server, &["--format", "json"], &[]);
+    run.assert_ok();
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        rates(&report),
+        [
+            ("with_skill".to_owned(), 1.0),
+            ("without_skill".to_owned(), 0.0)
+        ]
+    );
+    assert_eq!(report["delta"], 1.0);
+    assert_eq!(
+        report["calls"], 12,
+        "an answer and a grade per case and condition"
+    );
+    assert_eq!(report["cases"][2]["source"], "signal:abc123");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 12);
+    // The judge is blind: no grade request shows the skill; the agent's request carries the
+    // case's input file.
+    for r in &requests {
+        let text = text_of(r);
+        if purpose(r) == "eval-grade" {
+            assert!(!text.contains("<skill name="), "{text}");
+        }
+    }
+    assert!(requests
+        .iter()
+        .any(|r| purpose(r) == "eval" && text_of(r).contains("north,3\nsouth,4")));
+    assert!(requests
+        .iter()
+        .any(|r| purpose(r) == "eval" && text_of(r).contains("\u{65e5}\u{672c}")));
+    // Kept under the git directory, the work tree as it was.
+    let dir = std::path::PathBuf::from(report["dir"].as_str().unwrap());
+    assert!(
+        dir.starts_with(sb.repo().join(".git/skill/evals/csv-report")),
+        "{}",
+        dir.display()
+    );
+    let benchmark: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("benchmark.json")).unwrap()).unwrap();
+    assert_eq!(benchmark["skill_name"], "csv-report");
+    assert_eq!(benchmark["run_summary"]["with_skill"]["pass_rate"], 1.0);
+    assert_eq!(benchmark["run_summary"]["without_skill"]["passed"], 0);
+    let grading: Value = serde_json::from_slice(
+        &std::fs::read(dir.join("case-1/without_skill/grading.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(grading["passed"], false);
+    assert_eq!(
+        grading["assertions"][0]["text"],
+        "The report ends with TOTALS CHECKED"
+    );
+    assert!(dir.join("case-short/with_skill/answer.md").is_file());
+    assert_eq!(sb.git(&["status", "--porcelain"]).stdout, "");
+
+    // The same comparison again: everything kept, no call made.
+    let again = eval(&sb, &server, &[], &[]);
+    again.assert_ok();
+    assert_eq!(server.requests().len(), 12);
+    assert!(again.stdout.contains("0 model calls"), "{}", again.stdout);
+    assert!(
+        again.stdout.contains("with_skill: 3/3 passed (100%)"),
+        "{}",
+        again.stdout
+    );
+    assert!(
+        again.stdout.contains("without_skill: 0/3 passed (0%)"),
+        "{}",
+        again.stdout
+    );
+    assert!(again
+        .stdout
+        .contains("not true: The report ends with TOTALS CHECKED"));
+    // --fresh asks again.
+    eval(&sb, &server, &["--fresh"], &[]).assert_ok();
+    assert_eq!(server.requests().len(), 24);
+}
+
+#[test]
+fn an_interrupted_run_resumes_without_repeating_answered_calls() {
+    let sb = repo(WITH_RULE);
+    let failing = model(2);
+    let run = eval(&sb, &failing, &["--format", "json", "--jobs", "1"], &[]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("HTTP 400"), "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["errors"], 2);
+    assert_eq!(
+        failing.requests().len(),
+        12,
+        "6 answers, 6 grades (2 refused)"
+    );
+
+    let server = model(0);
+    let run = eval(&sb, &server, &["--format", "json"], &[]);
+    run.assert_ok();
+    let requests = server.requests();
+    // The two answers whose grade failed are graded; nothing is asked again.
+    assert_eq!(requests.len(), 2);
+    assert!(requests.iter().all(|r| purpose(r) == "eval-grade"));
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(rates(&report)[0].1, 1.0);
+}
+
+#[test]
+fn a_run_over_the_budget_is_refused_before_any_call() {
+    let sb = repo(WITH_RULE);
+    let server = model(0);
+    let run = eval(&sb, &server, &[], &[("GIT_SKILL_EVAL_MAX_CALLS", "11")]);
+    assert_ne!(run.status, 0);
+    assert!(
+        run.stderr
+            .contains("needs up to 12 model calls, more than skill.evalMaxCalls (11)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("git config skill.evalMaxCalls"),
+        "{}",
+        run.stderr
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn against_a_revision_compares_two_versions_of_the_skill() {
+    let sb = repo(WITHOUT_RULE);
+    sb.write(&format!("{SKILL}/SKILL.md"), WITH_RULE);
+    sb.git(&["commit", "-qam", "the report ends with a check"])
+        .assert_ok();
+    let server = model(0);
+    let run = eval(
+        &sb,
+        &server,
+        &["--against", "HEAD~1", "--format", "json"],
+        &[],
+    );
+    run.assert_ok();
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        rates(&report),
+        [("new_skill".to_owned(), 1.0), ("old_skill".to_owned(), 0.0)]
+    );
+    assert_eq!(report["conditions"][1]["label"], "HEAD~1");
+    // A candidate file against the work tree: the candidate without the rule loses.
+    sb.write("candidate.md", WITHOUT_RULE);
+    let run = eval(
+        &sb,
+        &server,
+        &["--candidate", "candidate.md", "--format", "json"],
+        &[],
+    );
+    run.assert_ok();
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        rates(&report),
+        [("new_skill".to_owned(), 0.0), ("old_skill".to_owned(), 1.0)]
+    );
+    let run = eval(&sb, &server, &["--against", "no-such-rev"], &[]);
+    assert_ne!(run.status, 0);
+    assert!(run.stderr.contains("no-such-rev"), "{}", run.stderr);
+}
+
+#[test]
+fn a_skill_without_evals_or_with_a_broken_file_says_what_to_write() {
+    let sb = repo(WITH_RULE);
+    let server = model(0);
+    sb.write(
+        &format!("{SKILL}/evals/evals.json"),
+        "{\"evals\": [{\"id\": 1}]}",
+    );
+    let run = eval(&sb, &server, &[], &[]);
+    assert_ne!(run.status, 0);
+    assert!(
+        run.stderr.contains("case 1 (id 1): it has no `prompt`"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("git skill lint"), "{}", run.stderr);
+    std::fs::remove_file(sb.repo().join(SKILL).join("evals/evals.json")).unwrap();
+    let run = eval(&sb, &server, &[], &[]);
+    assert_ne!(run.status, 0);
+    assert!(
+        run.stderr.contains("has no evals/evals.json"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("\"evals\": [{\"id\": 1"),
+        "{}",
+        run.stderr
+    );
+    assert!(server.requests().is_empty());
+}
