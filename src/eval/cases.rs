@@ -155,8 +155,8 @@ pub fn parse(bytes: &[u8]) -> Result<EvalSet, EvalsProblem> {
             id,
             message,
         })?;
-        // `1` and `"1"` would share a results folder: one id.
-        if !seen.insert(case.id.to_string()) {
+        // `1` and `"1"`, or `A` and `a`, would share a results folder: one id.
+        if !seen.insert(case.id.to_string().to_ascii_lowercase()) {
             return Err(EvalsProblem {
                 line: None,
                 case: Some(i + 1),
@@ -337,6 +337,12 @@ mod tests {
                 r#"{"evals": [{"id": 1, "prompt": "x", "assertions": ["y"]}, {"id": 1, "prompt": "z", "assertions": ["y"]}]}"#
             ),
             "case 2 (id 1): another case has the same id"
+        );
+        assert_eq!(
+            problem(
+                r#"{"evals": [{"id": "Tax", "prompt": "x", "assertions": ["y"]}, {"id": "tax", "prompt": "z", "assertions": ["y"]}]}"#
+            ),
+            "case 2 (id tax): another case has the same id"
         );
         assert_eq!(
             problem(r#"{"evals": [{"id": 7, "prompt": " ", "assertions": ["y"]}]}"#),

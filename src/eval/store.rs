@@ -94,17 +94,31 @@ impl RunDir {
         }
     }
 
+    /// `case-<id>`: ids are letters, digits, `-`, `_` and `.` (or numbers), unique even
+    /// ignoring case (`cases::parse`), so no two cases share a folder, on any file system.
     fn case_dir(&self, case: &CaseId, condition: &str) -> PathBuf {
-        self.dir
-            .join(format!("case-{}", slug(&case.to_string())))
-            .join(slug(condition))
+        let id: String = case
+            .to_string()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        self.dir.join(format!("case-{id}")).join(slug(condition))
     }
 
     /// The grade kept for this case and condition, if a run made one.
     pub fn grading(&self, case: &CaseId, condition: &str) -> Option<Grading> {
         let path = self.case_dir(case, condition).join("grading.json");
         let bytes = crate::fsutil::read(&path).ok()?;
-        serde_json::from_slice(&bytes).ok()
+        // Another case's or condition's grade is never taken for this one's.
+        serde_json::from_slice::<Grading>(&bytes)
+            .ok()
+            .filter(|g| &g.case == case && g.condition == condition)
     }
 
     /// The agent's answer kept for this case and condition (graded or not).
@@ -129,8 +143,7 @@ impl RunDir {
         let path = self
             .case_dir(&grading.case, &grading.condition)
             .join("grading.json");
-        let text = serde_json::to_string_pretty(grading).unwrap_or_default();
-        self.write(&path, format!("{text}\n").as_bytes())
+        self.write_json(&path, grading)
     }
 
     /// Writes `benchmark.json` (the run's summary) and returns its path.
@@ -140,6 +153,14 @@ impl RunDir {
             &self.dir.join("benchmark.json"),
             format!("{text}\n").as_bytes(),
         )
+    }
+
+    /// JSON masked string by string (masking the text could cut across a string's quotes).
+    fn write_json(&self, path: &Path, value: &impl Serialize) -> Result<PathBuf, StoreError> {
+        let mut value = serde_json::to_value(value).unwrap_or_default();
+        crate::redact::redact_value(&mut value);
+        let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        self.write(path, format!("{text}\n").as_bytes())
     }
 
     /// Answers quote skills and inputs: the run's files are the user's alone, and masked.
@@ -183,7 +204,13 @@ mod tests {
         };
         let path = a.save_grading(&grading).unwrap();
         assert!(path.starts_with(&a.dir), "{}", path.display());
-        assert_eq!(a.grading(&case, "with_skill"), Some(grading));
+        assert_eq!(a.grading(&case, "with_skill"), Some(grading.clone()));
+        // A grade file that names another case is not taken for this one.
+        let other = CaseId::Number(7);
+        let moved = a.case_dir(&other, "with_skill").join("grading.json");
+        std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
+        std::fs::copy(&path, &moved).unwrap();
+        assert!(a.grading(&other, "with_skill").is_none());
         a.clear().unwrap();
         assert!(!a.dir.exists());
         a.clear().unwrap();

@@ -11,6 +11,8 @@ use crate::skill::files::{FileKind, SkillFiles};
 pub const FILES_BUDGET: usize = 64 << 10;
 /// One input file of a case: at most 64 KiB of it is shown.
 pub const INPUT_BYTES: usize = 64 << 10;
+/// An input file larger than a skill file may be (1 MiB) is refused, not read.
+pub const INPUT_FILE_CAP: u64 = crate::skill::limits::MAX_FILE_BYTES;
 
 /// A version of a skill under test: its SKILL.md and its other files (paths relative to the
 /// skill's directory, `/`-separated).
@@ -147,7 +149,11 @@ pub fn inputs(dir: &Path, files: &[String]) -> Result<Vec<(String, Vec<u8>)>, Re
                     "the path leaves the skill",
                 ))
             } else {
-                no_link_below(dir, rel).and_then(|()| crate::fsutil::read(&path))
+                no_link_below(dir, rel).and_then(|()| {
+                    crate::fsutil::read_regular(&path, INPUT_FILE_CAP)?.ok_or_else(|| {
+                        std::io::Error::new(std::io::ErrorKind::NotFound, "no such file")
+                    })
+                })
             };
             bytes
                 .map(|b| (rel.clone(), b))
@@ -157,7 +163,7 @@ pub fn inputs(dir: &Path, files: &[String]) -> Result<Vec<(String, Vec<u8>)>, Re
 }
 
 /// No folder between the skill and `rel` is a symbolic link.
-fn no_link_below(dir: &Path, rel: &str) -> std::io::Result<()> {
+pub fn no_link_below(dir: &Path, rel: &str) -> std::io::Result<()> {
     let mut at = dir.to_owned();
     let parts: Vec<&str> = rel.split('/').collect();
     for part in &parts[..parts.len().saturating_sub(1)] {

@@ -311,20 +311,18 @@ impl Repo {
             }
         }
         let ours = self.edited_tree(head_tree, &ours_changes)?;
-        let merged = match self.merge_trees(base, ours, theirs)? {
-            TreeMerge::Clean(tree) => tree,
+        let merged = match self.merge_trees(base, ours, theirs, paths)? {
+            TreeMerge::Clean(files) => files,
             TreeMerge::Conflict(conflicted) => return Ok(Merged::Conflict(conflicted)),
         };
         let mut out = Vec::new();
-        for path in paths {
-            match self.tree_entry(merged, path)? {
-                None => out.push(FileChange::delete(path.clone())),
-                Some((id, mode)) if mode.is_blob() => {
-                    out.push(FileChange::write(path.clone(), self.blob(id, path)?))
-                }
+        for (path, file) in merged {
+            match file {
+                None => out.push(FileChange::delete(path)),
+                Some(file) if file.blob => out.push(FileChange::write(path, file.bytes)),
                 Some(_) => {
                     return Err(GitError::InvalidPath {
-                        path: path.clone(),
+                        path,
                         reason: "the merge made it something other than a file".into(),
                     })
                 }

@@ -153,21 +153,22 @@ impl Repo {
             path: self.workdir.clone(),
         })?;
         let head_tree = self.commit_tree(head)?;
-        let merged = match self.merge_trees(commit_tree, head_tree, parent_tree) {
-            Ok(TreeMerge::Clean(tree)) => tree,
+        let wanted = [path.to_owned()];
+        let merged = match self.merge_trees(commit_tree, head_tree, parent_tree, &wanted) {
+            Ok(TreeMerge::Clean(mut files)) => files.pop().and_then(|(_, f)| f),
             // A conflict, or a git too old for `merge-tree --merge-base`: `git revert` decides.
             Ok(TreeMerge::Conflict(_)) | Err(GitError::GitCommand { .. }) => return Ok(None),
             Err(e) => return Err(e),
         };
         let at_head = self.tree_entry(head_tree, path)?;
-        match self.tree_entry(merged, path)? {
+        match merged {
             None => Ok(Some(FileChange::delete(path))),
-            Some((id, mode)) => {
+            Some(file) => {
                 let head_executable = at_head.is_some_and(|(_, m)| m.is_executable());
-                if !mode.is_blob() || mode.is_executable() != head_executable {
+                if !file.blob || file.executable != head_executable {
                     return Ok(None);
                 }
-                Ok(Some(FileChange::write(path, self.blob(id, path)?)))
+                Ok(Some(FileChange::write(path, file.bytes)))
             }
         }
     }

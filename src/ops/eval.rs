@@ -18,6 +18,7 @@ use crate::llm::{Settings, Usage};
 use crate::progress::Progress;
 use crate::prompt::{self, PromptError, Prompts};
 use crate::skill::discover::Skill;
+use crate::skill::files::SKILL_MD_READ_CAP;
 
 /// What the skill is compared with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,14 +59,18 @@ pub enum EvalError {
     Read(#[from] subject::ReadError),
     #[error("the skill '{skill}' is not inside the repository")]
     Outside { skill: String },
-    #[error("could not read the skill at {rev}: {source}")]
+    #[error("could not read the skill at {rev}")]
     Revision {
         rev: String,
         #[source]
         source: GitError,
     },
-    #[error("the skill has no SKILL.md at {rev} ('{path}')")]
-    NotAtRevision { rev: String, path: String },
+    #[error("the skill has no readable SKILL.md at {rev} ('{path}': {reason})")]
+    NotAtRevision {
+        rev: String,
+        path: String,
+        reason: String,
+    },
     #[error("this run needs up to {planned} model calls, more than skill.evalMaxCalls ({max})")]
     Budget { planned: usize, max: usize },
     #[error(transparent)]
@@ -144,7 +149,10 @@ pub fn eval(
 ) -> Result<Report, EvalError> {
     let repo = env.require_repo("eval")?;
     let path = skill.dir.join(EVALS_JSON);
-    let bytes = match crate::fsutil::read(&path) {
+    // Never through a linked `evals/` folder, out of the skill.
+    let bytes = match subject::no_link_below(&skill.dir, EVALS_JSON)
+        .and_then(|()| crate::fsutil::read(&path))
+    {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(EvalError::NoEvals {
@@ -182,7 +190,7 @@ pub fn eval(
             condition("without_skill", "no skill", None),
         ],
         Against::Revision(rev) => {
-            let before = at_revision(env, skill, &current, rev)?;
+            let before = at_revision(env, skill, rev)?;
             vec![
                 condition("new_skill", &current.label, view(&current)),
                 condition("old_skill", rev, view(&before)),
@@ -206,23 +214,37 @@ pub fn eval(
 
     let provider = crate::llm::provider(&options.settings);
     let describe = provider.describe().to_string();
-    // The model by provider and name: the same model behind another address (a proxy, a
-    // restarted local server) gives the same answers.
+    let dirs = prompt::override_dirs(
+        &env.config,
+        Some(repo.workdir()),
+        &env.cwd,
+        env.home.as_deref(),
+    );
+    let prompts = Prompts::load(&dirs)?;
+    // A run is what it compares: the versions of the skill, the cases, the model (by provider
+    // and name: the same model behind another address gives the same answers) and the
+    // prompts (an edited override or a new git-skill asks again).
     let model = (provider.describe().provider, &provider.describe().model);
+    let templates = template_fingerprint(&prompts)?;
     let store = RunDir::new(
         repo.git_dir(),
         &skill.dir_name,
-        &(&conditions, &prepared, model),
+        &(&conditions, &prepared, model, templates),
     );
-    if options.fresh {
-        store.clear()?;
-    }
-    let planned = run::planned_calls(&prepared, &conditions, &store);
+    let planned = if options.fresh {
+        prepared.len() * conditions.len() * 2
+    } else {
+        run::planned_calls(&prepared, &conditions, &store)
+    };
+    // Refused before anything is cleared or asked.
     if planned > options.max_calls {
         return Err(EvalError::Budget {
             planned,
             max: options.max_calls,
         });
+    }
+    if options.fresh {
+        store.clear()?;
     }
     progress.progress(
         1,
@@ -234,13 +256,6 @@ pub fn eval(
             conditions.len()
         ),
     );
-    let dirs = prompt::override_dirs(
-        &env.config,
-        Some(repo.workdir()),
-        &env.cwd,
-        env.home.as_deref(),
-    );
-    let prompts = Prompts::load(&dirs)?;
     progress.progress(
         2,
         2,
@@ -272,6 +287,24 @@ pub fn eval(
     Ok(report)
 }
 
+/// The two eval prompts rendered with fixed values: they change when a template does.
+fn template_fingerprint(prompts: &Prompts) -> Result<(String, String), PromptError> {
+    use crate::prompt::vars::{EvalAgentVars, EvalGradeVars};
+    use crate::prompt::PromptName;
+    let agent = prompts.render_with(PromptName::EvalAgent, &EvalAgentVars { skill: None })?;
+    let grade = prompts.render_with(
+        PromptName::EvalGrade,
+        &EvalGradeVars {
+            prompt: "p".into(),
+            expected_output: Some("e".into()),
+            assertions: vec!["a".into()],
+            answer: "r".into(),
+            files: vec!["f".into()],
+        },
+    )?;
+    Ok((agent, grade))
+}
+
 fn condition(name: &str, label: &str, skill: Option<crate::prompt::vars::EvalSkill>) -> Condition {
     Condition {
         name: name.to_owned(),
@@ -280,47 +313,65 @@ fn condition(name: &str, label: &str, skill: Option<crate::prompt::vars::EvalSki
     }
 }
 
-/// The skill as `rev` has it: its SKILL.md and those of its current files that `rev` has.
-fn at_revision(
-    env: &Env,
-    skill: &Skill,
-    current: &Variant,
-    rev: &str,
-) -> Result<Variant, EvalError> {
+/// The skill as `rev` has it: its SKILL.md and the files of its folder there (evals aside).
+fn at_revision(env: &Env, skill: &Skill, rev: &str) -> Result<Variant, EvalError> {
     let repo = env.require_repo("eval --against")?;
     let rel = repo
         .relative(&skill.dir)
         .ok_or_else(|| EvalError::Outside {
             skill: skill.dir_name.clone(),
         })?;
-    let read = |path: &str| -> Result<Option<Vec<u8>>, EvalError> {
-        let full = if rel.is_empty() {
+    let full = |path: &str| {
+        if rel.is_empty() {
             path.to_owned()
         } else {
             format!("{rel}/{path}")
-        };
-        match repo.regular_blob(At::Revision(rev), &full, subject::FILES_BUDGET as u64) {
-            Ok(RegularBlob::Regular(bytes)) => Ok(Some(bytes)),
-            Ok(_) => Ok(None),
-            Err(source) => Err(EvalError::Revision {
-                rev: rev.to_owned(),
-                source,
-            }),
         }
     };
-    let skill_md = read("SKILL.md")?.ok_or_else(|| EvalError::NotAtRevision {
+    let git = |source: GitError| EvalError::Revision {
         rev: rev.to_owned(),
-        path: format!("{rel}/SKILL.md"),
-    })?;
+        source,
+    };
+    let not_there = |reason: String| EvalError::NotAtRevision {
+        rev: rev.to_owned(),
+        path: full("SKILL.md"),
+        reason,
+    };
+    let skill_md = match repo
+        .regular_blob(At::Revision(rev), &full("SKILL.md"), SKILL_MD_READ_CAP)
+        .map_err(git)?
+    {
+        RegularBlob::Regular(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        RegularBlob::Missing => return Err(not_there("there is no such file".into())),
+        RegularBlob::Refused(reason) => return Err(not_there(reason)),
+    };
+    let prefix = if rel.is_empty() {
+        String::new()
+    } else {
+        format!("{rel}/")
+    };
+    let listing = repo
+        .list_under(At::Revision(rev), std::slice::from_ref(&rel))
+        .map_err(git)?;
     let mut files = Vec::new();
-    for (path, _) in &current.files {
-        if let Some(bytes) = read(path)? {
-            files.push((path.clone(), bytes));
+    for entry in &listing.entries {
+        let Some(path) = entry.path.strip_prefix(&prefix) else {
+            continue;
+        };
+        // Only what that SKILL.md names is given to the agent (`Variant::view`).
+        if path == "SKILL.md" || path.starts_with("evals/") || !skill_md.contains(path) {
+            continue;
+        }
+        if let RegularBlob::Regular(bytes) = repo
+            .regular_blob(At::Revision(rev), &entry.path, subject::FILES_BUDGET as u64)
+            .map_err(git)?
+        {
+            files.push((path.to_owned(), bytes));
         }
     }
     Ok(Variant {
         label: rev.to_owned(),
-        skill_md: String::from_utf8_lossy(&skill_md).into_owned(),
+        skill_md,
         files,
     })
 }

@@ -322,3 +322,46 @@ fn a_skill_without_evals_or_with_a_broken_file_says_what_to_write() {
     );
     assert!(server.requests().is_empty());
 }
+
+#[cfg(unix)]
+#[test]
+fn cases_and_inputs_are_never_read_through_a_link_out_of_the_skill() {
+    let sb = repo(WITH_RULE);
+    let server = model(0);
+    // An `evals/` folder that is a link to cases kept elsewhere.
+    let outside = sb.write(
+        "elsewhere/evals.json",
+        serde_json::to_string(&evals()).unwrap(),
+    );
+    let evals_dir = sb.repo().join(SKILL).join("evals");
+    std::fs::remove_dir_all(&evals_dir).unwrap();
+    std::os::unix::fs::symlink(outside.parent().unwrap(), &evals_dir).unwrap();
+    let run = eval(&sb, &server, &[], &[]);
+    assert_ne!(run.status, 0);
+    assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn fresh_over_the_budget_keeps_what_an_earlier_run_made() {
+    let sb = repo(WITH_RULE);
+    let server = model(0);
+    eval(&sb, &server, &[], &[]).assert_ok();
+    // Everything kept: a run again needs no call, but --fresh needs 12, over the budget of 11.
+    let run = eval(
+        &sb,
+        &server,
+        &["--fresh"],
+        &[("GIT_SKILL_EVAL_MAX_CALLS", "11")],
+    );
+    assert_ne!(run.status, 0);
+    assert!(
+        run.stderr.contains("needs up to 12 model calls"),
+        "{}",
+        run.stderr
+    );
+    let again = eval(&sb, &server, &[], &[("GIT_SKILL_EVAL_MAX_CALLS", "11")]);
+    again.assert_ok();
+    assert!(again.stdout.contains("0 model calls"), "{}", again.stdout);
+    assert_eq!(server.requests().len(), 12);
+}
