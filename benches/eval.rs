@@ -120,6 +120,12 @@ fn main() {
                 &store,
                 jobs,
                 planned,
+                git_skill::eval::compare::Step {
+                    n: 1,
+                    of: 1,
+                    name: "run",
+                    deadline: None,
+                },
                 &mut Quiet,
             );
             times.push(start.elapsed());

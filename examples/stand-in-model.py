@@ -64,6 +64,21 @@ def reflect(prompt):
     anchor = next((l for l in reversed(lines) if skill.count(l) == 1), None)
     corrections = re.findall(r'"correction": "((?:[^"\\]|\\.)*)"', prompt)
     rule = json.loads(f'"{corrections[0]}"') if corrections else "Follow the recorded feedback."
+    # A correction that rewrites a numbered step ("step 3: Save over the original.") replaces it.
+    step = re.match(r"step (\d+): (.+)", rule, re.I | re.S)
+    if step:
+        target = next((l for l in lines if l.startswith(f"{step.group(1)}. ")), None)
+        if target:
+            return {
+                "diagnosis": f"Step {step.group(1)} is not what the user wants.",
+                "edits": [{
+                    "type": "replace",
+                    "target": target,
+                    "new": f"{step.group(1)}. {step.group(2).strip()}",
+                    "reason": "the user's correction",
+                    "source_cluster_id": "c_001",
+                }],
+            }
     if anchor is None:
         return {"diagnosis": "No line of the skill can anchor an edit.", "edits": []}
     return {

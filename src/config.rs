@@ -80,8 +80,13 @@ pub const KEYS: &[KeySpec] = &[
     ),
     KeySpec::new(
         "evalMaxCalls",
-        "model calls one `git skill eval` may make; a run that would need more is refused before it starts",
+        "model calls one `git skill eval`, one replay of optimize's gate, or the evals of one review's proposal may make; a run that would need more is refused before it starts",
         Some("200"),
+    ),
+    KeySpec::new(
+        "evalsFromSignals",
+        "optimize turns each corrected signal it resolves into an eval case of the skill (evals/evals.json), committed with the change the person approves",
+        Some("true"),
     ),
     KeySpec::new(
         "autoSkill.root",
@@ -428,6 +433,11 @@ impl Config {
                 .ok_or_else(|| "expected a whole number of at least 1".to_owned())
         })
         .map(|v| v.unwrap_or(200))
+    }
+
+    pub fn evals_from_signals(&self) -> Result<bool, ConfigError> {
+        self.parse("evalsFromSignals", parse_bool)
+            .map(|v| v.unwrap_or(true))
     }
 
     pub fn timeout(&self) -> Result<Duration, ConfigError> {

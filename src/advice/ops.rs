@@ -141,6 +141,19 @@ impl Advise for crate::ops::rules::UnknownRule {
     }
 }
 
+impl Advise for crate::eval::suite::SuiteError {
+    fn advice(&self) -> Advice {
+        use crate::eval::suite::SuiteError as E;
+        match self {
+            E::Invalid { .. } => {
+                Advice::user("git skill lint shows every problem of the file (SK032, SK033)")
+            }
+            E::NoCases { .. } => Advice::user("add cases to its `evals` list"),
+            E::Read(_) => Advice::bare(Kind::User),
+        }
+    }
+}
+
 impl Advise for crate::ops::eval::EvalError {
     fn advice(&self) -> Advice {
         use crate::ops::eval::EvalError as E;
@@ -149,13 +162,12 @@ impl Advise for crate::ops::eval::EvalError {
             E::NoEvals { .. } => Advice::user(
                 "write the cases in evals/evals.json: {\"evals\": [{\"id\": 1, \"prompt\": \"...\", \"expected_output\": \"...\", \"assertions\": [\"...\"]}]} (docs/commands.md, `git skill eval`)",
             ),
-            E::Invalid { .. } => Advice::user("git skill lint shows every problem of the file (SK032, SK033)"),
-            E::NoCases { .. } => Advice::user("add cases to its `evals` list"),
+            E::Suite(e) => e.advice(),
             E::Read(_) | E::Outside { .. } => Advice::bare(Kind::User),
-            E::Revision { source, .. } => source.advice().and(format!(
-                "check that the revision exists here {FETCH_DEPTH}"
-            )),
-            E::NotAtRevision { .. } => {
+            E::Revision(crate::eval::subject::RevisionError::Git { source, .. }) => source
+                .advice()
+                .and(format!("check that the revision exists here {FETCH_DEPTH}")),
+            E::Revision(crate::eval::subject::RevisionError::NotThere { .. }) => {
                 Advice::user("name a revision that has the skill, or compare with no skill (drop --against)")
             }
             E::Budget { .. } => Advice::new(

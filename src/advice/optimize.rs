@@ -49,9 +49,11 @@ impl Advise for RunError {
     fn advice(&self) -> Advice {
         let kind = match &*self.error {
             OptimizeError::Llm(LlmError::Config(_)) | OptimizeError::Prompt(_) => Kind::Config,
-            OptimizeError::Read { .. } | OptimizeError::Store(_) | OptimizeError::Checkpoint(_) => {
-                Kind::Internal
-            }
+            OptimizeError::EvalBudget { .. } => Kind::Config,
+            OptimizeError::Read { .. }
+            | OptimizeError::Store(_)
+            | OptimizeError::Checkpoint(_)
+            | OptimizeError::EvalStore(_) => Kind::Internal,
             _ => Kind::User,
         };
         Advice::maybe(kind, run_hint(self))
@@ -113,6 +115,11 @@ fn run_hint(run: &RunError) -> Option<String> {
             format!("{FOREIGN_LOCK}, then --resume")
         }
         O::Prompt(_) => "check the template overrides: git skill prompt list".into(),
+        O::Evals(_) => format!(
+            "git skill lint {skill} shows what is wrong with evals/evals.json; the replay gate runs its cases before a change lands"
+        ),
+        O::EvalBudget { .. } => "raise it (git config skill.evalMaxCalls N), or keep fewer cases in evals/evals.json".into(),
+        O::ReplayIncomplete { .. } => resume,
         _ => return None,
     };
     Some(hint)

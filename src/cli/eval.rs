@@ -107,6 +107,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
     let names: Vec<&str> = r.conditions.iter().map(|c| c.name.as_str()).collect();
     let mut head = vec!["CASE"];
     head.extend(names.iter().map(|n| header(n)));
+    head.push("SOURCE");
     head.push("PROMPT");
     let mut table = super::table::Table::new(&head);
     for case in &r.cases {
@@ -128,6 +129,14 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
         } else {
             ""
         };
+        let source: String = case
+            .source
+            .as_deref()
+            .unwrap_or("-")
+            .chars()
+            .take(48)
+            .collect();
+        row.push(safe(&source));
         row.push(format!("{short}{more}"));
         table.row(row, first_failed);
     }

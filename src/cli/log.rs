@@ -7,7 +7,8 @@ use super::{CommandError, Outcome, Ui, Workspace};
 use git_skill::env::Allow;
 
 /// Show how a skill evolved: each optimization, newest first, with its date, mode, the
-/// signals it resolved, the gate results, its commit, and whether it was rolled back.
+/// signals it resolved, the gate results (and the replay gate's eval pass rates, before and
+/// after), its commit, and whether it was rolled back.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  git skill log pdf\n  git skill log pdf --format json")]
 pub struct LogArgs {
@@ -39,6 +40,18 @@ pub fn cmd_log(ui: &mut Ui, args: LogArgs) -> Result<Outcome, CommandError> {
                 } else {
                     format!("gate {}/{}", r.gate_passed, r.gate_total)
                 };
+                let evals = r.evals.as_ref().map_or(String::new(), |e| {
+                    format!(
+                        ", evals {} -> {}{}",
+                        e.before,
+                        e.after,
+                        if e.allowed {
+                            " (regression allowed)"
+                        } else {
+                            ""
+                        }
+                    )
+                });
                 let commit = r.commit.as_deref().map_or("-", |c| &c[..c.len().min(7)]);
                 let state = match &r.reverted_by {
                     Some(by) => format!("  ROLLED BACK by {}", &by[..by.len().min(7)]),
@@ -46,13 +59,21 @@ pub fn cmd_log(ui: &mut Ui, args: LogArgs) -> Result<Outcome, CommandError> {
                 };
                 writeln!(
                     ui.out,
-                    "{commit} {} {} {}, {}, {gate}{state}",
+                    "{commit} {} {} {}, {}, {gate}{evals}{state}",
                     r.timestamp.get(..10).unwrap_or(&r.timestamp),
                     r.mode,
                     git_skill::report::plural(r.signals_resolved, "signal"),
                     git_skill::report::plural(r.clusters, "cluster"),
                 )?;
                 writeln!(ui.out, "    {}", super::ui::safe(&r.summary))?;
+                if !r.eval_cases.is_empty() {
+                    let ids: Vec<String> = r.eval_cases.iter().map(|c| c.to_string()).collect();
+                    writeln!(
+                        ui.out,
+                        "    eval cases added from its signals: {}",
+                        ids.join(", ")
+                    )?;
+                }
             }
             if rows.is_empty() {
                 ui.status(&format!("{} has not been optimized yet", skill.dir_name))?;

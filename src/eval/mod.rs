@@ -3,8 +3,10 @@
 //! conditions, and where a run keeps its results.
 
 pub mod cases;
+pub mod compare;
 pub mod run;
 pub mod store;
 pub mod subject;
+pub mod suite;
 
 pub use cases::{Case, CaseId, EvalSet, EvalsProblem, EVALS_JSON};

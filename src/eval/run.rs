@@ -26,6 +26,29 @@ pub struct Condition {
     pub skill: Option<EvalSkill>,
 }
 
+impl Condition {
+    /// A version of a skill against another: `new_skill` first, then `old_skill`, each as an
+    /// agent that loaded it sees it (`fallback` names a skill whose frontmatter has no name).
+    pub fn versions(
+        new: &super::subject::Variant,
+        old: &super::subject::Variant,
+        fallback: &str,
+    ) -> [Condition; 2] {
+        [
+            Condition {
+                name: "new_skill".into(),
+                label: new.label.clone(),
+                skill: Some(new.view(fallback)),
+            },
+            Condition {
+                name: "old_skill".into(),
+                label: old.label.clone(),
+                skill: Some(old.view(fallback)),
+            },
+        ]
+    }
+}
+
 /// A case ready to run: its request with its input files.
 #[derive(Debug, Clone, Serialize)]
 pub struct Prepared {
@@ -42,6 +65,8 @@ pub enum RunError {
     Llm(#[from] LlmError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("not run: the time was spent before it started")]
+    Late,
 }
 
 /// The result of one case under one condition.
@@ -84,6 +109,7 @@ pub fn run(
     store: &RunDir,
     jobs: usize,
     planned: usize,
+    step: super::compare::Step,
     progress: &mut dyn Progress,
 ) -> Vec<(CaseId, String, Result<Outcome, RunError>)> {
     let work: Vec<(&Prepared, &Condition)> = cases
@@ -97,7 +123,14 @@ pub fn run(
     std::thread::scope(|scope| {
         let worker = scope.spawn(move || {
             crate::parallel::map_ordered(&work, jobs, |(prepared, condition)| {
-                let outcome = one(provider, prompts, prepared, condition, store);
+                let late = step
+                    .deadline
+                    .is_some_and(|d| crate::clock::monotonic() >= d);
+                let outcome = if late {
+                    Err(RunError::Late)
+                } else {
+                    one(provider, prompts, prepared, condition, store)
+                };
                 let _ = tx.send(outcome.as_ref().map_or(0, |o| o.calls));
                 (prepared.case.id.clone(), condition.name.clone(), outcome)
             })
@@ -108,9 +141,9 @@ pub fn run(
             finished += 1;
             progress.calls(done, planned);
             progress.progress(
-                2,
-                2,
-                "run",
+                step.n,
+                step.of,
+                step.name,
                 &format!("{finished} of {total} answers graded"),
             );
         }
@@ -195,10 +228,11 @@ fn one(
             .zip(&case.assertions)
             .map(|(mut a, text)| {
                 a.text = text.clone();
+                a.evidence = crate::redact::redact(&a.evidence);
                 a
             })
             .collect(),
-        reason: grade.reason,
+        reason: crate::redact::redact(&grade.reason),
         answer_chars: answer.chars().count(),
         seconds: start.elapsed().as_secs_f64(),
     };

@@ -32,18 +32,134 @@ pub struct ReadError {
     pub source: std::io::Error,
 }
 
+/// Why a skill could not be read at a revision.
+#[derive(Debug, thiserror::Error)]
+pub enum RevisionError {
+    #[error("could not read the skill {at}")]
+    Git {
+        at: String,
+        #[source]
+        source: crate::git::GitError,
+    },
+    #[error("the skill has no readable SKILL.md {at} ('{path}': {reason})")]
+    NotThere {
+        at: String,
+        path: String,
+        reason: String,
+    },
+}
+
 impl Variant {
+    /// The skill at `rel` (from the top of the repository) as `at` has it: its SKILL.md and
+    /// the files of its folder there that SKILL.md names (evals aside), labelled `label`.
+    pub fn at(
+        repo: &crate::git::Repo,
+        rel: &str,
+        at: crate::git::At<'_>,
+        label: &str,
+    ) -> Result<Variant, RevisionError> {
+        Variant::read_at(repo, rel, at, label, None)
+    }
+
+    /// [`Variant::at`] with the files `skill_md` names (a proposed SKILL.md) rather than those
+    /// the SKILL.md there names; its SKILL.md is still the one `at` has.
+    pub fn at_naming(
+        repo: &crate::git::Repo,
+        rel: &str,
+        at: crate::git::At<'_>,
+        label: &str,
+        skill_md: &str,
+    ) -> Result<Variant, RevisionError> {
+        Variant::read_at(repo, rel, at, label, Some(skill_md))
+    }
+
+    fn read_at(
+        repo: &crate::git::Repo,
+        rel: &str,
+        at: crate::git::At<'_>,
+        label: &str,
+        naming: Option<&str>,
+    ) -> Result<Variant, RevisionError> {
+        use crate::git::RegularBlob;
+        let full = |path: &str| {
+            if rel.is_empty() {
+                path.to_owned()
+            } else {
+                format!("{rel}/{path}")
+            }
+        };
+        let git = |source| RevisionError::Git {
+            at: at.to_string(),
+            source,
+        };
+        let not_there = |reason: String| RevisionError::NotThere {
+            at: at.to_string(),
+            path: full("SKILL.md"),
+            reason,
+        };
+        let skill_md = match repo
+            .regular_blob(
+                at,
+                &full("SKILL.md"),
+                crate::skill::files::SKILL_MD_READ_CAP,
+            )
+            .map_err(git)?
+        {
+            RegularBlob::Regular(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            RegularBlob::Missing => return Err(not_there("there is no such file".into())),
+            RegularBlob::Refused(reason) => return Err(not_there(reason)),
+        };
+        let prefix = if rel.is_empty() {
+            String::new()
+        } else {
+            format!("{rel}/")
+        };
+        let listing = repo.list_under(at, &[rel.to_owned()]).map_err(git)?;
+        let mut files = Vec::new();
+        for entry in &listing.entries {
+            let Some(path) = entry.path.strip_prefix(&prefix) else {
+                continue;
+            };
+            // Only what that SKILL.md names is given to the agent (`Variant::view`).
+            let names = naming.unwrap_or(&skill_md);
+            if path == "SKILL.md" || path.starts_with("evals/") || !names.contains(path) {
+                continue;
+            }
+            if let RegularBlob::Regular(bytes) = repo
+                .regular_blob(at, &entry.path, FILES_BUDGET as u64)
+                .map_err(git)?
+            {
+                files.push((path.to_owned(), bytes));
+            }
+        }
+        Ok(Variant {
+            label: label.to_owned(),
+            skill_md,
+            files,
+        })
+    }
+
     /// The skill as its directory holds it, without its evals (they are not what agents load
     /// for a task) and without links (never followed out of a skill).
     pub fn from_dir(dir: &Path, label: &str) -> Result<Variant, ReadError> {
+        let skill_md_path = dir.join("SKILL.md");
+        let skill_md =
+            crate::fsutil::read_to_string(&skill_md_path).map_err(|source| ReadError {
+                path: skill_md_path.clone(),
+                source,
+            })?;
+        Variant::from_dir_with(dir, label, &skill_md)
+    }
+
+    /// The skill's folder with `skill_md` in place of its SKILL.md (a candidate): the files
+    /// are those `skill_md` names.
+    pub fn from_dir_with(dir: &Path, label: &str, skill_md: &str) -> Result<Variant, ReadError> {
         let fail = |path: &Path, source| ReadError {
             path: path.to_owned(),
             source,
         };
         let listing = SkillFiles::read(dir).map_err(|e| fail(&e.path, e.source))?;
-        let skill_md_path = dir.join("SKILL.md");
-        let skill_md =
-            crate::fsutil::read_to_string(&skill_md_path).map_err(|e| fail(&skill_md_path, e))?;
+        let skill_md = skill_md.to_owned();
         let mut files = Vec::new();
         for entry in &listing.entries {
             let FileKind::File { size, .. } = entry.kind else {

@@ -1,6 +1,7 @@
-//! Reverting a commit that changed one file: a tree edit through gix when nothing touched the
-//! file since, a three-way tree merge (`git merge-tree`) when something did, and `git revert` (with
-//! its conflict handling) only when that merge conflicts or the commit changed more files.
+//! Reverting a commit that changed one file (or a few named together): a tree edit through gix
+//! when nothing touched them since, a three-way tree merge (`git merge-tree`) when something
+//! did, and `git revert` (with its conflict handling) only when that merge conflicts or the
+//! commit changed other files too.
 
 use gix::bstr::ByteSlice;
 
@@ -59,11 +60,30 @@ impl Repo {
         path: &str,
         also: &[FileChange],
     ) -> Result<RevertOutcome, GitError> {
+        self.revert_paths_commit(commit, &[path], also)
+    }
+
+    /// [`Repo::revert_path_commit`] for a commit that changed `paths[0]` and maybe the other
+    /// `paths` with it (an optimization's SKILL.md and its evals.json): the checks are made on
+    /// `paths[0]`; the tree edit and the tree merge revert every one of them the commit
+    /// changed, and only them. A path `also` writes is taken as `also` has it (its revert
+    /// worked out by the caller), not merged.
+    pub fn revert_paths_commit(
+        &self,
+        commit: gix::ObjectId,
+        paths: &[&str],
+        also: &[FileChange],
+    ) -> Result<RevertOutcome, GitError> {
         let refuse = |reason: String| GitError::Revert { commit, reason };
-        validate_path(path).map_err(|reason| GitError::InvalidPath {
-            path: path.to_owned(),
-            reason,
-        })?;
+        let Some(&path) = paths.first() else {
+            return Err(refuse("no path to revert was named".into()));
+        };
+        for p in paths {
+            validate_path(p).map_err(|reason| GitError::InvalidPath {
+                path: (*p).to_owned(),
+                reason,
+            })?;
+        }
         let reverted = self.find_commit(commit)?;
         let parents: Vec<gix::ObjectId> = reverted.parent_ids().map(|p| p.detach()).collect();
         let parent = match parents.as_slice() {
@@ -84,15 +104,32 @@ impl Repo {
         })?;
         let commit_tree = self.commit_tree(commit)?;
         let parent_tree = self.commit_tree(parent)?;
-        let at_commit = self.tree_entry(commit_tree, path)?;
-        let at_parent = self.tree_entry(parent_tree, path)?;
-        if at_commit == at_parent {
+        let head_tree = self.commit_tree(head)?;
+        // The paths the commit changed, each with its entry in the commit, its parent and HEAD.
+        let mut changed = Vec::new();
+        for p in paths {
+            let at_commit = self.tree_entry(commit_tree, p)?;
+            let at_parent = self.tree_entry(parent_tree, p)?;
+            if at_commit != at_parent {
+                let at_head = self.tree_entry(head_tree, p)?;
+                changed.push(Changed {
+                    path: p,
+                    at_commit,
+                    at_parent,
+                    at_head,
+                });
+            }
+        }
+        if changed.first().map(|c| c.path) != Some(path) {
             return Err(refuse(format!("it does not change '{path}'")));
         }
-        if !self.dirty_paths(path, &[])?.is_empty() {
-            return Err(refuse(format!(
-                "'{path}' has uncommitted changes; commit or stash them first"
-            )));
+        for c in &changed {
+            if !self.dirty_paths(c.path, &[])?.is_empty() {
+                return Err(refuse(format!(
+                    "'{}' has uncommitted changes; commit or stash them first",
+                    c.path
+                )));
+            }
         }
 
         let subject = reverted
@@ -103,30 +140,26 @@ impl Repo {
             .into_owned();
         let message = format!("Revert \"{subject}\"\n\nThis reverts commit {commit}.\n");
 
-        let at_head = self.tree_entry(self.commit_tree(head)?, path)?;
-        if at_head == at_parent {
+        if changed[0].at_head == changed[0].at_parent {
             return Err(refuse(format!(
                 "'{path}' at HEAD is already as it was before that commit (reverted already?)"
             )));
         }
-        if let Some(change) = self.fast_revert_change(
-            path,
-            at_head,
-            at_commit,
-            at_parent,
-            parent_tree,
-            commit_tree,
-        )? {
-            let id = self.commit_files_as("revert", &message, &with(change, also))?;
+        if !self.only_paths_differ(parent_tree, commit_tree, &changed)? {
+            return self.git_revert(commit, path, also);
+        }
+        changed.retain(|c| !also.iter().any(|a| a.path == c.path));
+        if let Some(changes) = self.fast_revert_changes(&changed)? {
+            let id = self.commit_files_as("revert", &message, &with(changes, also))?;
             return Ok(RevertOutcome {
                 commit: id,
                 method: RevertMethod::TreeEdit,
             });
         }
-        if let Some(change) =
-            self.merged_revert_change(path, commit_tree, parent_tree, at_commit)?
+        if let Some(changes) =
+            self.merged_revert_changes(&changed, commit_tree, parent_tree, head_tree)?
         {
-            let id = self.commit_files_as("revert", &message, &with(change, also))?;
+            let id = self.commit_files_as("revert", &message, &with(changes, also))?;
             return Ok(RevertOutcome {
                 commit: id,
                 method: RevertMethod::TreeMerge,
@@ -135,99 +168,95 @@ impl Repo {
         self.git_revert(commit, path, also)
     }
 
-    /// The revert of a commit that changed only `path`, as a tree merge: the reverse change
-    /// (commit -> parent) merged into HEAD, with the commit's tree as the base. `None` when the
-    /// commit changed more than `path`, the merge conflicts, or the result is not a plain file
-    /// `commit_files` can write (then `git revert` decides).
-    fn merged_revert_change(
+    /// The revert as a tree merge: the reverse change (commit -> parent) merged into HEAD,
+    /// with the commit's tree as the base. `None` when the merge conflicts or a result is not
+    /// a plain file `commit_files` can write (then `git revert` decides).
+    fn merged_revert_changes(
         &self,
-        path: &str,
+        changed: &[Changed<'_>],
         commit_tree: gix::ObjectId,
         parent_tree: gix::ObjectId,
-        at_commit: Option<TreeEntry>,
-    ) -> Result<Option<FileChange>, GitError> {
-        if !self.only_path_differs(parent_tree, commit_tree, path, at_commit)? {
-            return Ok(None);
-        }
-        let head = self.head_commit_id()?.ok_or_else(|| GitError::UnbornHead {
-            path: self.workdir.clone(),
-        })?;
-        let head_tree = self.commit_tree(head)?;
-        let wanted = [path.to_owned()];
+        head_tree: gix::ObjectId,
+    ) -> Result<Option<Vec<FileChange>>, GitError> {
+        let wanted: Vec<String> = changed.iter().map(|c| c.path.to_owned()).collect();
         let merged = match self.merge_trees(commit_tree, head_tree, parent_tree, &wanted) {
-            Ok(TreeMerge::Clean(mut files)) => files.pop().and_then(|(_, f)| f),
+            Ok(TreeMerge::Clean(files)) => files,
             // A conflict, or a git too old for `merge-tree --merge-base`: `git revert` decides.
             Ok(TreeMerge::Conflict(_)) | Err(GitError::GitCommand { .. }) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let at_head = self.tree_entry(head_tree, path)?;
-        match merged {
-            None => Ok(Some(FileChange::delete(path))),
-            Some(file) => {
-                let head_executable = at_head.is_some_and(|(_, m)| m.is_executable());
-                if !file.blob || file.executable != head_executable {
-                    return Ok(None);
+        let mut changes = Vec::new();
+        for c in changed {
+            let Some((_, file)) = merged.iter().find(|(p, _)| p == c.path) else {
+                return Ok(None);
+            };
+            match file {
+                None => changes.push(FileChange::delete(c.path)),
+                Some(file) => {
+                    let head_executable = c.at_head.is_some_and(|(_, m)| m.is_executable());
+                    if !file.blob || file.executable != head_executable {
+                        return Ok(None);
+                    }
+                    changes.push(FileChange::write(c.path, file.bytes.clone()));
                 }
-                Ok(Some(FileChange::write(path, file.bytes)))
             }
         }
+        Ok(Some(changes))
     }
 
-    /// The change that reverts `commit` as a tree edit, when that is exactly a revert: HEAD
-    /// still has the commit's entry, the commit changed nothing but `path`, and the parent's
-    /// entry is a file whose mode [`Repo::commit_files`] reproduces (or none).
-    fn fast_revert_change(
+    /// The changes that revert the commit as a tree edit, when that is exactly a revert: HEAD
+    /// still has the commit's entry at every changed path, and each parent's entry is a file
+    /// whose mode [`Repo::commit_files`] reproduces (or none).
+    fn fast_revert_changes(
         &self,
-        path: &str,
-        at_head: Option<TreeEntry>,
-        at_commit: Option<TreeEntry>,
-        at_parent: Option<TreeEntry>,
-        parent_tree: gix::ObjectId,
-        commit_tree: gix::ObjectId,
-    ) -> Result<Option<FileChange>, GitError> {
-        if at_head != at_commit {
-            return Ok(None);
-        }
-        if let Some((_, mode)) = at_commit {
-            if !mode.is_blob() {
+        changed: &[Changed<'_>],
+    ) -> Result<Option<Vec<FileChange>>, GitError> {
+        let mut changes = Vec::new();
+        for c in changed {
+            if c.at_head != c.at_commit {
                 return Ok(None);
             }
-        }
-        let change = match at_parent {
-            None => FileChange::delete(path),
-            Some((id, mode)) => {
-                // commit_files keeps HEAD's executable bit, or makes a new file 100644.
-                let head_executable = at_head.is_some_and(|(_, m)| m.is_executable());
-                if !mode.is_blob() || mode.is_executable() != head_executable {
+            if let Some((_, mode)) = c.at_commit {
+                if !mode.is_blob() {
                     return Ok(None);
                 }
-                FileChange::write(path, self.blob(id, path)?)
             }
-        };
-        if !self.only_path_differs(parent_tree, commit_tree, path, at_commit)? {
-            return Ok(None);
+            changes.push(match c.at_parent {
+                None => FileChange::delete(c.path),
+                Some((id, mode)) => {
+                    // commit_files keeps HEAD's executable bit, or makes a new file 100644.
+                    let head_executable = c.at_head.is_some_and(|(_, m)| m.is_executable());
+                    if !mode.is_blob() || mode.is_executable() != head_executable {
+                        return Ok(None);
+                    }
+                    FileChange::write(c.path, self.blob(id, c.path)?)
+                }
+            });
         }
-        Ok(Some(change))
+        Ok(Some(changes))
     }
 
-    /// Whether `parent_tree` with `path` set to `at_commit` is `commit_tree`: the commit
-    /// changed nothing else. Hashes the edited trees without writing them.
-    fn only_path_differs(
+    /// Whether `parent_tree` with each changed path set to its entry in the commit is
+    /// `commit_tree`: the commit changed nothing else. Hashes the edited trees without writing
+    /// them.
+    fn only_paths_differ(
         &self,
         parent_tree: gix::ObjectId,
         commit_tree: gix::ObjectId,
-        path: &str,
-        at_commit: Option<TreeEntry>,
+        changed: &[Changed<'_>],
     ) -> Result<bool, GitError> {
+        let first = changed.first().map_or("", |c| c.path);
         let bad = |e: gix::Error| GitError::Read {
-            path: path.into(),
+            path: first.into(),
             message: format!("could not compare trees: {e}"),
         };
         let mut editor = self.repo.edit_tree(parent_tree).map_err(bad)?;
-        match at_commit {
-            Some((id, mode)) => editor.upsert(path, mode.kind(), id).map_err(bad)?,
-            None => editor.remove(path).map_err(bad)?,
-        };
+        for c in changed {
+            match c.at_commit {
+                Some((id, mode)) => editor.upsert(c.path, mode.kind(), id).map_err(bad)?,
+                None => editor.remove(c.path).map_err(bad)?,
+            };
+        }
         let hash_kind = self.repo.object_hash();
         let mut plumbing = editor.detach();
         let edited = plumbing
@@ -239,7 +268,7 @@ impl Repo {
                     .map_err(|e| e.to_string())
             })
             .map_err(|message| GitError::Read {
-                path: path.into(),
+                path: first.into(),
                 message: format!("could not compare trees: {message}"),
             })?;
         Ok(edited == commit_tree)
@@ -398,8 +427,15 @@ impl Repo {
     }
 }
 
-fn with(change: FileChange, also: &[FileChange]) -> Vec<FileChange> {
-    let mut all = vec![change];
-    all.extend(also.iter().cloned());
-    all
+/// A path the reverted commit changed, with its entry there, in its parent and at HEAD.
+struct Changed<'p> {
+    path: &'p str,
+    at_commit: Option<TreeEntry>,
+    at_parent: Option<TreeEntry>,
+    at_head: Option<TreeEntry>,
+}
+
+fn with(mut changes: Vec<FileChange>, also: &[FileChange]) -> Vec<FileChange> {
+    changes.extend(also.iter().cloned());
+    changes
 }

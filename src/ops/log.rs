@@ -41,6 +41,12 @@ pub struct Row {
     pub gate_passed: usize,
     pub gate_total: usize,
     pub gate_skipped: bool,
+    /// The replay gate's pass rates, before and after, when the skill had evals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evals: Option<crate::optimize::Replay>,
+    /// The eval cases its corrected signals became.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub eval_cases: Vec<crate::eval::CaseId>,
     /// Its record's folder, as the user should see it.
     pub resolved_dir: String,
     /// The `optimize(skill):` commit, when the history has it.
@@ -74,6 +80,8 @@ pub fn log(env: &Env, skill: &Skill) -> Result<Log, LogError> {
                 gate_passed: o.gate_result.passed,
                 gate_total: o.gate_result.total,
                 gate_skipped: o.gate_result.skipped,
+                evals: o.gate_result.replay.clone(),
+                eval_cases: o.eval_cases.clone(),
                 resolved_dir: env.display(dir).display().to_string(),
                 commit: commit.map(|c| c.commit.clone()),
                 rolled_back: commit.is_some_and(|c| c.reverted_by.is_some()),

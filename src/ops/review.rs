@@ -76,6 +76,8 @@ pub fn review(
             .map(|v| v.text.trim().to_owned()),
         roots: env.repo_relative_roots().named,
         fail_on: config.fail_on()?,
+        eval_max_calls: config.eval_max_calls()?,
+        eval_jobs: config.parallel()?,
         now: options.now,
     };
     Ok(review::run(

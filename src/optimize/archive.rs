@@ -44,6 +44,9 @@ pub struct Optimization {
     /// A person edited the candidate before approving it; it was checked and judged again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub edited: bool,
+    /// The eval cases its corrected signals became (in the optimize commit's evals.json).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eval_cases: Vec<crate::eval::CaseId>,
 }
 
 /// The resolved folder of an optimization: `YY-MM-DD_<desc>` below `.skillopt/resolved/`,

@@ -89,6 +89,61 @@ pub struct GateOutcome {
     pub accepted: bool,
     /// Earlier fixes judged again against the candidate; any that fails rejects the run.
     pub regression: Vec<GateRecord>,
+    /// The skill's eval cases run on SKILL.md as it is and on the candidate, when the skill
+    /// has evals and the judges accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Replay>,
+}
+
+impl GateOutcome {
+    /// The judges accepted, every earlier fix holds, and no eval case broke (or the person
+    /// took the regression).
+    pub fn passed(&self) -> bool {
+        self.accepted
+            && self.regression.iter().all(|r| r.passed)
+            && self
+                .replay
+                .as_ref()
+                .is_none_or(|r| r.allowed || r.regressions.is_empty())
+    }
+}
+
+/// The replay gate: the skill's eval cases, run on SKILL.md before and after the change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Replay {
+    pub cases: usize,
+    /// SKILL.md as it is.
+    pub before: PassRate,
+    /// The candidate.
+    pub after: PassRate,
+    /// Cases SKILL.md passes as it is and the candidate does not: any refuses the change,
+    /// unless `--allow-regression` took them (`allowed`).
+    pub regressions: Vec<Regressed>,
+    pub allowed: bool,
+    /// Calls it made (0 when an earlier run had graded everything).
+    pub calls: u32,
+    /// Where the answers, grades and benchmark.json are (under the git directory).
+    pub run: String,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PassRate {
+    pub passed: usize,
+    pub graded: usize,
+}
+
+impl std::fmt::Display for PassRate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.passed, self.graded)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Regressed {
+    /// The case's id.
+    pub case: String,
+    /// The judge's reason for failing the candidate's answer.
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,6 +213,9 @@ pub struct CommitIntent {
     pub resolved_dir: String,
     /// The pending store, relative to the top.
     pub pending: String,
+    /// The eval cases the optimize commit adds (for the report of a recovered run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eval_cases: Vec<crate::eval::Case>,
 }
 
 fn one() -> u32 {

@@ -10,6 +10,7 @@ pub mod checkpoint;
 pub mod checks;
 pub mod diff;
 pub mod edits;
+pub mod evals;
 pub mod fingerprint;
 mod gate;
 pub mod history;
@@ -20,7 +21,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-pub use checkpoint::{Candidate, Checkpoint, CommitIntent, GateOutcome, GateRecord, Mode};
+pub use checkpoint::{
+    Candidate, Checkpoint, CommitIntent, GateOutcome, GateRecord, Mode, PassRate, Regressed, Replay,
+};
 pub use pipeline::run;
 
 use crate::llm::{LlmError, Provider};
@@ -45,6 +48,8 @@ pub struct Job<'a> {
     /// `skill.gateVotes`: judges per cluster, the majority deciding.
     pub gate_votes: u32,
     pub max_growth: f64,
+    /// `skill.evalMaxCalls`: the replay gate refuses a suite that needs more.
+    pub eval_max_calls: usize,
     /// `skill.failOn`: what the candidate adds is rejected at this verdict.
     pub fail_on: crate::config::FailOn,
     pub now: chrono::DateTime<chrono::Utc>,
@@ -67,6 +72,11 @@ pub struct Options {
     pub allow_frontmatter: bool,
     /// The user confirmed new capabilities (`--allow-drift`).
     pub allow_drift: bool,
+    /// The user takes a candidate that fails eval cases SKILL.md passes (`--allow-regression`).
+    pub allow_regression: bool,
+    /// Corrected signals the change resolves become eval cases, committed with it
+    /// (`skill.evalsFromSignals`, `--no-evals`).
+    pub record_evals: bool,
     /// For tests of crash recovery: `after-step-N` (N = 1..7) ends the process there at once,
     /// as a kill would (the CLI reads `GIT_SKILL_FAILPOINT`).
     pub failpoint: Option<String>,
@@ -79,6 +89,8 @@ pub struct Estimate {
     pub friction: usize,
     pub clusters: usize,
     pub regression: usize,
+    /// The skill's eval cases, each run before and after by the replay gate.
+    pub eval_cases: usize,
     pub calls: usize,
 }
 
@@ -103,6 +115,8 @@ pub struct Approval<'a> {
     pub optimize_message: &'a str,
     /// Whether the candidate is the person's own edit, judged again.
     pub edited: bool,
+    /// The eval cases the change adds to evals/evals.json (from its corrected signals).
+    pub eval_cases: &'a [crate::eval::Case],
 }
 
 /// The answer to "Commit?".
@@ -213,6 +227,10 @@ pub struct Report {
     pub commit_with: Option<String>,
     /// The person edited the candidate before approving it.
     pub edited: bool,
+    /// The eval cases the change adds to the skill's evals/evals.json, one per corrected
+    /// signal it resolves.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eval_cases: Vec<crate::eval::Case>,
     pub resolved_dir: Option<String>,
     pub tokens: checkpoint::Tokens,
     pub resumed_from_step: Option<u8>,
@@ -282,6 +300,22 @@ pub enum OptimizeError {
     NothingToResume { skill: String },
     #[error("stopped before any model call, as asked")]
     Declined,
+    #[error(transparent)]
+    Evals(crate::eval::suite::SuiteError),
+    #[error("the replay gate of {skill} needs up to {planned} model calls for its {cases} eval cases, more than skill.evalMaxCalls ({max})")]
+    EvalBudget {
+        skill: String,
+        cases: usize,
+        planned: usize,
+        max: usize,
+    },
+    #[error("the replay gate could not grade every eval case of {skill}: {}", .ungraded.join("; "))]
+    ReplayIncomplete {
+        skill: String,
+        ungraded: Vec<String>,
+    },
+    #[error(transparent)]
+    EvalStore(crate::eval::store::StoreError),
     #[error("triage found conflicting signals: {}", describe_conflicts(.0))]
     Conflicts(Vec<Conflict>),
     #[error(transparent)]

@@ -4,15 +4,20 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::checkpoint::{
-    self, Candidate, Checkpoint, CommitIntent, GateOutcome, GateRecord, Mode, Tokens,
+    self, Candidate, Checkpoint, CommitIntent, GateOutcome, GateRecord, Mode, PassRate, Regressed,
+    Replay, Tokens,
 };
 use super::fingerprint::Fingerprint;
 use super::gate::{self, Question};
-use super::{archive, checks, diff, edits, history};
+use super::{archive, checks, diff, edits, evals, history};
 use super::{
     Approval, Approve, Confirm, Decision, Estimate, Interact, Job, OptimizeError, Options, Report,
     Reuse, RunError, WaitingDryRun,
 };
+use crate::eval::compare::{self, Step};
+use crate::eval::run::{Condition, Prepared};
+use crate::eval::subject::Variant;
+use crate::eval::suite;
 use crate::fsutil::worklock::{LockError, WorkLock};
 use crate::git::FileChange;
 use crate::llm::{json, Request, Usage};
@@ -26,6 +31,9 @@ use crate::skill::layout;
 
 /// How many earlier fixes the regression check asks about at most (the newest).
 const MAX_REGRESSION: usize = 20;
+/// The replay gate asks, per eval case, for an answer and a grade on SKILL.md as it is and
+/// on the candidate.
+const REPLAY_CALLS_PER_CASE: usize = 4;
 
 /// Runs the 8 steps (or what the checkpoint leaves of them).
 pub fn run(ctx: &Job<'_>, opts: &Options, ui: &mut dyn Interact) -> Result<Report, RunError> {
@@ -125,6 +133,8 @@ struct Run<'r> {
     earlier: Vec<Question>,
     /// The provider refused the schema's field once already (said once).
     schema_dropped: bool,
+    /// The skill's eval cases, for the replay gate (`None`: it has none).
+    suite: Option<Vec<Prepared>>,
 }
 
 /// What triage leaves for the later steps: the signals and clusters of this run, without those
@@ -176,7 +186,7 @@ impl<'r> Run<'r> {
                     let waiting = WaitingDryRun {
                         started: cp.started.clone(),
                         signals: cp.signals.len(),
-                        accepted: cp.gate.as_ref().is_some_and(|g| g.accepted)
+                        accepted: cp.gate.as_ref().is_some_and(GateOutcome::passed)
                             && cp.checks.as_ref().is_some_and(|c| c.passed()),
                     };
                     let answer = if opts.yes {
@@ -296,6 +306,7 @@ impl<'r> Run<'r> {
             resumed,
             earlier: Vec::new(),
             schema_dropped: false,
+            suite: None,
         };
         run.save()?;
         Ok(Started::Run(Box::new(run)))
@@ -352,7 +363,12 @@ impl<'r> Run<'r> {
     }
 
     fn show_calls(&mut self) {
-        let planned = planned(&self.cp, self.earlier.len(), self.ctx.gate_votes);
+        let planned = planned(
+            &self.cp,
+            self.earlier.len(),
+            self.ctx.gate_votes,
+            self.suite.as_ref().map_or(0, Vec::len),
+        );
         self.ui.calls(self.cp.tokens.calls, planned);
     }
 
@@ -396,6 +412,44 @@ impl<'r> Run<'r> {
             self.save()?;
         }
         self.earlier = regression_questions(self.ctx);
+        self.load_suite()
+    }
+
+    /// The skill's eval cases, read before any model call: a broken evals.json stops the run
+    /// (the replay gate fails closed), and one too large for `skill.evalMaxCalls` too.
+    fn load_suite(&mut self) -> Result<(), OptimizeError> {
+        let ctx = self.ctx;
+        let shown = |p: &Path| {
+            ctx.repo
+                .relative(p)
+                .map_or_else(|| p.to_owned(), PathBuf::from)
+        };
+        let suite = match suite::load(&ctx.skill_dir, &shown) {
+            Ok(suite) => suite,
+            // A file with no cases yet (lint warns, SK034): nothing to replay.
+            Err(suite::SuiteError::NoCases { .. }) => None,
+            Err(e) => {
+                if self.cp.triage.is_none() {
+                    self.discard();
+                }
+                return Err(OptimizeError::Evals(e));
+            }
+        };
+        if let Some(cases) = &suite {
+            let planned = cases.len() * REPLAY_CALLS_PER_CASE;
+            if planned > ctx.eval_max_calls {
+                if self.cp.triage.is_none() {
+                    self.discard();
+                }
+                return Err(OptimizeError::EvalBudget {
+                    skill: ctx.skill_name.clone(),
+                    cases: cases.len(),
+                    planned,
+                    max: ctx.eval_max_calls,
+                });
+            }
+        }
+        self.suite = suite;
         Ok(())
     }
 
@@ -404,7 +458,12 @@ impl<'r> Run<'r> {
     /// person approves the result, or `--yes` was given.
     fn ask_consent(&mut self) -> Result<(), OptimizeError> {
         if self.cp.triage.is_none() && !self.opts.yes {
-            let estimate = estimate(&self.cp.signals, self.earlier.len(), self.ctx.gate_votes);
+            let estimate = estimate(
+                &self.cp.signals,
+                self.earlier.len(),
+                self.ctx.gate_votes,
+                self.suite.as_ref().map_or(0, Vec::len),
+            );
             match self.ui.confirm(&estimate) {
                 Confirm::Yes => {}
                 Confirm::No => {
@@ -604,6 +663,7 @@ impl<'r> Run<'r> {
             resume_with: None,
             commit_with: None,
             edited: false,
+            eval_cases: Vec::new(),
             resolved_dir: None,
             tokens: self.cp.tokens.clone(),
             resumed_from_step: self.resumed,
@@ -739,6 +799,7 @@ impl<'r> Run<'r> {
             threshold: ctx.gate_threshold,
             accepted: false,
             regression: Vec::new(),
+            replay: None,
         };
         self.cp.checks = Some(local.clone());
         // Refused only for what a flag allows: the judges are asked all the same, so that the
@@ -794,30 +855,182 @@ impl<'r> Run<'r> {
                 self.earlier = earlier;
                 self.show_calls();
             }
+            // Only a change the judges took is worth the eval calls.
+            if outcome.accepted && outcome.regression.iter().all(|r| r.passed) {
+                outcome.replay = self.replay(candidate)?;
+            }
         }
         self.cp.gate = Some(outcome);
         self.cp.last_completed_step = 7;
         self.save()
     }
 
+    /// The replay gate: the skill's eval cases on SKILL.md as it is and on the candidate, the
+    /// agent and the judge as `git skill eval` has them. Answers and grades are kept under the
+    /// git directory: a resume, a dry run's commit or the same candidate judged again asks
+    /// nothing twice. A case that could not be graded stops the run (nothing passes by not
+    /// being looked at); `--resume` asks only what is missing.
+    fn replay(&mut self, candidate: &Candidate) -> Result<Option<Replay>, OptimizeError> {
+        let Some(prepared) = self.suite.take() else {
+            return Ok(None);
+        };
+        let result = self.replay_cases(&prepared, candidate);
+        self.suite = Some(prepared);
+        result.map(Some)
+    }
+
+    fn replay_cases(
+        &mut self,
+        prepared: &[Prepared],
+        candidate: &Candidate,
+    ) -> Result<Replay, OptimizeError> {
+        let ctx = self.ctx;
+        let read = |label: &str, text: &str| {
+            Variant::from_dir_with(&ctx.skill_dir, label, text).map_err(|e| OptimizeError::Read {
+                path: e.path,
+                source: e.source,
+            })
+        };
+        // Each version with the files it names (a candidate may name one SKILL.md did not).
+        let now = read("SKILL.md as it is", &self.original)?;
+        let after = read("the candidate", &candidate.text)?;
+        let conditions = Condition::versions(&after, &now, &ctx.skill_name);
+        let plan = compare::plan(
+            ctx.repo.git_dir(),
+            &ctx.skill_name,
+            prepared,
+            &conditions,
+            ctx.provider,
+            ctx.prompts,
+            false,
+        )?;
+        self.ui.progress(
+            7,
+            8,
+            "gate",
+            &format!(
+                "replay: {} on SKILL.md as it is and on the candidate (up to {})",
+                crate::report::plural(prepared.len(), "eval case"),
+                crate::report::plural(plan.calls, "model call")
+            ),
+        );
+        let total = planned(&self.cp, self.earlier.len(), ctx.gate_votes, prepared.len());
+        let mut progress = CallsSoFar {
+            ui: &mut *self.ui,
+            before: self.cp.tokens.calls,
+            planned: total,
+        };
+        let step = Step {
+            n: 7,
+            of: 8,
+            name: "gate",
+            deadline: None,
+        };
+        let report = compare::execute(
+            &ctx.skill_name,
+            ctx.provider,
+            ctx.prompts,
+            prepared,
+            &conditions,
+            &plan,
+            ctx.parallel,
+            step,
+            &mut progress,
+        )
+        .map_err(OptimizeError::EvalStore)?;
+        spend(&mut self.cp.tokens, report.usage, report.calls);
+        self.save()?;
+        let ungraded: Vec<String> = report
+            .cases
+            .iter()
+            .flat_map(|row| {
+                row.results
+                    .iter()
+                    .filter_map(move |c| c.error.as_ref().map(|e| (row, c, e)))
+            })
+            .map(|(row, c, e)| format!("case {} ({}): {e}", row.id, c.condition))
+            .collect();
+        if !ungraded.is_empty() {
+            return Err(OptimizeError::ReplayIncomplete {
+                skill: ctx.skill_name.clone(),
+                ungraded,
+            });
+        }
+        let rate = |name: &str| {
+            report
+                .conditions
+                .iter()
+                .find(|c| c.name == name)
+                .map_or(PassRate::default(), |c| PassRate {
+                    passed: c.passed,
+                    graded: c.graded,
+                })
+        };
+        let regressions: Vec<Regressed> = report
+            .regressions()
+            .into_iter()
+            .map(|row| Regressed {
+                case: row.id.to_string(),
+                // The judge's reason, and the statements that stopped holding.
+                reason: row.cell("new_skill").map_or_else(String::new, |c| {
+                    let mut reason = c.reason.clone();
+                    for failed in &c.failed {
+                        reason.push_str(&format!("; not true: {failed}"));
+                    }
+                    reason
+                }),
+            })
+            .collect();
+        // Named from the git directory: optimization.json is committed, a local path is not
+        // anyone else's.
+        let run = report
+            .dir
+            .strip_prefix(ctx.repo.git_dir())
+            .map_or_else(|_| report.dir.clone(), Path::to_owned)
+            .to_string_lossy()
+            .replace('\\', "/");
+        Ok(Replay {
+            cases: prepared.len(),
+            before: rate("old_skill"),
+            after: rate("new_skill"),
+            allowed: !regressions.is_empty() && self.opts.allow_regression,
+            regressions,
+            calls: report.calls,
+            run: format!("$GIT_DIR/{run}"),
+        })
+    }
+
     /// The gate's verdict in the report: every reason to refuse, and the two commit messages.
     fn judge(
-        &self,
+        &mut self,
         report: &mut Report,
         chosen: &Chosen,
         reflection: &Reflection,
         candidate: &Candidate,
     ) {
         let outcome = self.cp.gate.clone().expect("the gate is done");
+        report.eval_cases = if self.opts.record_evals {
+            self.signal_cases(chosen, &outcome)
+        } else {
+            Vec::new()
+        };
         let local = self.cp.checks.clone().expect("the checks ran");
         report.reasons.extend(local.refusals.iter().cloned());
-        if local.passed() && !outcome.accepted {
+        if (local.passed() || only_flag_refusals(&local)) && !outcome.accepted {
             report.reasons.push(format!(
                 "the gate passed {} of {}, under the threshold {}",
                 outcome.passed,
                 crate::report::plural(outcome.total, "cluster"),
                 outcome.threshold
             ));
+        }
+        if let Some(replay) = outcome.replay.as_ref().filter(|r| !r.allowed) {
+            for r in &replay.regressions {
+                report.reasons.push(format!(
+                    "{REGRESSION_REFUSAL}: case {} passes with SKILL.md as it is, not with the candidate: {}",
+                    r.case, r.reason
+                ));
+            }
         }
         for r in outcome.regression.iter().filter(|r| !r.passed) {
             report.reasons.push(format!(
@@ -835,7 +1048,7 @@ impl<'r> Run<'r> {
             self.ctx.skill_name
         );
         report.optimize_message = format!(
-            "{}\n\n{}\n\nMode: {}{}\nGate: {}\nOptimization-Id: {}\n",
+            "{}\n\n{}\n\nMode: {}{}\nGate: {}\n{}{}Optimization-Id: {}\n",
             subject(
                 &format!("optimize(skill): {}", self.ctx.skill_name),
                 &summary(reflection.diagnosis())
@@ -856,6 +1069,18 @@ impl<'r> Run<'r> {
                     crate::report::plural(outcome.total, "cluster")
                 )
             },
+            outcome
+                .replay
+                .as_ref()
+                .map(|r| format!("Evals: {}\n", replay_line(r)))
+                .unwrap_or_default(),
+            if report.eval_cases.is_empty() {
+                String::new()
+            } else {
+                let ids: Vec<crate::eval::CaseId> =
+                    report.eval_cases.iter().map(|c| c.id.clone()).collect();
+                evals::cases_line(&ids)
+            },
             self.cp.optimization_id
         );
         report.checks = Some(local);
@@ -863,6 +1088,56 @@ impl<'r> Run<'r> {
         report.candidate = Some(candidate.clone());
         report.edited = candidate.edited;
         report.tokens = self.cp.tokens.clone();
+    }
+
+    /// The eval cases this change adds: one per corrected signal of a cluster the judges
+    /// passed. None when the skill's evals.json cannot take them (said, not fatal: the change
+    /// itself is what was judged).
+    fn signal_cases(&mut self, chosen: &Chosen, outcome: &GateOutcome) -> Vec<crate::eval::Case> {
+        let passed: HashSet<&str> = outcome
+            .records
+            .iter()
+            .filter(|r| r.passed)
+            .map(|r| r.cluster_id.as_str())
+            .collect();
+        let resolved: Vec<&Signal> = chosen
+            .clusters
+            .iter()
+            .filter(|c| passed.contains(c.cluster_id.as_str()))
+            .flat_map(|c| {
+                chosen
+                    .signals
+                    .iter()
+                    .filter(|s| c.signal_ids.contains(&s.signal_id))
+            })
+            .collect();
+        if resolved.is_empty() {
+            return Vec::new();
+        }
+        let existing = self.evals_json();
+        let set = existing
+            .as_deref()
+            .and_then(|b| crate::eval::cases::parse(b).ok());
+        let cases = evals::cases_from(&resolved, set.as_ref());
+        if cases.is_empty() {
+            return cases;
+        }
+        match evals::append(existing.as_deref(), &self.ctx.skill_name, &cases) {
+            Ok(_) => cases,
+            Err(why) => {
+                self.ui.warn(&format!(
+                    "the corrected signals do not become eval cases: {}/{} cannot take them ({why})",
+                    self.ctx.skill_rel,
+                    crate::eval::EVALS_JSON
+                ));
+                Vec::new()
+            }
+        }
+    }
+
+    /// The skill's evals.json as the work tree has it (clean in git, step 1 checked).
+    fn evals_json(&self) -> Option<Vec<u8>> {
+        crate::fsutil::read(&self.ctx.skill_dir.join(crate::eval::EVALS_JSON)).ok()
     }
 
     /// Shows the person what would land and asks; an edit is written to the run's work
@@ -888,6 +1163,7 @@ impl<'r> Run<'r> {
                 audit_message: &report.audit_message,
                 optimize_message: &report.optimize_message,
                 edited: candidate.edited,
+                eval_cases: &report.eval_cases,
             });
             match answer {
                 Approve::Commit => return Ok(Approved::Commit),
@@ -1032,7 +1308,8 @@ impl<'r> Run<'r> {
                 ctx.skill_rel
             )));
         }
-        let (ids, audit_message, dir_rel) = self.commit(&report, chosen, reflection, candidate)?;
+        let (ids, audit_message, dir_rel) =
+            self.commit(&mut report, chosen, reflection, candidate)?;
         report.audit_message = audit_message;
         report.audit_commit = Some(ids[0].to_string());
         report.optimize_commit = Some(ids[1].to_string());
@@ -1045,16 +1322,18 @@ impl<'r> Run<'r> {
     /// When every refusal is one a flag allows (`--allow-frontmatter`, `--allow-drift`),
     /// those flags.
     fn flags_that_allow(&self, report: &Report) -> Option<String> {
-        let refusals = &self.cp.checks.as_ref()?.refusals;
-        let mut flags: Vec<&str> = refusals
+        let all: Vec<&str> = report
+            .reasons
             .iter()
             .map(|r| flag_for(r))
             .collect::<Option<Vec<_>>>()?;
-        if flags.is_empty() || report.reasons.len() != refusals.len() {
-            return None;
+        let mut flags: Vec<&str> = Vec::new();
+        for f in all {
+            if !flags.contains(&f) {
+                flags.push(f);
+            }
         }
-        flags.dedup();
-        Some(flags.join(" "))
+        (!flags.is_empty()).then(|| flags.join(" "))
     }
 
     /// The options that commit exactly this candidate: `--resume`, the allow flags this run
@@ -1067,6 +1346,9 @@ impl<'r> Run<'r> {
         }
         if self.opts.allow_drift {
             flags.push("--allow-drift");
+        }
+        if self.opts.allow_regression {
+            flags.push("--allow-regression");
         }
         for f in extra.into_iter().flat_map(|e| e.split(' ')) {
             if !flags.contains(&f) {
@@ -1084,7 +1366,7 @@ impl<'r> Run<'r> {
     /// is saved in the checkpoint before the work tree, the index or HEAD change.
     fn commit(
         &mut self,
-        report: &Report,
+        report: &mut Report,
         chosen: &Chosen,
         reflection: &Reflection,
         candidate: &Candidate,
@@ -1137,7 +1419,9 @@ impl<'r> Run<'r> {
             summary: summary(reflection.diagnosis()),
             tokens: self.cp.tokens.clone(),
             edited: candidate.edited,
+            eval_cases: Vec::new(),
         };
+        let evals_json = self.evals_json();
         let ids: HashSet<String> = chosen.signals.iter().map(|s| s.signal_id.clone()).collect();
         let gitignore = layout::path(&ctx.skill_dir, layout::GITIGNORE);
         let skill_rel = &ctx.skill_rel;
@@ -1149,6 +1433,9 @@ impl<'r> Run<'r> {
         // What is archived is what the store still holds of the run's signals: one removed
         // by hand meanwhile is neither archived nor counted. The store's writers wait until
         // the commits are in place, so a signal recorded meanwhile lands in the new file.
+        let mut optimize_message = report.optimize_message.clone();
+        let mut landed: Vec<crate::eval::Case> = Vec::new();
+        let mut not_added: Option<String> = None;
         let (ids, message) = store::rewrite_without(&ctx.skill_dir, &ids, |kept, removed| {
             if removed.is_empty() {
                 return Err(OptimizeError::NothingToArchive {
@@ -1156,6 +1443,46 @@ impl<'r> Run<'r> {
                 });
             }
             optimization.signal_ids = removed.iter().map(|s| s.signal_id.clone()).collect();
+            // The eval cases the person approved with the change, of the signals archived;
+            // named in optimization.json, written with SKILL.md.
+            let archived: HashSet<String> = removed
+                .iter()
+                .map(|s| evals::source_of(&s.signal_id))
+                .collect();
+            let cases: Vec<crate::eval::Case> = report
+                .eval_cases
+                .iter()
+                .filter(|c| c.source.as_ref().is_some_and(|s| archived.contains(s)))
+                .cloned()
+                .collect();
+            let new_evals = if cases.is_empty() {
+                None
+            } else {
+                match evals::append(evals_json.as_deref(), &ctx.skill_name, &cases) {
+                    Ok(bytes) => Some(bytes),
+                    Err(why) => {
+                        not_added = Some(format!(
+                            "the corrected signals did not become eval cases: {skill_rel}/{} cannot take them ({why})",
+                            crate::eval::EVALS_JSON
+                        ));
+                        None
+                    }
+                }
+            };
+            if cases.len() < report.eval_cases.len() {
+                not_added.get_or_insert_with(|| {
+                    format!(
+                        "{} of those shown left out: their signals are no longer pending",
+                        crate::report::plural(report.eval_cases.len() - cases.len(), "eval case")
+                    )
+                });
+            }
+            if new_evals.is_some() {
+                optimization.eval_cases = cases.iter().map(|c| c.id.clone()).collect();
+                landed = cases;
+            }
+            // The message names the cases that land, and only them.
+            optimize_message = evals::with_cases_line(&optimize_message, &optimization.eval_cases);
             let message = format!(
                 "audit(skill): archive {} for {}",
                 crate::report::plural(removed.len(), "signal"),
@@ -1185,16 +1512,22 @@ impl<'r> Run<'r> {
             }
             // Both commits land together: HEAD moves once, from where it was to the optimize
             // commit, so a failure leaves the branch, SKILL.md and the signals as they were.
-            let skill_change = [FileChange {
+            let mut skill_change = vec![FileChange {
                 path: format!("{skill_rel}/SKILL.md"),
                 content: Some(candidate.text.clone().into_bytes()),
             }];
+            if let Some(bytes) = new_evals {
+                skill_change.push(FileChange {
+                    path: format!("{skill_rel}/{}", crate::eval::EVALS_JSON),
+                    content: Some(bytes),
+                });
+            }
             let plan = repo.prepare_plan(
                 &cp.optimization_id,
                 "commit",
                 &[
                     (message.as_str(), changes.as_slice()),
-                    (report.optimize_message.as_str(), &skill_change),
+                    (optimize_message.as_str(), &skill_change),
                 ],
             )?;
             // The intent first: from here on a crash at any point is recovered by --resume.
@@ -1202,9 +1535,10 @@ impl<'r> Run<'r> {
                 plan: plan.clone(),
                 signal_ids: optimization.signal_ids.clone(),
                 audit_message: message.clone(),
-                optimize_message: report.optimize_message.clone(),
+                optimize_message: optimize_message.clone(),
                 resolved_dir: dir_rel.clone(),
                 pending: pending_rel.clone(),
+                eval_cases: landed.clone(),
             });
             points.hit("save-intent");
             checkpoint::save(&path, cp)?;
@@ -1212,6 +1546,11 @@ impl<'r> Run<'r> {
             Ok((ids, message))
         })??;
         points.hit("finish");
+        if let Some(why) = not_added {
+            self.ui.warn(&why);
+        }
+        report.optimize_message = optimize_message;
+        report.eval_cases = landed;
         Ok((ids, message, dir_rel))
     }
 }
@@ -1330,6 +1669,7 @@ fn recover_commit(
             resume_with: None,
             commit_with: None,
             edited: cp.candidate.as_ref().is_some_and(|c| c.edited),
+            eval_cases: intent.eval_cases.clone(),
             resolved_dir: Some(intent.resolved_dir.clone()),
             tokens: cp.tokens.clone(),
             resumed_from_step: Some(8),
@@ -1418,11 +1758,14 @@ fn merge_pending(ctx: &Job<'_>, file: &crate::git::PlannedFile) -> Result<bool, 
 
 /// The model calls a run makes in all: the estimate before triage, the count after; the
 /// judges again for each edit by hand.
-fn planned(cp: &Checkpoint, regression: usize, votes: u32) -> usize {
+fn planned(cp: &Checkpoint, regression: usize, votes: u32, eval_cases: usize) -> usize {
     let votes = votes.max(1) as usize;
     match &cp.triage {
-        Some(t) => 2 + (t.clusters.len() + regression) * votes * cp.gate_rounds.max(1) as usize,
-        None => estimate(&cp.signals, regression, votes as u32).calls,
+        Some(t) => {
+            2 + ((t.clusters.len() + regression) * votes + eval_cases * REPLAY_CALLS_PER_CASE)
+                * cp.gate_rounds.max(1) as usize
+        }
+        None => estimate(&cp.signals, regression, votes as u32, eval_cases).calls,
     }
 }
 
@@ -1504,12 +1847,51 @@ fn lock(work: &Path, skill: &str) -> Result<WorkLock, OptimizeError> {
     Ok(lock)
 }
 
-/// The flag that allows a refusal of the local checks, if one does.
+/// How a refusal of the replay gate begins (and how [`flag_for`] knows it).
+const REGRESSION_REFUSAL: &str = "eval regression";
+
+/// The flag that allows a refusal, if one does.
 fn flag_for(refusal: &str) -> Option<&'static str> {
     match refusal.split(':').next() {
         Some("frontmatter") => Some("--allow-frontmatter"),
         Some("drift") => Some("--allow-drift"),
+        Some(REGRESSION_REFUSAL) => Some("--allow-regression"),
         _ => None,
+    }
+}
+
+/// `2/3 -> 3/3 passed`, and what a regression taken anyway was.
+pub(super) fn replay_line(r: &Replay) -> String {
+    let mut line = format!("{} -> {} passed", r.before, r.after);
+    if r.allowed {
+        let cases: Vec<&str> = r.regressions.iter().map(|g| g.case.as_str()).collect();
+        line.push_str(&format!(
+            " (regression in case {} taken with --allow-regression)",
+            cases.join(", ")
+        ));
+    }
+    line
+}
+
+/// The replay's progress inside optimize's: its calls counted after those made before it,
+/// against the run's whole plan.
+struct CallsSoFar<'a> {
+    ui: &'a mut dyn Interact,
+    before: u32,
+    planned: usize,
+}
+
+impl crate::progress::Progress for CallsSoFar<'_> {
+    fn progress(&mut self, step: u8, total: u8, name: &str, what: &str) {
+        self.ui.progress(step, total, name, what)
+    }
+
+    fn warn(&mut self, message: &str) {
+        self.ui.warn(message)
+    }
+
+    fn calls(&mut self, done: u32, _planned: usize) {
+        self.ui.calls(self.before + done, self.planned)
     }
 }
 
@@ -1656,8 +2038,9 @@ fn spend(tokens: &mut Tokens, usage: Usage, calls: u32) {
 
 /// The estimate of `skill-optimizer.md` step 2: a cluster per 1-2 corrected or 3-4 friction
 /// signals; calls = (clusters (the gate) + the regression checks) x `skill.gateVotes` + 2
-/// (triage and reflect).
-fn estimate(signals: &[Signal], regression: usize, votes: u32) -> Estimate {
+/// (triage and reflect), and 4 per eval case for the replay gate (an answer and a grade, before
+/// and after).
+fn estimate(signals: &[Signal], regression: usize, votes: u32, eval_cases: usize) -> Estimate {
     let corrected = signals
         .iter()
         .filter(|s| s.kind == SignalType::Corrected)
@@ -1669,7 +2052,10 @@ fn estimate(signals: &[Signal], regression: usize, votes: u32) -> Estimate {
         friction,
         clusters,
         regression,
-        calls: (clusters + regression) * votes.max(1) as usize + 2,
+        eval_cases,
+        calls: (clusters + regression) * votes.max(1) as usize
+            + 2
+            + eval_cases * REPLAY_CALLS_PER_CASE,
     }
 }
 

@@ -116,9 +116,11 @@ pub fn rollback(
     }
     let archived = archived_signals(skill_dir, target.optimization_id.as_deref());
     let no_record = archived.is_none();
-    let archived = archived.unwrap_or_default();
+    let (archived, case_ids) = archived.unwrap_or_default();
     let pending_rel = layout::rel(skill_rel, layout::PENDING);
     let skill_md = format!("{skill_rel}/SKILL.md");
+    // The eval cases its signals became go with the change (and the signals come back).
+    let evals_json = format!("{skill_rel}/{}", crate::eval::EVALS_JSON);
     // Under the store's writers' lock, as optimize's archive: an append waiting meanwhile
     // lands in the file the commit writes, and what is pending is read there.
     let nothing = std::collections::HashSet::new();
@@ -129,7 +131,7 @@ pub fn rollback(
             .filter(|s| !present.contains(&s.signal_id))
             .cloned()
             .collect();
-        let also = if returning.is_empty() {
+        let mut also = if returning.is_empty() {
             Vec::new()
         } else {
             let mut content = current.to_vec();
@@ -139,7 +141,12 @@ pub fn rollback(
             content.extend_from_slice(&store::to_lines(&returning));
             vec![FileChange::write(pending_rel.clone(), content)]
         };
-        repo.revert_path_commit(commit, &skill_md, &also)
+        // The cases its signals became go, by their source: a text merge would conflict with
+        // any case appended since.
+        if let Some(change) = evals_without(repo, commit, &evals_json, &archived, &case_ids) {
+            also.push(change);
+        }
+        repo.revert_paths_commit(commit, &[skill_md.as_str(), evals_json.as_str()], &also)
             .map(|outcome| (outcome, returning))
     })??;
     let window = chrono::Duration::days(i64::from(crate::signal::select::DEFAULT_DAYS));
@@ -157,14 +164,54 @@ pub fn rollback(
     })
 }
 
+/// HEAD's evals.json without the cases the optimization `commit` added (`ids`, each still
+/// coming from one of its `signals`); the file goes when the optimization created it and
+/// nothing else is left. `None` when HEAD has no such file to edit (then the revert merges it
+/// like any file).
+fn evals_without(
+    repo: &Repo,
+    commit: gix::ObjectId,
+    rel: &str,
+    signals: &[Signal],
+    ids: &[crate::eval::CaseId],
+) -> Option<FileChange> {
+    use crate::git::{At, RegularBlob};
+    let read = |at: At<'_>| {
+        repo.regular_blob(at, rel, crate::eval::cases::MAX_EVALS_BYTES as u64)
+            .ok()
+    };
+    let Some(RegularBlob::Regular(bytes)) = read(At::Head) else {
+        return None;
+    };
+    let sources: std::collections::HashSet<String> = signals
+        .iter()
+        .map(|s| super::evals::source_of(&s.signal_id))
+        .collect();
+    let parent = format!("{commit}^");
+    let created = matches!(read(At::Revision(&parent)), Some(RegularBlob::Missing));
+    // Unchanged (its cases gone already, or none added) is written as it is: `also` covers
+    // the path, so the revert never merges it as text.
+    let left = super::evals::remove_cases(&bytes, ids, &sources, created).ok()?;
+    Some(match left {
+        Some(left) => FileChange::write(rel, left),
+        None => FileChange::delete(rel),
+    })
+}
+
 /// The signals the optimization `id` archived (its `resolved/` folder's `signal.json`);
 /// `None` when its record is not there.
-fn archived_signals(skill_dir: &Path, id: Option<&str>) -> Option<Vec<Signal>> {
+fn archived_signals(
+    skill_dir: &Path,
+    id: Option<&str>,
+) -> Option<(Vec<Signal>, Vec<crate::eval::CaseId>)> {
     let id = id?;
     let (earlier, _) = archive::earlier(skill_dir);
-    let (dir, _) = earlier.iter().find(|(_, o)| o.optimization_id == id)?;
+    let (dir, record) = earlier.iter().find(|(_, o)| o.optimization_id == id)?;
     let loaded = store::load(&dir.join("signal.json")).ok()?;
-    Some(loaded.signals.into_iter().map(|(_, s)| s).collect())
+    Some((
+        loaded.signals.into_iter().map(|(_, s)| s).collect(),
+        record.eval_cases.clone(),
+    ))
 }
 
 /// Pending signals that a rollback returned: signal id -> the revert that returned it, from

@@ -9,6 +9,7 @@
 //! The library never prints: [`run`] returns a [`Report`] and reports progress through a
 //! [`Progress`].
 
+pub mod evals;
 mod git_env;
 pub mod log;
 pub mod message;
@@ -69,6 +70,10 @@ pub struct Options {
     pub roots: Vec<(String, String)>,
     /// The verdict that fails a check (`skill.failOn`), for what stage and commit apply.
     pub fail_on: crate::config::FailOn,
+    /// `skill.evalMaxCalls`: what the eval cases of the changed skills may cost together.
+    pub eval_max_calls: usize,
+    /// Eval cases at once (`skill.parallel`).
+    pub eval_jobs: usize,
     pub now: chrono::DateTime<chrono::Utc>,
 }
 
@@ -121,6 +126,8 @@ pub struct Report {
     pub stopped: Stop,
     pub summary: String,
     pub skills: Vec<SkillResult>,
+    /// The eval cases of the skills it changed, before and after.
+    pub evals: Vec<evals::EvalLine>,
     pub outcome: Outcome,
     /// The proposal's full message (also for a dry run).
     pub message: String,
@@ -282,6 +289,24 @@ pub fn run(
             verdict: s.verdict.clone(),
         })
         .collect();
+    // The evidence a person reads before accepting: the eval cases of each skill it changed.
+    let evals = if changes.is_empty() {
+        Vec::new()
+    } else {
+        evals::run(
+            repo,
+            provider.as_ref(),
+            prompts,
+            &skills,
+            &changes,
+            &evals::Limits {
+                max_calls: options.eval_max_calls,
+                jobs: options.eval_jobs,
+                deadline,
+            },
+            progress,
+        )
+    };
     let describe = provider.describe().clone();
     let facts = message::Facts {
         summary: message::summary(&crate::redact::redact(&ended.final_text), &lines),
@@ -292,6 +317,7 @@ pub fn run(
         tool_calls: format!("{} ({} denied)", ended.calls(), ended.denied()),
         stopped: stop_text(ended.stop).to_owned(),
         skills: lines,
+        evals: evals.clone(),
     };
     let text = message::compose(&facts, &crate::redact::redact(&ended.final_text));
     let outcome = (|| -> Result<Outcome, ReviewError> {
@@ -327,6 +353,7 @@ pub fn run(
         stopped: ended.stop,
         summary: facts.summary,
         skills,
+        evals,
         outcome,
         message: text,
         usage: ended.usage(),

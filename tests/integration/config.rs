@@ -228,6 +228,7 @@ fn config_json_shows_each_value_and_its_source() {
             "skill.gateVotes",
             "skill.maxGrowth",
             "skill.evalMaxCalls",
+            "skill.evalsFromSignals",
             "skill.autoSkill.root",
             "skill.autoSkill.enabled",
             "skill.autoSkill.threshold",
@@ -311,7 +312,7 @@ fn config_text_lists_every_key_with_value_and_source() {
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(
         lines.len(),
-        27,
+        28,
         "a header and a line per key: {}",
         run.stdout
     );

@@ -855,6 +855,74 @@ fn revert_merges_through_gix_when_the_file_changed_since() {
 }
 
 #[test]
+fn paths_named_together_are_reverted_together_without_git_revert() {
+    hermetic(
+        "paths_named_together_are_reverted_together_without_git_revert",
+        || {
+            const EVALS: &str = "skills/a/evals/evals.json";
+            let sb = repo();
+            let repo = open(&sb);
+            let change = |repo: &git_skill::git::Repo| {
+                repo.commit_files(
+                    "optimize(skill): a: five",
+                    &[
+                        FileChange::write(SKILL, V1.replace("\n5\n", "\nfive\n")),
+                        FileChange::write(EVALS, "{\"evals\": []}\n"),
+                    ],
+                )
+                .expect("commit")
+            };
+            // Nothing changed since: a tree edit, the new evals.json deleted.
+            let optimize = change(&repo);
+            let outcome = repo
+                .revert_paths_commit(optimize, &[SKILL, EVALS], &[])
+                .expect("revert");
+            assert_eq!(outcome.method, RevertMethod::TreeEdit);
+            assert_eq!(read(&sb, SKILL), V1);
+            assert!(!sb.repo().join(EVALS).exists());
+            assert_eq!(names_in_head(&sb), vec![SKILL, EVALS]);
+            // Named but not changed by the commit: left alone.
+            let only = repo
+                .commit_files(
+                    "optimize(skill): a: six",
+                    &[FileChange::write(SKILL, V1.replace("\n6\n", "\nsix\n"))],
+                )
+                .expect("commit");
+            repo.revert_paths_commit(only, &[SKILL, EVALS], &[])
+                .expect("revert");
+            assert_eq!(read(&sb, SKILL), V1);
+            // Both changed since: one three-way merge for both.
+            let cases = "{\n\"evals\": [\n1,\n2,\n3,\n4,\n5\n]\n}\n";
+            repo.commit_files("evals", &[FileChange::write(EVALS, cases)])
+                .expect("commit");
+            let optimize = repo
+                .commit_files(
+                    "optimize(skill): a: five",
+                    &[
+                        FileChange::write(SKILL, V1.replace("\n5\n", "\nfive\n")),
+                        FileChange::write(EVALS, cases.replace("5\n", "5,\n6\n")),
+                    ],
+                )
+                .expect("commit");
+            sb.write(
+                SKILL,
+                V1.replace("\n5\n", "\nfive\n").replace("\n10\n", "\nten\n"),
+            );
+            sb.write(EVALS, cases.replace("5\n", "5,\n6\n").replace("1,", "0,"));
+            git(&sb, &["commit", "-qam", "later edits"]);
+            let outcome = repo
+                .revert_paths_commit(optimize, &[SKILL, EVALS], &[])
+                .expect("revert");
+            assert_eq!(outcome.method, RevertMethod::TreeMerge);
+            assert_eq!(read(&sb, SKILL), V1.replace("\n10\n", "\nten\n"));
+            assert_eq!(read(&sb, EVALS), cases.replace("1,", "0,"));
+            assert_fsck_clean(&sb);
+            assert_status_clean(&sb);
+        },
+    );
+}
+
+#[test]
 fn a_commit_that_changed_more_than_the_path_is_reverted_by_git() {
     hermetic(
         "a_commit_that_changed_more_than_the_path_is_reverted_by_git",

@@ -25,6 +25,7 @@ mod man_completions;
 mod manage;
 mod multilingual;
 mod optimize;
+mod optimize_evals;
 mod optimize_review;
 mod paper_cuts;
 mod prewrite;

@@ -15,7 +15,7 @@ use super::llm_server::{Recorded, Reply, Server};
 pub(super) const NOW: &str = "2026-11-30T12:00:00Z";
 pub(super) const SKILL: &str = ".claude/skills/pdf-forms";
 
-fn examples() -> PathBuf {
+pub(super) fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")
 }
 
@@ -97,7 +97,12 @@ pub(super) struct Model {
     regress_on: Option<&'static str>,
     /// When set, the verdict of every gate prompt (before `verdicts`).
     pub(super) judge: Option<Judge>,
+    /// Answers the requests of other purposes (the eval agent and judge of the replay gate).
+    pub(super) other: Option<Other>,
 }
+
+/// Given a request, its reply when it is one this answers.
+pub(super) type Other = Arc<dyn Fn(&Recorded) -> Option<Reply> + Send + Sync>;
 
 impl Model {
     pub(super) fn new() -> Model {
@@ -114,6 +119,7 @@ impl Model {
             delay_gate: Duration::ZERO,
             regress_on: None,
             judge: None,
+            other: None,
         };
         model.causes("root cause")
     }
@@ -138,6 +144,9 @@ impl Model {
 
     pub(super) fn serve(self) -> Server {
         Server::start_with(move |r, _| {
+            if let Some(reply) = self.other.as_ref().and_then(|f| f(r)) {
+                return reply;
+            }
             let prompt = prompt_of(r);
             let kind = kind_of(r);
             {
@@ -275,9 +284,13 @@ fn an_accepted_run_lands_two_commits_and_archives_the_signals() {
         "",
         "the work tree is clean"
     );
-    // Commit 2 changes SKILL.md only; commit 1 only .skillopt.
+    // Commit 2 changes SKILL.md, and evals.json with a case per corrected signal; commit 1
+    // only .skillopt.
     let files2 = sb.git(&["show", "--name-only", "--format=", "HEAD"]).stdout;
-    assert_eq!(files2.trim(), format!("{SKILL}/SKILL.md"));
+    assert_eq!(
+        files2,
+        format!("{SKILL}/SKILL.md\n{SKILL}/evals/evals.json\n")
+    );
     let files1 = sb
         .git(&["show", "--name-only", "--format=", "HEAD~1"])
         .stdout;
@@ -907,7 +920,9 @@ fn rollback_reverts_the_skill_change_and_a_regression_is_caught_later() {
     let files = sb.git(&["show", "--name-only", "--format=", "HEAD"]).stdout;
     assert_eq!(
         files,
-        format!("{SKILL}/.skillopt/pending/signal.json\n{SKILL}/SKILL.md\n")
+        format!(
+            "{SKILL}/.skillopt/pending/signal.json\n{SKILL}/SKILL.md\n{SKILL}/evals/evals.json\n"
+        )
     );
     let log = sb.run(&["log", "pdf-forms", "--format", "json"]).json();
     assert_eq!(log["optimizations"][0]["rolled_back"], true);

@@ -1372,3 +1372,118 @@ fn review_and_proposals_outputs_whole() {
     let run = review(&sb, &pinned, &transcript, &[]);
     assert_snapshot("review-no-answer", &show(&sb, &run));
 }
+
+/// A proposal that changes a skill with eval cases carries their result, before and after, in
+/// its message (`Evals:` trailer), its report and `proposals show`; a case it breaks is named.
+#[test]
+fn a_proposal_carries_the_eval_results_of_the_skills_it_changes() {
+    let (sb, transcript) = repo();
+    sb.write(
+        ".claude/skills/deploy-notes/evals/evals.json",
+        json!({"evals": [
+            {"id": 1, "prompt": "DRY: deploy to staging", "expected_output": "A dry run first"},
+            {"id": "health", "prompt": "KEEP: is staging healthy?", "expected_output": "The health check"},
+            {"id": "fast", "prompt": "FAST: deploy now, no preview", "expected_output": "Straight to the deploy"}
+        ]})
+        .to_string(),
+    );
+    sb.git(&["add", "-A"]).assert_ok();
+    sb.git(&["commit", "-qm", "deploy-notes evals"]).assert_ok();
+    let script = [
+        vec![call(
+            "read_file",
+            json!({"path": ".claude/skills/deploy-notes/SKILL.md"}),
+        )],
+        vec![call(
+            "skill_manage",
+            json!({"action": "patch", "name": "deploy-notes", "old_string": "2. Roll it out with `./scripts/deploy.sh staging`.", "new_string": "2. Roll it out with `./scripts/deploy.sh staging --dry-run` first, then without `--dry-run`."}),
+        )],
+    ];
+    let server = Server::start_with(move |r, _| {
+        let text = super::optimize::prompt_of(r);
+        match r.header("x-git-skill-purpose") {
+            Some("eval") => Reply::openai(if text.contains("--dry-run` first") {
+                "ANSWER-NEW"
+            } else {
+                "ANSWER-OLD"
+            }),
+            Some("eval-grade") => {
+                let new = text.contains("ANSWER-NEW");
+                let passed = if text.contains("DRY:") {
+                    new
+                } else if text.contains("FAST:") {
+                    !new
+                } else {
+                    true
+                };
+                Reply::openai(
+                    &json!({"assertions": [], "expected_output_met": passed, "reason": "graded"})
+                        .to_string(),
+                )
+            }
+            _ => {
+                let n = rounds_done(r);
+                match script.get(n) {
+                    Some(calls) => reply(Wire::OpenAi, n, calls, ""),
+                    None => reply(Wire::OpenAi, n, &[], "Teach deploy-notes to dry-run first"),
+                }
+            }
+        }
+    });
+    let run = review(
+        &sb,
+        &env(Wire::OpenAi, &server),
+        &transcript,
+        &["--format", "json"],
+    );
+    run.assert_ok();
+    let report = run.json();
+    assert_eq!(report["outcome"]["kind"], "proposed");
+    assert_eq!(
+        report["evals"],
+        json!([{"path": ".claude/skills/deploy-notes", "text": "2/3 -> 2/3 passed; REGRESSION in case fast"}])
+    );
+    let evals_calls = server
+        .requests()
+        .iter()
+        .filter(|r| {
+            r.header("x-git-skill-purpose")
+                .is_some_and(|p| p.starts_with("eval"))
+        })
+        .count();
+    assert_eq!(
+        evals_calls, 12,
+        "an answer and a grade per case, before and after"
+    );
+    let message = sb
+        .git(&[
+            "log",
+            "-1",
+            "--format=%B",
+            report["outcome"]["refname"].as_str().unwrap(),
+        ])
+        .stdout;
+    assert!(
+        message.contains(
+            "Evals: .claude/skills/deploy-notes 2/3 -> 2/3 passed; REGRESSION in case fast\n"
+        ),
+        "{message}"
+    );
+    let id = report["id"].as_str().unwrap();
+    let show = sb.run(&["proposals", "show", id]);
+    show.assert_ok();
+    assert!(
+        show.stdout.contains(
+            "Evals: .claude/skills/deploy-notes 2/3 -> 2/3 passed; REGRESSION in case fast"
+        ),
+        "{}",
+        show.stdout
+    );
+    let json = sb
+        .run(&["proposals", "show", id, "--format", "json"])
+        .json();
+    assert_eq!(json["evals"][0]["path"], ".claude/skills/deploy-notes");
+    // Nothing of it in the work tree: the results are under the git directory.
+    assert_eq!(sb.git(&["status", "--porcelain"]).stdout, "");
+    assert!(sb.repo().join(".git/skill/evals/deploy-notes").is_dir());
+}

@@ -19,13 +19,17 @@ use git_skill::env::Allow;
 /// The model clusters the signals and proposes edits to SKILL.md; edits that do not apply are
 /// dropped; the candidate must pass SkillGuard, lint, the size budget (skill.maxGrowth), the
 /// model gate (one judge per cluster, in parallel, skill.gateThreshold; skill.gateVotes judges
-/// each, the majority deciding) and a regression check against earlier optimizations. On a
+/// each, the majority deciding), a regression check against earlier optimizations and, when
+/// the skill has eval cases (evals/evals.json), the replay gate: each case is run on SKILL.md
+/// as it is and on the candidate, and a case that passes now and fails with the candidate
+/// refuses the change (--allow-regression takes it anyway). On a
 /// terminal you then see the diff, the verdicts and both commit messages, and answer
 /// `Commit? [y/N/e]` (e edits the candidate, which is checked and judged again); without a
 /// terminal and without --yes nothing is committed and the command to commit exactly this
 /// change is printed. Accepted, it lands as two commits: `audit(skill): ...`
 /// (the signals move to .skillopt/resolved/ with optimization.json) and `optimize(skill): ...`
-/// (SKILL.md only), undone with `git skill rollback`. Each step is checkpointed in
+/// (SKILL.md, and evals/evals.json with a new case for each corrected signal it resolves,
+/// unless --no-evals), undone with `git skill rollback`. Each step is checkpointed in
 /// .skillopt/work/, so a run that stops resumes where it was. Exit 0 accepted (or a dry run
 /// the gate accepted), 1 rejected, nothing to apply, declined or waiting for approval, 2
 /// error.
@@ -81,6 +85,17 @@ pub struct OptimizeArgs {
     #[arg(long)]
     pub allow_drift: bool,
 
+    /// Take a candidate that fails eval cases SKILL.md passes as it is (the replay gate runs
+    /// the skill's evals/evals.json on both before asking). Recorded in optimization.json and
+    /// the optimize commit's message.
+    #[arg(long)]
+    pub allow_regression: bool,
+
+    /// Do not add the corrected signals this change resolves to the skill's eval cases
+    /// (evals/evals.json), as skill.evalsFromSignals = false does for every run.
+    #[arg(long)]
+    pub no_evals: bool,
+
     /// Output format of the summary.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -119,6 +134,7 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         gate_votes: ws.config.gate_votes()?,
         max_growth: ws.config.max_growth()?,
         fail_on: ws.config.fail_on()?,
+        eval_max_calls: ws.config.eval_max_calls()?,
         now: git_skill::clock::now(),
     };
     let options = optimize::Options {
@@ -131,6 +147,8 @@ pub fn cmd_optimize(ui: &mut Ui, args: OptimizeArgs) -> Result<Outcome, CommandE
         yes: args.yes,
         allow_frontmatter: args.allow_frontmatter,
         allow_drift: args.allow_drift,
+        allow_regression: args.allow_regression,
+        record_evals: !args.no_evals && ws.config.evals_from_signals()?,
         failpoint: failpoint(),
     };
     let show = std::io::stderr().is_terminal() && !ui.quiet;

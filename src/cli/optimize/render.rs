@@ -13,6 +13,18 @@ pub fn render(out: &mut dyn Write, r: &Report) -> std::io::Result<()> {
     changes(out, r)?;
     checks(out, r)?;
     gate(out, r)?;
+    // Only for a change that landed or can still be committed.
+    let can_land = match r.outcome {
+        Decision::Accepted => Some(true),
+        Decision::DryRunAccepted | Decision::Declined | Decision::AwaitingApproval => Some(false),
+        Decision::Rejected | Decision::DryRunRejected => {
+            (r.resume_with.is_some() || r.commit_with.is_some()).then_some(false)
+        }
+        Decision::NothingToApply => None,
+    };
+    if let Some(landed) = can_land {
+        new_cases(out, &r.eval_cases, landed)?;
+    }
     ending(out, r)
 }
 
@@ -154,6 +166,9 @@ fn gate(out: &mut dyn Write, r: &Report) -> std::io::Result<()> {
                 )?;
             }
         }
+        if let Some(replay) = &g.replay {
+            replay_lines(out, replay)?;
+        }
         if !g.regression.is_empty() {
             let held = g.regression.iter().filter(|x| x.passed).count();
             writeln!(
@@ -172,6 +187,68 @@ fn gate(out: &mut dyn Write, r: &Report) -> std::io::Result<()> {
                 )?;
             }
         }
+    }
+    Ok(())
+}
+
+/// The replay gate: the pass rates before and after, and each case the candidate broke.
+pub fn replay_lines(out: &mut dyn Write, r: &optimize::Replay) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "Evals: {} -> {} passed ({} on SKILL.md as it is, then on the candidate; {})",
+        r.before,
+        r.after,
+        git_skill::report::plural(r.cases, "case"),
+        if r.calls == 0 {
+            "answers kept from an earlier run, no call".to_owned()
+        } else {
+            git_skill::report::plural(r.calls as usize, "model call")
+        }
+    )?;
+    for g in &r.regressions {
+        writeln!(
+            out,
+            "  case {}: passes now, {} with the candidate - {}",
+            safe(&g.case),
+            if r.allowed {
+                "fails (taken with --allow-regression)"
+            } else {
+                "FAILS"
+            },
+            safe(&g.reason)
+        )?;
+    }
+    Ok(())
+}
+
+/// The eval cases the change adds from its corrected signals (`landed`: they did).
+pub fn new_cases(
+    out: &mut dyn Write,
+    cases: &[git_skill::eval::Case],
+    landed: bool,
+) -> std::io::Result<()> {
+    if cases.is_empty() {
+        return Ok(());
+    }
+    if landed {
+        writeln!(
+            out,
+            "Eval cases added (evals/evals.json, from the corrected signals):"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "New eval cases (evals/evals.json, from the corrected signals; --no-evals leaves them out):"
+        )?;
+    }
+    for c in cases {
+        writeln!(
+            out,
+            "  + case {} ({}): {}",
+            c.id,
+            safe(c.source.as_deref().unwrap_or("-")),
+            safe(&one_line(&c.prompt, 70))
+        )?;
     }
     Ok(())
 }

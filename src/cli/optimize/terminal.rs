@@ -56,6 +56,13 @@ impl Interact for Terminal<'_> {
                 )
             } else {
                 String::new()
+            } + &if e.eval_cases > 0 {
+                format!(
+                    " + {} replayed before and after",
+                    git_skill::report::plural(e.eval_cases, "eval case")
+                )
+            } else {
+                String::new()
             }
         );
         let _ = self.steps.err.flush();
@@ -96,6 +103,10 @@ impl Interact for Terminal<'_> {
                 );
             }
         }
+        if let Some(replay) = &a.gate.replay {
+            let _ = super::render::replay_lines(&mut self.steps.err, replay);
+        }
+        let _ = super::render::new_cases(&mut self.steps.err, a.eval_cases, false);
         let _ = writeln!(
             self.steps.err,
             "Checks: SkillGuard {}, lint ok, size {} -> {} bytes",
