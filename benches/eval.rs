@@ -76,11 +76,13 @@ fn main() {
             name: "with_skill".into(),
             label: "the work tree".into(),
             skill: Some(variant.view("csv-report")),
+            folder: Vec::new(),
         },
         Condition {
             name: "without_skill".into(),
             label: "no skill".into(),
             skill: None,
+            folder: Vec::new(),
         },
     ];
     let cases: Vec<Prepared> = (0..CASES)
@@ -100,6 +102,7 @@ fn main() {
             Prepared {
                 request: git_skill::eval::subject::request(&case.prompt, &[input]),
                 case,
+                inputs: Vec::new(),
             }
         })
         .collect();
@@ -126,6 +129,7 @@ fn main() {
                     name: "run",
                     deadline: None,
                 },
+                None,
                 &mut Quiet,
             );
             times.push(start.elapsed());

@@ -16,7 +16,7 @@ use super::{CommandError, Outcome, Ui, Workspace};
 /// a call failed.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  git skill eval pdf\n  git skill eval pdf --against HEAD~1\n  git skill eval pdf --candidate /tmp/SKILL.md --format json\n  git skill eval pdf --fresh"
+    after_help = "Examples:\n  git skill eval pdf\n  git skill eval pdf --against HEAD~1\n  git skill eval pdf --candidate /tmp/SKILL.md --format json\n  git skill eval pdf --fresh\n  git skill eval pdf --runner claude-code"
 )]
 pub struct EvalArgs {
     /// The skill, by name or directory.
@@ -31,6 +31,17 @@ pub struct EvalArgs {
     /// with no skill.
     #[arg(long, value_name = "FILE")]
     pub candidate: Option<PathBuf>,
+
+    /// Have this agent CLI do each case, headless, in a temporary directory that holds the
+    /// case's files and the skill where that CLI finds skills (with its tools allowed there);
+    /// its final answer and the files it left are graded by the configured model. Without it,
+    /// the configured model answers, given the skill as an agent would see it.
+    #[arg(long, value_name = "CLI", value_parser = ["claude-code", "codex", "gemini", "qwen", "copilot"])]
+    pub runner: Option<String>,
+
+    /// The model the --runner CLI uses (its own -m/--model) [default: the CLI's own].
+    #[arg(long, value_name = "MODEL", requires = "runner")]
+    pub runner_model: Option<String>,
 
     /// Ask again: forget the answers and grades an earlier run of the same comparison kept.
     #[arg(long)]
@@ -61,6 +72,15 @@ pub fn cmd_eval(ui: &mut Ui, args: EvalArgs) -> Result<Outcome, CommandError> {
         settings,
         fresh: args.fresh,
         max_calls: ws.config.eval_max_calls()?,
+        runner: args
+            .runner
+            .as_deref()
+            .and_then(git_skill::llm::agent_run::Runner::from_name)
+            .map(|r| {
+                let mut run = git_skill::llm::agent_run::AgentRun::new(r);
+                run.model = args.runner_model.clone().unwrap_or_default();
+                run
+            }),
     };
     let show = std::io::stderr().is_terminal() && !ui.quiet;
     let mut progress = super::progress::Steps::new(&mut ui.err, show);

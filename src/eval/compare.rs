@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::cases::CaseId;
 use super::run::{self, Condition, Prepared, RunError};
 use super::store::{RunDir, StoreError};
+use crate::llm::agent_run::AgentRun;
 use crate::llm::{Provider, Usage};
 use crate::progress::Progress;
 use crate::prompt::{PromptError, Prompts};
@@ -28,6 +29,8 @@ pub struct Step {
 /// A comparison ready to run: where its results go and the calls it will make at most.
 pub struct Planned {
     pub store: RunDir,
+    /// The agent CLI that answers (`--runner`), instead of the model.
+    pub agent: Option<AgentRun>,
     /// Before retries and repairs; 0 when an earlier run graded everything.
     pub calls: usize,
     /// The model that answers and grades, for people (provider, model, endpoint).
@@ -38,6 +41,7 @@ pub struct Planned {
 /// cases, the model by provider and name, the two templates rendered) and counts the calls
 /// still to make. `fresh` counts them all (the caller clears the store once the budget
 /// allows it).
+#[allow(clippy::too_many_arguments)]
 pub fn plan(
     git_dir: &Path,
     skill: &str,
@@ -46,13 +50,44 @@ pub fn plan(
     provider: &dyn Provider,
     prompts: &Prompts,
     fresh: bool,
+    agent: Option<&AgentRun>,
 ) -> Result<Planned, PromptError> {
     let describe = provider.describe();
     // The same model behind another address gives the same answers; an edited template or a
-    // new git-skill asks again.
+    // new git-skill asks again; another runner answers otherwise.
     let model = (describe.provider, &describe.model);
     let templates = template_fingerprint(prompts)?;
-    let store = RunDir::new(git_dir, skill, &(conditions, prepared, model, templates));
+    // A model's runs keep the names they had; an agent's add the runner and the input files
+    // as it is given them (whole, binaries too).
+    let store = match agent {
+        None => RunDir::new(git_dir, skill, &(conditions, prepared, model, templates)),
+        Some(a) => {
+            let inputs: Vec<Vec<(String, String)>> = prepared
+                .iter()
+                .map(|p| {
+                    p.inputs
+                        .iter()
+                        .map(|(path, bytes)| (path.clone(), crate::signal::sha256_hex(bytes)))
+                        .collect()
+                })
+                .collect();
+            let folders: Vec<Vec<(String, String, bool)>> = conditions
+                .iter()
+                .map(|c| {
+                    c.folder
+                        .iter()
+                        .map(|(p, b, x)| (p.clone(), crate::signal::sha256_hex(b), *x))
+                        .collect()
+                })
+                .collect();
+            let runner = (a.runner.as_str(), a.model.as_str(), inputs, folders);
+            RunDir::new(
+                git_dir,
+                skill,
+                &(conditions, prepared, model, templates, runner),
+            )
+        }
+    };
     let calls = if fresh {
         prepared.len() * conditions.len() * 2
     } else {
@@ -60,6 +95,7 @@ pub fn plan(
     };
     Ok(Planned {
         store,
+        agent: agent.cloned(),
         calls,
         model: describe.to_string(),
     })
@@ -88,6 +124,7 @@ pub fn execute(
         jobs.max(1),
         planned.calls,
         step,
+        planned.agent.as_ref(),
         progress,
     );
     let report = report(

@@ -5,6 +5,7 @@
 pub mod cases;
 pub mod compare;
 pub mod run;
+pub mod runner;
 pub mod store;
 pub mod subject;
 pub mod suite;

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::cases::{Case, CaseId};
 use super::store::{Grading, RunDir, StoreError};
+use crate::llm::agent_run::AgentRun;
 use crate::llm::json::complete_json;
 use crate::llm::{LlmError, Provider, Request, Usage};
 use crate::progress::Progress;
@@ -24,6 +25,11 @@ pub struct Condition {
     /// What it is, for people: `the work tree`, `no skill`, `HEAD~3`, `candidate.md`.
     pub label: String,
     pub skill: Option<EvalSkill>,
+    /// The skill's whole folder (evals and SKILL.md aside), for an agent CLI that runs the
+    /// case: scripts, assets and executable bits as the version under test has them. Empty
+    /// for the model, which is given the view above.
+    #[serde(skip)]
+    pub folder: Vec<super::subject::FolderFile>,
 }
 
 impl Condition {
@@ -39,11 +45,13 @@ impl Condition {
                 name: "new_skill".into(),
                 label: new.label.clone(),
                 skill: Some(new.view(fallback)),
+                folder: Vec::new(),
             },
             Condition {
                 name: "old_skill".into(),
                 label: old.label.clone(),
                 skill: Some(old.view(fallback)),
+                folder: Vec::new(),
             },
         ]
     }
@@ -55,6 +63,9 @@ pub struct Prepared {
     pub case: Case,
     /// The user message: the prompt, then the input files.
     pub request: String,
+    /// The input files, for an agent CLI's working directory (the request names the run).
+    #[serde(skip)]
+    pub inputs: Vec<(String, Vec<u8>)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -110,6 +121,7 @@ pub fn run(
     jobs: usize,
     planned: usize,
     step: super::compare::Step,
+    agent: Option<&AgentRun>,
     progress: &mut dyn Progress,
 ) -> Vec<(CaseId, String, Result<Outcome, RunError>)> {
     let work: Vec<(&Prepared, &Condition)> = cases
@@ -129,7 +141,7 @@ pub fn run(
                 let outcome = if late {
                     Err(RunError::Late)
                 } else {
-                    one(provider, prompts, prepared, condition, store)
+                    one(provider, prompts, prepared, condition, store, agent)
                 };
                 let _ = tx.send(outcome.as_ref().map_or(0, |o| o.calls));
                 (prepared.case.id.clone(), condition.name.clone(), outcome)
@@ -159,6 +171,7 @@ fn one(
     prepared: &Prepared,
     condition: &Condition,
     store: &RunDir,
+    agent: Option<&AgentRun>,
 ) -> Result<Outcome, RunError> {
     let case = &prepared.case;
     if let Some(grading) = store.grading(&case.id, &condition.name) {
@@ -173,6 +186,22 @@ fn one(
     let mut usage = Usage::default();
     let answer = match store.answer(&case.id, &condition.name) {
         Some(answer) => answer,
+        // The agent CLI at work in a directory of its own: its answer and the files it left.
+        None if agent.is_some() => {
+            let agent = agent.expect("matched");
+            let (text, spent) = super::runner::attempt(
+                agent,
+                &case.prompt,
+                &prepared.inputs,
+                condition.skill.as_ref(),
+                &condition.folder,
+            )?;
+            calls += 1;
+            usage = usage + spent.unwrap_or_default();
+            let answer = crate::redact::redact(&text);
+            store.save_answer(&case.id, &condition.name, &answer)?;
+            answer
+        }
         None => {
             let system = prompts.render_with(
                 PromptName::EvalAgent,

@@ -224,6 +224,88 @@ impl Variant {
     }
 }
 
+/// One file of a skill's folder for an agent CLI: its path in the folder, its bytes, whether it
+/// is executable.
+pub type FolderFile = (String, Vec<u8>, bool);
+
+/// A folder's files an agent CLI gets at most, together.
+pub const FOLDER_BUDGET: u64 = 16 << 20;
+
+/// The skill's folder as `dir` holds it: regular files (not SKILL.md, not `evals/`), each at
+/// most a skill file's limit, links never followed, within [`FOLDER_BUDGET`].
+pub fn folder_from_dir(dir: &Path) -> Result<Vec<FolderFile>, ReadError> {
+    let fail = |path: &Path, source| ReadError {
+        path: path.to_owned(),
+        source,
+    };
+    let listing = SkillFiles::read(dir).map_err(|e| fail(&e.path, e.source))?;
+    let mut out = Vec::new();
+    let mut spent = 0;
+    for entry in &listing.entries {
+        let FileKind::File { size, executable } = entry.kind else {
+            continue;
+        };
+        if entry.path == "SKILL.md" || entry.path.starts_with("evals/") {
+            continue;
+        }
+        if size > crate::skill::limits::MAX_FILE_BYTES || spent + size > FOLDER_BUDGET {
+            continue;
+        }
+        let path = dir.join(&entry.path);
+        let Ok(Some(bytes)) =
+            crate::fsutil::read_regular(&path, crate::skill::limits::MAX_FILE_BYTES)
+        else {
+            continue;
+        };
+        spent += bytes.len() as u64;
+        out.push((entry.path.clone(), bytes, executable));
+    }
+    Ok(out)
+}
+
+/// [`folder_from_dir`] for the skill at `rel` as `at` has it.
+pub fn folder_at(
+    repo: &crate::git::Repo,
+    rel: &str,
+    at: crate::git::At<'_>,
+) -> Result<Vec<FolderFile>, RevisionError> {
+    use crate::git::{EntryKind, RegularBlob};
+    let git = |source| RevisionError::Git {
+        at: at.to_string(),
+        source,
+    };
+    let prefix = if rel.is_empty() {
+        String::new()
+    } else {
+        format!("{rel}/")
+    };
+    let listing = repo.list_under(at, &[rel.to_owned()]).map_err(git)?;
+    let mut out = Vec::new();
+    let mut spent = 0;
+    for entry in &listing.entries {
+        let EntryKind::File { executable } = entry.kind else {
+            continue;
+        };
+        let Some(path) = entry.path.strip_prefix(&prefix) else {
+            continue;
+        };
+        if path == "SKILL.md" || path.starts_with("evals/") {
+            continue;
+        }
+        if let RegularBlob::Regular(bytes) = repo
+            .regular_blob(at, &entry.path, crate::skill::limits::MAX_FILE_BYTES)
+            .map_err(git)?
+        {
+            if spent + bytes.len() as u64 > FOLDER_BUDGET {
+                continue;
+            }
+            spent += bytes.len() as u64;
+            out.push((path.to_owned(), bytes, executable));
+        }
+    }
+    Ok(out)
+}
+
 /// A case's request as the user gives it: the prompt, then each input file (text as it is,
 /// at most [`INPUT_BYTES`]; a binary file by its size only).
 pub fn request(prompt: &str, inputs: &[(String, Vec<u8>)]) -> String {

@@ -48,6 +48,7 @@ pub fn load(
             Ok(Prepared {
                 case: case.clone(),
                 request: subject::request(&case.prompt, &inputs),
+                inputs,
             })
         })
         .collect::<Result<Vec<_>, ReadError>>()?;

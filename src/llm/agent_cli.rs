@@ -214,6 +214,7 @@ impl Provider for AgentCliProvider {
             line: &self.program,
             args: &args,
             cwd: Some(&cwd),
+            no_git_env: false,
         };
         let ran = command::run_in(&what, &prompt, self.timeout, request.purpose)?;
         let stdout = String::from_utf8_lossy(&ran.stdout);
@@ -281,7 +282,7 @@ impl Drop for Place {
 
 /// Why no answer could be read from a CLI's output.
 #[derive(Debug, PartialEq, Eq)]
-enum Problem {
+pub(crate) enum Problem {
     /// The CLI reported an error in its output: its message.
     Said(String),
     /// The output is not what the CLI prints.
@@ -289,7 +290,7 @@ enum Problem {
 }
 
 /// The answer's text and, when the CLI counts them, the tokens spent.
-fn read_answer(cli: AgentCli, stdout: &str) -> Result<(String, Option<Usage>), Problem> {
+pub(crate) fn read_answer(cli: AgentCli, stdout: &str) -> Result<(String, Option<Usage>), Problem> {
     match cli {
         AgentCli::ClaudeCode | AgentCli::Qwen => read_result(stdout),
         AgentCli::Codex => read_codex(stdout),
@@ -350,6 +351,15 @@ fn read_codex(stdout: &str) -> Result<(String, Option<Usage>), Problem> {
     let mut text = None;
     let mut usage = None;
     let mut events = 0;
+    let mut error = None;
+    let mut completed = false;
+    let said = |event: &serde_json::Value| {
+        let why = event["error"]["message"]
+            .as_str()
+            .or(event["message"].as_str())
+            .unwrap_or("it reported an error");
+        Problem::Said(crate::redact::redact(&super::excerpt(why, 500)))
+    };
     for line in stdout.lines().filter(|l| !l.trim().is_empty()) {
         let Ok(event) = serde_json::from_str::<serde_json::Value>(line) else {
             // Codex prints only JSON lines on stdout; anything else is not a Codex answer.
@@ -361,6 +371,8 @@ fn read_codex(stdout: &str) -> Result<(String, Option<Usage>), Problem> {
                 text = event["item"]["text"].as_str().map(str::to_owned);
             }
             Some("turn.completed") => {
+                completed = true;
+                error = None;
                 let u = &event["usage"];
                 usage = u["input_tokens"].as_u64().map(|input| Usage {
                     input_tokens: input,
@@ -368,17 +380,15 @@ fn read_codex(stdout: &str) -> Result<(String, Option<Usage>), Problem> {
                     estimated: false,
                 });
             }
-            Some("turn.failed") | Some("error") => {
-                let why = event["error"]["message"]
-                    .as_str()
-                    .or(event["message"].as_str())
-                    .unwrap_or("it reported an error");
-                return Err(Problem::Said(crate::redact::redact(&super::excerpt(
-                    why, 500,
-                ))));
-            }
+            Some("turn.failed") => return Err(said(&event)),
+            // A stream that dropped and reconnected says so with an `error` and goes on: it
+            // fails the run only when no completed turn follows.
+            Some("error") => error = Some(said(&event)),
             _ => {}
         }
+    }
+    if let (Some(problem), false) = (error, completed) {
+        return Err(problem);
     }
     match text {
         Some(text) => Ok((text, usage)),
@@ -536,6 +546,18 @@ mod tests {
         let (text, usage) = read_answer(AgentCli::Codex, out).unwrap();
         assert_eq!(text, "{\"a\": 1}");
         assert_eq!(usage.unwrap().input_tokens, 7);
+        // A dropped stream that reconnected: its error is not the run's.
+        let reconnected = concat!(
+            "{\"type\":\"error\",\"message\":\"Reconnecting... 1/5\"}\n",
+            "{\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\",\"text\":\"done\"}}\n",
+            "{\"type\":\"turn.completed\",\"usage\":{}}\n",
+        );
+        assert_eq!(read_answer(AgentCli::Codex, reconnected).unwrap().0, "done");
+        let gave_up = "{\"type\":\"error\",\"message\":\"stream disconnected\"}\n";
+        assert_eq!(
+            read_answer(AgentCli::Codex, gave_up),
+            Err(Problem::Said("stream disconnected".into()))
+        );
         let silent = "{\"type\":\"thread.started\"}\n{\"type\":\"turn.completed\",\"usage\":{}}\n";
         assert_eq!(
             read_answer(AgentCli::Codex, silent),

@@ -146,6 +146,10 @@ pub(crate) struct Invocation<'a> {
     pub line: &'a str,
     pub args: &'a [String],
     pub cwd: Option<&'a std::path::Path>,
+    /// Run without the `GIT_*` variables of the caller (`GIT_DIR`, `GIT_WORK_TREE`,
+    /// `GIT_INDEX_FILE` set by a hook would point the command's git at the person's
+    /// repository).
+    pub no_git_env: bool,
 }
 
 impl<'a> Invocation<'a> {
@@ -155,6 +159,7 @@ impl<'a> Invocation<'a> {
             line,
             args: &[],
             cwd: None,
+            no_git_env: false,
         }
     }
 }
@@ -183,6 +188,13 @@ pub(crate) fn run_in(
     }
     if let Some(cwd) = what.cwd {
         cmd.current_dir(cwd);
+    }
+    if what.no_git_env {
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("GIT_") && name != "GIT_SKILL_PURPOSE" {
+                cmd.env_remove(&name);
+            }
+        }
     }
     cmd.arg("-c");
     if what.args.is_empty() {

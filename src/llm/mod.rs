@@ -5,6 +5,7 @@
 //! talks to the network. API keys come from the environment only and never appear in errors.
 
 pub mod agent_cli;
+pub mod agent_run;
 mod anthropic;
 pub mod batch;
 mod command;

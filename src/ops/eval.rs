@@ -40,6 +40,9 @@ pub struct Options {
     pub fresh: bool,
     /// The most calls the run may make (`skill.evalMaxCalls`).
     pub max_calls: usize,
+    /// A real agent CLI answers each case in a directory of its own (`--runner`), instead of
+    /// the configured model; the model still grades.
+    pub runner: Option<crate::llm::agent_run::AgentRun>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -86,10 +89,12 @@ pub fn eval(
         ],
         Against::Revision(rev) => {
             let before = at_revision(env, skill, rev)?;
-            vec![
-                condition("new_skill", &current.label, view(&current)),
-                condition("old_skill", rev, view(&before)),
-            ]
+            let mut old = condition("old_skill", rev, view(&before));
+            if options.runner.is_some() {
+                let rel = repo.relative(&skill.dir).unwrap_or_default();
+                old.folder = subject::folder_at(repo, &rel, At::Revision(rev))?;
+            }
+            vec![condition("new_skill", &current.label, view(&current)), old]
         }
         Against::Candidate(file) => {
             let path = env.cwd.join(file);
@@ -102,6 +107,18 @@ pub fn eval(
             ]
         }
     };
+
+    // An agent CLI gets the skill's whole folder as the work tree has it (a revision's is read
+    // above); its SKILL.md is the condition's.
+    let mut conditions = conditions;
+    if options.runner.is_some() {
+        let here = subject::folder_from_dir(&skill.dir)?;
+        for c in conditions.iter_mut() {
+            if c.skill.is_some() && c.folder.is_empty() {
+                c.folder = here.clone();
+            }
+        }
+    }
 
     let provider = crate::llm::provider(&options.settings);
     let dirs = prompt::override_dirs(
@@ -119,6 +136,7 @@ pub fn eval(
         provider.as_ref(),
         &prompts,
         options.fresh,
+        options.runner.as_ref(),
     )?;
     // Refused before anything is cleared or asked.
     if planned.calls > options.max_calls {
@@ -135,10 +153,15 @@ pub fn eval(
         2,
         "plan",
         &format!(
-            "{} x {} conditions: up to {} model calls ({})",
+            "{} x {} conditions: up to {} calls ({}{})",
             crate::report::plural(prepared.len(), "case"),
             conditions.len(),
             planned.calls,
+            options
+                .runner
+                .as_ref()
+                .map(|r| format!("{} does each case, graded by ", r.runner.as_str()))
+                .unwrap_or_default(),
             planned.model
         ),
     );
@@ -172,6 +195,7 @@ fn condition(name: &str, label: &str, skill: Option<crate::prompt::vars::EvalSki
         name: name.to_owned(),
         label: label.to_owned(),
         skill,
+        folder: Vec::new(),
     }
 }
 

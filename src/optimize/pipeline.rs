@@ -903,6 +903,7 @@ impl<'r> Run<'r> {
             ctx.provider,
             ctx.prompts,
             false,
+            None,
         )?;
         self.ui.progress(
             7,

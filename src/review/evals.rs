@@ -113,6 +113,7 @@ fn one(
         provider,
         prompts,
         false,
+        None,
     )
     .map_err(|e| e.to_string())?;
     if plan.calls > *left {

@@ -840,3 +840,246 @@ fn gemini_cli_answers_as_the_model() {
 fn qwen_code_answers_as_the_model() {
     model_cli("qwen", "qwen");
 }
+
+// ---------------------------------------------------------------- the agent CLIs as eval runners
+
+/// The tool call that leaves a file in the working directory, per protocol.
+fn leave_file_script(cli: &str, answer_with_skill: &str, description: &str) -> String {
+    // Qwen Code and Copilot CLI both speak OpenAI chat, with their own shell tools.
+    let chat_shell = if cli == "copilot" {
+        "bash"
+    } else {
+        "run_shell_command"
+    };
+    let bash = |name: &str, key: &str| serde_json::json!([{"name": name, "args": {key: "printf 'north 3\\n' > report.md", "description": "write the report"}}]);
+    serde_json::json!({
+        "answers": [{"match": description, "text": answer_with_skill}],
+        "calls": [],
+        "final": "Wrote report.md.",
+        "side": "ok",
+        "per_protocol": {
+            "anthropic": {"calls": bash("Bash", "command")},
+            "responses": {"calls": bash("exec_command", "cmd")},
+            "chat": {"calls": bash(chat_shell, "command")},
+            "gemini": {"calls": bash("run_shell_command", "command")}
+        }
+    })
+    .to_string()
+}
+
+/// The repository's work tree (every file but `.git`), index bytes and references.
+type RepoState = (Vec<(PathBuf, Vec<u8>)>, Vec<u8>, String);
+
+fn repo_state(proj: &Path) -> RepoState {
+    let mut files = Vec::new();
+    let mut stack = vec![proj.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p == proj.join(".git") {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+            } else {
+                files.push((p.clone(), std::fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    files.sort();
+    let index = std::fs::read(proj.join(".git/index")).unwrap_or_default();
+    let refs = Command::new("git")
+        .args(["for-each-ref", "--format=%(refname) %(objectname)"])
+        .current_dir(proj)
+        .output()
+        .unwrap();
+    (
+        files,
+        index,
+        String::from_utf8_lossy(&refs.stdout).into_owned(),
+    )
+}
+
+/// `git skill eval --runner <runner>`: the real CLI does each case in a directory of its own
+/// (the skill placed where it finds skills, for the condition that has it), its answer and the
+/// file it left are graded by git-skill's model; the repository is untouched.
+fn eval_runner(cli: &str, runner: &str) {
+    const DESCRIPTION: &str = "Writes the quarterly sales report from a CSV file (zq-sales-skill).";
+    let skill = format!(
+        "---\nname: csv-report\ndescription: {DESCRIPTION}\n---\n\n# CSV report\n\nSum each region, then end with the line `ZQ-PASS-7`.\n"
+    );
+    let evals = serde_json::json!({"evals": [{"id": 1, "prompt": "Write the sales report for sales.csv.",
+        "files": ["evals/files/sales.csv"], "assertions": ["The answer ends with the check line"]}]})
+    .to_string();
+    let Some(trial) = Trial::new(
+        cli,
+        "user",
+        &[
+            (".claude/skills/csv-report/SKILL.md", &skill),
+            (".claude/skills/csv-report/evals/evals.json", &evals),
+            (
+                ".claude/skills/csv-report/evals/files/sales.csv",
+                "region,total\nnorth,3\n",
+            ),
+        ],
+    ) else {
+        return;
+    };
+    let model = trial.work.join("model-script.json");
+    std::fs::write(
+        &model,
+        leave_file_script(cli, "north 3, south 4.\nZQ-PASS-7", "zq-sales-skill"),
+    )
+    .unwrap();
+    let grade = |passed: bool| {
+        serde_json::json!({"assertions": [{"text": "The answer ends with the check line", "passed": passed, "evidence": "its last line"}],
+            "expected_output_met": true, "reason": if passed { "it ends with the check" } else { "no check line" }})
+        .to_string()
+    };
+    let judge = trial.work.join("judge-script.json");
+    std::fs::write(
+        &judge,
+        serde_json::json!({"answers": [
+            {"match": "ZQ-PASS-7", "text": grade(true)},
+            {"match": "expected_output_met", "text": grade(false)}
+        ], "calls": [], "final": "no", "side": "no"})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        trial.work.join("instead.sh"),
+        format!(
+            "set -e\ngit skill eval csv-report --runner {runner}{} --format json > ../eval.json\n",
+            // Gemini CLI's default routes each request through a classifier model first.
+            if cli == "gemini" {
+                " --runner-model gemini-2.5-flash"
+            } else {
+                ""
+            }
+        ),
+    )
+    .unwrap();
+    let before = repo_state(&trial.proj);
+    let tmp = trial.work.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let (report, stderr) = trial.run(&[
+        ("MODEL_SCRIPT", &model),
+        ("REVIEW_SCRIPT", &judge),
+        ("TMPDIR", &tmp),
+    ]);
+    let context = || {
+        format!(
+            "run.sh: {stderr}\ncli.json: {report}\nstderr: {}\neval: {}\nmodel.log: {}",
+            trial.file("cli.stderr"),
+            trial.file("eval.json"),
+            trial
+                .file("model.log")
+                .chars()
+                .take(4000)
+                .collect::<String>()
+        )
+    };
+    assert_eq!(report["exit"], 0, "{cli}: {}", context());
+    let eval: Value = serde_json::from_str(&trial.file("eval.json")).expect("eval.json");
+    let rates: Vec<(String, f64)> = eval["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_owned(),
+                c["pass_rate"].as_f64().unwrap_or(-1.0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rates,
+        [
+            ("with_skill".to_owned(), 1.0),
+            ("without_skill".to_owned(), 0.0)
+        ],
+        "{}",
+        context()
+    );
+    // The agent saw the skill only where it was placed, and the input file in its directory.
+    let log = trial.file("model.log");
+    assert!(log.contains("zq-sales-skill"), "{}", context());
+    // The judge saw the file the agent left.
+    let judged = trial.file("review-model.log");
+    assert!(
+        judged.contains("Files the agent left")
+            && judged.contains("report.md")
+            && judged.contains("north 3"),
+        "{}",
+        context()
+    );
+    assert!(
+        !judged.contains("zq-sales-skill"),
+        "the judge is blind: {}",
+        context()
+    );
+    // Nothing of the person's repository changed: work tree, index, references.
+    assert!(repo_state(&trial.proj) == before, "{}", context());
+    assert!(
+        !log.contains(trial.proj.to_str().unwrap()),
+        "{cli} ran in the project: {}",
+        context()
+    );
+    // The agent's directories are gone.
+    let leftover: Vec<String> = std::fs::read_dir(&tmp)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("git-skill-"))
+        .flat_map(|e| std::fs::read_dir(e.path()).into_iter().flatten().flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("eval-"))
+        .collect();
+    assert!(leftover.is_empty(), "{leftover:?}");
+    assert_eq!(report["reviews"], serde_json::json!([]), "{}", context());
+}
+
+#[test]
+#[cfg_attr(
+    not(agent_clis),
+    ignore = "no agent CLI under AGENTS_PREFIX (.ci/run installs them)"
+)]
+fn claude_code_runs_eval_cases() {
+    eval_runner("claude", "claude-code");
+}
+
+#[test]
+#[cfg_attr(
+    not(agent_clis),
+    ignore = "no agent CLI under AGENTS_PREFIX (.ci/run installs them)"
+)]
+fn codex_runs_eval_cases() {
+    eval_runner("codex", "codex");
+}
+
+#[test]
+#[cfg_attr(
+    not(agent_clis),
+    ignore = "no agent CLI under AGENTS_PREFIX (.ci/run installs them)"
+)]
+fn qwen_code_runs_eval_cases() {
+    eval_runner("qwen", "qwen");
+}
+
+#[test]
+#[cfg_attr(
+    not(agent_clis),
+    ignore = "no agent CLI under AGENTS_PREFIX (.ci/run installs them)"
+)]
+fn gemini_cli_runs_eval_cases() {
+    eval_runner("gemini", "gemini");
+}
+
+#[test]
+#[cfg_attr(
+    not(agent_clis),
+    ignore = "no agent CLI under AGENTS_PREFIX (.ci/run installs them)"
+)]
+fn copilot_cli_runs_eval_cases() {
+    eval_runner("copilot", "copilot");
+}

@@ -365,3 +365,93 @@ fn fresh_over_the_budget_keeps_what_an_earlier_run_made() {
     assert!(again.stdout.contains("0 model calls"), "{}", again.stdout);
     assert_eq!(server.requests().len(), 12);
 }
+
+/// `--runner`: the agent CLI (a stand-in `copilot` on the PATH, which answers with what it
+/// sees) does each case in a directory of its own holding the input file and, with the skill,
+/// the whole skill folder with its executable script; the caller's `GIT_*` variables are not
+/// passed on; the judge grades its answer and the file it left; nothing in the repository
+/// changes; the runner's results are kept apart from the model's.
+#[cfg(unix)]
+#[test]
+fn a_runner_cli_does_each_case_in_a_directory_of_its_own() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let sb = repo(WITH_RULE);
+    sb.write(&format!("{SKILL}/scripts/check.sh"), "#!/bin/sh\necho ok\n");
+    let script = sb.repo().join(SKILL).join("scripts/check.sh");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    sb.git(&["add", "-A"]).assert_ok();
+    sb.git(&["commit", "-qm", "a script"]).assert_ok();
+    let bin = sb.tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(
+        bin.join("copilot"),
+        "#!/bin/sh\n# a stand-in agent: says what it sees, follows the skill when it has one\n\
+         echo \"GIT_DIR=${GIT_DIR:-}\"\n\
+         find . -type f -perm -u+x | sort\n\
+         cat evals/files/sales.csv 2>/dev/null\n\
+         if [ -f .github/skills/csv-report/SKILL.md ]; then echo 'TOTALS CHECKED'; fi\n\
+         echo 'north,3' > summary.csv\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(bin.join("copilot"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let git_dir = sb.repo().join(".git");
+    let server = model(0);
+    let before = (
+        sb.git(&["status", "--porcelain", "--ignored"]).stdout,
+        std::fs::read(git_dir.join("index")).unwrap(),
+        sb.git(&["for-each-ref"]).stdout,
+    );
+    let run = eval(
+        &sb,
+        &server,
+        &["--runner", "copilot", "--format", "json"],
+        &[
+            ("PATH", path.as_str()),
+            ("GIT_DIR", git_dir.to_str().unwrap()),
+        ],
+    );
+    run.assert_ok();
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        rates(&report),
+        [
+            ("with_skill".to_owned(), 1.0),
+            ("without_skill".to_owned(), 0.0)
+        ]
+    );
+    // 3 cases x 2 conditions: the agent's runs make no model call; 6 grades do.
+    let requests = server.requests();
+    assert!(requests.iter().all(|r| purpose(r) == "eval-grade"));
+    assert_eq!(requests.len(), 6);
+    let dir = std::path::PathBuf::from(report["dir"].as_str().unwrap());
+    let answer = std::fs::read_to_string(dir.join("case-1/with_skill/answer.md")).unwrap();
+    assert!(answer.starts_with("GIT_DIR=\n"), "{answer}");
+    assert!(
+        answer.contains("./.github/skills/csv-report/scripts/check.sh\n"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("north,3\nsouth,4"),
+        "the input file: {answer}"
+    );
+    assert!(answer.contains("summary.csv"), "the file it left: {answer}");
+    let without = std::fs::read_to_string(dir.join("case-1/without_skill/answer.md")).unwrap();
+    assert!(!without.contains(".github/skills"), "{without}");
+    // The judge graded what the agent left too.
+    assert!(requests.iter().any(|r| text_of(r).contains("summary.csv")));
+    assert_eq!(
+        (
+            sb.git(&["status", "--porcelain", "--ignored"]).stdout,
+            std::fs::read(git_dir.join("index")).unwrap(),
+            sb.git(&["for-each-ref"]).stdout,
+        ),
+        before
+    );
+    // The model's run of the same cases is another run: nothing of the agent's is reused.
+    let model_run = eval(&sb, &server, &["--format", "json"], &[]);
+    model_run.assert_ok();
+    let again: Value = serde_json::from_str(&model_run.stdout).unwrap();
+    assert_ne!(again["dir"], report["dir"]);
+    assert_eq!(again["calls"], 12);
+}

@@ -1,0 +1,257 @@
+//! An agent CLI run as the agent of an eval case (`git skill eval --runner`): headless, in a
+//! directory of its own that holds the case's files and the skill under test, with its tools
+//! on (it is doing the task), and its final answer read from its output. Unlike the agent-CLI
+//! providers (`agent_cli`), which use the CLI as a plain model with every tool off, this is the
+//! agent itself at work; the directory is all it is pointed at.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::agent_cli::{read_answer, AgentCli, Problem};
+use super::command::{self, Invocation};
+use super::{LlmError, Usage};
+
+/// The longest prompt given as an argument (Linux's limit of one argument is 128 KiB).
+const MAX_ARGUMENT: usize = 120 << 10;
+
+/// The agent CLIs an eval can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Runner {
+    ClaudeCode,
+    Codex,
+    Gemini,
+    Qwen,
+    Copilot,
+}
+
+impl Runner {
+    pub const ALL: [Runner; 5] = [
+        Runner::ClaudeCode,
+        Runner::Codex,
+        Runner::Gemini,
+        Runner::Qwen,
+        Runner::Copilot,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Runner::ClaudeCode => "claude-code",
+            Runner::Codex => "codex",
+            Runner::Gemini => "gemini",
+            Runner::Qwen => "qwen",
+            Runner::Copilot => "copilot",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Runner> {
+        Runner::ALL.into_iter().find(|r| r.as_str() == name)
+    }
+
+    /// The program on the PATH.
+    pub fn program(self) -> &'static str {
+        match self {
+            Runner::ClaudeCode => "claude",
+            Runner::Codex => "codex",
+            Runner::Gemini => "gemini",
+            Runner::Qwen => "qwen",
+            Runner::Copilot => "copilot",
+        }
+    }
+
+    /// Where this CLI finds a project's skills, relative to its working directory
+    /// (`skill::loader` has every root; one each CLI reads is enough here).
+    pub fn skills_root(self) -> &'static str {
+        match self {
+            Runner::ClaudeCode => ".claude/skills",
+            Runner::Codex | Runner::Gemini | Runner::Qwen => ".agents/skills",
+            Runner::Copilot => ".github/skills",
+        }
+    }
+
+    /// The options of one headless run with the tools the task needs, allowed without asking
+    /// (nobody is there to answer), in the working directory. The prompt goes on stdin, but
+    /// for Copilot, which takes it as an argument (`prompt`).
+    fn args(self, model: &str, prompt: &str) -> Vec<String> {
+        let mut args: Vec<String> = match self {
+            // Edits accepted, and the tools an agent uses on a task allowed by name (as root,
+            // skipping permissions altogether is refused).
+            Runner::ClaudeCode => vec![
+                "-p",
+                "--output-format",
+                "json",
+                "--no-session-persistence",
+                "--permission-mode",
+                "acceptEdits",
+                "--allowedTools",
+                "Read,Write,Edit,Glob,Grep,LS,Bash,Skill",
+            ],
+            // Writes confined to the working directory by Codex's own sandbox.
+            Runner::Codex => vec![
+                "exec",
+                "--json",
+                "--ephemeral",
+                "--skip-git-repo-check",
+                "--sandbox",
+                "workspace-write",
+            ],
+            Runner::Gemini => vec![
+                "--output-format",
+                "json",
+                "--approval-mode",
+                "yolo",
+                "--skip-trust",
+            ],
+            Runner::Qwen => vec![
+                "--output-format",
+                "json",
+                "--approval-mode",
+                "yolo",
+                "--chat-recording",
+                "false",
+            ],
+            Runner::Copilot => vec!["--silent", "--allow-all-tools", "--no-color"],
+        }
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+        if !model.is_empty() {
+            args.push(if self == Runner::ClaudeCode || self == Runner::Copilot {
+                "--model".into()
+            } else {
+                "-m".into()
+            });
+            args.push(model.to_owned());
+        }
+        match self {
+            Runner::Codex => args.push("-".into()),
+            Runner::Gemini | Runner::Qwen => {
+                args.extend(["-p".into(), "Do the task above.".into()]);
+            }
+            Runner::Copilot => args.extend(["-p".into(), prompt.to_owned()]),
+            Runner::ClaudeCode => {}
+        }
+        args
+    }
+
+    /// The answer reader it shares with the agent-CLI providers (Copilot prints its answer
+    /// alone with `--silent`).
+    fn reader(self) -> Option<AgentCli> {
+        match self {
+            Runner::ClaudeCode => Some(AgentCli::ClaudeCode),
+            Runner::Codex => Some(AgentCli::Codex),
+            Runner::Gemini => Some(AgentCli::Gemini),
+            Runner::Qwen => Some(AgentCli::Qwen),
+            Runner::Copilot => None,
+        }
+    }
+}
+
+/// How to run one.
+#[derive(Debug, Clone)]
+pub struct AgentRun {
+    pub runner: Runner,
+    /// The program, or a command line (`npx -y @openai/codex`); the options follow it.
+    pub program: String,
+    /// `-m`/`--model`, when given.
+    pub model: String,
+    pub timeout: Duration,
+}
+
+impl AgentRun {
+    pub fn new(runner: Runner) -> AgentRun {
+        AgentRun {
+            runner,
+            program: runner.program().to_owned(),
+            model: String::new(),
+            timeout: Duration::from_secs(600),
+        }
+    }
+
+    /// Runs the agent on `prompt` in `cwd` and returns its final answer. `GIT_SKILL_PURPOSE`
+    /// is set, so git-skill's own hooks in the CLI's user settings count no session.
+    pub fn run(&self, cwd: &Path, prompt: &str) -> Result<(String, Option<Usage>), LlmError> {
+        let provider = self.runner.as_str();
+        // Copilot takes the prompt as one argument, which Linux caps at 128 KiB.
+        if self.runner == Runner::Copilot && prompt.len() > MAX_ARGUMENT {
+            return Err(LlmError::Config(format!(
+                "the case's prompt is {} bytes; copilot takes it as one argument, at most {MAX_ARGUMENT}",
+                prompt.len()
+            )));
+        }
+        let args = self.runner.args(&self.model, prompt);
+        let what = Invocation {
+            provider,
+            line: &self.program,
+            args: &args,
+            cwd: Some(cwd),
+            // The agent works in its own directory: a caller's GIT_DIR must not lead it back.
+            no_git_env: true,
+        };
+        let stdin = if self.runner == Runner::Copilot {
+            ""
+        } else {
+            prompt
+        };
+        let ran = command::run_in(&what, stdin, self.timeout, Some("eval"))?;
+        let shown = format!(
+            "{} {}",
+            self.program,
+            args.first().map_or("", String::as_str)
+        );
+        let failed = |reason: String| LlmError::CommandOutput {
+            provider,
+            command: shown.clone(),
+            reason,
+        };
+        let stdout = String::from_utf8_lossy(&ran.stdout);
+        let answer = match self.runner.reader() {
+            Some(cli) => read_answer(cli, &stdout),
+            None => Ok((stdout.trim().to_owned(), None)),
+        };
+        let (text, usage) = match answer {
+            Ok(answer) if ran.success => answer,
+            Err(Problem::Said(why)) => return Err(failed(why)),
+            _ if !ran.success => {
+                return Err(LlmError::CommandFailed {
+                    provider,
+                    command: shown,
+                    status: ran.status,
+                    stderr: command::tail(&ran.stderr),
+                })
+            }
+            Err(Problem::Unreadable(why)) => return Err(failed(why)),
+            Ok(_) => unreachable!("a successful answer was matched first"),
+        };
+        if text.trim().is_empty() {
+            return Err(failed("its answer is empty".into()));
+        }
+        Ok((text, usage))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_runner_runs_headless_with_its_tools_allowed() {
+        let claude = Runner::ClaudeCode.args("", "p");
+        assert!(claude
+            .windows(2)
+            .any(|w| w == ["--permission-mode", "acceptEdits"]));
+        assert!(!claude.iter().any(|a| a == "p"), "the prompt goes on stdin");
+        let codex = Runner::Codex.args("gpt-5", "p");
+        assert!(codex
+            .windows(2)
+            .any(|w| w == ["--sandbox", "workspace-write"]));
+        assert_eq!(&codex[codex.len() - 3..], ["-m", "gpt-5", "-"]);
+        let copilot = Runner::Copilot.args("", "the task");
+        assert_eq!(&copilot[copilot.len() - 2..], ["-p", "the task"]);
+        for r in Runner::ALL {
+            assert_eq!(Runner::from_name(r.as_str()), Some(r));
+            assert!(r.skills_root().ends_with("/skills"));
+        }
+        assert_eq!(Runner::from_name("cursor"), None);
+    }
+}
