@@ -25,7 +25,7 @@ pub fn attempt(
     skill: Option<&EvalSkill>,
     folder: &[crate::eval::subject::FolderFile],
 ) -> Result<(String, Option<Usage>), LlmError> {
-    let place = Workspace::new().map_err(|e| setup(agent, e))?;
+    let place = crate::llm::agent_cli::Place::new("eval").map_err(|e| setup(agent, e))?;
     let cwd = place.0.clone();
     for (rel, bytes) in inputs {
         write(&cwd, rel, bytes).map_err(|e| setup(agent, e))?;
@@ -246,33 +246,6 @@ fn with_files(answer: &str, left: &[Left], unread: &[String]) -> String {
         ));
     }
     out
-}
-
-/// The agent's directory, removed when dropped.
-struct Workspace(PathBuf);
-
-impl Workspace {
-    fn new() -> std::io::Result<Workspace> {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let base = crate::llm::json::private_temp_dir()?;
-        let dir = base.join(format!(
-            "eval-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir)?;
-        }
-        std::fs::create_dir(&dir)?;
-        Ok(Workspace(dir))
-    }
-}
-
-impl Drop for Workspace {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 #[cfg(test)]

@@ -183,7 +183,7 @@ impl Provider for AgentCliProvider {
             )));
         }
         let prompt = command::flatten(request);
-        let place = Place::new().map_err(|e| {
+        let place = Place::new("model").map_err(|e| {
             LlmError::Config(format!("cannot make a directory to run {provider} in: {e}"))
         })?;
         let cwd = place.0.join("work");
@@ -251,17 +251,18 @@ impl Provider for AgentCliProvider {
     }
 }
 
-/// An empty directory of this run under the user's private temporary directory, removed
-/// when dropped: the CLI's working directory, away from the project.
-struct Place(std::path::PathBuf);
+/// An empty directory of one run under the user's private temporary directory
+/// (`<kind>-<pid>-<n>`), removed when dropped: a CLI's working directory, away from the
+/// project.
+pub(crate) struct Place(pub std::path::PathBuf);
 
 impl Place {
-    fn new() -> std::io::Result<Place> {
+    pub fn new(kind: &str) -> std::io::Result<Place> {
         use std::sync::atomic::{AtomicU64, Ordering};
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let base = super::json::private_temp_dir()?;
         let dir = base.join(format!(
-            "model-{}-{}",
+            "{kind}-{}-{}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));

@@ -34,14 +34,9 @@ impl Runner {
         Runner::Copilot,
     ];
 
+    /// The same names as the agent-CLI providers', and `copilot`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Runner::ClaudeCode => "claude-code",
-            Runner::Codex => "codex",
-            Runner::Gemini => "gemini",
-            Runner::Qwen => "qwen",
-            Runner::Copilot => "copilot",
-        }
+        self.reader().map_or("copilot", AgentCli::as_str)
     }
 
     pub fn from_name(name: &str) -> Option<Runner> {
@@ -50,13 +45,7 @@ impl Runner {
 
     /// The program on the PATH.
     pub fn program(self) -> &'static str {
-        match self {
-            Runner::ClaudeCode => "claude",
-            Runner::Codex => "codex",
-            Runner::Gemini => "gemini",
-            Runner::Qwen => "qwen",
-            Runner::Copilot => "copilot",
-        }
+        self.reader().map_or("copilot", AgentCli::program)
     }
 
     /// Where this CLI finds a project's skills, relative to its working directory
