@@ -81,23 +81,13 @@ pub fn append(existing: Option<&[u8]>, skill: &str, cases: &[Case]) -> Result<Ve
             map.insert("evals".into(), Value::Array(Vec::new()));
             map
         }
-        Some(bytes) => {
-            cases::parse(bytes).map_err(|p| p.to_string())?;
-            let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
-            match serde_json::from_str(text.trim_start_matches('\u{feff}')) {
-                Ok(Value::Object(map)) => map,
-                _ => return Err("it is not a JSON object".into()),
-            }
-        }
+        Some(bytes) => open(bytes)?,
     };
-    let Some(Value::Array(list)) = top.get_mut("evals") else {
-        return Err("it has no `evals` list".into());
-    };
+    let list = cases_of(&mut top)?;
     for case in cases {
         list.push(serde_json::to_value(case).map_err(|e| e.to_string())?);
     }
-    let mut bytes = serde_json::to_vec_pretty(&Value::Object(top)).map_err(|e| e.to_string())?;
-    bytes.push(b'\n');
+    let bytes = to_file(top)?;
     // What is committed must be what the next eval and replay gate read.
     cases::parse(&bytes).map_err(|p| format!("with the new cases, {p}"))?;
     Ok(bytes)
@@ -113,15 +103,8 @@ pub fn remove_cases(
     sources: &std::collections::HashSet<String>,
     created: bool,
 ) -> Result<Option<Vec<u8>>, String> {
-    cases::parse(bytes).map_err(|p| p.to_string())?;
-    let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
-    let Ok(Value::Object(mut top)) = serde_json::from_str(text.trim_start_matches('\u{feff}'))
-    else {
-        return Err("it is not a JSON object".into());
-    };
-    let Some(Value::Array(list)) = top.get_mut("evals") else {
-        return Err("it has no `evals` list".into());
-    };
+    let mut top = open(bytes)?;
+    let list = cases_of(&mut top)?;
     list.retain(|case| {
         let ours = case
             .get("source")
@@ -136,9 +119,32 @@ pub fn remove_cases(
     if created && only_ours {
         return Ok(None);
     }
-    let mut out = serde_json::to_vec_pretty(&Value::Object(top)).map_err(|e| e.to_string())?;
-    out.push(b'\n');
-    Ok(Some(out))
+    to_file(top).map(Some)
+}
+
+/// An eval set to edit as JSON, the fields git-skill does not read kept: checked by the
+/// parser every reader uses first.
+fn open(bytes: &[u8]) -> Result<Map<String, Value>, String> {
+    cases::parse(bytes).map_err(|p| p.to_string())?;
+    let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
+    match serde_json::from_str(text.trim_start_matches('\u{feff}')) {
+        Ok(Value::Object(map)) => Ok(map),
+        _ => Err("it is not a JSON object".into()),
+    }
+}
+
+fn cases_of(top: &mut Map<String, Value>) -> Result<&mut Vec<Value>, String> {
+    match top.get_mut("evals") {
+        Some(Value::Array(list)) => Ok(list),
+        _ => Err("it has no `evals` list".into()),
+    }
+}
+
+/// The file's bytes: pretty JSON and a final newline.
+fn to_file(top: Map<String, Value>) -> Result<Vec<u8>, String> {
+    let mut bytes = serde_json::to_vec_pretty(&Value::Object(top)).map_err(|e| e.to_string())?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }
 
 /// The optimize commit's message with its `Eval-Cases:` line naming `ids` (none: no line),
