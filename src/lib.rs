@@ -18,11 +18,13 @@
 //! | [`guard`] | SkillGuard: the rule registry and the scanner that gives a skill its verdict |
 //! | [`check`] | one check path: a skill from the work tree, the index, a revision or memory, with policy and baseline; `check::gate`, the one gate every change of skills passes (hook, range scan, proposals, optimize, manage) |
 //! | [`staged`] | which skills changed between two states git holds (the hook's and CI's view) |
+//! | [`closure`] | what agents load and run beyond the files they load by themselves: imports, hooks' scripts, MCP servers' code, plugins, files a skill runs or links to, each in the role it is reached in, bounded |
 //! | [`drift`] | capability drift: what a changed skill can do that it could not before |
 //! | [`signal`] | feedback signals: schema, the locked JSON-lines store, selection, dashboard |
 //! | [`eval`] | skill evals: the cases of `evals/evals.json` |
 //! | [`optimize`] | the eight steps from signals to an audited change, checkpointed and crash-safe |
 //! | [`manage`] | `skill_manage`: validated, guarded, atomic writes of skills, for a person or an agent |
+//! | [`registry`] | the agent registry: what each supported agent loads and runs from a repository, what its settings keys do, where its hooks and user files are |
 //! | [`agent`] | the agent CLIs: their names and their transcripts, read into one conversation |
 //! | [`review`] | the sandboxed review agent: a tool loop over an in-memory overlay, ending in a proposal commit |
 //! | [`llm`], [`prompt`] | model providers (the only network access) and the prompt templates |
@@ -38,6 +40,7 @@ pub mod advice;
 pub mod agent;
 pub mod check;
 pub mod clock;
+pub mod closure;
 pub mod config;
 pub mod drift;
 pub mod env;
@@ -53,6 +56,7 @@ pub mod parallel;
 pub mod progress;
 pub mod prompt;
 pub mod redact;
+pub mod registry;
 pub mod report;
 pub mod review;
 pub mod signal;

@@ -1075,7 +1075,7 @@ fn tree_key<'e>(
 
 /// What `path` is at `at`, for link resolution. Unreadable counts as missing: the link then
 /// leads nowhere an agent could load a skill from.
-fn node_at(repo: &Repo, at: At<'_>, path: &str) -> links::Node {
+pub(crate) fn node_at(repo: &Repo, at: At<'_>, path: &str) -> links::Node {
     match repo.path_at(at, path) {
         Ok(PathAt::Tree) => links::Node::Dir,
         Ok(PathAt::Entry(entry)) => match entry.kind {

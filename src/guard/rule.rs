@@ -32,8 +32,8 @@ impl fmt::Display for Severity {
     }
 }
 
-/// The twelve threat categories of `skill-evolution-guard.md`, plus hidden text and the skill's
-/// structure.
+/// The twelve threat categories of `skill-evolution-guard.md`, plus hidden text, the skill's
+/// structure and what agents' configuration does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
@@ -51,10 +51,14 @@ pub enum Category {
     CredentialExposure,
     HiddenText,
     Structural,
+    /// Agents' settings that are dangerous by what they do (turn hooks off, load code through
+    /// the environment, send the API key elsewhere, widen permissions), and what the agent
+    /// loads that could not all be followed.
+    AgentConfig,
 }
 
 impl Category {
-    pub const ALL: [Category; 14] = [
+    pub const ALL: [Category; 15] = [
         Category::Exfiltration,
         Category::PromptInjection,
         Category::Destructive,
@@ -69,6 +73,7 @@ impl Category {
         Category::CredentialExposure,
         Category::HiddenText,
         Category::Structural,
+        Category::AgentConfig,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -87,6 +92,7 @@ impl Category {
             Category::CredentialExposure => "credential_exposure",
             Category::HiddenText => "hidden_text",
             Category::Structural => "structural",
+            Category::AgentConfig => "agent_config",
         }
     }
 
@@ -107,6 +113,7 @@ impl Category {
             Category::CredentialExposure => "CRD",
             Category::HiddenText => "HID",
             Category::Structural => "STR",
+            Category::AgentConfig => "CFG",
         }
     }
 

@@ -533,6 +533,44 @@ pub fn run_targets<'t>(
     out
 }
 
+/// A file a text's run instruction names, as written (`tools/fmt.sh`; a module run with
+/// `python -m pkg.mod` as `pkg/mod.py`), and what runs it: for the closure of what agents run,
+/// which resolves it against the repository rather than the skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Operand {
+    pub arg: String,
+    pub runner: Runner,
+    /// A module (`python -m`): also `<arg without .py>/__main__.py`.
+    pub module: bool,
+    /// The instruction, shortened (`bash tools/fmt.sh`).
+    pub instruction: String,
+}
+
+/// The files the run instructions of `text` name, in order, in linear time.
+pub fn operands(text: &str) -> Vec<Operand> {
+    instructions(text)
+        .into_iter()
+        .filter(|found| found.prog != "chmod" || grants_execute(&found.opts))
+        .map(|found| {
+            let module = found.prog.starts_with("py") && found.opts.contains(&"-m");
+            let arg = if module {
+                format!("{}.py", found.arg.replace('.', "/"))
+            } else {
+                found.arg.to_owned()
+            };
+            Operand {
+                arg,
+                runner: match found.prog.as_str() {
+                    "" => Runner::Kernel,
+                    prog => runner_of(prog),
+                },
+                module,
+                instruction: shorten(&text[found.span]),
+            }
+        })
+        .collect()
+}
+
 /// Whether chmod's mode (`+x`, `u+rwx`, `755`) lets someone execute the file.
 fn grants_execute(opts: &[&str]) -> bool {
     opts.iter().any(|o| {

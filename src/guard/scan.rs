@@ -290,6 +290,18 @@ pub(crate) fn scan_text_as(
     SkillScan { findings, errors }
 }
 
+/// One Markdown file an agent is told to read, scanned as a skill's reference is (by its own
+/// path: a section about attacks in documentation is weighed as documentation).
+pub(crate) fn scan_reference(name: &str, bytes: &[u8], options: ScanOptions) -> SkillScan {
+    let mut scan = Scanner::new(options);
+    let file = Source::top(name, false, None);
+    let mut errors = Vec::new();
+    scan.scan_contained(&file, bytes, &mut errors);
+    let mut findings = scan.findings;
+    sort_findings(&mut findings);
+    SkillScan { findings, errors }
+}
+
 /// STR010 for `path`, with `message`: a file that could not be read as what it is.
 pub fn failure_to_read(path: &str, message: &str) -> Finding {
     whole_file(&STR010, path, message.to_owned())
@@ -1242,8 +1254,18 @@ pub(crate) mod tests {
             } else {
                 rule.fixture
             };
+            // A settings file's rules are read as that file is.
+            let scan_one = |text: &str| match crate::registry::classify(path) {
+                Some(found) => crate::guard::context::scan(
+                    path,
+                    found.kind,
+                    text.as_bytes(),
+                    ScanOptions::default(),
+                ),
+                None => scan_files(&[(path, text.as_bytes(), false)]),
+            };
             for text in rule.fires {
-                let scan = scan_files(&[(path, text.as_bytes(), false)]);
+                let scan = scan_one(text);
                 if !rules_of(&scan).contains(&rule.id) {
                     failures.push(format!(
                         "{} must fire on {text:?}; got {:?}",
@@ -1253,7 +1275,7 @@ pub(crate) mod tests {
                 }
             }
             for text in rule.passes {
-                let scan = scan_files(&[(path, text.as_bytes(), false)]);
+                let scan = scan_one(text);
                 if rules_of(&scan).contains(&rule.id) {
                     failures.push(format!("{} must not fire on {text:?}", rule.id));
                 }

@@ -1,6 +1,7 @@
-//! What agents load: one model of the skill roots the supported agent CLIs read, for any tree
-//! (the work tree, the index, a revision), so that every command takes its paths from the same
-//! place and one tree gets one verdict in every mode.
+//! What agents load: one model of the skill roots the supported agents read (the agent folders
+//! come from the registry, [`crate::registry`]), for any tree (the work tree, the index, a
+//! revision), so that every command takes its paths from the same place and one tree gets one
+//! verdict in every mode.
 //!
 //! What each agent was found to do (the real CLIs, offline, against a scripted model; see the
 //! README's "What is scanned"):
@@ -22,48 +23,23 @@
 //! Repositories that publish skills also keep them in `skills/` and `agents/skills/` at the top
 //! ([`CONVENTION_ROOTS`]); no agent reads those by itself, and `skill.roots` replaces them.
 
-/// Agent configuration folders whose `skills/` folder an agent CLI loads, with the agents
-/// that read each (OpenCode and Cursor from their documentation).
-pub const AGENT_DIRS: &[(&str, &[&str])] = &[
-    (
-        ".claude",
-        &["Claude Code", "Copilot CLI", "OpenCode", "Cursor"],
-    ),
-    (
-        ".agents",
-        &[
-            "Codex",
-            "Qwen Code",
-            "Gemini CLI",
-            "Copilot CLI",
-            "OpenCode",
-        ],
-    ),
-    (".qwen", &["Qwen Code"]),
-    (".codex", &["Codex", "Cursor"]),
-    (".gemini", &["Gemini CLI"]),
-    (".github", &["Copilot CLI"]),
-    (".opencode", &["OpenCode"]),
-    (".cursor", &["Cursor"]),
-];
-
 /// The folder inside an agent folder that holds its skills.
-pub const SKILLS: &str = "skills";
+pub const SKILLS: &str = crate::registry::SKILLS;
 
 /// Skill roots at the top of a repository by convention, not loaded by an agent by itself.
 pub const CONVENTION_ROOTS: &[&str] = &["skills", "agents/skills"];
 
-/// The agent roots as they are spelled canonically (`.claude/skills`, ...), top level.
+/// The agent roots as they are spelled canonically (`.claude/skills`, ...), top level: each
+/// agent folder of the registry whose `skills/` an agent loads.
 pub fn agent_roots() -> impl Iterator<Item = String> {
-    AGENT_DIRS.iter().map(|(dir, _)| format!("{dir}/{SKILLS}"))
+    crate::registry::skill_dirs()
+        .iter()
+        .map(|(dir, _)| format!("{dir}/{SKILLS}"))
 }
 
 /// The agent folder `name` stands for, matched as a case-insensitive file system would.
 pub fn agent_dir(name: &str) -> Option<&'static str> {
-    AGENT_DIRS
-        .iter()
-        .map(|(dir, _)| *dir)
-        .find(|dir| dir.eq_ignore_ascii_case(name))
+    crate::registry::skill_dir(name)
 }
 
 /// One agent root found in a tree.

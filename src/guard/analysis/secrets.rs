@@ -134,7 +134,7 @@ pub fn vendor_words(name: &str) -> Vec<String> {
 /// not any part of it, so a look-alike (`github.com.t.example`, `evilgithub.com`) is not the
 /// vendor's: a subdomain label is the attacker's to choose (`openai.t.example`). A few vendors
 /// serve from other names (`googleapis.com`, `amazonaws.com`, `microsoftonline.com`,
-/// `githubusercontent.com`, NCBI from `nih.gov`).
+/// `githubusercontent.com` and `githubcopilot.com`, NCBI from `nih.gov`).
 pub fn vendor_host(secret: &str, host: &str) -> bool {
     let host = host.to_ascii_lowercase();
     let host = host.trim_end_matches('.');
@@ -154,7 +154,7 @@ pub fn vendor_host(secret: &str, host: &str) -> bool {
                     ]
                     .iter()
                     .any(|d| under(d)))
-                || (w == "github" && under("githubusercontent.com"))
+                || (w == "github" && (under("githubusercontent.com") || under("githubcopilot.com")))
                 || (w == "ncbi" && under("ncbi.nlm.nih.gov"))
         })
 }

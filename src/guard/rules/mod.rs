@@ -4,6 +4,7 @@ use std::sync::OnceLock;
 
 use super::rule::Rule;
 
+pub(crate) mod agent_config;
 pub(crate) mod credential_exposure;
 mod crypto_mining;
 pub(crate) mod destructive;
@@ -40,6 +41,7 @@ pub fn all() -> &'static [Rule] {
             credential_exposure::RULES,
             hidden_text::RULES,
             structural::RULES,
+            agent_config::RULES,
         ];
         parts.iter().flat_map(|p| p.iter().copied()).collect()
     })

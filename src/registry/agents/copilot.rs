@@ -1,0 +1,62 @@
+//! GitHub Copilot CLI (`@github/copilot`).
+
+use crate::registry::{Agent, Cli, Effect, File, Hooks, Import, Key, Kind};
+
+/// `.github/copilot/settings.json`: the repository's configuration (marketplaces, plugins,
+/// hooks).
+const SETTINGS: &[Key] = &[
+    Key::new("extraKnownMarketplaces", Effect::Marketplaces),
+    Key::new("enabledPlugins", Effect::Plugins),
+    Key::when("disableAllHooks", Effect::DisablesHooks, &["true"]),
+];
+
+pub static AGENT: Agent = Agent {
+    id: "copilot",
+    product: "Copilot CLI",
+    files: &[
+        // "@-style imports" in instruction files.
+        File::new(".github/copilot-instructions.md", Kind::Instructions).importing(&[Import::At]),
+        File::new(".github/instructions/**/*.instructions.md", Kind::Instructions)
+            .importing(&[Import::At]),
+        File::new("AGENTS.md", Kind::Instructions).importing(&[Import::At]),
+        File::new("CLAUDE.md", Kind::Instructions).importing(&[Import::At]),
+        File::new("GEMINI.md", Kind::Instructions).importing(&[Import::At]),
+        File::new(".github/prompts/**/*.prompt.md", Kind::Command),
+        File::new(".github/agents/**/*.md", Kind::Command),
+        File::new(".claude/agents/**/*.md", Kind::Command),
+        File::new(".claude/commands/**/*.md", Kind::Command),
+        File::new(".github/hooks/*.json", Kind::JsonSettings),
+        File::new(".github/copilot/{settings,settings.local,config}.json", Kind::JsonSettings)
+            .with_keys(SETTINGS),
+        // It reads Claude Code's project settings as its own (hooks, marketplaces).
+        File::new(".claude/{settings,settings.local}.json", Kind::JsonSettings).with_keys(SETTINGS),
+        File::new(".mcp.json", Kind::JsonSettings).with_keys(super::MCP_SERVERS),
+        File::new(".github/mcp.json", Kind::JsonSettings).with_keys(super::MCP_SERVERS),
+        // Language servers it starts.
+        File::new(".github/lsp.json", Kind::JsonSettings),
+    ],
+    skill_dirs: &[".github", ".claude", ".agents"],
+    bare_skill_files: false,
+    user_files: &[
+        "~/.copilot/config.json",
+        "~/.copilot/mcp-config.json",
+        "~/.copilot/hooks",
+        "~/.copilot/skills",
+    ],
+    cli: Some(Cli {
+        program: "copilot",
+        npm: Some("@github/copilot"),
+    }),
+    hooks: Some(Hooks {
+        project_dir: ".github",
+        user_dir: ".copilot",
+        file: "hooks/git-skill.json",
+        events: &[
+            ("preToolUse", None),
+            ("postToolUse", None),
+            ("agentStop", None),
+            ("sessionEnd", None),
+        ],
+    }),
+    verified: "the real CLI 1.0.102 offline (skills, hooks in .github/hooks and ~/.copilot/hooks, instructions); repository settings, plugins, marketplaces, MCP and LSP files from docs.github.com (Copilot CLI reference, plugin reference, hooks reference) and github/copilot-cli's changelog",
+};
