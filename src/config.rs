@@ -140,19 +140,17 @@ pub const KEYS: &[KeySpec] = &[
     ),
 ];
 
-/// The default skill roots, relative to the repository top.
-pub const DEFAULT_ROOTS: &[&str] = &[
-    ".claude/skills",
-    ".agents/skills",
-    ".qwen/skills",
-    ".codex/skills",
-    ".opencode/skills",
-    ".cursor/skills",
-    ".github/skills",
-    ".gemini/skills",
-    "skills",
-    "agents/skills",
-];
+/// The default skill roots, relative to the repository top: the `skills/` of every agent
+/// folder the registry knows, then `skills/` and `agents/skills/` by convention.
+pub fn default_roots() -> Vec<String> {
+    crate::skill::loader::agent_roots()
+        .chain(
+            crate::skill::loader::CONVENTION_ROOTS
+                .iter()
+                .map(|r| (*r).to_owned()),
+        )
+        .collect()
+}
 
 /// `GIT_SKILL_*` variables that are not configuration keys: the clock for reproducible runs
 /// and tests (RFC 3339), the switch that rewrites generated test tables, and the crash
@@ -164,14 +162,21 @@ pub const NOT_CONFIG_ENV: &[&str] = &[
     "GIT_SKILL_PURPOSE",
 ];
 
-/// User-level roots, relative to HOME, looked at by the dashboard on request.
-pub const USER_ROOTS: &[&str] = &[
-    ".claude/skills",
-    ".agents/skills",
-    ".config/opencode/skills",
-    ".qwen/skills",
-    ".codex/skills",
-];
+/// User-level roots, relative to HOME, looked at by the dashboard on request: the agents'
+/// user-level `skills/` folders the registry lists.
+pub fn user_roots() -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for agent in crate::registry::all() {
+        for file in agent.user_files {
+            if let Some(rel) = file.strip_prefix("~/").filter(|f| f.ends_with("/skills")) {
+                if !out.iter().any(|o| o == rel) {
+                    out.push(rel.to_owned());
+                }
+            }
+        }
+    }
+    out
+}
 
 #[derive(Debug, Clone, Copy)]
 pub struct KeySpec {

@@ -1,7 +1,7 @@
-//! What git-skill knows about the coding agents whose sessions it reviews: their names, their
-//! hook payloads, their transcripts, where they keep their settings. This is the one place
-//! agent-specific facts live. It decides (a [`session::Decision`]) and never starts a review
-//! itself: the binary does.
+//! The coding agents whose sessions git-skill reviews: their hook payloads, their transcripts,
+//! the settings `init` writes. What each agent loads and where its files are is the registry's
+//! ([`crate::registry`]); this module holds what git-skill does with the agents that have hooks.
+//! It decides (a [`session::Decision`]) and never starts a review itself: the binary does.
 
 pub mod event;
 pub mod prewrite;
@@ -48,15 +48,29 @@ impl Agent {
             .find(|a| a.as_str().eq_ignore_ascii_case(name))
     }
 
+    /// Its entry in the agent registry: files, hooks, CLI.
+    pub fn spec(self) -> &'static crate::registry::Agent {
+        let id = match self {
+            Agent::Claude => "claude-code",
+            Agent::Qwen => "qwen",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Copilot => "copilot",
+        };
+        crate::registry::agent(id).expect("every agent with hooks is in the registry")
+    }
+
     /// The product name, for messages.
     pub fn product(self) -> &'static str {
-        match self {
-            Agent::Claude => "Claude Code",
-            Agent::Qwen => "Qwen Code",
-            Agent::Codex => "Codex",
-            Agent::Gemini => "Gemini CLI",
-            Agent::Copilot => "Copilot CLI",
-        }
+        self.spec().product
+    }
+
+    /// The hooks `init` installs for it, as the registry has them.
+    pub fn hooks(self) -> &'static crate::registry::Hooks {
+        self.spec()
+            .hooks
+            .as_ref()
+            .expect("every agent init knows has hooks in the registry")
     }
 }
 

@@ -127,66 +127,21 @@ pub fn plan(
         path: PathBuf::from("~"),
         error: std::io::Error::other("HOME is not set"),
     };
+    let hooks = agent.hooks();
     match agent {
         Agent::Claude | Agent::Qwen | Agent::Gemini => {
-            let (dir, events): (&str, &[(&str, Option<&str>)]) = match agent {
-                // PreToolUse on its file tools: the pre-write guard.
-                Agent::Claude => (
-                    ".claude",
-                    &[
-                        ("PreToolUse", Some("Write|Edit|MultiEdit|Bash")),
-                        ("PostToolUse", Some("*")),
-                        ("SessionEnd", None),
-                    ],
-                ),
-                // Headless Qwen ends with Stop; SessionEnd fires in its ACP mode. Its
-                // matchers are regular expressions over the tool's name.
-                Agent::Qwen => (
-                    ".qwen",
-                    &[
-                        (
-                            "PreToolUse",
-                            Some("^(write_file|edit|replace|run_shell_command)$"),
-                        ),
-                        ("PostToolUse", Some("*")),
-                        ("Stop", None),
-                        ("SessionEnd", None),
-                    ],
-                ),
-                _ => (
-                    ".gemini",
-                    &[
-                        (
-                            "BeforeTool",
-                            Some("^(write_file|replace|run_shell_command)$"),
-                        ),
-                        ("AfterTool", Some(".*")),
-                        ("SessionEnd", None),
-                    ],
-                ),
-            };
             let path = places
-                .base(scope, dir, dir)
+                .base(scope, hooks.project_dir, hooks.user_dir)
                 .ok_or_else(missing_home)?
-                .join("settings.json");
+                .join(hooks.file);
             json_edit(&path, uninstall, |v, uninstall| {
-                edit_hooks(v, agent, events, uninstall)
+                edit_hooks(v, agent, hooks.events, uninstall)
             })
         }
         Agent::Codex => {
             let dir = places.codex(scope).ok_or_else(missing_home)?;
-            let mut edits = json_edit(&dir.join("hooks.json"), uninstall, |v, uninstall| {
-                edit_hooks(
-                    v,
-                    agent,
-                    // Codex's shell is `Bash` to its hooks, with `apply_patch` inside it.
-                    &[
-                        ("PreToolUse", Some("^(Bash|apply_patch|Write|Edit)$")),
-                        ("PostToolUse", Some("*")),
-                        ("SessionEnd", None),
-                    ],
-                    uninstall,
-                )
+            let mut edits = json_edit(&dir.join(hooks.file), uninstall, |v, uninstall| {
+                edit_hooks(v, agent, hooks.events, uninstall)
             })?;
             edits.extend(toml_features(&dir.join("config.toml"), uninstall)?);
             Ok(edits)
@@ -195,22 +150,18 @@ pub fn plan(
             let path = places
                 .copilot(scope)
                 .ok_or_else(missing_home)?
-                .join("hooks")
-                .join("git-skill.json");
+                .join(hooks.file);
             let before = read(&path)?;
             let after = if uninstall {
                 None
             } else {
                 let entry = |event: &str| json!([{"type": "command", "bash": command(Agent::Copilot, Some(event)), "timeoutSec": 30}]);
-                let v = json!({
-                    "version": 1,
-                    "hooks": {
-                        "preToolUse": entry("preToolUse"),
-                        "postToolUse": entry("postToolUse"),
-                        "agentStop": entry("agentStop"),
-                        "sessionEnd": entry("sessionEnd"),
-                    }
-                });
+                let events: serde_json::Map<String, Value> = hooks
+                    .events
+                    .iter()
+                    .map(|(event, _)| ((*event).to_owned(), entry(event)))
+                    .collect();
+                let v = json!({ "version": 1, "hooks": events });
                 Some(pretty(&v, None))
             };
             // A file of the same name that is not ours is left alone.

@@ -67,6 +67,7 @@ pub fn check_skill(snapshot: &Snapshot, display: &Path, settings: &Settings<'_>)
                 findings: vec![guard::failure(".", &panic)],
                 submodules: snapshot.submodules.clone(),
                 context: snapshot.context.map(|k| k.as_str()),
+                reached: snapshot.reached.clone(),
             },
             diagnostics: Vec::new(),
             expired: Vec::new(),
@@ -80,6 +81,7 @@ fn check_skill_unguarded(
     settings: &Settings<'_>,
 ) -> SkillCheck {
     let mut scan = scan_snapshot(snapshot, &settings.scan);
+    scan.findings.extend(snapshot.notes.iter().cloned());
     if snapshot.context.is_some() {
         // The report is the file's: its findings point at it.
         for f in &mut scan.findings {
@@ -109,6 +111,7 @@ fn check_skill_unguarded(
             findings: scan.findings,
             submodules: snapshot.submodules.clone(),
             context: snapshot.context.map(|k| k.as_str()),
+            reached: snapshot.reached.clone(),
         },
         diagnostics,
         expired,

@@ -48,6 +48,13 @@ pub struct Snapshot {
     /// Not a skill: one file of the agent context (`dir` is its path, its one file listed by
     /// name), checked as what it is and not linted.
     pub context: Option<crate::skill::context::Kind>,
+    /// For a file the closure reached (`crate::closure`): how (`.claude/settings.json
+    /// (command: bash .claude/hooks/format.sh)`), and in a range or at a commit, whether the
+    /// change made it live.
+    pub reached: Option<String>,
+    /// Findings about what this content brings in that the scan of its text cannot give (the
+    /// closure's: a bound reached, a file out of the repository).
+    pub notes: Vec<crate::guard::Finding>,
 }
 
 impl Snapshot {
@@ -74,6 +81,8 @@ impl Snapshot {
             tree: None,
             scanned: None,
             context: None,
+            reached: None,
+            notes: Vec::new(),
         }
     }
 
@@ -103,6 +112,8 @@ impl Snapshot {
             tree: None,
             scanned: None,
             context: None,
+            reached: None,
+            notes: Vec::new(),
         })
     }
 
@@ -161,6 +172,8 @@ impl Snapshot {
             tree: None,
             scanned: None,
             context: Some(kind),
+            reached: None,
+            notes: Vec::new(),
         })
     }
 

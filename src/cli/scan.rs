@@ -47,7 +47,8 @@ pub struct ScanArgs {
     pub no_inline_allow: bool,
 
     /// Weigh every finding at its rule's severity: no lower severity for quoted examples, test
-    /// fixtures of scanners, security guidance or documentation of an agent's own files.
+    /// fixtures of scanners, security guidance or documentation of an agent's own files; and in
+    /// range mode, fail (exit 2) when a submodule the range changes cannot be looked into.
     #[arg(long)]
     pub strict: bool,
 
@@ -172,7 +173,23 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
     if args.no_drift {
         drift.clear();
     }
+    let warnings: Vec<String> = scan
+        .problems
+        .iter()
+        .filter_map(|p| match p {
+            Problem::Skipped(git_skill::ops::Skipped::Note(n)) if !n.is_error() => {
+                Some(n.render(|p| ws.display(p)))
+            }
+            _ => None,
+        })
+        .collect();
     problems(ui, &ws, std::mem::take(&mut scan.problems))?;
+    // In a GitHub log, a warning is an annotation of its own.
+    if args.format == ReportFormat::Github {
+        for w in &warnings {
+            git_skill::report::github::warning(&mut ui.out, w)?;
+        }
+    }
     if let Some((path, n)) = &scan.baseline_written {
         ui.status(&format!(
             "wrote {n} findings to '{}'; scan with --baseline {} to accept them",
@@ -182,7 +199,13 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         return Ok(Outcome::Clean);
     }
     let Some((from, to)) = range else {
-        extra_reports(&args, &scan, "every skill and agent context file", None)?;
+        extra_reports(
+            &args,
+            &scan,
+            "every skill and agent context file",
+            None,
+            &warnings,
+        )?;
         return finish(ui, &args, &scan, fail_on, scan.empty);
     };
     for added in &scan.policy_added {
@@ -198,6 +221,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
         &scan,
         &title,
         Some(&String::from_utf8_lossy(&drift_text)),
+        &warnings,
     )?;
     if args.format == ReportFormat::Text && scan.empty {
         ui.status(&format!("no skill changed between {from} and {to}"))?;
@@ -244,6 +268,7 @@ fn extra_reports(
     scan: &op::Scan,
     title: &str,
     drift: Option<&str>,
+    warnings: &[String],
 ) -> Result<(), CommandError> {
     let write = |path: &PathBuf, append: bool, bytes: &[u8]| -> Result<(), CommandError> {
         let mut file = std::fs::OpenOptions::new()
@@ -271,6 +296,7 @@ fn extra_reports(
             &scan.lint,
             &scan.policy_added,
             drift,
+            warnings,
         )?;
         // A file bypasses the terminal's masking: masked here, as everything git-skill writes.
         let text = git_skill::redact::redact(&String::from_utf8_lossy(&out));

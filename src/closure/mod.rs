@@ -13,6 +13,7 @@
 
 mod command;
 pub mod git_tree;
+pub mod reach;
 mod refs;
 pub mod work_tree;
 

@@ -204,10 +204,10 @@ impl Env {
         let Some(home) = &self.home else {
             return Vec::new();
         };
-        crate::config::USER_ROOTS
-            .iter()
+        crate::config::user_roots()
+            .into_iter()
             .map(|r| Root {
-                path: home.join(r),
+                path: home.join(&r),
                 label: format!("~/{r}"),
                 explicit: false,
             })

@@ -68,6 +68,49 @@ impl Repo {
     }
 }
 
+impl Repo {
+    /// The files of the work tree that git does not track and does not ignore (what `git
+    /// status` shows as untracked, folder by folder expanded to files), relative to the top,
+    /// sorted; at most `limit` of them. Agents load a freshly downloaded `notes/CLAUDE.md` or
+    /// `packages/web/.claude/skills/x` whatever git says about it.
+    ///
+    /// Empty in a repository owned by another user: git refuses to run there, and its
+    /// configuration could name programs for git to run (`core.fsmonitor`).
+    pub fn untracked_paths(&self, limit: usize) -> Result<Vec<String>, GitError> {
+        if self.is_untrusted() {
+            return Ok(Vec::new());
+        }
+        let out = self.run_git(
+            &[
+                "ls-files",
+                "-z",
+                "--others",
+                "--exclude-standard",
+                "--full-name",
+            ],
+            "git ls-files --others",
+        )?;
+        if !out.status.success() {
+            return Err(GitError::Status {
+                path: ".".into(),
+                message: super::cli::first_nonempty(
+                    String::from_utf8_lossy(&out.stderr).trim(),
+                    "",
+                ),
+            });
+        }
+        let mut paths: Vec<String> = out
+            .stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .take(limit)
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        paths.sort();
+        Ok(paths)
+    }
+}
+
 /// The paths of `git status --porcelain=v1 -z --no-renames`: `XY PATH\0` per entry.
 fn parse_porcelain(out: &[u8]) -> Result<Vec<String>, String> {
     let mut paths = Vec::new();

@@ -24,6 +24,7 @@ mod memo;
 mod needs;
 mod needs_table;
 pub mod normalize;
+pub mod notebook;
 pub mod parallel;
 mod prefilter;
 mod prefilter_index;

@@ -80,6 +80,9 @@ const PROGRAMS: &[&str] = &[
     "rscript",
     "osascript",
     "uv",
+    "jupyter",
+    "papermill",
+    "ipython",
     "chmod",
     "iex",
     "invoke-expression",
@@ -140,6 +143,8 @@ fn is_option(prog: &str, word: &str) -> bool {
     }
     match prog {
         "uv" | "deno" | "bun" => word == "run",
+        // `jupyter nbconvert --execute x.ipynb`, `jupyter execute x.ipynb`.
+        "jupyter" => matches!(word, "nbconvert" | "execute" | "run"),
         "chmod" => {
             word.bytes().all(|b| b.is_ascii_digit()) || word.contains('+') || word.contains('=')
         }
@@ -156,6 +161,8 @@ fn takes_value(prog: &str, opt: &str) -> bool {
             opt.to_ascii_lowercase().as_str(),
             "-executionpolicy" | "-ep" | "-workingdirectory" | "-wd"
         ),
+        "jupyter" => matches!(opt, "--to" | "--output" | "--output-dir"),
+        "papermill" => matches!(opt, "-p" | "-k" | "--kernel" | "-r"),
         p if p.starts_with("py") => matches!(opt, "-X" | "-W"),
         _ => false,
     }
@@ -432,7 +439,10 @@ fn runner_of(prog: &str) -> Runner {
         "node" | "nodejs" | "deno" | "bun" | "tsx" | "ts-node" => Runner::Lang(Lang::JavaScript),
         "pwsh" | "powershell" | "iex" | "invoke-expression" => Runner::Lang(Lang::PowerShell),
         "chmod" => Runner::Kernel,
-        p if p.starts_with("python") || p.starts_with("pypy") || p == "py" || p == "uv" => {
+        p if p.starts_with("python")
+            || p.starts_with("pypy")
+            || matches!(p, "py" | "uv" | "jupyter" | "papermill" | "ipython") =>
+        {
             Runner::Lang(Lang::Python)
         }
         _ => Runner::Other,

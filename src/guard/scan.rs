@@ -494,6 +494,29 @@ impl Scanner {
             self.open_archive(file, format, bytes, budget);
             return;
         }
+        // A notebook: its code cells as the kernel runs them (and its JSON as text below).
+        if let Some(cells) = super::notebook::cells(file.path, bytes) {
+            for cell in cells {
+                let name = format!("{}!{}", file.name, cell.name);
+                // What runs the notebook runs each cell, in the cell's own language.
+                let runs = file.runs.map(|r| RunTarget {
+                    runner: super::analysis::regions::file_lang(&cell.name, "")
+                        .map_or(Runner::Other, Runner::Lang),
+                    by: r.by.clone(),
+                });
+                let member = Source {
+                    name: &name,
+                    path: &cell.name,
+                    executable: false,
+                    scripts: file.scripts,
+                    assets: false,
+                    depth: file.depth + 1,
+                    runs: runs.as_ref(),
+                    linked: Linked::default(),
+                };
+                self.scan_bytes(&member, cell.text.as_bytes(), budget);
+            }
+        }
         if let Some(pointer) = super::lfs::parse(bytes) {
             self.report(
                 &STR018,

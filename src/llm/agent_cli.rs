@@ -39,7 +39,7 @@ impl AgentCli {
         AgentCli::Qwen,
     ];
 
-    /// The `skill.provider` value.
+    /// The `skill.provider` value: the agent's id in the registry.
     pub fn as_str(self) -> &'static str {
         match self {
             AgentCli::ClaudeCode => "claude-code",
@@ -53,14 +53,17 @@ impl AgentCli {
         AgentCli::ALL.into_iter().find(|a| a.as_str() == name)
     }
 
-    /// The program run when `skill.command` does not name another.
+    /// Its entry in the agent registry.
+    pub fn spec(self) -> &'static crate::registry::Agent {
+        crate::registry::agent(self.as_str()).expect("every agent CLI is in the registry")
+    }
+
+    /// The program run when `skill.command` does not name another (the registry's).
     pub fn program(self) -> &'static str {
-        match self {
-            AgentCli::ClaudeCode => "claude",
-            AgentCli::Codex => "codex",
-            AgentCli::Gemini => "gemini",
-            AgentCli::Qwen => "qwen",
-        }
+        self.spec()
+            .cli
+            .map(|c| c.program)
+            .expect("every agent CLI has a program in the registry")
     }
 
     /// The options of one headless, tool-less run; `policy` is where Gemini's policy file is.

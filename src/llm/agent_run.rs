@@ -43,13 +43,16 @@ impl Runner {
         Runner::ALL.into_iter().find(|r| r.as_str() == name)
     }
 
-    /// The program on the PATH.
+    /// The program on the PATH (the registry's).
     pub fn program(self) -> &'static str {
-        self.reader().map_or("copilot", AgentCli::program)
+        crate::registry::agent(self.as_str())
+            .and_then(|a| a.cli)
+            .map(|c| c.program)
+            .expect("every runner has a program in the registry")
     }
 
-    /// Where this CLI finds a project's skills, relative to its working directory
-    /// (`skill::loader` has every root; one each CLI reads is enough here).
+    /// Where this CLI finds a project's skills, relative to its working directory: one of
+    /// the registry's skill folders for it, the one the end-to-end tests saw it load.
     pub fn skills_root(self) -> &'static str {
         match self {
             Runner::ClaudeCode => ".claude/skills",
@@ -239,7 +242,11 @@ mod tests {
         assert_eq!(&copilot[copilot.len() - 2..], ["-p", "the task"]);
         for r in Runner::ALL {
             assert_eq!(Runner::from_name(r.as_str()), Some(r));
-            assert!(r.skills_root().ends_with("/skills"));
+            // A folder the registry says this agent loads skills from.
+            let spec = crate::registry::agent(r.as_str()).unwrap();
+            let dir = r.skills_root().strip_suffix("/skills").unwrap();
+            assert!(spec.skill_dirs.contains(&dir), "{}", r.as_str());
+            assert_eq!(r.program(), spec.cli.unwrap().program);
         }
         assert_eq!(Runner::from_name("cursor"), None);
     }

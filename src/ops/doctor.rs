@@ -276,6 +276,9 @@ pub fn doctor(env: &Env, options: &Options) -> Doctor {
     for agent in Agent::ALL {
         agent_checks(env, options, agent, &top, &mut checks);
     }
+    if let Some(home) = &env.home {
+        checks.extend(user_files_check(home));
+    }
     let git_dir = repo.git_dir().to_owned();
     let mut locks = Vec::new();
     for dir in [git_dir.join("skill"), git_dir.join("skill/sessions")] {
@@ -441,6 +444,55 @@ fn agent_checks(env: &Env, options: &Options, agent: Agent, top: &Path, checks: 
             fix: (!ok).then(|| why.to_owned()),
         });
     }
+}
+
+/// The agents' user-level files (the registry's: `~/.claude/settings.json`,
+/// `~/.gemini/.env`, ...), judged as the repository's are: a user setting that turns hooks off,
+/// loads code or sends the API key elsewhere applies to every repository, git-skill's guard
+/// among what it switches off. One check when any holds a finding of high severity or more.
+fn user_files_check(home: &Path) -> Option<Check> {
+    let mut found: Vec<String> = Vec::new();
+    for agent in crate::registry::all() {
+        for file in agent.user_files {
+            let Some(rel) = file.strip_prefix("~/") else {
+                continue;
+            };
+            let path = home.join(rel);
+            if !path.is_file() {
+                continue;
+            }
+            // Read as the repository's file of the same place is (`.claude/settings.json`).
+            let Some(kind) = crate::registry::classify(rel).map(|f| f.kind) else {
+                continue;
+            };
+            let Ok(bytes) = crate::fsutil::read_following(&path) else {
+                continue;
+            };
+            let scan = crate::guard::context::scan(
+                rel,
+                kind,
+                &bytes,
+                crate::guard::ScanOptions::default(),
+            );
+            let mut rules: Vec<&str> = scan
+                .findings
+                .iter()
+                .filter(|f| f.severity >= crate::guard::Severity::High)
+                .map(|f| f.rule)
+                .collect();
+            rules.dedup();
+            if !rules.is_empty() {
+                found.push(format!("{file} ({})", rules.join(", ")));
+            }
+        }
+    }
+    found.dedup();
+    (!found.is_empty()).then(|| Check {
+        name: "agents' user settings".into(),
+        status: Status::Warn,
+        detail: found.join("; "),
+        fix: Some("read them with git skill scan <file> and remove what you did not put there: a user setting applies to every repository".into()),
+    })
 }
 
 /// Where `program` is on `path`.

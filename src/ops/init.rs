@@ -65,26 +65,22 @@ impl Plan {
     }
 }
 
-/// Where each agent looks for a repository's skills.
-pub fn skill_root(agent: Agent) -> &'static str {
-    match agent {
-        Agent::Claude => ".claude/skills",
-        Agent::Qwen => ".qwen/skills",
-        Agent::Codex => ".agents/skills",
-        Agent::Gemini => ".gemini/skills",
-        Agent::Copilot => ".github/skills",
-    }
+/// Where an agent looks first for a repository's skills (the registry's first skill folder:
+/// `.claude/skills`, `.agents/skills` for Codex).
+pub fn skill_root(agent: Agent) -> String {
+    let dir = agent
+        .spec()
+        .skill_dirs
+        .first()
+        .copied()
+        .unwrap_or(".agents");
+    format!("{dir}/{}", crate::registry::SKILLS)
 }
 
-/// The directory whose presence says an agent is in use.
+/// The directory whose presence says an agent is in use: where its user settings live
+/// (`.claude`, `.copilot`), below the repository's top or HOME.
 fn marker_dir(agent: Agent) -> &'static str {
-    match agent {
-        Agent::Claude => ".claude",
-        Agent::Qwen => ".qwen",
-        Agent::Codex => ".codex",
-        Agent::Gemini => ".gemini",
-        Agent::Copilot => ".copilot",
-    }
+    agent.hooks().user_dir
 }
 
 /// The mark `init` leaves when it turned `skill.autoSkill.enabled` on.

@@ -29,7 +29,7 @@ pub fn target(env: &Env, root: Option<&Path>) -> Result<Target, TargetError> {
         (Some(r), _, _) => env.cwd.join(r),
         (None, Some(c), Some(top)) => top.join(c),
         (None, Some(c), None) => env.cwd.join(c),
-        (None, None, Some(top)) => crate::config::DEFAULT_ROOTS
+        (None, None, Some(top)) => crate::config::default_roots()
             .iter()
             .map(|r| top.join(r))
             .find(|p| p.is_dir())

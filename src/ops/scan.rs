@@ -209,9 +209,15 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
         super::walk(env, &skill_paths, "scan")?
     };
     problems.extend(skipped.into_iter().map(Problem::Skipped));
+    // Every path the work tree holds for git (tracked or not), for the context files and for
+    // what the closure asks by name.
+    let paths = match (&env.repo, options.paths.is_empty()) {
+        (Some(repo), true) => work_tree_paths(repo)?,
+        _ => Vec::new(),
+    };
     if let (Some(repo), true) = (&env.repo, options.paths.is_empty()) {
         contexts.extend(
-            work_tree_context(repo)
+            work_tree_context(repo.workdir(), &paths)
                 .into_iter()
                 .map(|(rel, kind)| (repo.workdir().join(&rel), rel, kind)),
         );
@@ -250,11 +256,78 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
             Err(e) => problems.push(Problem::Skipped(Skipped::Unreadable(e))),
         }
     }
+    // What the files agents load bring in: reached files join the context files, each in the
+    // role it is reached in; what could not be followed is a finding of the file that names it.
+    let reach = match &env.repo {
+        Some(repo) => work_tree_reach(repo, &paths, &contexts, &work),
+        None => Default::default(),
+    };
+    // Skill roots a marketplace of the repository lists (a plugin folder without a manifest of
+    // its own): their skills are checked as skills.
+    if let Some(repo) = &env.repo {
+        for (root, by) in &reach.roots {
+            let dir = repo.workdir().join(root);
+            if found.skills.iter().any(|s| s.dir.starts_with(&dir)) {
+                continue;
+            }
+            let (more, skipped) = super::walk(env, std::slice::from_ref(&dir), "scan")?;
+            problems.extend(skipped.into_iter().map(Problem::Skipped));
+            for skill in &more.skills {
+                let repo_path = skill
+                    .dir
+                    .strip_prefix(repo.workdir())
+                    .map(|p| p.to_string_lossy().replace('\\', "/"))
+                    .unwrap_or_default();
+                match Snapshot::from_dir(
+                    &skill.dir,
+                    repo_path,
+                    root.clone(),
+                    skill.category.clone(),
+                ) {
+                    Ok(mut snapshot) => {
+                        snapshot.reached = Some(format!("{by} (a plugin it lists)"));
+                        work.push((snapshot.with_lfs(lfs.clone()), env.display(&skill.dir)))
+                    }
+                    Err(e) => problems.push(Problem::Skipped(Skipped::Unreadable(e))),
+                }
+            }
+        }
+    }
+    for r in &reach.files {
+        match contexts.iter_mut().find(|(_, rel, _)| *rel == r.path) {
+            Some(known) if known.2.strength() >= r.kind.strength() => {}
+            Some(known) => known.2 = r.kind,
+            None => {
+                if let Some(repo) = &env.repo {
+                    contexts.push((repo.workdir().join(&r.path), r.path.clone(), r.kind));
+                }
+            }
+        }
+    }
     for (path, rel, kind) in &contexts {
         let top = env.repo.as_ref().map(|r| r.workdir());
         match Snapshot::context_file(path, rel.clone(), *kind, top) {
-            Ok(snapshot) => work.push((snapshot, env.display(path))),
+            Ok(mut snapshot) => {
+                snapshot.reached = reach
+                    .files
+                    .iter()
+                    .find(|r| r.path == *rel)
+                    .map(|r| r.by.clone());
+                snapshot.notes = reach.notes.get(rel).cloned().unwrap_or_default();
+                work.push((snapshot, env.display(path)))
+            }
             Err(e) => problems.push(Problem::Skipped(Skipped::Unreadable(e))),
+        }
+    }
+    // A SKILL.md's own: on its skill.
+    for (snapshot, _) in work.iter_mut().filter(|(s, _)| s.context.is_none()) {
+        for (from, notes) in &reach.notes {
+            if let Some(rest) = from.strip_prefix(&format!("{}/", snapshot.dir)) {
+                snapshot.notes.extend(notes.iter().cloned().map(|mut f| {
+                    f.file = rest.to_owned();
+                    f
+                }));
+            }
         }
     }
     let fail_on = fail_level(env, options)?;
@@ -310,31 +383,72 @@ fn context_path(env: &Env, path: &Path) -> Option<(String, crate::skill::context
     crate::skill::context::classify(&rel).map(|c| (rel, c.kind))
 }
 
-/// The agent context files of the work tree: those the index holds, and those on disk in the
-/// folders it knows (what an agent wrote and nobody staged yet), each once.
-fn work_tree_context(repo: &Repo) -> Vec<(String, crate::skill::context::Kind)> {
-    let Ok(listing) = repo.staged_paths() else {
-        return Vec::new();
-    };
-    let plugins = crate::skill::context::plugins(listing.iter().map(|(p, _)| p.as_str()));
-    let mut found: Vec<String> = listing
+/// The paths of the work tree a scan knows: those the index holds and the untracked files
+/// git does not ignore.
+fn work_tree_paths(repo: &Repo) -> Result<Vec<String>, GitError> {
+    let mut paths: Vec<String> = repo.staged_paths()?.into_iter().map(|(p, _)| p).collect();
+    paths.extend(repo.untracked_paths(crate::staged::MAX_UNTRACKED)?);
+    paths.sort();
+    paths.dedup();
+    Ok(paths)
+}
+
+/// The agent context files of the work tree: those the index holds or git shows as untracked,
+/// and those on disk in the folders they lie in (what an agent wrote and nobody staged yet,
+/// what git ignores in an agent folder), each once.
+fn work_tree_context(top: &Path, paths: &[String]) -> Vec<(String, crate::skill::context::Kind)> {
+    let plugins = crate::skill::context::plugins(paths.iter().map(String::as_str));
+    let mut found: Vec<String> = paths
         .iter()
-        .map(|(p, _)| p.clone())
         .filter(|p| crate::skill::context::classify_in(p, &plugins).is_some())
+        .cloned()
         .collect();
-    let folders = crate::skill::loader::folders_of(listing.iter().map(|(p, _)| p.as_str()));
-    found.extend(crate::skill::context::on_disk(repo.workdir(), folders));
+    let folders = crate::skill::loader::folders_of(paths.iter().map(String::as_str));
+    found.extend(crate::skill::context::on_disk(top, folders));
     found.sort();
     found.dedup();
     found
         .into_iter()
         // What the index holds but the work tree no longer has is nothing an agent reads.
         .filter(|p| {
-            std::fs::symlink_metadata(repo.workdir().join(p))
+            std::fs::symlink_metadata(top.join(p))
                 .is_ok_and(|m| m.is_file() || m.file_type().is_symlink())
         })
         .filter_map(|p| crate::skill::context::classify_in(&p, &plugins).map(|c| (p, c.kind)))
         .collect()
+}
+
+/// The closure of the work tree: from its agent context files (`contexts`: where, the path from
+/// the top, the kind) and the SKILL.md of each skill of `work`, over the files on disk.
+fn work_tree_reach(
+    repo: &Repo,
+    paths: &[String],
+    contexts: &[(PathBuf, String, crate::skill::context::Kind)],
+    work: &[(Snapshot, PathBuf)],
+) -> crate::closure::reach::Reach {
+    let mut entries: Vec<crate::closure::Entry> = contexts
+        .iter()
+        .map(|(_, rel, kind)| crate::closure::Entry {
+            path: rel.clone(),
+            kind: *kind,
+            skill: None,
+        })
+        .collect();
+    for (snapshot, _) in work.iter().filter(|(s, _)| s.context.is_none()) {
+        if let Some(md) = snapshot
+            .files
+            .entries
+            .iter()
+            .find(|e| e.path.eq_ignore_ascii_case("SKILL.md"))
+        {
+            entries.push(crate::closure::reach::skill_entry(&format!(
+                "{}/{}",
+                snapshot.dir, md.path
+            )));
+        }
+    }
+    let tree = crate::closure::work_tree::WorkTree::new(repo.workdir(), paths.to_vec());
+    crate::closure::reach::of(&tree, &entries)
 }
 
 /// Range mode: the skills changed between two revisions, at their content in the second,
@@ -411,11 +525,17 @@ fn range(
     });
     let (mut changes, notes) = crate::staged::changes(repo, from, Some(to), &roots, known.as_ref())
         .map_err(ScanError::Revisions)?;
-    problems.extend(
-        notes
-            .into_iter()
-            .map(|n| Problem::Skipped(Skipped::Note(n))),
-    );
+    // A submodule the range changes whose objects are not here: a warning (nothing says it
+    // holds skills), an error with --strict (nothing says it does not).
+    problems.extend(notes.into_iter().map(|n| match n {
+        crate::skill::discover::Note::SubmoduleNotSearched { path, reason } if options.scan.strict => {
+            Problem::Unchecked {
+                path: path.display().to_string(),
+                error: format!("a submodule this range changes could not be looked into for agent files ({reason}); --strict fails on what it cannot see"),
+            }
+        }
+        n => Problem::Skipped(Skipped::Note(n)),
+    }));
     // A change of the policy file alone changes what every skill's verdict may be (its
     // entries, failOn, roots): every skill at the target is checked, the unchanged ones as
     // themselves (no drift; the scan cache has most of them).

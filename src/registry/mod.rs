@@ -16,6 +16,7 @@
 //! `CLAUDE.md`).
 
 mod agents;
+pub mod docs;
 pub mod keys;
 pub mod pattern;
 
@@ -357,7 +358,11 @@ pub fn classify(path: &str) -> Option<Found> {
                 f.imports.push(*import);
             }
         }
-        f.keys.extend(entry.file.keys.iter());
+        for key in entry.file.keys {
+            if !f.keys.contains(&key) {
+                f.keys.push(key);
+            }
+        }
     }
     if let Some(f) = &mut found {
         // Registry order, whatever order the index tried them in.

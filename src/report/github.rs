@@ -77,9 +77,14 @@ pub fn lint_annotations(
     Ok(())
 }
 
+/// A warning of the run itself (a submodule not looked into), as a GitHub annotation.
+pub fn warning(out: &mut dyn Write, message: &str) -> io::Result<()> {
+    writeln!(out, "::warning title=git-skill::{}", data(message))
+}
+
 /// A Markdown job summary: the verdict, the findings that count, the capability drift of the
-/// changed skills (`drift`, already rendered), and the allow comments and policy entries
-/// (`policy_added`) the change brings, which were not honoured.
+/// changed skills (`drift`, already rendered), the allow comments and policy entries
+/// (`policy_added`) the change brings, which were not honoured, and the run's warnings.
 pub fn summary(
     out: &mut dyn Write,
     title: &str,
@@ -87,6 +92,7 @@ pub fn summary(
     lint: &[crate::report::Diagnostic],
     policy_added: &[String],
     drift: Option<&str>,
+    warnings: &[String],
 ) -> io::Result<()> {
     let verdict = super::scan::overall(skills);
     let icon = match verdict {
@@ -96,6 +102,13 @@ pub fn summary(
     };
     writeln!(out, "## SkillGuard: {icon} {}\n", verdict.as_str())?;
     writeln!(out, "{}\n", cell(title))?;
+    if !warnings.is_empty() {
+        writeln!(out, "**Warnings** (what was not looked into):\n")?;
+        for w in warnings {
+            writeln!(out, "- {}", cell(w))?;
+        }
+        writeln!(out)?;
+    }
     let counted: Vec<_> = skills
         .iter()
         .flat_map(|s| {
@@ -260,6 +273,7 @@ mod tests {
             errors: vec!["scripts/big.bin: too large\nto read".into()],
             submodules: Vec::new(),
             context: None,
+            reached: None,
         }
     }
 
@@ -304,10 +318,15 @@ mod tests {
             &[],
             &["allow SUP001 for skill boot: trusted <installer>".to_owned()],
             Some("boot: + host t.example.net\n```"),
+            &["submodule 'vendor/kit' changed, but could not be looked into".to_owned()],
         )
         .unwrap();
         let md = String::from_utf8(out).unwrap();
         assert!(md.starts_with("## SkillGuard: 🛑 dangerous\n"), "{md}");
+        assert!(
+            md.contains("**Warnings**") && md.contains("- submodule 'vendor/kit' changed"),
+            "{md}"
+        );
         assert!(
             md.contains("| boot\\|x | `.claude/skills/boot/scripts/a,b:c.sh:4` | SUP001 | critical | Download piped to a shell |"),
             "{md}"

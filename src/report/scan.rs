@@ -27,6 +27,11 @@ pub struct SkillReport {
     /// Not a skill but one file of the agent context (`path` is the file), and what it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<&'static str>,
+    /// A file the closure of what agents load reached, and how (`.claude/settings.json
+    /// (command: bash .claude/hooks/format.sh)`); in a range, `made live by ...` when the
+    /// change is what brings it in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reached: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -123,6 +128,9 @@ pub fn render_text(out: &mut dyn Write, skills: &[SkillReport], style: Style) ->
             Verdict::Safe => style.cyan("safe"),
         };
         writeln!(out, "{}: {verdict}", style.bold(&escape(&skill.path)))?;
+        if let Some(reached) = &skill.reached {
+            writeln!(out, "  {} {}", style.dim("reached from"), escape(reached))?;
+        }
         for f in &skill.findings {
             let mut place = join(&skill.path, &f.file);
             if f.line > 0 {
@@ -168,9 +176,10 @@ fn suppress_hint(f: &Finding, skill: &SkillReport) -> String {
     // a settings file's commands are read without the comments around them.
     let file = if f.file == "." { &skill.path } else { &f.file };
     let settings = f.file == "."
-        && [".json", ".toml"]
-            .iter()
-            .any(|e| skill.path.to_ascii_lowercase().ends_with(e));
+        && (matches!(skill.context, Some("settings" | "environment"))
+            || [".json", ".jsonc", ".toml", ".yaml", ".yml"]
+                .iter()
+                .any(|e| skill.path.to_ascii_lowercase().ends_with(e)));
     if settings {
         return format!(
             "an entry in .skillguard.yaml (rule: {}, skill: '{}', reason: ...)",

@@ -223,11 +223,11 @@ impl Discovery {
 
 /// The default roots below the top of a work tree.
 pub fn default_roots(workdir: &Path) -> Vec<Root> {
-    crate::config::DEFAULT_ROOTS
-        .iter()
+    crate::config::default_roots()
+        .into_iter()
         .map(|r| Root {
-            path: workdir.join(r),
-            label: (*r).to_owned(),
+            path: workdir.join(&r),
+            label: r,
             explicit: false,
         })
         .collect()
@@ -287,7 +287,9 @@ pub fn discover(roots: &[Root], boundary: Option<&Path>) -> Discovery {
     for root in roots {
         let canonical = match root.path.canonicalize() {
             Ok(c) => c,
-            Err(e) if e.kind() == ErrorKind::NotFound => {
+            // (A root below a file: `.clinerules` is a file for one agent and a folder with
+            // `skills/` for another.)
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
                 if root.explicit {
                     out.notes.push(Note::MissingRoot {
                         path: root.path.clone(),
@@ -662,7 +664,7 @@ pub fn at_path(
     // walked, and a skill inside one of its own roots takes its category from that root, so that
     // `skills/.curated/x` is in category `.curated`, not `skills/.curated`.
     let held: Vec<Root> = if owner.is_none() {
-        crate::config::DEFAULT_ROOTS
+        crate::config::default_roots()
             .iter()
             .filter(|r| dir.join(r).is_dir())
             .map(|r| Root {

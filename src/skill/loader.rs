@@ -80,17 +80,20 @@ pub fn roots_of(path: &str) -> Vec<FoundRoot> {
     out
 }
 
-/// The folder of a plugin's manifest (`.claude-plugin/plugin.json`; Codex reads the same
-/// layout): a plugin bundles skills in its `skills/` folder, which agents load once the plugin
-/// is installed, so that folder is a root wherever the plugin sits (`plugins/<name>/skills`).
+/// The folder of Claude Code's plugin manifest (`.claude-plugin/plugin.json`; Codex, Copilot CLI
+/// and Cursor read the same layout from their own folders, `crate::registry::PLUGIN_DIRS`): a
+/// plugin bundles skills in its `skills/` folder, which agents load once the plugin is
+/// installed, so that folder is a root wherever the plugin sits (`plugins/<name>/skills`).
 pub const PLUGIN_MANIFEST: &str = ".claude-plugin/plugin.json";
 
 /// The skill root of the plugin whose manifest `path` is.
 pub fn plugin_root(path: &str) -> Option<FoundRoot> {
-    let dir = match path.strip_suffix(PLUGIN_MANIFEST)? {
-        "" => "",
-        d => d.strip_suffix('/')?,
-    };
+    let dir = crate::registry::PLUGIN_DIRS.iter().find_map(|dir| {
+        match path.strip_suffix(&format!("{dir}/plugin.json"))? {
+            "" => Some(""),
+            d => d.strip_suffix('/'),
+        }
+    })?;
     Some(FoundRoot {
         path: if dir.is_empty() {
             SKILLS.to_owned()
@@ -99,6 +102,20 @@ pub fn plugin_root(path: &str) -> Option<FoundRoot> {
         },
         case_variant: false,
     })
+}
+
+/// The paths a manifest of the plugin in folder `dir` can have.
+pub fn plugin_manifests(dir: &str) -> Vec<String> {
+    crate::registry::PLUGIN_DIRS
+        .iter()
+        .map(|d| {
+            if dir.is_empty() {
+                format!("{d}/plugin.json")
+            } else {
+                format!("{dir}/{d}/plugin.json")
+            }
+        })
+        .collect()
 }
 
 /// Every agent root the paths of a tree lie in, sorted, each once.

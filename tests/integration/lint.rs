@@ -968,8 +968,9 @@ fn a_repository_without_skills_says_where_it_looked() {
     run.assert_ok();
     assert_eq!(run.stdout, "");
     assert!(
-        run.stderr
-            .starts_with("no skills found (looked in .claude/skills, .agents/skills, .qwen/skills"),
+        run.stderr.starts_with(
+            "no skills found (looked in .claude/skills, .agents/skills, .codex/skills"
+        ),
         "{}",
         run.stderr
     );

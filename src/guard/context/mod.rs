@@ -216,11 +216,34 @@ fn scan_pieces(
     }
 }
 
+/// A finding about what `path` brings in (the closure's: a bound reached, a file out of the
+/// repository), at `line` (0: the whole file).
+pub fn note(
+    rule: &'static super::Rule,
+    path: &str,
+    line: usize,
+    evidence: &str,
+    detail: &str,
+) -> Finding {
+    located(rule, path, (line, usize::from(line > 0)), evidence, detail)
+}
+
 /// The finding a key's meaning gives, at the line of its value.
 fn finding(path: &str, text: &str, lines: &super::scan::LineIndex, hit: &settings::Hit) -> Finding {
     let line = lines.line(hit.at).max(1);
     let column = lines.column(text, line, hit.at);
-    let rule = hit.rule;
+    located(hit.rule, path, (line, column), &hit.evidence, &hit.detail)
+}
+
+/// A finding of `rule` in `path` at `(line, column)`, quoting `evidence`, its message saying
+/// `detail`; both redacted.
+fn located(
+    rule: &'static super::Rule,
+    path: &str,
+    (line, column): (usize, usize),
+    evidence: &str,
+    detail: &str,
+) -> Finding {
     Finding {
         rule: rule.id,
         category: rule.category,
@@ -229,10 +252,10 @@ fn finding(path: &str, text: &str, lines: &super::scan::LineIndex, hit: &setting
         file: path.to_owned(),
         line,
         column,
-        message: format!("{} ({})", rule.message, crate::redact::redact(&hit.detail)),
-        excerpt: crate::redact::redact(&crate::report::one_line(&hit.evidence, 80)),
+        message: format!("{} ({})", rule.message, crate::redact::redact(detail)),
+        excerpt: crate::redact::redact(&crate::report::one_line(evidence, 80)),
         context: super::Context::Live,
-        fingerprint: super::suppress::fingerprint(rule.id, path, &hit.evidence),
+        fingerprint: super::suppress::fingerprint(rule.id, path, evidence),
         suppressed: None,
     }
 }

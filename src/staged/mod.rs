@@ -22,6 +22,11 @@ use crate::skill::links::{self, RootLink};
 use crate::skill::loader;
 use crate::skill::{FileEntry, FileKind, SkillFiles};
 
+mod reached;
+
+/// Untracked files a work-tree check lists at most (`git ls-files --others`).
+pub const MAX_UNTRACKED: usize = 100_000;
+
 /// Depth below a root at which a `SKILL.md` is still looked for (as in discovery).
 const MAX_DEPTH: usize = crate::skill::limits::MAX_DEPTH;
 /// Files nested deeper than this below a skill are not listed (as `SkillFiles::read`).
@@ -194,7 +199,15 @@ fn drop_unchanged(repo: &Repo, roots: &mut Vec<(String, String)>, links: Option<
 /// checkouts of submodules.
 pub fn work_tree_roots(repo: &Repo) -> Result<Vec<loader::FoundRoot>, GitError> {
     let listing = repo.staged_paths()?;
-    let paths = || listing.iter().map(|(p, _)| p.as_str());
+    // What git does not track is loaded all the same (a freshly downloaded
+    // `packages/web/.claude/skills/x`).
+    let untracked = repo.untracked_paths(MAX_UNTRACKED)?;
+    let paths = || {
+        listing
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .chain(untracked.iter().map(String::as_str))
+    };
     let mut found = loader::roots_in(paths());
     found.extend(loader::roots_on_disk(
         repo.workdir(),
@@ -310,21 +323,51 @@ fn changes_at(
     };
     let found = agent_roots(repo, roots, sides)?;
     let mut roots = found.roots;
+    let mut budget = MAX_CHANGE_BYTES;
+    // Submodules the change moves that could not be looked into: said, never silently passed.
+    let mut notes = found.notes;
+    // The context files that changed, and what `to` reaches from all of them and its skills.
+    let mut entries = Entries::default();
+    let (context, reach) = if only {
+        (Vec::new(), Default::default())
+    } else {
+        let context = context_changes(repo, from, to, &mut budget, &mut entries)?;
+        let reach = reached::closure(repo, to, &entries);
+        (context, reach)
+    };
+    // Skill roots the change makes live: a plugin's new manifest, a marketplace's new entry.
+    // Their skills are checked as new, whatever they held before.
+    for (root, _) in &reach.roots {
+        if !roots.iter().any(|(p, _)| p == root) {
+            roots.push((root.clone(), root.clone()));
+        }
+    }
+    let live = live_roots(repo, from, to, &roots, &reach.roots)?;
     if matches!((from, to), (At::Head, At::Index)) {
         drop_unchanged(repo, &mut roots, found.links.as_deref());
+        for (root, _) in &live {
+            if !roots.iter().any(|(p, _)| p == root) {
+                roots.push((root.clone(), root.clone()));
+            }
+        }
     }
-    let old = Side::new(repo, from, &roots)?;
+    let mut old = Side::new(repo, from, &roots)?;
+    old.listing.entries.retain(|e| {
+        !live
+            .iter()
+            .any(|(root, _)| e.path.starts_with(&format!("{root}/")))
+    });
     let new = Side::new(repo, to, &roots)?;
     let (changed, owners) = changed(repo, &old, &new, known)?;
     let mut out = Vec::new();
-    let mut budget = MAX_CHANGE_BYTES;
-    let context = if only {
-        Vec::new()
-    } else {
-        context_changes(repo, from, to, &mut budget)?
-    };
-    for (after, (dir, root)) in changed.skills.into_iter().zip(owners) {
+    for (mut after, (dir, root)) in changed.skills.into_iter().zip(owners) {
         let inside = format!("{dir}/");
+        if let Some((_, by)) = live
+            .iter()
+            .find(|(r, _)| inside.starts_with(&format!("{r}/")))
+        {
+            after.reached = Some(format!("made live by {by}"));
+        }
         let before = if old
             .listing
             .entries
@@ -348,7 +391,72 @@ fn changes_at(
         out.push(SkillChange { before, after });
     }
     out.extend(context);
-    Ok((out, changed.notes))
+    if !only {
+        // What the files agents load bring in, as it is in `to`: what changed, or what the
+        // change makes live, is checked in the role it is reached in.
+        reached::add(repo, from, to, &reach, &mut out, &mut budget)?;
+    }
+    notes.extend(changed.notes);
+    // A submodule in a skill root that could not be checked is an error of its own: the
+    // warning that its agent roots were not searched says nothing more.
+    let unavailable: Vec<std::path::PathBuf> = notes
+        .iter()
+        .filter_map(|n| match n {
+            Note::SubmoduleUnavailable { path, .. } => Some(path.clone()),
+            _ => None,
+        })
+        .collect();
+    notes.retain(
+        |n| !matches!(n, Note::SubmoduleNotSearched { path, .. } if unavailable.contains(path)),
+    );
+    Ok((out, notes))
+}
+
+/// The skill roots among `roots` that are roots at `to` and not at `from`, with what makes
+/// them: a plugin's manifest that `from` does not hold, a marketplace entry (`markets`, the
+/// roots the closure of `to` found) that `from`'s closure does not make.
+fn live_roots(
+    repo: &Repo,
+    from: At<'_>,
+    to: At<'_>,
+    roots: &[(String, String)],
+    markets: &[(String, String)],
+) -> Result<Vec<(String, String)>, GitError> {
+    let mut out = Vec::new();
+    for (root, _) in roots {
+        let Some(plugin) = root.strip_suffix(loader::SKILLS) else {
+            continue;
+        };
+        for manifest in loader::plugin_manifests(plugin.trim_end_matches('/')) {
+            let at = |side| {
+                repo.path_at(side, &manifest)
+                    .map(|p| matches!(p, PathAt::Entry(_)))
+            };
+            if at(to)? && !at(from)? {
+                out.push((root.clone(), manifest));
+                break;
+            }
+        }
+    }
+    if !markets.is_empty() {
+        let before = reached::reached_at(repo, from)?.1;
+        for (root, by) in markets {
+            if !before.contains(root) && !out.iter().any(|(r, _)| r == root) {
+                out.push((root.clone(), by.clone()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What a state holds that the closure starts from: its agent context files and its SKILL.md
+/// files (found in the one pass over its paths the context files take).
+#[derive(Debug, Default)]
+struct Entries {
+    context: Vec<(String, crate::skill::context::Kind)>,
+    skill_mds: Vec<String>,
+    /// Every path of the state, when it was listed whole (a revision).
+    listing: Option<Vec<String>>,
 }
 
 /// The agent context files (`skill::context`) that differ between `from` and `to`, each at its
@@ -360,22 +468,47 @@ fn context_changes(
     from: At<'_>,
     to: At<'_>,
     budget: &mut u64,
+    entries: &mut Entries,
 ) -> Result<Vec<SkillChange>, GitError> {
     use crate::skill::context;
     let mut candidates: Vec<(String, EntryKind)> = Vec::new();
+    let is_skill_md = |path: &[u8]| {
+        let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+        name.eq_ignore_ascii_case(b"SKILL.md")
+    };
     match to {
         At::Index => repo.visit_staged_paths(&mut |path, kind| {
+            if is_skill_md(path) {
+                entries
+                    .skill_mds
+                    .push(String::from_utf8_lossy(path).into_owned());
+            }
             if context::may_be(path) {
                 candidates.push((String::from_utf8_lossy(path).into_owned(), kind));
             }
         })?,
-        _ => candidates.extend(
-            repo.tree_paths(to)?
-                .into_iter()
-                .filter(|(p, _)| context::may_be(p.as_bytes())),
-        ),
+        _ => {
+            let listing = repo.tree_paths(to)?;
+            entries.skill_mds.extend(
+                listing
+                    .iter()
+                    .filter(|(p, _)| is_skill_md(p.as_bytes()))
+                    .map(|(p, _)| p.clone()),
+            );
+            candidates.extend(
+                listing
+                    .iter()
+                    .filter(|(p, _)| context::may_be(p.as_bytes()))
+                    .cloned(),
+            );
+            entries.listing = Some(listing.into_iter().map(|(p, _)| p).collect());
+        }
     }
     let plugins = context::plugins(candidates.iter().map(|(p, _)| p.as_str()));
+    entries.context = candidates
+        .iter()
+        .filter_map(|(p, _)| context::classify_in(p, &plugins).map(|c| (p.clone(), c.kind)))
+        .collect();
     // The hook: a folder whose staged tree is HEAD's (the index's cache tree says so without
     // reading it) holds no changed file, asked once per folder.
     let hook = matches!((from, to), (At::Head, At::Index));
@@ -419,7 +552,7 @@ fn context_changes(
 }
 
 /// One context file at `at`, as a one-file snapshot (`entry` is its entry there).
-fn context_snapshot(
+pub(crate) fn context_snapshot(
     repo: &Repo,
     at: At<'_>,
     path: &str,
