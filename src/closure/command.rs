@@ -4,7 +4,7 @@
 //! local package run by `npx ./tool`. Variables that name the project or the plugin are read
 //! as the folders they stand for.
 
-use super::refs::Wanted;
+use super::Wanted;
 
 /// One file a command line runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -230,9 +230,7 @@ mod tests {
     fn paths(line: &str) -> Vec<String> {
         files_run(line)
             .into_iter()
-            .map(|r| match r.target {
-                Wanted::Path(p) | Wanted::Module(p) | Wanted::Name(p) | Wanted::Plugin(p) => p,
-            })
+            .map(|r| r.target.text().to_owned())
             .collect()
     }
 

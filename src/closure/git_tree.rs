@@ -50,7 +50,7 @@ impl<'r> GitTree<'r> {
             EntryKind::File { .. } => Some(entry),
             EntryKind::Symlink => {
                 let text = self.repo.link_text(&entry).ok()??;
-                let lookup = |p: &str| crate::staged::node_at(self.repo, self.at, p);
+                let lookup = |p: &str| node_at(self.repo, self.at, p);
                 let resolved = links::resolve(path, &text, &lookup)?;
                 match self.repo.path_at(self.at, &resolved).ok()? {
                     PathAt::Entry(e) if matches!(e.kind, EntryKind::File { .. }) => Some(e),
@@ -111,5 +111,23 @@ impl Tree for GitTree<'_> {
 
     fn named(&self, name: &str) -> Vec<String> {
         super::by_name(self.listing().iter(), name)
+    }
+}
+
+/// What `path` is at `at`, for link resolution. Unreadable counts as missing: the link then
+/// leads nowhere an agent could load a skill from.
+pub fn node_at(repo: &Repo, at: At<'_>, path: &str) -> links::Node {
+    match repo.path_at(at, path) {
+        Ok(PathAt::Tree) => links::Node::Dir,
+        Ok(PathAt::Entry(entry)) => match entry.kind {
+            EntryKind::Symlink => match repo.link_text(&entry) {
+                Ok(Some(text)) => links::Node::Link(text),
+                // A link no checkout can make leads nowhere.
+                _ => links::Node::Missing,
+            },
+            EntryKind::Gitlink { .. } => links::Node::Dir,
+            _ => links::Node::File,
+        },
+        Ok(PathAt::Missing) | Err(_) => links::Node::Missing,
     }
 }

@@ -21,7 +21,37 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use crate::guard::context::Base;
 use crate::registry::{Import, Kind};
-pub use refs::{Ref, Wanted};
+pub use refs::Ref;
+
+/// What a reference names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wanted {
+    /// A path, as written (a `*` in it is a character, not a pattern: `uv run **` in prose
+    /// names no file).
+    Path(String),
+    /// A pattern of paths (`docs/*.md`), where a setting says it takes one (OpenCode's
+    /// `instructions`).
+    Glob(String),
+    /// `python -m pkg.mod`: `pkg/mod.py`, or `pkg/mod/__main__.py`.
+    Module(String),
+    /// A file name read as instructions wherever the agent looks for its own.
+    Name(String),
+    /// A plugin's folder.
+    Plugin(String),
+}
+
+impl Wanted {
+    /// The path, pattern or name as written.
+    pub fn text(&self) -> &str {
+        match self {
+            Wanted::Path(p)
+            | Wanted::Glob(p)
+            | Wanted::Module(p)
+            | Wanted::Name(p)
+            | Wanted::Plugin(p) => p,
+        }
+    }
+}
 
 /// A tree the closure walks: what it needs to know of it.
 pub trait Tree {
@@ -230,7 +260,8 @@ pub fn follow(tree: &dyn Tree, entries: &[Entry], limits: Limits) -> Closure {
                     }
                     continue;
                 }
-                Wanted::Path(p) => resolve(tree, &node, p, r.bases),
+                Wanted::Path(p) => resolve(tree, &node, p, r.bases, false),
+                Wanted::Glob(p) => resolve(tree, &node, p, r.bases, true),
                 Wanted::Module(p) => resolve_module(tree, &node, p, r.bases),
             };
             let targets = match targets {
@@ -349,6 +380,11 @@ pub fn follow(tree: &dyn Tree, entries: &[Entry], limits: Limits) -> Closure {
 /// How a file imports others: the registry's word for its path, or, for a file reached by
 /// reference, the way the role it is reached in is read.
 fn imports_of(path: &str, kind: Kind) -> Vec<Import> {
+    // A SKILL.md imports nothing by itself (its run instructions and links are read anyway).
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name.eq_ignore_ascii_case("SKILL.md") {
+        return Vec::new();
+    }
     match crate::registry::classify(path) {
         Some(found) => found.imports,
         // An import of an import is read as Claude Code reads imports: recursively.
@@ -382,6 +418,9 @@ fn project_of(path: &str) -> String {
 /// The plugin folder a manifest or marketplace belongs to (`plugins/x` for
 /// `plugins/x/.claude-plugin/plugin.json`).
 fn plugin_of(path: &str) -> Option<String> {
+    if !path.to_ascii_lowercase().contains("plugin") {
+        return None;
+    }
     crate::registry::PLUGIN_DIRS.iter().find_map(|dir| {
         let lower = path.to_ascii_lowercase();
         let i = lower.rfind(&format!("{dir}/"))?;
@@ -444,8 +483,9 @@ fn base_dirs(node: &Node, bases: &[Base]) -> Vec<String> {
     out
 }
 
-/// The files `target` names for `node` (a path or a glob), or where it leads out.
-fn resolve(tree: &dyn Tree, node: &Node, target: &str, bases: &[Base]) -> Resolved {
+/// The files `target` names for `node` (a path, or with `glob` a pattern), or where it leads
+/// out.
+fn resolve(tree: &dyn Tree, node: &Node, target: &str, bases: &[Base], glob: bool) -> Resolved {
     let target = target.trim().trim_matches(['"', '\'']).replace('\\', "/");
     if target.is_empty() {
         return Resolved::Missing;
@@ -460,14 +500,15 @@ fn resolve(tree: &dyn Tree, node: &Node, target: &str, bases: &[Base]) -> Resolv
             climbed_out = true;
             continue;
         };
-        if path.contains('*') {
-            let found = glob(tree, &path);
+        if glob && path.contains('*') {
+            let found = matching(tree, &path);
             if !found.is_empty() {
                 return Resolved::Found(found);
             }
             continue;
         }
-        if let Some(files) = as_files(tree, &path) {
+        let js_module = target.starts_with("./") || target.starts_with("../");
+        if let Some(files) = as_files(tree, &path, js_module) {
             return Resolved::Found(files);
         }
     }
@@ -479,15 +520,16 @@ fn resolve(tree: &dyn Tree, node: &Node, target: &str, bases: &[Base]) -> Resolv
 }
 
 /// A file at `path`, or what a folder there runs (a package's `bin` and `main`, an
-/// `index.js`, a `__main__.py`).
-fn as_files(tree: &dyn Tree, path: &str) -> Option<Vec<String>> {
+/// `index.js`, a `__main__.py`); with `js_module` (a relative `require`), also the file Node
+/// finds by adding an extension.
+fn as_files(tree: &dyn Tree, path: &str, js_module: bool) -> Option<Vec<String>> {
     if tree.is_file(path) {
         return Some(vec![path.to_owned()]);
     }
     if !tree.is_dir(path) {
         // `require('./helper')`: the module's file by the extensions Node tries.
         let name = path.rsplit('/').next().unwrap_or(path);
-        if name.contains('.') {
+        if name.contains('.') || !js_module {
             return None;
         }
         return [".js", ".mjs", ".cjs", ".ts", ".mts", ".json"]
@@ -531,12 +573,14 @@ fn as_files(tree: &dyn Tree, path: &str) -> Option<Vec<String>> {
 }
 
 fn resolve_module(tree: &dyn Tree, node: &Node, module: &str, bases: &[Base]) -> Resolved {
-    match resolve(tree, node, module, bases) {
+    match resolve(tree, node, module, bases, false) {
         Resolved::Missing => {
             // `pkg/mod.py` is also `pkg/mod/__main__.py` and `pkg/mod/__init__.py`.
             let stem = module.strip_suffix(".py").unwrap_or(module);
             for file in ["__main__.py", "__init__.py"] {
-                if let Resolved::Found(f) = resolve(tree, node, &format!("{stem}/{file}"), bases) {
+                if let Resolved::Found(f) =
+                    resolve(tree, node, &format!("{stem}/{file}"), bases, false)
+                {
                     return Resolved::Found(f);
                 }
             }
@@ -567,7 +611,7 @@ fn resolve_dir(tree: &dyn Tree, node: &Node, dir: &str, bases: &[Base]) -> Resol
 }
 
 /// The files matching a glob (`docs/*.md`, `rules/**/*.md`), below its literal folder.
-fn glob(tree: &dyn Tree, pattern: &str) -> Vec<String> {
+fn matching(tree: &dyn Tree, pattern: &str) -> Vec<String> {
     let literal: Vec<&str> = pattern
         .split('/')
         .take_while(|p| !p.contains('*'))

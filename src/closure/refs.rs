@@ -6,6 +6,7 @@
 
 use std::sync::OnceLock;
 
+use super::Wanted;
 use crate::guard::context::{Base, Target};
 use crate::registry::{Import, Kind};
 
@@ -23,28 +24,6 @@ pub struct Ref {
     pub line: usize,
     /// Read, but what it brings in is not followed (a document a file links to).
     pub leaf: bool,
-}
-
-/// What a reference names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Wanted {
-    /// A path, or a glob (`docs/*.md`).
-    Path(String),
-    /// `python -m pkg.mod`: `pkg/mod.py`, or `pkg/mod/__main__.py`.
-    Module(String),
-    /// A file name read as instructions wherever the agent looks for its own.
-    Name(String),
-    /// A plugin's folder.
-    Plugin(String),
-}
-
-impl Wanted {
-    /// The path, pattern or name as written.
-    pub fn text(&self) -> &str {
-        match self {
-            Wanted::Path(p) | Wanted::Module(p) | Wanted::Name(p) | Wanted::Plugin(p) => p,
-        }
-    }
 }
 
 /// Relative to the file, then to the agent's project, then to the top.
@@ -114,6 +93,15 @@ fn markdown(text: &str, imports: &[Import], reference: bool, out: &mut Vec<Ref>)
     }
     if reference {
         // A document read is not followed further than what it runs.
+        return;
+    }
+    // Imports need an `@`, links a `](` or `]:`: most instruction files have neither, and a
+    // Markdown parser costs more than the search.
+    let wants_markdown = (imports.contains(&Import::At) && text.contains('@'))
+        || text.contains("](")
+        || text.contains("]:")
+        || text.contains("#[[");
+    if !wants_markdown {
         return;
     }
     let at_imports = imports.contains(&Import::At);
@@ -337,7 +325,12 @@ fn settings(path: &str, kind: Kind, imports: &[Import], text: &str, out: &mut Ve
         match r.target {
             Target::Files(target, kind) => out.push(Ref {
                 how: format!("{}: {target}", r.how),
-                target: Wanted::Path(target),
+                // Instruction files a setting lists may be patterns (OpenCode's globs).
+                target: if kind == Kind::Instructions && r.how == "instructions" {
+                    Wanted::Glob(target)
+                } else {
+                    Wanted::Path(target)
+                },
                 kind,
                 bases,
                 line,
@@ -410,14 +403,7 @@ mod tests {
 
     fn targets(refs: &[Ref]) -> Vec<(String, Kind)> {
         refs.iter()
-            .map(|r| {
-                let t = match &r.target {
-                    Wanted::Path(p) | Wanted::Module(p) | Wanted::Name(p) | Wanted::Plugin(p) => {
-                        p.clone()
-                    }
-                };
-                (t, r.kind)
-            })
+            .map(|r| (r.target.text().to_owned(), r.kind))
             .collect()
     }
 

@@ -260,3 +260,25 @@ fn bounds_cut_and_say_so_and_nothing_leaves_the_tree() {
     ]);
     assert_eq!(reached(&tree).len(), 2);
 }
+
+#[test]
+fn a_star_in_prose_is_no_pattern_but_a_setting_may_take_one() {
+    let tree = Mem::with(&[
+        (
+            "AGENTS.md",
+            "Run tests with `uv run`**, not pytest.\nThen `bash *`.\n",
+        ),
+        ("src/a.py", "import os\n"),
+        ("opencode.json", r#"{"instructions": ["docs/*.md"]}"#),
+        ("docs/a.md", "x\n"),
+        ("docs/b.md", "y\n"),
+    ]);
+    let found = reached(&tree);
+    assert_eq!(
+        found,
+        [
+            ("docs/a.md".to_owned(), Kind::Instructions),
+            ("docs/b.md".to_owned(), Kind::Instructions)
+        ]
+    );
+}

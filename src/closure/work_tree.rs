@@ -2,6 +2,8 @@
 //! that leads out of the top; the paths a scan knows (tracked, untracked, on disk in agent
 //! folders) answer questions by name.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::Tree;
@@ -11,6 +13,9 @@ pub struct WorkTree {
     top: PathBuf,
     /// Every path the scan knows, relative to the top.
     paths: Vec<String>,
+    /// Folders already resolved (links followed), relative to the top: the closure asks
+    /// about many files of few folders.
+    folders: RefCell<HashMap<String, Option<PathBuf>>>,
 }
 
 impl WorkTree {
@@ -18,13 +23,41 @@ impl WorkTree {
         WorkTree {
             top: top.canonicalize().unwrap_or_else(|_| top.to_owned()),
             paths,
+            folders: RefCell::new(HashMap::new()),
         }
     }
 
     /// Where `path` is on disk, when it stays inside the top once links are resolved.
     fn inside(&self, path: &str) -> Option<PathBuf> {
-        let real = self.top.join(path).canonicalize().ok()?;
+        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+        let dir = self.folder(dir)?;
+        let here = dir.join(name);
+        let meta = std::fs::symlink_metadata(&here).ok()?;
+        if !meta.file_type().is_symlink() {
+            return Some(here);
+        }
+        let real = here.canonicalize().ok()?;
         real.starts_with(&self.top).then_some(real)
+    }
+
+    /// The folder `rel` on disk, links resolved, when it stays inside the top.
+    fn folder(&self, rel: &str) -> Option<PathBuf> {
+        if rel.is_empty() {
+            return Some(self.top.clone());
+        }
+        if let Some(known) = self.folders.borrow().get(rel) {
+            return known.clone();
+        }
+        let real = self
+            .top
+            .join(rel)
+            .canonicalize()
+            .ok()
+            .filter(|r| r.starts_with(&self.top));
+        self.folders
+            .borrow_mut()
+            .insert(rel.to_owned(), real.clone());
+        real
     }
 }
 

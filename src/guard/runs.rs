@@ -556,8 +556,36 @@ pub struct Operand {
     pub instruction: String,
 }
 
+/// Whether `text` could hold a run instruction: it names a program that runs a file, runs one
+/// by its path (`./x`, a skill folder's variable), or pipes a reader into one. A cheap test
+/// before tokenizing: most texts the closure reads hold none.
+pub fn may_run(text: &str) -> bool {
+    static WORDS: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>> =
+        std::sync::OnceLock::new();
+    let finder = WORDS.get_or_init(|| {
+        let words = PROGRAMS.iter().copied().filter(|p| p.len() > 1).chain([
+            "python",
+            "./",
+            ".\\",
+            "$",
+            "{basedir}",
+            ". ",
+        ]);
+        // An automaton cheap to build: it is built once a run, for a few small texts.
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
+            .build(words)
+            .ok()
+    });
+    finder.as_ref().is_none_or(|f| f.is_match(text))
+}
+
 /// The files the run instructions of `text` name, in order, in linear time.
 pub fn operands(text: &str) -> Vec<Operand> {
+    if !may_run(text) {
+        return Vec::new();
+    }
     instructions(text)
         .into_iter()
         .filter(|found| found.prog != "chmod" || grants_execute(&found.opts))

@@ -291,6 +291,11 @@ pub fn in_plugin(rest: &str) -> Option<Found> {
 /// `<plugin dir>/marketplace.json`): read as settings even inside a skill root, where Claude
 /// Code loads a plugin as it loads a skill.
 fn plugin_file(path: &str) -> bool {
+    // For every file in a skill: the name first, without an allocation.
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if !name.eq_ignore_ascii_case("plugin.json") && !name.eq_ignore_ascii_case("marketplace.json") {
+        return false;
+    }
     PLUGIN_DIRS.iter().any(|dir| {
         ["plugin.json", "marketplace.json"].iter().any(|name| {
             let tail = format!("{dir}/{name}");
@@ -375,29 +380,77 @@ pub fn classify(path: &str) -> Option<Found> {
 /// A cheap test before [`classify`], for every path of an index: a registry file has a part
 /// that starts with a dot, or a name the registry lists.
 pub fn may_be(path: &[u8]) -> bool {
-    if path.first() == Some(&b'.') || path.windows(2).any(|w| w == b"/.") {
+    // Runs for every path of an index: no allocation, the common path rejected in a few
+    // comparisons.
+    if path.first() == Some(&b'.') || memchr_dot_part(path) {
         return true;
     }
     let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
-    bare_names()
+    let names = bare_names();
+    let Some(&first) = name.first() else {
+        return false;
+    };
+    if names.first[usize::from(first.to_ascii_lowercase())] == 0
+        || name.len() > names.longest
+        || names.lengths & (1u64 << name.len()) == 0
+    {
+        return false;
+    }
+    names
+        .sorted
         .iter()
         .any(|n| n.as_bytes().eq_ignore_ascii_case(name))
 }
 
+/// Whether a part of `path` after the first starts with a dot (`/.`).
+fn memchr_dot_part(path: &[u8]) -> bool {
+    let mut rest = path;
+    while let Some(i) = rest.iter().position(|&b| b == b'/') {
+        if rest.get(i + 1) == Some(&b'.') {
+            return true;
+        }
+        rest = &rest[i + 1..];
+    }
+    false
+}
+
 /// The file names of registry patterns that need no dot-folder (`CLAUDE.md`,
-/// `opencode.json`), lower case.
-fn bare_names() -> &'static [String] {
-    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+/// `opencode.json`), lower case and sorted, with their lengths as a bit set.
+struct BareNames {
+    sorted: Vec<String>,
+    /// Which lower-case bytes a name starts with (non-zero: some does).
+    first: [u8; 256],
+    lengths: u64,
+    longest: usize,
+}
+
+fn bare_names() -> &'static BareNames {
+    static NAMES: OnceLock<BareNames> = OnceLock::new();
     NAMES.get_or_init(|| {
-        let mut names: Vec<String> = index()
+        let mut sorted: Vec<String> = index()
             .entries
             .iter()
             .filter(|e| !e.pattern.needs_dot_part())
             .flat_map(|e| e.pattern.last_literals())
             .collect();
-        names.sort();
-        names.dedup();
-        names
+        sorted.sort();
+        sorted.dedup();
+        let lengths = sorted
+            .iter()
+            .fold(0u64, |set, n| set | 1u64 << n.len().min(63));
+        let longest = sorted.iter().map(String::len).max().unwrap_or(0).min(63);
+        let mut first = [0u8; 256];
+        for n in &sorted {
+            if let Some(&b) = n.as_bytes().first() {
+                first[usize::from(b)] = 1;
+            }
+        }
+        BareNames {
+            sorted,
+            first,
+            lengths,
+            longest,
+        }
     })
 }
 

@@ -17,11 +17,14 @@ pub fn may_be(path: &[u8]) -> bool {
 /// A path that could be a plugin's command, agent, output style or hooks file
 /// (`<plugin>/commands/x.md`).
 fn plugin_part(path: &[u8]) -> bool {
+    // What the plugin layout holds ends in `.md` or is a hooks or language-server file: the
+    // suffix first, for every path of an index.
+    let md = path.len() >= 3 && path[path.len() - 3..].eq_ignore_ascii_case(b".md");
+    if !md {
+        return path.ends_with(b"hooks/hooks.json") || path.ends_with(b".lsp.json");
+    }
     let has = |needle: &[u8]| path.windows(needle.len()).any(|w| w == needle);
-    has(b"commands/")
-        || has(b"agents/")
-        || has(b"output-styles/")
-        || path.ends_with(b"hooks/hooks.json")
+    has(b"commands/") || has(b"agents/") || has(b"output-styles/")
 }
 
 /// The plugins among `paths`: each folder holding a `.claude-plugin/plugin.json`.

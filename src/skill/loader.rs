@@ -88,6 +88,9 @@ pub const PLUGIN_MANIFEST: &str = ".claude-plugin/plugin.json";
 
 /// The skill root of the plugin whose manifest `path` is.
 pub fn plugin_root(path: &str) -> Option<FoundRoot> {
+    if !path.ends_with("plugin.json") {
+        return None;
+    }
     let dir = crate::registry::PLUGIN_DIRS.iter().find_map(|dir| {
         match path.strip_suffix(&format!("{dir}/plugin.json"))? {
             "" => Some(""),

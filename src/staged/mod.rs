@@ -12,6 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::check::Snapshot;
+use crate::closure::git_tree::node_at;
 use crate::git::SubmoduleAt;
 use crate::git::{At, Entry, EntryKind, GitError, Listing, PathAt, Repo};
 use crate::guard::{within_skill_budget, MAX_SCAN_BYTES};
@@ -427,7 +428,13 @@ fn live_roots(
         let Some(plugin) = root.strip_suffix(loader::SKILLS) else {
             continue;
         };
-        for manifest in loader::plugin_manifests(plugin.trim_end_matches('/')) {
+        let plugin = plugin.trim_end_matches('/');
+        // An agent folder's `skills/` is a root by its name, not by a manifest.
+        let last = plugin.rsplit('/').next().unwrap_or(plugin);
+        if crate::registry::is_agent_dir(last) {
+            continue;
+        }
+        for manifest in loader::plugin_manifests(plugin) {
             let at = |side| {
                 repo.path_at(side, &manifest)
                     .map(|p| matches!(p, PathAt::Entry(_)))
@@ -1204,22 +1211,4 @@ fn tree_key<'e>(
         field(encoding.as_bytes());
     }
     Ok(h.finalize().into())
-}
-
-/// What `path` is at `at`, for link resolution. Unreadable counts as missing: the link then
-/// leads nowhere an agent could load a skill from.
-pub(crate) fn node_at(repo: &Repo, at: At<'_>, path: &str) -> links::Node {
-    match repo.path_at(at, path) {
-        Ok(PathAt::Tree) => links::Node::Dir,
-        Ok(PathAt::Entry(entry)) => match entry.kind {
-            EntryKind::Symlink => match repo.link_text(&entry) {
-                Ok(Some(text)) => links::Node::Link(text),
-                // A link no checkout can make leads nowhere.
-                _ => links::Node::Missing,
-            },
-            EntryKind::Gitlink { .. } => links::Node::Dir,
-            _ => links::Node::File,
-        },
-        Ok(PathAt::Missing) | Err(_) => links::Node::Missing,
-    }
 }
