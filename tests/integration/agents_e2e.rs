@@ -604,6 +604,311 @@ fn copilot_cli_pre_write_guard_refuses_dangerous_writes() {
     guard_cli("copilot");
 }
 
+// ---------------------------------------------------------------- what the agent CLIs read
+
+/// The `MARKER-...` strings in the bodies of the requests a model server logged.
+fn markers_in(log: &str) -> std::collections::BTreeSet<String> {
+    let mut found = std::collections::BTreeSet::new();
+    for entry in log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    {
+        let body = entry["body"].to_string();
+        let mut rest = body.as_str();
+        while let Some(at) = rest.find("MARKER-") {
+            let tail = &rest[at..];
+            let end = tail
+                .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-'))
+                .unwrap_or(tail.len());
+            found.insert(tail[..end].to_owned());
+            rest = &tail[end..];
+        }
+    }
+    found
+}
+
+/// An instruction file `top` (`MARKER-<TAG>-TOP`) whose imports (`at`: `@` or `@./`) go
+/// `hops` files deep, `docs/hop1.md` to `docs/hop<hops>.md` (`MARKER-<TAG>-IMPORT-<n>`), each
+/// importing the next by a path relative to itself, beside a decoy `hop2.md` at the top
+/// (`-WRONG-BASE`) that a path taken from the project's folder would read instead; the first
+/// also imports `top-only.md`, which is only at the top (`-PROJECT-BASE`: no second base is
+/// tried). Besides: an import that ends a sentence, `@punct.md.` (`-PUNCT`), and two imports
+/// that are code, a span (`-SPAN`) and a fenced block (`-FENCED`).
+fn import_chain(tag: &str, top: &str, at: &str, hops: usize) -> Vec<(String, String)> {
+    let mut files = vec![
+        (
+            top.to_owned(),
+            format!(
+                "# Project\n\nMARKER-{tag}-TOP\n\nSee {at}docs/hop1.md for more.\n\n\
+                 Then read {at}punct.md.\n\n\
+                 Not imports: `{at}span.md` in a code span, and\n\n```\n{at}fenced.md\n```\n"
+            ),
+        ),
+        ("hop2.md".to_owned(), format!("MARKER-{tag}-WRONG-BASE\n")),
+        (
+            "top-only.md".to_owned(),
+            format!("MARKER-{tag}-PROJECT-BASE\n"),
+        ),
+        ("punct.md".to_owned(), format!("MARKER-{tag}-PUNCT\n")),
+        ("span.md".to_owned(), format!("MARKER-{tag}-SPAN\n")),
+        ("fenced.md".to_owned(), format!("MARKER-{tag}-FENCED\n")),
+    ];
+    for n in 1..=hops {
+        let mut text = format!("MARKER-{tag}-IMPORT-{n}\n");
+        if n < hops {
+            text.push_str(&format!("{at}hop{}.md\n", n + 1));
+        }
+        if n == 1 {
+            text.push_str(&format!("{at}top-only.md\n"));
+        }
+        files.push((format!("docs/hop{n}.md"), text));
+    }
+    files
+}
+
+/// The markers a chain's top and its first `hops` imports hold.
+fn imported(tag: &str, hops: usize) -> Vec<String> {
+    std::iter::once(format!("MARKER-{tag}-TOP"))
+        .chain((1..=hops).map(|n| format!("MARKER-{tag}-IMPORT-{n}")))
+        .collect()
+}
+
+/// One short headless session of `cli` ("Say hi.", no tool call) in a repository holding
+/// `files`, after `before` (bash, in the project, with the CLI's environment: its settings
+/// are written by then) changed what it needs: which markers the CLI sent its model, and
+/// what to show when that is not what was expected. `None` when the CLI is not installed.
+fn markers_read(
+    cli: &str,
+    files: &[(String, String)],
+    before: &str,
+) -> Option<(std::collections::BTreeSet<String>, String)> {
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let trial = Trial::new(cli, "project", &files)?;
+    // Not `git skill init`: only the CLI reads the files here.
+    std::fs::write(trial.work.join("before.sh"), format!("set -e\n{before}")).unwrap();
+    let script = trial.work.join("hi-script.json");
+    std::fs::write(
+        &script,
+        r#"{"calls": [], "final": "SCRIPTED-FINAL: hi", "side": "hi"}"#,
+    )
+    .unwrap();
+    let (report, stderr) = trial.run(&[
+        ("MODEL_SCRIPT", &script),
+        ("AGENT_PROMPT", Path::new("Say hi.")),
+        ("AGENT_TIMEOUT", Path::new("60")),
+        ("REVIEW_WAIT", Path::new("1")),
+    ]);
+    let log = trial.file("model.log");
+    let context = format!(
+        "run.sh: {stderr}\ncli.json: {report}\nbefore.log: {}\ncli.stdout: {}\ncli.stderr: {}\nmodel.log: {}",
+        trial.file("before.log"),
+        trial.file("cli.stdout"),
+        trial.file("cli.stderr"),
+        log.chars().take(6000).collect::<String>()
+    );
+    assert_eq!(report["exit"], 0, "{cli}: {context}");
+    assert!(
+        trial.file("cli.stdout").contains("SCRIPTED-FINAL: hi"),
+        "{cli}: {context}"
+    );
+    Some((markers_in(&log), context))
+}
+
+fn assert_read(
+    cli: &str,
+    read: &std::collections::BTreeSet<String>,
+    expected: &[String],
+    context: &str,
+) {
+    let expected: std::collections::BTreeSet<String> = expected.iter().cloned().collect();
+    assert_eq!(
+        *read, expected,
+        "{cli}: the markers its model saw\n{context}"
+    );
+}
+
+/// Claude Code's `CLAUDE.md` imports `@path`: relative to the importing file only,
+/// recursively, four hops deep (a fifth is not read), never from a code span or fence, and
+/// not when a sentence's full stop follows the path (`@punct.md.` is a file `punct.md.`).
+#[test]
+#[cfg_attr(
+    not(agent_clis),
+    ignore = "no agent CLI under AGENTS_PREFIX (.ci/run installs them)"
+)]
+fn claude_code_reads_the_imports_the_registry_names() {
+    let files = import_chain("CLAUDE", "CLAUDE.md", "@", 6);
+    let Some((read, context)) = markers_read("claude", &files, "") else {
+        return;
+    };
+    assert_read("claude", &read, &imported("CLAUDE", 4), &context);
+}
+
+/// Qwen Code's `QWEN.md` imports `@path` (`@./path` too): relative to the importing file
+/// only, recursively, five hops deep, never from code, not with a full stop after the path;
+/// so does its `AGENTS.md`, read beside it.
+#[test]
+#[cfg_attr(
+    not(agent_clis),
+    ignore = "no agent CLI under AGENTS_PREFIX (.ci/run installs them)"
+)]
+fn qwen_code_reads_the_imports_the_registry_names() {
+    let mut files = import_chain("QWEN", "QWEN.md", "@", 7);
+    files.push((
+        "AGENTS.md".to_owned(),
+        "MARKER-QWEN-AGENTS\n@./agents-import.md\n".to_owned(),
+    ));
+    files.push((
+        "agents-import.md".to_owned(),
+        "MARKER-QWEN-AGENTS-IMPORT\n".to_owned(),
+    ));
+    let Some((read, context)) = markers_read("qwen", &files, "") else {
+        return;
+    };
+    let mut expected = imported("QWEN", 5);
+    expected.extend([
+        "MARKER-QWEN-AGENTS".to_owned(),
+        "MARKER-QWEN-AGENTS-IMPORT".to_owned(),
+    ]);
+    assert_read("qwen", &read, &expected, &context);
+}
+
+/// Gemini CLI's `GEMINI.md` imports `@./path` (and `@path`): relative to the importing file
+/// only, recursively, five hops deep, never from code, not with a full stop after the path.
+/// `context.fileName` in the user's settings adds names (`TEAM.md`, with imports of its own)
+/// to `GEMINI.md`, which is still read; `AGENTS.md` is not read unless named.
+#[test]
+#[cfg_attr(
+    not(agent_clis),
+    ignore = "no agent CLI under AGENTS_PREFIX (.ci/run installs them)"
+)]
+fn gemini_cli_reads_the_imports_the_registry_names() {
+    let mut files = import_chain("GEMINI", "GEMINI.md", "@./", 7);
+    for (path, text) in [
+        ("TEAM.md", "MARKER-GEMINI-TEAM\n@team-import.md\n"),
+        ("team-import.md", "MARKER-GEMINI-TEAM-IMPORT\n"),
+        ("AGENTS.md", "MARKER-GEMINI-AGENTS\n"),
+    ] {
+        files.push((path.to_owned(), text.to_owned()));
+    }
+    let before = "python3 - \"$HOME/.gemini/settings.json\" <<'PY'\n\
+                  import json, sys\n\
+                  settings = json.load(open(sys.argv[1]))\n\
+                  settings[\"context\"] = {\"fileName\": [\"TEAM.md\"]}\n\
+                  json.dump(settings, open(sys.argv[1], \"w\"))\n\
+                  PY\n";
+    let Some((read, context)) = markers_read("gemini", &files, before) else {
+        return;
+    };
+    let mut expected = imported("GEMINI", 5);
+    expected.extend([
+        "MARKER-GEMINI-TEAM".to_owned(),
+        "MARKER-GEMINI-TEAM-IMPORT".to_owned(),
+    ]);
+    assert_read("gemini", &read, &expected, &context);
+}
+
+/// Copilot CLI expands `@path` imports (`@./path` too) in `AGENTS.md`,
+/// `.github/copilot-instructions.md` and `CLAUDE.md`: relative to the importing file only,
+/// recursively, eight hops deep, never from code; a sentence's full stop after the path is
+/// not part of it (unlike the other CLIs). It reads `GEMINI.md` and
+/// `.github/instructions/*.instructions.md` without expanding their imports.
+#[test]
+#[cfg_attr(
+    not(agent_clis),
+    ignore = "no agent CLI under AGENTS_PREFIX (.ci/run installs them)"
+)]
+fn copilot_cli_reads_the_imports_the_registry_names() {
+    let mut files = import_chain("COPILOT", "AGENTS.md", "@", 10);
+    for (path, text) in [
+        (
+            ".github/copilot-instructions.md",
+            "MARKER-COPILOT-GITHUB\n@github-import.md\n@./github-dot.md\n",
+        ),
+        (".github/github-import.md", "MARKER-COPILOT-GITHUB-IMPORT\n"),
+        ("github-import.md", "MARKER-COPILOT-GITHUB-WRONG-BASE\n"),
+        (".github/github-dot.md", "MARKER-COPILOT-GITHUB-DOT\n"),
+        ("CLAUDE.md", "MARKER-COPILOT-CLAUDE\n@claude-import.md\n"),
+        ("claude-import.md", "MARKER-COPILOT-CLAUDE-IMPORT\n"),
+        ("GEMINI.md", "MARKER-COPILOT-GEMINI\n@gemini-import.md\n"),
+        ("gemini-import.md", "MARKER-COPILOT-GEMINI-IMPORT\n"),
+        (
+            ".github/instructions/all.instructions.md",
+            "---\napplyTo: \"**\"\n---\nMARKER-COPILOT-SCOPED\n@scoped-import.md\n",
+        ),
+        (
+            ".github/instructions/scoped-import.md",
+            "MARKER-COPILOT-SCOPED-IMPORT\n",
+        ),
+    ] {
+        files.push((path.to_owned(), text.to_owned()));
+    }
+    let Some((read, context)) = markers_read("copilot", &files, "") else {
+        return;
+    };
+    let mut expected = imported("COPILOT", 8);
+    expected.extend(
+        [
+            "PUNCT",
+            "GITHUB",
+            "GITHUB-IMPORT",
+            "GITHUB-DOT",
+            "CLAUDE",
+            "CLAUDE-IMPORT",
+            "GEMINI",
+            "SCOPED",
+        ]
+        .map(|m| format!("MARKER-COPILOT-{m}")),
+    );
+    assert_read("copilot", &read, &expected, &context);
+}
+
+/// Codex reads the file `project_doc_fallback_filenames` in the user's config names at the top
+/// of the project when there is no `AGENTS.md` (with one, only `AGENTS.md`), and expands no
+/// import in it; the same key in the project's own `.codex/config.toml` counts only once the
+/// user has trusted the folder.
+#[test]
+#[cfg_attr(
+    not(agent_clis),
+    ignore = "no agent CLI under AGENTS_PREFIX (.ci/run installs them)"
+)]
+fn codex_reads_the_instruction_files_the_registry_names() {
+    let files = [
+        ("NOTES.md", "MARKER-CODEX-NOTES\n@notes-import.md\n"),
+        ("notes-import.md", "MARKER-CODEX-NOTES-IMPORT\n"),
+        ("PROJECT-NOTES.md", "MARKER-CODEX-PROJECT-NOTES\n"),
+        (
+            ".codex/config.toml",
+            "project_doc_fallback_filenames = [\"PROJECT-NOTES.md\"]\n",
+        ),
+    ];
+    // A top-level key: before the config's first table.
+    let user_names = "{ printf 'project_doc_fallback_filenames = [\"NOTES.md\"]\\n'; cat \"$CODEX_HOME/config.toml\"; } > \"$CODEX_HOME/config.new\"\n\
+                      mv \"$CODEX_HOME/config.new\" \"$CODEX_HOME/config.toml\"\n";
+    let trusted = "printf '\\n[projects.\"%s\"]\\ntrust_level = \"trusted\"\\n' \"$PWD\" >> \"$CODEX_HOME/config.toml\"\n";
+    for (agents_md, before, expected) in [
+        (None, user_names, "MARKER-CODEX-NOTES"),
+        (
+            Some("MARKER-CODEX-AGENTS\n"),
+            user_names,
+            "MARKER-CODEX-AGENTS",
+        ),
+        (None, trusted, "MARKER-CODEX-PROJECT-NOTES"),
+    ] {
+        let mut files: Vec<(String, String)> = files
+            .iter()
+            .map(|(p, t)| ((*p).to_owned(), (*t).to_owned()))
+            .collect();
+        files.extend(agents_md.map(|t| ("AGENTS.md".to_owned(), t.to_owned())));
+        let Some((read, context)) = markers_read("codex", &files, before) else {
+            return;
+        };
+        assert_read("codex", &read, &[expected.to_owned()], &context);
+    }
+}
+
 // ---------------------------------------------------------------- the agent CLIs as the model
 
 /// The prompts' answers by what only each kind of request holds (its schema's fields), in the

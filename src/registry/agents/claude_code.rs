@@ -76,7 +76,8 @@ pub static AGENT: Agent = Agent {
     product: "Claude Code",
     files: &[
         // Read from the folder it starts in and each above; below it once a file there is
-        // read (a committed `node_modules/pkg/CLAUDE.md` too). `@path` imports, five hops.
+        // read (a committed `node_modules/pkg/CLAUDE.md` too). `@path` imports relative to the
+        // importing file, four hops deep (2.1.197), never from code.
         File::new("CLAUDE.md", Kind::Instructions).importing(&[Import::At]),
         File::new("CLAUDE.local.md", Kind::Instructions).importing(&[Import::At]),
         File::new(".claude/rules/**/*.md", Kind::Instructions).importing(&[Import::At]),
@@ -126,5 +127,5 @@ pub static AGENT: Agent = Agent {
             ("SessionEnd", None),
         ],
     }),
-    verified: "the real CLI 2.1.197 offline (skills, CLAUDE.md, settings hooks, .mcp.json); imports (five hops), rules, output styles, workflows, plugins and marketplaces from its documentation (code.claude.com/docs: memory, settings, plugins reference) and CHANGELOG.md",
+    verified: "the real CLI 2.1.197 offline: skills, CLAUDE.md, settings hooks, .mcp.json, and `@path` imports (four hops, relative to the importing file, not in code; test claude_code_reads_the_imports_the_registry_names); rules, output styles, workflows, plugins and marketplaces from its documentation (code.claude.com/docs: memory, settings, plugins reference) and CHANGELOG.md",
 };

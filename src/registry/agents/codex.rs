@@ -64,5 +64,5 @@ pub static AGENT: Agent = Agent {
             ("SessionEnd", None),
         ],
     }),
-    verified: "the real CLI 0.171.0 offline (skills, hooks.json, config.toml) and its source (codex-rs); AGENTS.override.md, fallback names, custom agents, plugins and project-config limits from developers.openai.com/codex (agents-md, config, subagents, plugins) and openai/codex PR #20098",
+    verified: "the real CLI 0.171.0 offline: skills, hooks.json, config.toml, `project_doc_fallback_filenames` (user config; a project's only once trusted; no imports; test codex_reads_the_instruction_files_the_registry_names); its source (codex-rs); AGENTS.override.md, custom agents, plugins and project-config limits from developers.openai.com/codex (agents-md, config, subagents, plugins) and openai/codex PR #20098",
 };

@@ -14,13 +14,13 @@ pub static AGENT: Agent = Agent {
     id: "copilot",
     product: "Copilot CLI",
     files: &[
-        // "@-style imports" in instruction files.
+        // `@path` imports in these (eight hops from AGENTS.md, relative to the importing file),
+        // not in the scoped `.instructions.md` files or GEMINI.md, which it reads as they are.
         File::new(".github/copilot-instructions.md", Kind::Instructions).importing(&[Import::At]),
-        File::new(".github/instructions/**/*.instructions.md", Kind::Instructions)
-            .importing(&[Import::At]),
+        File::new(".github/instructions/**/*.instructions.md", Kind::Instructions),
         File::new("AGENTS.md", Kind::Instructions).importing(&[Import::At]),
         File::new("CLAUDE.md", Kind::Instructions).importing(&[Import::At]),
-        File::new("GEMINI.md", Kind::Instructions).importing(&[Import::At]),
+        File::new("GEMINI.md", Kind::Instructions),
         File::new(".github/prompts/**/*.prompt.md", Kind::Command),
         File::new(".github/agents/**/*.md", Kind::Command),
         File::new(".claude/agents/**/*.md", Kind::Command),
@@ -58,5 +58,5 @@ pub static AGENT: Agent = Agent {
             ("sessionEnd", None),
         ],
     }),
-    verified: "the real CLI 1.0.102 offline (skills, hooks in .github/hooks and ~/.copilot/hooks, instructions); repository settings, plugins, marketplaces, MCP and LSP files from docs.github.com (Copilot CLI reference, plugin reference, hooks reference) and github/copilot-cli's changelog",
+    verified: "the real CLI 1.0.102 offline: skills, hooks in .github/hooks and ~/.copilot/hooks, instructions, `@path` imports in AGENTS.md, CLAUDE.md and copilot-instructions.md (eight hops; none in GEMINI.md or .instructions.md; test copilot_cli_reads_the_imports_the_registry_names); repository settings, plugins, marketplaces, MCP and LSP files from docs.github.com (Copilot CLI reference, plugin reference, hooks reference) and github/copilot-cli's changelog",
 };

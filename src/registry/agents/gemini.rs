@@ -32,7 +32,8 @@ pub static AGENT: Agent = Agent {
     id: "gemini",
     product: "Gemini CLI",
     files: &[
-        // `@./file.md` imports, five levels, not inside code.
+        // `@./file.md` (and `@file.md`) imports relative to the importing file, five levels,
+        // not inside code; `context.fileName` adds names (GEMINI.md is still read).
         File::new("GEMINI.md", Kind::Instructions).importing(&[Import::At]),
         File::new(".gemini/settings.json", Kind::JsonSettings).with_keys(SETTINGS),
         // `!{...}` runs a shell command, `@{path}` puts a file (or a folder) into the prompt.
@@ -68,5 +69,5 @@ pub static AGENT: Agent = Agent {
             ("SessionEnd", None),
         ],
     }),
-    verified: "the real CLI 0.61.0 offline (skills, GEMINI.md, settings hooks) and its source (google-gemini/gemini-cli: memport imports, custom commands, findEnvFile, trusted folders, configuration reference); extensions are user-level only",
+    verified: "the real CLI 0.61.0 offline: skills, GEMINI.md, settings hooks, `@./file.md` imports (five levels) and `context.fileName` (test gemini_cli_reads_the_imports_the_registry_names); its source (google-gemini/gemini-cli: custom commands, findEnvFile, trusted folders, configuration reference); extensions are user-level only",
 };

@@ -57,5 +57,5 @@ pub static AGENT: Agent = Agent {
             ("SessionEnd", None),
         ],
     }),
-    verified: "the real CLI 0.15.10 offline (skills, QWEN.md, settings hooks, commands) and its documentation and source (QwenLM/qwen-code: memory, rules, output styles, hooks, settings)",
+    verified: "the real CLI 0.15.10 offline: skills, QWEN.md, settings hooks, commands, `@file.md` imports in QWEN.md and AGENTS.md (five levels; test qwen_code_reads_the_imports_the_registry_names); its documentation and source (QwenLM/qwen-code: memory, rules, output styles, hooks, settings)",
 };
