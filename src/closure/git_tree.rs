@@ -44,7 +44,16 @@ impl<'r> GitTree<'r> {
     fn target(&self, path: &str) -> Option<crate::git::Entry> {
         let entry = match self.repo.path_at(self.at, path).ok()? {
             PathAt::Entry(e) => e,
-            _ => return None,
+            // A folder on the way may be a link (`scripts -> tools`): read where it leads.
+            PathAt::Missing => {
+                let lookup = |p: &str| node_at(self.repo, self.at, p);
+                let resolved = links::resolve_path(path, &lookup)?;
+                if resolved == path {
+                    return None;
+                }
+                return self.target(&resolved);
+            }
+            PathAt::Tree => return None,
         };
         match entry.kind {
             EntryKind::File { .. } => Some(entry),
@@ -82,15 +91,24 @@ impl Tree for GitTree<'_> {
     }
 
     fn is_dir(&self, path: &str) -> bool {
-        path.is_empty() || matches!(self.repo.path_at(self.at, path), Ok(PathAt::Tree))
+        if path.is_empty() || matches!(self.repo.path_at(self.at, path), Ok(PathAt::Tree)) {
+            return true;
+        }
+        let lookup = |p: &str| node_at(self.repo, self.at, p);
+        links::resolve_path(path, &lookup).is_some_and(|r| {
+            r != path && matches!(self.repo.path_at(self.at, &r), Ok(PathAt::Tree))
+        })
     }
 
     fn files_under(&self, dir: &str, limit: usize) -> Vec<String> {
         let prefix = format!("{dir}/");
+        // As the work tree's: dependencies are not a plugin's own files.
+        let own = |p: &String| !p.split('/').any(|part| part == "node_modules");
         match self.listing.get() {
             Some(paths) => paths
                 .iter()
                 .filter(|p| dir.is_empty() || p.starts_with(&prefix))
+                .filter(|p| own(p))
                 .take(limit)
                 .cloned()
                 .collect(),
@@ -102,6 +120,7 @@ impl Tree for GitTree<'_> {
                         .into_iter()
                         .filter(|e| matches!(e.kind, EntryKind::File { .. } | EntryKind::Symlink))
                         .map(|e| e.path)
+                        .filter(|p| own(p))
                         .take(limit)
                         .collect()
                 })

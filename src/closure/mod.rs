@@ -17,7 +17,7 @@ pub mod reach;
 mod refs;
 pub mod work_tree;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use crate::guard::context::Base;
 use crate::registry::{Import, Kind};
@@ -164,6 +164,9 @@ struct Node {
     plugin: Option<String>,
     skill: Option<String>,
     chain: Vec<String>,
+    /// Reached by an `@path` import: what it imports is read too, whatever file it is
+    /// (Claude Code follows imports recursively).
+    imported: bool,
 }
 
 /// Walks from `entries` through `tree`.
@@ -186,14 +189,16 @@ pub fn follow(tree: &dyn Tree, entries: &[Entry], limits: Limits) -> Closure {
             plugin: plugin_of(&e.path),
             skill: e.skill.clone(),
             chain: Vec::new(),
+            imported: false,
         });
     }
     let mut reached: BTreeMap<String, Reached> = BTreeMap::new();
     let mut names: Vec<(String, String, String)> = Vec::new();
     let mut bytes_left = limits.bytes;
-    let mut seen: HashMap<(String, Kind), ()> = HashMap::new();
+    let mut seen: HashSet<(String, Kind, bool)> = HashSet::new();
+    let mut imported_again: HashSet<String> = HashSet::new();
     while let Some(node) = queue.pop_front() {
-        if seen.insert((node.path.clone(), node.kind), ()).is_some() {
+        if !seen.insert((node.path.clone(), node.kind, node.imported)) {
             continue;
         }
         let text = match tree.file(&node.path, crate::guard::MAX_SCAN_BYTES) {
@@ -219,19 +224,27 @@ pub fn follow(tree: &dyn Tree, entries: &[Entry], limits: Limits) -> Closure {
             // Its own scan says it cannot be read; there is nothing to follow.
             Ok(None) | Err(_) => continue,
         };
-        let imports = imports_of(&node.path, node.kind);
-        let mut refs = refs::of(&node.path, node.kind, &imports, &text);
-        if refs.len() > refs::MAX_REFS {
-            out.cut.push(Cut {
-                from: node.path.clone(),
-                what: format!(
-                    "{} references, of which the first {} were followed",
-                    refs.len(),
-                    refs::MAX_REFS
-                ),
-            });
-            refs.truncate(refs::MAX_REFS);
+        let mut imports = imports_of(&node.path, node.kind);
+        if node.imported && node.kind == Kind::Instructions && !imports.contains(&Import::At) {
+            imports.push(Import::At);
         }
+        let mut refs = refs::of(&node.path, node.kind, &imports, &text);
+        // Documents a file links to are many in a guide and bring nothing further in: they
+        // have a bound of their own.
+        let (mut links, mut refs): (Vec<Ref>, Vec<Ref>) = refs.drain(..).partition(|r| r.leaf);
+        for (list, max) in [(&mut refs, refs::MAX_REFS), (&mut links, refs::MAX_LINKS)] {
+            if list.len() > max {
+                out.cut.push(Cut {
+                    from: node.path.clone(),
+                    what: format!(
+                        "{} references, of which the first {max} were followed",
+                        list.len()
+                    ),
+                });
+                list.truncate(max);
+            }
+        }
+        refs.append(&mut links);
         for r in refs {
             let targets = match &r.target {
                 Wanted::Name(name) => {
@@ -247,6 +260,8 @@ pub fn follow(tree: &dyn Tree, entries: &[Entry], limits: Limits) -> Closure {
                                     roots: &mut out.roots,
                                     queue: &mut queue,
                                     known: &mut known,
+                                    cut: &mut out.cut,
+                                    files: limits.files,
                                 };
                                 walk.plugin(tree, &dir, &node, &r);
                             }
@@ -257,6 +272,10 @@ pub fn follow(tree: &dyn Tree, entries: &[Entry], limits: Limits) -> Closure {
                             target,
                         }),
                         Resolved::Missing => {}
+                        Resolved::Cut(what) => out.cut.push(Cut {
+                            from: node.path.clone(),
+                            what,
+                        }),
                     }
                     continue;
                 }
@@ -275,6 +294,13 @@ pub fn follow(tree: &dyn Tree, entries: &[Entry], limits: Limits) -> Closure {
                     continue;
                 }
                 Resolved::Missing => continue,
+                Resolved::Cut(what) => {
+                    out.cut.push(Cut {
+                        from: node.path.clone(),
+                        what,
+                    });
+                    continue;
+                }
             };
             for target in targets {
                 // What lies in a SKILL.md's own skill is checked with the skill.
@@ -286,13 +312,33 @@ pub fn follow(tree: &dyn Tree, entries: &[Entry], limits: Limits) -> Closure {
                 if target == node.path {
                     continue;
                 }
+                let import = r.how.starts_with('@') && !r.how.starts_with("@{");
                 if known
                     .get(&target)
                     .is_some_and(|k| k.strength() >= r.kind.strength())
                 {
+                    // Known already (an agent loads it by itself), but imported here: what it
+                    // imports in turn is read as imports are, once.
+                    if import && node.depth < limits.depth && imported_again.insert(target.clone())
+                    {
+                        let mut chain = node.chain.clone();
+                        chain.push(node.path.clone());
+                        queue.push_back(Node {
+                            plugin: node.plugin.clone(),
+                            path: target,
+                            kind: r.kind,
+                            depth: node.depth + 1,
+                            skill: None,
+                            chain,
+                            imported: true,
+                        });
+                    }
                     continue;
                 }
-                if node.depth + 1 > limits.depth {
+                // Code importing code is one program, however many modules it has: only hops
+                // into another role count.
+                let hop = usize::from(!(node.kind == Kind::Script && r.kind == Kind::Script));
+                if node.depth + hop > limits.depth {
                     out.cut.push(Cut {
                         from: node.path.clone(),
                         what: format!(
@@ -330,9 +376,10 @@ pub fn follow(tree: &dyn Tree, entries: &[Entry], limits: Limits) -> Closure {
                         plugin: node.plugin.clone().or_else(|| plugin_of(&target)),
                         path: target,
                         kind: r.kind,
-                        depth: node.depth + 1,
+                        depth: node.depth + hop,
                         skill: None,
                         chain,
+                        imported: import,
                     });
                 }
             }
@@ -368,6 +415,7 @@ pub fn follow(tree: &dyn Tree, entries: &[Entry], limits: Limits) -> Closure {
                         depth: 1,
                         skill: None,
                         chain: vec![from.clone()],
+                        imported: false,
                     });
                 }
             }
@@ -402,7 +450,12 @@ enum Resolved {
     Found(Vec<String>),
     Outside(String),
     Missing,
+    /// Past a bound: what was not followed.
+    Cut(String),
 }
+
+/// Files a folder or a pattern is listed to, at most.
+const MAX_LISTED: usize = 10_000;
 
 /// The folder of `path`'s agent project: the folder holding its agent folder (`pkg` for
 /// `pkg/.claude/settings.json`), or its own folder.
@@ -501,6 +554,14 @@ fn resolve(tree: &dyn Tree, node: &Node, target: &str, bases: &[Base], glob: boo
             continue;
         };
         if glob && path.contains('*') {
+            // A pattern of the repository's: its cost is bounded before it is matched.
+            let parts = path.split('/').count();
+            let any = path.split('/').filter(|p| *p == "**").count();
+            if parts > 16 || any > 2 {
+                return Resolved::Cut(format!(
+                    "the pattern '{target}' is too wide to follow (at most 16 parts and two `**`)"
+                ));
+            }
             let found = matching(tree, &path);
             if !found.is_empty() {
                 return Resolved::Found(found);
@@ -618,7 +679,7 @@ fn matching(tree: &dyn Tree, pattern: &str) -> Vec<String> {
         .collect();
     let dir = literal.join("/");
     let matcher = crate::registry::pattern::Pattern::new(pattern);
-    tree.files_under(&dir, 10_000)
+    tree.files_under(&dir, MAX_LISTED)
         .into_iter()
         .filter(|f| {
             let parts: Vec<&str> = f.split('/').collect();
@@ -633,6 +694,9 @@ struct PluginWalk<'a> {
     roots: &'a mut Vec<(String, String)>,
     queue: &'a mut VecDeque<Node>,
     known: &'a mut HashMap<String, Kind>,
+    cut: &'a mut Vec<Cut>,
+    /// The closure's bound on files reached.
+    files: usize,
 }
 
 impl PluginWalk<'_> {
@@ -641,7 +705,23 @@ impl PluginWalk<'_> {
     fn plugin(&mut self, tree: &dyn Tree, dir: &str, node: &Node, r: &Ref) {
         let mut chain = node.chain.clone();
         chain.push(node.path.clone());
-        for file in tree.files_under(dir, 10_000) {
+        let listed = tree.files_under(dir, MAX_LISTED + 1);
+        if listed.len() > MAX_LISTED {
+            self.cut.push(Cut {
+                from: node.path.clone(),
+                what: format!(
+                    "the plugin '{dir}' holds more than {MAX_LISTED} files: not all were looked at"
+                ),
+            });
+        }
+        for file in listed.into_iter().take(MAX_LISTED) {
+            if self.reached.len() >= self.files {
+                self.cut.push(Cut {
+                    from: node.path.clone(),
+                    what: format!("more than {} files reached: the rest of the plugin '{dir}' was not followed", self.files),
+                });
+                break;
+            }
             let rest = file.strip_prefix(&format!("{dir}/")).unwrap_or(&file);
             let kind = crate::registry::in_plugin(rest)
                 .map(|f| f.kind)
@@ -672,6 +752,7 @@ impl PluginWalk<'_> {
                 plugin: Some(dir.to_owned()),
                 skill: None,
                 chain: chain.clone(),
+                imported: false,
             });
         }
         let skills = join(dir, crate::registry::SKILLS);

@@ -66,7 +66,11 @@ pub fn of(tree: &dyn Tree, entries: &[Entry]) -> Reach {
             .reached
             .into_iter()
             .map(|r| Reached {
-                by: format!("{} ({})", r.from, r.how),
+                // What names it can be a command line with a key in it.
+                by: crate::redact::redact(&crate::report::one_line(
+                    &format!("{} ({})", r.from, r.how),
+                    200,
+                )),
                 path: r.path,
                 kind: r.kind,
                 chain: r.chain,

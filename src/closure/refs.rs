@@ -36,6 +36,9 @@ const PLUGIN_ONLY: &[Base] = &[Base::Plugin];
 /// At most this many references of one file are followed (the rest is a cut).
 pub const MAX_REFS: usize = 256;
 
+/// At most this many documents one file links to are read (the rest is a cut).
+pub const MAX_LINKS: usize = 1024;
+
 /// The references of the file at `path`, read as `kind`, that imports as `imports` says.
 /// A settings file that cannot be parsed brings nothing in (its scan reports it).
 pub fn of(path: &str, kind: Kind, imports: &[Import], text: &str) -> Vec<Ref> {
@@ -225,8 +228,13 @@ fn percent_decoded(text: &str) -> String {
 fn delimited(text: &str, open: &str, close: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     for (i, _) in text.match_indices(open) {
+        // The closer is looked for nearby only: a file of openers alone stays linear.
         let rest = &text[i + open.len()..];
-        if let Some(end) = rest.find(close).filter(|&e| e <= 512) {
+        let mut window = rest.len().min(512 + close.len());
+        while !rest.is_char_boundary(window) {
+            window -= 1;
+        }
+        if let Some(end) = rest[..window].find(close) {
             let target = rest[..end].trim();
             if !target.is_empty() && !target.contains('\n') {
                 out.push((i, target.to_owned()));

@@ -282,3 +282,48 @@ fn a_star_in_prose_is_no_pattern_but_a_setting_may_take_one() {
         ]
     );
 }
+
+#[test]
+fn an_import_is_followed_from_any_file_it_reaches() {
+    let tree = Mem::with(&[
+        ("CLAUDE.md", "@.junie/guidelines.md\n"),
+        (".junie/guidelines.md", "@payload.md\n"),
+        (".junie/payload.md", "x\n"),
+    ]);
+    let found = reached(&tree);
+    assert!(
+        found.contains(&(".junie/payload.md".into(), Kind::Instructions)),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn code_importing_code_is_one_program_and_wide_patterns_are_cut() {
+    // A hook's Python package twelve modules deep: no cut.
+    let mut files: Vec<(String, String)> = (0..12)
+        .map(|i| (format!("tools/m{i}.py"), format!("import m{}\n", i + 1)))
+        .collect();
+    files.push((
+        ".claude/settings.json".into(),
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "python tools/m0.py"}]}]}}"#.into(),
+    ));
+    files.push(("tools/m12.py".into(), "print(1)\n".into()));
+    let pairs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let tree = Mem::with(&pairs);
+    let c = follow(&tree, &entries(&tree), Limits::default());
+    assert!(c.cut.is_empty(), "{:?}", c.cut);
+    assert!(c.reached.iter().any(|r| r.path == "tools/m12.py"));
+    let tree = Mem::with(&[(
+        "opencode.json",
+        r#"{"instructions": ["**/a/**/b/**/c.md"]}"#,
+    )]);
+    let c = follow(&tree, &entries(&tree), Limits::default());
+    assert!(
+        c.cut.iter().any(|k| k.what.contains("too wide")),
+        "{:?}",
+        c.cut
+    );
+}

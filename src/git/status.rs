@@ -103,9 +103,19 @@ impl Repo {
             .stdout
             .split(|b| *b == 0)
             .filter(|p| !p.is_empty())
-            .take(limit)
+            .take(limit + 1)
             .map(|p| String::from_utf8_lossy(p).into_owned())
             .collect();
+        // Past the bound a file an agent loads could be among those not listed: said, not
+        // passed over.
+        if paths.len() > limit {
+            return Err(GitError::Status {
+                path: ".".into(),
+                message: format!(
+                    "more than {limit} untracked files: not all could be checked (add build output to .gitignore, or scan named paths)"
+                ),
+            });
+        }
         paths.sort();
         Ok(paths)
     }

@@ -138,6 +138,7 @@ fn effect(e: Effect) -> &'static str {
         Effect::Argv => "runs (program and arguments)",
         Effect::Prose => "read by the model",
         Effect::Env => "environment",
+        Effect::EnvFiles => "env files",
         Effect::Endpoint => "model endpoint",
         Effect::InstructionFiles => "instruction files",
         Effect::InstructionNames => "instruction file names",

@@ -14,8 +14,11 @@ pub enum Effect {
     Argv,
     /// Text the model reads (a prompt, a description, a mode's instructions).
     Prose,
-    /// An object of environment variables the agent, its hooks or a server runs with.
+    /// An object of environment variables the agent, its hooks or a server runs with (or a list
+    /// of `NAME=value`).
     Env,
+    /// Env files the agent loads into its environment.
+    EnvFiles,
     /// A URL the agent sends its model requests to, with its API key.
     Endpoint,
     /// Paths or globs of files read as instructions (relative to the settings' project).
@@ -71,14 +74,26 @@ impl Key {
         Key { path, effect, when }
     }
 
-    /// Whether the key at `path` (its object keys, outermost first) is this one.
+    /// Whether the key at `path` (its object keys, outermost first) is this one. A key that
+    /// holds dots (VS Code's flat `"amp.dangerouslyAllowAll"`) is read as its parts.
     pub fn matches(&self, path: &[&str]) -> bool {
         let pattern: Vec<&str> = self.path.split('.').collect();
+        if path.iter().any(|p| p.contains('.')) {
+            let parts: Vec<&str> = path.iter().flat_map(|p| p.split('.')).collect();
+            return match_keys(&pattern, &parts);
+        }
         match_keys(&pattern, path)
     }
 
     /// Whether `value` (a scalar, as text) has the effect.
     pub fn applies_to(&self, value: &str) -> bool {
+        // YAML 1.1, as PyYAML reads it (Aider): `yes`, `on` and `y` are true.
+        let lower = value.to_ascii_lowercase();
+        let value = match lower.as_str() {
+            "yes" | "on" | "y" => "true",
+            "no" | "off" | "n" => "false",
+            _ => value,
+        };
         self.when.is_empty() || self.when.iter().any(|w| w.eq_ignore_ascii_case(value))
     }
 }
@@ -128,5 +143,10 @@ mod tests {
         assert!(w.applies_to("BYPASSPERMISSIONS"));
         assert!(!w.applies_to("default"));
         assert!(Key::new("a", Effect::Env).applies_to("anything"));
+        let yes = Key::when("yes-always", Effect::Widens, &["true"]);
+        assert!(yes.applies_to("yes") && yes.applies_to("On") && !yes.applies_to("no"));
+        let amp = Key::when("amp.dangerouslyAllowAll", Effect::Widens, &["true"]);
+        assert!(amp.matches(&["amp.dangerouslyAllowAll"]));
+        assert!(amp.matches(&["amp", "dangerouslyAllowAll"]));
     }
 }

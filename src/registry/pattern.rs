@@ -32,7 +32,13 @@ impl Pattern {
                         many => Part::Either(many),
                     },
                 })
-                .collect(),
+                .fold(Vec::new(), |mut parts, part| {
+                    // `**/**` is `**`: each one more would multiply the work of a match.
+                    if !(part == Part::Any && parts.last() == Some(&Part::Any)) {
+                        parts.push(part);
+                    }
+                    parts
+                }),
         }
     }
 

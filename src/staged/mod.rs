@@ -201,8 +201,9 @@ fn drop_unchanged(repo: &Repo, roots: &mut Vec<(String, String)>, links: Option<
 pub fn work_tree_roots(repo: &Repo) -> Result<Vec<loader::FoundRoot>, GitError> {
     let listing = repo.staged_paths()?;
     // What git does not track is loaded all the same (a freshly downloaded
-    // `packages/web/.claude/skills/x`).
-    let untracked = repo.untracked_paths(MAX_UNTRACKED)?;
+    // `packages/web/.claude/skills/x`). A listing that fails (too many files) leaves the
+    // index's roots; `scan` reports the failure itself.
+    let untracked = repo.untracked_paths(MAX_UNTRACKED).unwrap_or_default();
     let paths = || {
         listing
             .iter()
@@ -333,7 +334,7 @@ fn changes_at(
         (Vec::new(), Default::default())
     } else {
         let context = context_changes(repo, from, to, &mut budget, &mut entries)?;
-        let reach = reached::closure(repo, to, &entries);
+        let reach = reached::closure(repo, to, &entries, &roots);
         (context, reach)
     };
     // Skill roots the change makes live: a plugin's new manifest, a marketplace's new entry.
@@ -395,7 +396,14 @@ fn changes_at(
     if !only {
         // What the files agents load bring in, as it is in `to`: what changed, or what the
         // change makes live, is checked in the role it is reached in.
-        reached::add(repo, from, to, &reach, &mut out, &mut budget)?;
+        reached::add(
+            repo,
+            (from, to),
+            &reach,
+            &entries.context,
+            &mut out,
+            &mut budget,
+        )?;
     }
     notes.extend(changed.notes);
     // A submodule in a skill root that could not be checked is an error of its own: the

@@ -13,27 +13,60 @@ use crate::closure::Entry;
 use crate::git::{At, GitError, PathAt, Repo};
 use crate::registry::Kind;
 
-/// The closure of `to` from its `entries`.
-pub(super) fn closure(repo: &Repo, to: At<'_>, entries: &Entries) -> Reach {
+/// The closure of `to` from its `entries` and the SKILL.md files in `roots` (the skill roots
+/// the check found: agent folders', plugins', configured ones).
+pub(super) fn closure(
+    repo: &Repo,
+    to: At<'_>,
+    entries: &Entries,
+    roots: &[(String, String)],
+) -> Reach {
     let tree = match &entries.listing {
         Some(paths) => GitTree::with_listing(repo, to, paths.clone()),
         None => GitTree::new(repo, to),
     };
-    reach::of(&tree, &starts(&entries.context, &entries.skill_mds))
+    let roots: Vec<String> = roots.iter().map(|(p, _)| p.clone()).collect();
+    reach::of(&tree, &starts(&entries.context, &entries.skill_mds, &roots))
 }
 
 /// Adds to `changes` the reached files of `to` (`reach`) that the change brings, and the
 /// closure's findings to the files that name what could not be followed.
 pub(super) fn add(
     repo: &Repo,
-    from: At<'_>,
-    to: At<'_>,
+    (from, to): (At<'_>, At<'_>),
     reach: &Reach,
+    context: &[(String, Kind)],
     changes: &mut Vec<SkillChange>,
     budget: &mut u64,
 ) -> Result<(), GitError> {
     if reach.files.is_empty() && reach.notes.is_empty() {
         return Ok(());
+    }
+    // A file whose references could not all be followed fails wherever it is checked, changed
+    // or not (the work tree reports it too): what was cut may be what this change adds.
+    for (from, notes) in &reach.notes {
+        let cut = notes
+            .iter()
+            .any(|f| f.severity == crate::guard::Severity::Critical);
+        let covered = changes
+            .iter()
+            .any(|c| c.after.dir == *from || from.starts_with(&format!("{}/", c.after.dir)));
+        if !cut || covered {
+            continue;
+        }
+        let kind = context
+            .iter()
+            .find(|(p, _)| p == from)
+            .map(|(_, k)| *k)
+            .or_else(|| reach.files.iter().find(|r| r.path == *from).map(|r| r.kind))
+            .unwrap_or(Kind::Instructions);
+        if let PathAt::Entry(e) = repo.path_at(to, from)? {
+            let after = context_snapshot(repo, to, from, &e, kind, budget)?;
+            changes.push(SkillChange {
+                before: None,
+                after,
+            });
+        }
     }
     let mut changed = Changed {
         repo,
@@ -122,7 +155,7 @@ fn notes(reach: &Reach, changes: &mut [SkillChange]) {
 }
 
 /// The closure's starting points: the context files, and each SKILL.md in a skill root.
-fn starts(context: &[(String, Kind)], skill_mds: &[String]) -> Vec<Entry> {
+fn starts(context: &[(String, Kind)], skill_mds: &[String], roots: &[String]) -> Vec<Entry> {
     let mut out: Vec<Entry> = context
         .iter()
         .map(|(path, kind)| Entry {
@@ -138,6 +171,9 @@ fn starts(context: &[(String, Kind)], skill_mds: &[String]) -> Vec<Entry> {
                 !crate::skill::loader::roots_of(p).is_empty()
                     || p.starts_with("skills/")
                     || p.starts_with("agents/skills/")
+                    || roots
+                        .iter()
+                        .any(|r| r.is_empty() || p.starts_with(&format!("{r}/")))
             })
             .map(|p| reach::skill_entry(p)),
     );
@@ -172,8 +208,15 @@ pub(super) fn reached_at(repo: &Repo, at: At<'_>) -> Result<ReachedAt, GitError>
         })
         .cloned()
         .collect();
+    let roots: Vec<String> = crate::skill::context::plugins(listing.iter().map(String::as_str))
+        .into_iter()
+        .map(|plugin| match plugin.as_str() {
+            "" => crate::registry::SKILLS.to_owned(),
+            p => format!("{p}/{}", crate::registry::SKILLS),
+        })
+        .collect();
     let tree = GitTree::with_listing(repo, at, listing);
-    let found = reach::of(&tree, &starts(&context, &skill_mds));
+    let found = reach::of(&tree, &starts(&context, &skill_mds, &roots));
     Ok((
         found.files.into_iter().map(|r| (r.path, r.kind)).collect(),
         found.roots.into_iter().map(|(root, _)| root).collect(),

@@ -24,16 +24,13 @@ const LOADS_CODE: &[&str] = &[
     "RUBYOPT",
 ];
 
-/// Search paths for programs and libraries: code loads from them before the system's.
-const SEARCH_PATHS: &[&str] = &[
-    "PATH",
-    "LD_LIBRARY_PATH",
-    "DYLD_LIBRARY_PATH",
-    "PYTHONPATH",
-    "NODE_PATH",
-    "PERL5LIB",
-    "RUBYLIB",
-];
+/// Search paths for programs and native libraries: what is first in them runs instead of the
+/// system's `git`, `node` or `libc`.
+const SEARCH_PATHS: &[&str] = &["PATH", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH"];
+
+/// Search paths for a language's modules: the repository's own folders there are its own code
+/// (`PYTHONPATH=src`), a temporary folder is anyone's.
+const MODULE_PATHS: &[&str] = &["PYTHONPATH", "NODE_PATH", "PERL5LIB", "RUBYLIB"];
 
 /// What setting `var` to `value` does, as findings (rule and detail).
 pub fn env(var: &str, value: &str) -> Vec<(&'static Rule, String)> {
@@ -54,9 +51,8 @@ pub fn env(var: &str, value: &str) -> Vec<(&'static Rule, String)> {
             v.contains("-javaagent") || v.contains("-agentpath") || v.contains("-agentlib")
         }
         u if LOADS_CODE.contains(&u) => !v.is_empty(),
-        u if SEARCH_PATHS.contains(&u) => {
-            v.split([':', ';']).any(|dir| unsafe_search_dir(dir.trim()))
-        }
+        u if SEARCH_PATHS.contains(&u) => search_dirs(v).any(|dir| unsafe_search_dir(dir.trim())),
+        u if MODULE_PATHS.contains(&u) => search_dirs(v).any(|dir| temporary(dir.trim())),
         _ => false,
     };
     if loads {
@@ -86,37 +82,65 @@ pub fn env(var: &str, value: &str) -> Vec<(&'static Rule, String)> {
     out
 }
 
-/// A folder that puts what the repository (a relative path) or anyone (a temporary folder)
-/// wrote ahead of the system's programs.
+/// The entries of a search path, split at `:` and `;` but not inside `${...}`
+/// (`${containerEnv:PATH}:/home/vscode/.local/bin` is two).
+fn search_dirs(value: &str) -> impl Iterator<Item = &str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    let bytes = value.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'{' if i > 0 && bytes[i - 1] == b'$' => depth += 1,
+            b'}' if depth > 0 => depth -= 1,
+            b':' | b';' if depth == 0 => {
+                out.push(&value[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&value[start..]);
+    out.into_iter()
+}
+
+/// Variables that stand for the repository's own folder.
+const PROJECT_FOLDERS: &[&str] = &[
+    "$PWD",
+    "${PWD}",
+    "${workspaceFolder}",
+    "${containerWorkspaceFolder}",
+    "$CLAUDE_PROJECT_DIR",
+    "${CLAUDE_PROJECT_DIR}",
+    "$GEMINI_PROJECT_DIR",
+    "${GEMINI_PROJECT_DIR}",
+];
+
+/// A folder that puts what the repository (a relative path, an empty entry, the project's
+/// variable) or anyone (a temporary folder) wrote ahead of the system's programs.
 fn unsafe_search_dir(dir: &str) -> bool {
-    if dir.is_empty() {
-        // An empty entry is the current folder.
-        return false;
+    // An empty entry is the current folder.
+    if dir.is_empty() || PROJECT_FOLDERS.iter().any(|v| dir.starts_with(v)) {
+        return true;
     }
     let relative = !(dir.starts_with('/')
         || dir.starts_with('$')
         || dir.starts_with('~')
         || dir.starts_with('%')
         || dir.as_bytes().get(1) == Some(&b':'));
-    let temporary = ["/tmp", "/var/tmp", "/dev/shm", "/private/tmp"]
+    relative || temporary(dir)
+}
+
+fn temporary(dir: &str) -> bool {
+    ["/tmp", "/var/tmp", "/dev/shm", "/private/tmp"]
         .iter()
-        .any(|t| dir == *t || dir.starts_with(&format!("{t}/")));
-    relative || temporary
+        .any(|t| dir == *t || dir.starts_with(&format!("{t}/")))
 }
 
 /// Whether a variable names where model requests go (`ANTHROPIC_BASE_URL`, `OPENAI_API_BASE`).
 fn is_endpoint_variable(upper: &str) -> bool {
-    [
-        "_BASE_URL",
-        "_API_BASE",
-        "_BASEURL",
-        "_API_URL",
-        "_API_HOST",
-        "_ENDPOINT_URL",
-    ]
-    .iter()
-    .any(|s| upper.ends_with(s))
-        || upper == "OPENAI_BASE"
+    // Only the shapes agents and their SDKs read: an application's own `NEXT_PUBLIC_API_URL` or
+    // `AWS_ENDPOINT_URL` in a `.env` is not where a model's requests go.
+    upper.ends_with("_BASE_URL") || upper.ends_with("_API_BASE") || upper == "OPENAI_BASE"
 }
 
 /// When `url`'s host is neither this machine nor the vendor's that `setting` names (its words
@@ -148,6 +172,46 @@ pub fn foreign_endpoint(setting: &str, url: &str) -> Option<String> {
         .collect::<Vec<_>>()
         .join("_");
     (!vendor_host(&vendor, host)).then(|| format!("{setting} to {host}"))
+}
+
+/// Providers whose hosts are known by their name, as settings name them under a map of
+/// providers (Codex's `model_providers`, OpenCode's `provider`, Qwen Code's `modelProviders`).
+const KNOWN_PROVIDERS: &[&str] = &[
+    "openai",
+    "anthropic",
+    "azure",
+    "google",
+    "gemini",
+    "mistral",
+    "deepseek",
+    "groq",
+    "openrouter",
+    "xai",
+    "together",
+    "fireworks",
+    "cohere",
+    "perplexity",
+    "huggingface",
+    "amazon",
+    "aws",
+    "github",
+];
+
+/// Whose endpoint the setting at `path` is: under a map of providers, the provider's key when
+/// it is a provider's own name ("" otherwise: a name the repository chose vouches for
+/// nothing); elsewhere the key itself, which the agent names (`openai-api-base`).
+pub fn endpoint_owner<'p>(path: &[&'p str]) -> &'p str {
+    let map = path
+        .iter()
+        .position(|k| matches!(*k, "model_providers" | "provider" | "modelProviders"));
+    match map {
+        Some(at) => path
+            .get(at + 1)
+            .copied()
+            .filter(|id| KNOWN_PROVIDERS.iter().any(|p| p.eq_ignore_ascii_case(id)))
+            .unwrap_or(""),
+        None => path.last().copied().unwrap_or(""),
+    }
 }
 
 pub fn is_url(text: &str) -> bool {
@@ -243,9 +307,15 @@ pub fn system_prompt_file(var: &str, value: &str) -> Option<String> {
 /// A remote MCP server that receives a credential on a host the credential does not belong
 /// to: what to say, and where.
 pub fn remote_credential(name: &str, server: &Value) -> Option<(String, usize)> {
-    let url = ["url", "httpUrl", "serverUrl", "endpoint"]
+    // Every URL the server names: agents differ in which one they use (`httpUrl` before `url`).
+    ["url", "httpUrl", "serverUrl", "endpoint"]
         .iter()
-        .find_map(|k| server.get(k).and_then(Value::as_str))?;
+        .filter_map(|k| server.get(k).and_then(Value::as_str))
+        .find_map(|url| credential_to(name, server, url))
+}
+
+/// [`remote_credential`] for one of the server's URLs.
+fn credential_to(name: &str, server: &Value, url: &super::value::Str) -> Option<(String, usize)> {
     let host = url_host(&url.text)?;
     if loopback(host) {
         return None;
@@ -294,7 +364,9 @@ pub fn remote_credential(name: &str, server: &Value) -> Option<(String, usize)> 
     } else {
         vars.iter().map(String::as_str).collect()
     };
-    if owners.iter().any(|o| vendor_host(o, host)) {
+    // Each credential must belong to the host: one variable named after it does not make the
+    // others its.
+    if owners.iter().all(|o| vendor_host(o, host)) {
         return None;
     }
     let what = if vars.is_empty() {
@@ -356,6 +428,13 @@ mod tests {
         assert_eq!(rules("PATH", "/tmp/evil:/usr/bin"), ["CFG002"]);
         assert!(rules("PATH", "/usr/local/bin:$PATH").is_empty());
         assert!(rules("PATH", "$HOME/.cargo/bin:/usr/bin").is_empty());
+        assert!(rules("PATH", "${containerEnv:PATH}:/home/vscode/.local/bin").is_empty());
+        assert_eq!(rules("PATH", ":/usr/bin"), ["CFG002"]);
+        assert_eq!(rules("PATH", "${PWD}/bin:/usr/bin"), ["CFG002"]);
+        assert!(rules("PYTHONPATH", "src").is_empty() && rules("NODE_PATH", "src").is_empty());
+        assert_eq!(rules("PYTHONPATH", "/tmp/x"), ["CFG002"]);
+        assert!(rules("NEXT_PUBLIC_API_URL", "https://api.mysite.example").is_empty());
+        assert!(rules("AWS_ENDPOINT_URL", "http://localstack:4566").is_empty());
         assert_eq!(rules("JAVA_TOOL_OPTIONS", "-javaagent:x.jar"), ["CFG002"]);
         assert_eq!(
             rules("ANTHROPIC_BASE_URL", "https://api.anthropic.example.net"),
@@ -401,5 +480,16 @@ mod tests {
         assert!(command_variable("AIDER_LINT_CMD") && !command_variable("CMDLINE"));
         assert!(foreign_endpoint("azure_base_url", "https://x.openai.azure.com").is_none());
         assert!(foreign_endpoint("stub_base_url", "https://api.example.net").is_some());
+        assert_eq!(endpoint_owner(&["model_providers", "evil", "base_url"]), "");
+        assert_eq!(
+            endpoint_owner(&["model_providers", "azure", "base_url"]),
+            "azure"
+        );
+        assert_eq!(
+            endpoint_owner(&["provider", "anthropic", "options", "baseURL"]),
+            "anthropic"
+        );
+        assert_eq!(endpoint_owner(&["openai-api-base"]), "openai-api-base");
+        assert!(foreign_endpoint("", "https://api.evil.example.net/v1").is_some());
     }
 }

@@ -268,23 +268,45 @@ impl Walk {
                     self.text_piece(s, How::Prose);
                 }
             }
-            Effect::Env => {
-                if let Value::Object(vars) = value {
+            Effect::Env => match value {
+                Value::Object(vars) => {
                     for (var, v) in vars {
                         if let Some(s) = v.as_str() {
                             self.env(var, s);
                         }
                     }
                 }
+                // `NAME=value` strings (Aider's `set-env`).
+                other => {
+                    for s in other.strings() {
+                        if let Some((var, val)) = s.text.split_once('=') {
+                            let one = Str {
+                                text: val.to_owned(),
+                                at: s.at,
+                                lines_below: s.lines_below,
+                            };
+                            self.env(var.trim(), &one);
+                        }
+                    }
+                }
+            },
+            Effect::EnvFiles => {
+                for s in value.strings() {
+                    self.reference(
+                        Target::Files(s.text.clone(), Kind::EnvFile),
+                        Base::Project,
+                        s.at,
+                        "env file",
+                    );
+                }
             }
             Effect::Endpoint => {
                 if let Some(s) = value.as_str() {
-                    // The vendor's word: the provider's key (`azure` in
-                    // `model_providers.azure.base_url`) and the key's own name.
-                    let owner = path.iter().rev().nth(1).copied().unwrap_or("");
-                    if let Some(detail) =
-                        judge::foreign_endpoint(&format!("{owner}_{name}"), &s.text)
-                    {
+                    // The vendor's word: a provider the setting names by a known name (`azure`
+                    // in `model_providers.azure.base_url`); a name of the repository's choosing
+                    // (`[model_providers.evil]`) vouches for nothing.
+                    let owner = judge::endpoint_owner(path);
+                    if let Some(detail) = judge::foreign_endpoint(owner, &s.text) {
                         self.hit(
                             &crate::guard::rules::agent_config::CFG003,
                             s.at,

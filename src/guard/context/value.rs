@@ -192,8 +192,10 @@ fn from_json(v: &serde_json::Value, places: &mut Places<'_>, depth: usize) -> Va
 }
 
 fn yaml(text: &str) -> Result<Value, String> {
-    let value: serde_yaml::Value =
+    let mut value: serde_yaml::Value =
         serde_yaml::from_str(text).map_err(|e| format!("not YAML: {e}"))?;
+    // `<<: *base` merges, as PyYAML (Aider) reads it.
+    value.apply_merge().map_err(|e| format!("not YAML: {e}"))?;
     let mut places = Places::new(text);
     Ok(from_yaml(&value, &mut places, 0))
 }
@@ -303,16 +305,34 @@ fn from_toml_value(v: &toml_edit::Value, text: &str, depth: usize) -> Value {
 struct Places<'t> {
     text: &'t str,
     cursor: usize,
+    /// Searches from the top left: each costs a pass over the file, so there are few.
+    fallbacks: usize,
 }
+
+/// Searches from the top of a file at most, for strings not found after the last: a file of
+/// strings spelt otherwise than they are found stays linear.
+const MAX_FALLBACKS: usize = 64;
+
+/// How far ahead a key is looked for.
+const KEY_WINDOW: usize = 4096;
 
 impl<'t> Places<'t> {
     fn new(text: &'t str) -> Places<'t> {
-        Places { text, cursor: 0 }
+        Places {
+            text,
+            cursor: 0,
+            fallbacks: MAX_FALLBACKS,
+        }
     }
 
     /// Moves past a key, so that a value equal to its own key is found after it.
     fn skip_key(&mut self, key: &str) {
-        if let Some(i) = self.text.get(self.cursor..).and_then(|t| t.find(key)) {
+        let rest = self.text.get(self.cursor..).unwrap_or("");
+        let mut window = rest.len().min(KEY_WINDOW + key.len());
+        while !rest.is_char_boundary(window) {
+            window -= 1;
+        }
+        if let Some(i) = rest[..window].find(key) {
             self.cursor += i + key.len();
         }
     }
@@ -325,12 +345,19 @@ impl<'t> Places<'t> {
             if needle.is_empty() || needle.len() < 2 && offset == 0 {
                 continue;
             }
-            let found = self
+            let ahead = self
                 .text
                 .get(self.cursor..)
                 .and_then(|t| t.find(needle))
-                .map(|i| self.cursor + i)
-                .or_else(|| self.text.find(needle));
+                .map(|i| self.cursor + i);
+            let found = match ahead {
+                Some(at) => Some(at),
+                None if self.fallbacks > 0 => {
+                    self.fallbacks -= 1;
+                    self.text.find(needle)
+                }
+                None => None,
+            };
             if let Some(at) = found {
                 self.cursor = at + needle.len();
                 return at + offset;

@@ -17,7 +17,7 @@ const CONFIG: &[Key] = &[
     Key::new("anthropic-api-base", Effect::Endpoint),
     Key::new("set-env", Effect::Env),
     Key::when("yes-always", Effect::Widens, &["true"]),
-    Key::new("env-file", Effect::InstructionFiles),
+    Key::new("env-file", Effect::EnvFiles),
 ];
 
 /// `.aider.model.settings.yml`: per-model settings, requests' base URL among them.
