@@ -177,6 +177,29 @@ impl Snapshot {
         })
     }
 
+    /// Takes the closure's findings about what this content's files bring in (`notes`, by the
+    /// path from the top of the file that names it): a context file's own, or those of a
+    /// skill's files, each pointed at its file.
+    pub fn add_notes(
+        &mut self,
+        notes: &std::collections::BTreeMap<String, Vec<crate::guard::Finding>>,
+    ) {
+        for (from, found) in notes {
+            let file = if self.context.is_some() {
+                (*from == self.dir).then(|| ".".to_owned())
+            } else {
+                from.strip_prefix(&format!("{}/", self.dir))
+                    .map(str::to_owned)
+            };
+            if let Some(file) = file {
+                self.notes.extend(found.iter().cloned().map(|mut f| {
+                    f.file = file.clone();
+                    f
+                }));
+            }
+        }
+    }
+
     /// The same skill, its Git LFS pointers read through the store `objects`
     /// (`<git dir>/lfs/objects`).
     pub fn with_lfs(mut self, objects: Option<PathBuf>) -> Snapshot {

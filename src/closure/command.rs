@@ -32,32 +32,6 @@ const PLUGIN_VARS: &[&str] = &["CLAUDE_PLUGIN_ROOT", "extensionPath", "PLUGIN_RO
 /// Programs that run a local package given by its path.
 const PACKAGE_RUNNERS: &[&str] = &["npx", "bunx", "pnpx"];
 
-/// Programs whose first operand is the file they run.
-const INTERPRETERS: &[&str] = &[
-    "bash",
-    "sh",
-    "zsh",
-    "dash",
-    "ksh",
-    "source",
-    ".",
-    "node",
-    "nodejs",
-    "deno",
-    "bun",
-    "tsx",
-    "ts-node",
-    "uv",
-    "ruby",
-    "perl",
-    "php",
-    "pwsh",
-    "powershell",
-];
-
-/// Words that run the command after them.
-const WRAPPERS: &[&str] = &["sudo", "exec", "env", "time", "nohup", "command"];
-
 /// The files `line` runs, each once.
 pub fn files_run(line: &str) -> Vec<RunFile> {
     let (text, in_plugin) = with_folders(line);
@@ -84,9 +58,9 @@ pub fn files_run(line: &str) -> Vec<RunFile> {
         // `X=1 cmd`, `sudo cmd`, `env -i cmd`.
         while i < words.len()
             && (is_assignment(&words[i])
-                || WRAPPERS.contains(&words[i].as_str())
+                || crate::guard::runs::WRAPPERS.contains(&words[i].as_str())
                 || (i > 0
-                    && WRAPPERS.contains(&words[i - 1].as_str())
+                    && crate::guard::runs::WRAPPERS.contains(&words[i - 1].as_str())
                     && words[i].starts_with('-')))
         {
             i += 1;
@@ -99,7 +73,8 @@ pub fn files_run(line: &str) -> Vec<RunFile> {
         }
         // An interpreter's script, quotes read as the shell reads them (`node 'a b.js'`).
         let name = program.rsplit('/').next().unwrap_or(program);
-        if INTERPRETERS.contains(&name) || name.starts_with("python") {
+        // (The programs the run instructions of prose know.)
+        if crate::guard::runs::is_program(&name.to_ascii_lowercase()) {
             let mut module = false;
             for arg in &words[i + 1..] {
                 match arg.as_str() {

@@ -26,6 +26,20 @@ pub struct Ref {
     pub leaf: bool,
 }
 
+impl Ref {
+    /// A reference that is followed further, at `line`.
+    fn new(target: Wanted, kind: Kind, bases: &'static [Base], how: String, line: usize) -> Ref {
+        Ref {
+            target,
+            kind,
+            bases,
+            how,
+            line,
+            leaf: false,
+        }
+    }
+}
+
 /// Relative to the file, then to the agent's project, then to the top.
 const FILE_FIRST: &[Base] = &[Base::File, Base::Project, Base::Plugin];
 /// Relative to the agent's project (where it runs commands), then to the file.
@@ -330,77 +344,68 @@ fn settings(path: &str, kind: Kind, imports: &[Import], text: &str, out: &mut Ve
             Base::Project => PROJECT_FIRST,
             Base::Plugin => PLUGIN_ONLY,
         };
-        match r.target {
-            Target::Files(target, kind) => out.push(Ref {
-                how: format!("{}: {target}", r.how),
-                // Instruction files a setting lists may be patterns (OpenCode's globs).
-                target: if kind == Kind::Instructions && r.how == "instructions" {
-                    Wanted::Glob(target)
+        let refs = match r.target {
+            // Instruction files a setting lists may be patterns (OpenCode's globs).
+            Target::Files(target, kind) => vec![Ref::new(
+                if kind == Kind::Instructions && r.how == "instructions" {
+                    Wanted::Glob(target.clone())
                 } else {
-                    Wanted::Path(target)
+                    Wanted::Path(target.clone())
                 },
                 kind,
                 bases,
+                format!("{}: {target}", r.how),
                 line,
-                leaf: false,
-            }),
-            Target::InstructionName(name) => out.push(Ref {
-                how: format!("{}: {name}", r.how),
-                target: Wanted::Name(name),
-                kind: Kind::Instructions,
+            )],
+            Target::InstructionName(name) => vec![Ref::new(
+                Wanted::Name(name.clone()),
+                Kind::Instructions,
                 bases,
+                format!("{}: {name}", r.how),
                 line,
-                leaf: false,
-            }),
-            Target::Plugin(dir) => out.push(Ref {
-                how: format!("{}: {dir}", r.how),
-                target: Wanted::Plugin(dir),
-                kind: Kind::JsonSettings,
+            )],
+            Target::Plugin(dir) => vec![Ref::new(
+                Wanted::Plugin(dir.clone()),
+                Kind::JsonSettings,
                 bases,
+                format!("{}: {dir}", r.how),
                 line,
-                leaf: false,
-            }),
-            Target::Command(line_text) => {
-                for run in super::command::files_run(&line_text) {
-                    out.push(Ref {
-                        how: format!("{}: {}", r.how, run.how),
-                        target: run.target,
-                        kind: Kind::Script,
-                        bases: if run.in_plugin {
-                            PLUGIN_ONLY
-                        } else {
-                            PROJECT_FIRST
-                        },
+            )],
+            Target::Command(line_text) => super::command::files_run(&line_text)
+                .into_iter()
+                .map(|run| {
+                    let bases = if run.in_plugin {
+                        PLUGIN_ONLY
+                    } else {
+                        PROJECT_FIRST
+                    };
+                    Ref::new(
+                        run.target,
+                        Kind::Script,
+                        bases,
+                        format!("{}: {}", r.how, run.how),
                         line,
-                        leaf: false,
-                    });
-                }
-            }
-        }
+                    )
+                })
+                .collect(),
+        };
+        out.extend(refs);
     }
     // `{file:path}` in a configuration value (OpenCode), and `@{path}` in a command's prompt.
-    if imports.contains(&Import::FileBrace) {
-        for (at, target) in delimited(text, "{file:", "}") {
-            out.push(Ref {
-                how: format!("{{file:{target}}}"),
-                target: Wanted::Path(target),
-                kind: Kind::Instructions,
-                bases: FILE_FIRST,
-                line: lines.of(at),
-                leaf: false,
-            });
-        }
-    }
-    if imports.contains(&Import::AtBrace) {
-        for (at, target) in delimited(text, "@{", "}") {
-            out.push(Ref {
-                how: format!("@{{{target}}}"),
-                target: Wanted::Path(target),
-                kind: Kind::Instructions,
-                bases: PROJECT_FIRST,
-                line: lines.of(at),
-                leaf: false,
-            });
+    for (import, open, close, bases) in [
+        (Import::FileBrace, "{file:", "}", FILE_FIRST),
+        (Import::AtBrace, "@{", "}", PROJECT_FIRST),
+    ] {
+        if imports.contains(&import) {
+            for (at, target) in delimited(text, open, close) {
+                out.push(Ref::new(
+                    Wanted::Path(target.clone()),
+                    Kind::Instructions,
+                    bases,
+                    format!("{open}{target}{close}"),
+                    lines.of(at),
+                ));
+            }
         }
     }
 }

@@ -89,7 +89,7 @@ const PROGRAMS: &[&str] = &[
 ];
 
 /// Words that run the command after them.
-const WRAPPERS: &[&str] = &["sudo", "exec", "env", "time", "nohup", "command", "xargs"];
+pub(crate) const WRAPPERS: &[&str] = &["sudo", "exec", "env", "time", "nohup", "command", "xargs"];
 
 /// Commands whose output is a file's text (`cat x | sh`).
 const READERS: &[&str] = &[
@@ -126,7 +126,7 @@ fn program_name(word: &str) -> String {
         .unwrap_or(lower)
 }
 
-fn is_program(name: &str) -> bool {
+pub(crate) fn is_program(name: &str) -> bool {
     if PROGRAMS.contains(&name) {
         return true;
     }

@@ -313,22 +313,13 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
                     .iter()
                     .find(|r| r.path == *rel)
                     .map(|r| r.by.clone());
-                snapshot.notes = reach.notes.get(rel).cloned().unwrap_or_default();
                 work.push((snapshot, env.display(path)))
             }
             Err(e) => problems.push(Problem::Skipped(Skipped::Unreadable(e))),
         }
     }
-    // A SKILL.md's own: on its skill.
-    for (snapshot, _) in work.iter_mut().filter(|(s, _)| s.context.is_none()) {
-        for (from, notes) in &reach.notes {
-            if let Some(rest) = from.strip_prefix(&format!("{}/", snapshot.dir)) {
-                snapshot.notes.extend(notes.iter().cloned().map(|mut f| {
-                    f.file = rest.to_owned();
-                    f
-                }));
-            }
-        }
+    for (snapshot, _) in work.iter_mut() {
+        snapshot.add_notes(&reach.notes);
     }
     let fail_on = fail_level(env, options)?;
     let gate = scan_gate(options, fail_on, policy.as_ref(), baseline.as_ref());

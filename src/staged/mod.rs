@@ -520,19 +520,21 @@ fn context_changes(
         }
     }
     let plugins = context::plugins(candidates.iter().map(|(p, _)| p.as_str()));
-    entries.context = candidates
+    // Each classified once: the closure starts from them all, the check takes the changed.
+    let classified: Vec<(String, EntryKind, crate::skill::context::Kind)> = candidates
+        .into_iter()
+        .filter_map(|(p, e)| context::classify_in(&p, &plugins).map(|c| (p, e, c.kind)))
+        .collect();
+    entries.context = classified
         .iter()
-        .filter_map(|(p, _)| context::classify_in(p, &plugins).map(|c| (p.clone(), c.kind)))
+        .map(|(p, _, kind)| (p.clone(), *kind))
         .collect();
     // The hook: a folder whose staged tree is HEAD's (the index's cache tree says so without
     // reading it) holds no changed file, asked once per folder.
     let hook = matches!((from, to), (At::Head, At::Index));
     let mut unchanged: HashMap<String, bool> = HashMap::new();
     let mut out = Vec::new();
-    for (path, kind) in candidates {
-        let Some(found) = context::classify_in(&path, &plugins) else {
-            continue;
-        };
+    for (path, kind, found_kind) in classified {
         // A link is read as what it leads to, which may have changed while it did not: it is
         // always checked (links are few).
         let link = kind == EntryKind::Symlink;
@@ -556,11 +558,11 @@ fn context_changes(
             }
             // What it was, for capability drift (`diff`, the range scan).
             PathAt::Entry(before) => Some(context_snapshot(
-                repo, from, &path, &before, found.kind, budget,
+                repo, from, &path, &before, found_kind, budget,
             )?),
             _ => None,
         };
-        let after = context_snapshot(repo, to, &path, &after, found.kind, budget)?;
+        let after = context_snapshot(repo, to, &path, &after, found_kind, budget)?;
         out.push(SkillChange { before, after });
     }
     Ok(out)

@@ -136,21 +136,7 @@ pub(super) fn add(
 /// SKILL.md's on its skill).
 fn notes(reach: &Reach, changes: &mut [SkillChange]) {
     for change in changes {
-        let snapshot = &mut change.after;
-        for (from, notes) in &reach.notes {
-            let rest = if snapshot.context.is_some() {
-                (*from == snapshot.dir).then(|| ".".to_owned())
-            } else {
-                from.strip_prefix(&format!("{}/", snapshot.dir))
-                    .map(str::to_owned)
-            };
-            if let Some(rest) = rest {
-                snapshot.notes.extend(notes.iter().cloned().map(|mut f| {
-                    f.file = rest.clone();
-                    f
-                }));
-            }
-        }
+        change.after.add_notes(&reach.notes);
     }
 }
 
