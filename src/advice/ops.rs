@@ -9,6 +9,7 @@ use crate::ops::log::LogError;
 use crate::ops::manage::TargetError;
 use crate::ops::pre_commit::PreCommitError;
 use crate::ops::proposals::ProposalsError;
+use crate::ops::quarantine::QuarantineOpError;
 use crate::ops::scan::ScanError;
 use crate::review::proposals::ProposalError;
 
@@ -78,6 +79,25 @@ impl Advise for ProposalsError {
             ProposalsError::Env(e) => e.advice(),
             ProposalsError::Age(_) => Advice::bare(Kind::User),
             ProposalsError::Proposal(e) => e.advice(),
+        }
+    }
+}
+
+impl Advise for QuarantineOpError {
+    fn advice(&self) -> Advice {
+        use crate::agent::quarantine::QuarantineError as Q;
+        match self {
+            QuarantineOpError::Env(e) => e.advice(),
+            QuarantineOpError::Quarantine(Q::NoEntry(_)) => {
+                Advice::user("git skill quarantine list shows the ids")
+            }
+            QuarantineOpError::Quarantine(Q::Changed { .. }) => Advice::user(
+                "move what is there now aside, or release it with --force to overwrite it",
+            ),
+            QuarantineOpError::Quarantine(Q::Broken(..)) => Advice::user(
+                "drop the entry with git skill quarantine drop ID if it is not one git-skill wrote",
+            ),
+            QuarantineOpError::Quarantine(Q::Io { .. }) => Advice::bare(Kind::Internal),
         }
     }
 }

@@ -5,9 +5,11 @@
 
 pub mod event;
 pub mod prewrite;
+pub mod quarantine;
 pub mod session;
 pub mod settings;
 pub mod transcript;
+pub mod watch;
 pub mod writes;
 
 use std::fmt;

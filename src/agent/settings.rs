@@ -12,7 +12,9 @@ use serde_json::{json, Value};
 use super::Agent;
 
 /// What marks a hook entry as git-skill's.
-pub const MARKER: &str = "git-skill hook agent";
+/// What every hook command git-skill installs holds, whatever it runs the binary as (the
+/// commands of earlier versions said `git-skill hook agent --agent`).
+pub const MARKER: &str = "hook agent --agent";
 
 /// The comment beside the Codex feature git-skill turned on.
 const TOML_NOTE: &str = " # git-skill init: Codex runs hooks only with this";
@@ -70,6 +72,8 @@ pub enum SettingsError {
 #[derive(Debug, Clone)]
 pub struct Places {
     pub top: PathBuf,
+    /// The git-skill binary the hooks run, by its absolute path.
+    pub bin: PathBuf,
     pub home: Option<PathBuf>,
     pub codex_home: Option<PathBuf>,
     pub copilot_home: Option<PathBuf>,
@@ -105,15 +109,48 @@ impl Places {
 }
 
 /// The command an agent's hook runs (the event name appended for Copilot, whose payloads do
-/// not carry it). `git-skill` directly: one process less than `git skill` on every tool call.
-/// Project settings are shared through git: for a teammate without git-skill the hook does
-/// nothing, rather than an error on every tool call.
-pub fn command(agent: Agent, event: Option<&str>) -> String {
+/// not carry it): the binary at `bin`, the absolute path `init` ran from, so that a `PATH` the
+/// agent's settings set cannot put another `git-skill` first; else the one on `PATH` (a
+/// teammate's install elsewhere). When there is none, the hook fails closed: a tool call that
+/// names a place agents load from (a skill, an instruction or settings file, git's folder) is
+/// refused with what to do, anything else goes on.
+pub fn command(agent: Agent, event: Option<&str>, bin: &Path) -> String {
     let run = match event {
-        Some(e) => format!("git-skill hook agent --agent {} {e}", agent.as_str()),
-        None => format!("git-skill hook agent --agent {}", agent.as_str()),
+        Some(e) => format!("\"$g\" hook agent --agent {} {e}", agent.as_str()),
+        None => format!("\"$g\" hook agent --agent {}", agent.as_str()),
     };
-    format!("command -v git-skill >/dev/null || exit 0; {run}")
+    let why = format!(
+        "git-skill is not installed (not at {} nor on PATH), so its guard cannot check this call, and a call that touches skills or agent settings is refused. Install git-skill, or remove its hooks from the agent's settings (git skill init --uninstall).",
+        bin.display()
+    );
+    let bin_word = sh_quote(&bin.to_string_lossy());
+    if agent == Agent::Copilot && event != Some("preToolUse") {
+        // Its other events refuse nothing.
+        return format!(
+            "g={bin_word}; [ -x \"$g\" ] || g=$(command -v git-skill) || exit 0; exec {run}"
+        );
+    }
+    let refuse = match (agent, event) {
+        (Agent::Copilot, Some("preToolUse")) => format!(
+            "echo {}; exit 0",
+            sh_quote(
+                &serde_json::json!({"permissionDecision": "deny", "permissionDecisionReason": why})
+                    .to_string()
+            )
+        ),
+        _ => format!("echo {} >&2; exit 2", sh_quote(&why)),
+    };
+    // The payload without where the session runs and keeps its transcript (under
+    // `~/.claude/...` for every call), then the names of what agents load.
+    let names = r"(\.(claude|agents|codex|gemini|qwen|github|cursor|windsurf|kiro|roo|continue|junie|zed|amp|clinerules|opencode)\b|\.mcp\.json|(CLAUDE|AGENTS|GEMINI|QWEN)\.md|skills/|\.git/)";
+    format!(
+        "g={bin_word}; [ -x \"$g\" ] || g=$(command -v git-skill) || {{ sed -e 's/\"transcript_path\" *: *\"[^\"]*\"//g' -e 's/\"transcriptPath\" *: *\"[^\"]*\"//g' -e 's/\"cwd\" *: *\"[^\"]*\"//g' | grep -Eq '{names}' && {{ {refuse}; }}; exit 0; }}; exec {run}"
+    )
+}
+
+/// `text` as one word of `sh`: in single quotes, each quote in it closed, escaped and opened.
+fn sh_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// The edits that install (or, with `uninstall`, remove) `agent`'s hooks.
@@ -135,13 +172,13 @@ pub fn plan(
                 .ok_or_else(missing_home)?
                 .join(hooks.file);
             json_edit(&path, uninstall, |v, uninstall| {
-                edit_hooks(v, agent, hooks.events, uninstall)
+                edit_hooks(v, agent, hooks.events, uninstall, &places.bin)
             })
         }
         Agent::Codex => {
             let dir = places.codex(scope).ok_or_else(missing_home)?;
             let mut edits = json_edit(&dir.join(hooks.file), uninstall, |v, uninstall| {
-                edit_hooks(v, agent, hooks.events, uninstall)
+                edit_hooks(v, agent, hooks.events, uninstall, &places.bin)
             })?;
             edits.extend(toml_features(&dir.join("config.toml"), uninstall)?);
             Ok(edits)
@@ -155,7 +192,7 @@ pub fn plan(
             let after = if uninstall {
                 None
             } else {
-                let entry = |event: &str| json!([{"type": "command", "bash": command(Agent::Copilot, Some(event)), "timeoutSec": 30}]);
+                let entry = |event: &str| json!([{"type": "command", "bash": command(Agent::Copilot, Some(event), &places.bin), "timeoutSec": 30}]);
                 let events: serde_json::Map<String, Value> = hooks
                     .events
                     .iter()
@@ -375,6 +412,7 @@ fn edit_hooks(
     agent: Agent,
     events: &[(&str, Option<&str>)],
     uninstall: bool,
+    bin: &Path,
 ) -> Result<(), String> {
     let ours = |h: &Value| {
         h.get("command")
@@ -421,7 +459,7 @@ fn edit_hooks(
             .any(|g| inner(g).is_some_and(|h| h.iter().any(ours)))
         {
             // Installed by an earlier git-skill: its command brought up to date.
-            let current = command(agent, None);
+            let current = command(agent, None, bin);
             for g in groups.iter_mut() {
                 let Some(list) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
                     continue;
@@ -433,7 +471,7 @@ fn edit_hooks(
                 }
             }
         } else {
-            let mut hook = json!({"type": "command", "command": command(agent, None)});
+            let mut hook = json!({"type": "command", "command": command(agent, None, bin)});
             match agent {
                 Agent::Gemini => {
                     hook["name"] = json!("git-skill");
@@ -681,6 +719,7 @@ mod tests {
     fn places(dir: &Path) -> Places {
         Places {
             top: dir.join("repo"),
+            bin: PathBuf::from("/opt/git-skill/bin/git-skill"),
             home: Some(dir.join("home")),
             codex_home: None,
             copilot_home: None,
@@ -710,7 +749,11 @@ mod tests {
         assert_eq!(post[1]["matcher"], "*");
         assert_eq!(
             post[1]["hooks"][0]["command"],
-            "command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent claude"
+            command(
+                Agent::Claude,
+                None,
+                Path::new("/opt/git-skill/bin/git-skill")
+            )
         );
         assert!(v["hooks"]["SessionEnd"].is_array());
         assert_eq!(
@@ -759,7 +802,11 @@ mod tests {
         assert_eq!(copilot["version"], 1);
         assert_eq!(
             copilot["hooks"]["sessionEnd"][0]["bash"],
-            "command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent copilot sessionEnd"
+            command(
+                Agent::Copilot,
+                Some("sessionEnd"),
+                Path::new("/opt/git-skill/bin/git-skill")
+            )
         );
         // Uninstall removes the files git-skill created whole.
         for agent in Agent::ALL {
@@ -973,6 +1020,13 @@ mod tests {
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let post = v["hooks"]["PostToolUse"].as_array().unwrap();
         assert_eq!(post.len(), 1);
-        assert_eq!(post[0]["hooks"][0]["command"], command(Agent::Claude, None));
+        assert_eq!(
+            post[0]["hooks"][0]["command"],
+            command(
+                Agent::Claude,
+                None,
+                Path::new("/opt/git-skill/bin/git-skill")
+            )
+        );
     }
 }

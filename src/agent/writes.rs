@@ -38,14 +38,7 @@ const SHELL_TOOLS: &[&str] = &[
 
 /// Paths (as written, relative to `cwd` or absolute) the call wrote.
 pub fn targets(tool: &ToolUse, cwd: &Path) -> Vec<PathBuf> {
-    let resolve = |p: &str| {
-        let p = Path::new(p);
-        if p.is_absolute() {
-            p.to_owned()
-        } else {
-            cwd.join(p)
-        }
-    };
+    let resolve = |p: &str| at(cwd, p);
     let arg = |keys: &[&str]| -> Option<String> {
         keys.iter()
             .find_map(|k| tool.input.get(*k).and_then(Value::as_str))
@@ -63,6 +56,38 @@ pub fn targets(tool: &ToolUse, cwd: &Path) -> Vec<PathBuf> {
     Vec::new()
 }
 
+/// Where the path `p`, as a tool or a shell was given it, is: `~`, `$HOME` and `${HOME}` at
+/// its start are the home folder (the agent's: the hook runs with its environment), a relative
+/// path is relative to `cwd`.
+pub fn at(cwd: &Path, p: &str) -> PathBuf {
+    let home = || std::env::var_os("HOME").map(PathBuf::from);
+    for prefix in ["~/", "$HOME/", "${HOME}/"] {
+        if let (Some(rest), Some(home)) = (p.strip_prefix(prefix), home()) {
+            return home.join(rest);
+        }
+    }
+    if matches!(p, "~" | "$HOME" | "${HOME}") {
+        if let Some(home) = home() {
+            return home;
+        }
+    }
+    let path = Path::new(p);
+    if path.is_absolute() {
+        path.to_owned()
+    } else {
+        cwd.join(path)
+    }
+}
+
+/// The top of the work tree `path` lies in, as the file system resolves it: the nearest folder
+/// above it that holds `.git`.
+pub fn repository_of(path: &Path) -> Option<PathBuf> {
+    let path = crate::fsutil::resolved(path);
+    path.ancestors()
+        .find(|a| std::fs::symlink_metadata(a.join(".git")).is_ok())
+        .map(Path::to_owned)
+}
+
 /// The files a Codex `apply_patch` body names (`*** Add File: p`, `*** Update File: p`,
 /// `*** Delete File: p`, `*** Move to: p`), relative to `cwd` unless absolute.
 pub fn patch_paths(patch: &str, cwd: &Path) -> Vec<PathBuf> {
@@ -78,14 +103,7 @@ pub fn patch_paths(patch: &str, cwd: &Path) -> Vec<PathBuf> {
             .iter()
             .find_map(|prefix| l.strip_prefix(prefix))
         })
-        .map(|p| {
-            let p = Path::new(p.trim());
-            if p.is_absolute() {
-                p.to_owned()
-            } else {
-                cwd.join(p)
-            }
-        })
+        .map(|p| at(cwd, p.trim()))
         .collect()
 }
 

@@ -44,6 +44,7 @@ pub fn cmd_doctor(ui: &mut Ui, args: DoctorArgs) -> Result<Outcome, CommandError
         codex_home: var("CODEX_HOME").map(Into::into),
         copilot_home: var("COPILOT_HOME").map(Into::into),
         model,
+        bin: crate::cli::this_binary()?,
     };
     let doctor = op::doctor(&ws, &options);
     match args.format {

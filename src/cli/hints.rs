@@ -48,6 +48,7 @@ advised!(
     git_skill::ops::pre_commit::PreCommitError,
     git_skill::ops::prompt::PromptOpError,
     git_skill::ops::proposals::ProposalsError,
+    git_skill::ops::quarantine::QuarantineOpError,
     git_skill::ops::record::RecordError,
     git_skill::ops::rollback::RollbackOpError,
     git_skill::ops::rules::UnknownRule,

@@ -76,6 +76,7 @@ pub fn cmd_init(ui: &mut Ui, args: InitArgs) -> Result<Outcome, CommandError> {
         uninstall: args.uninstall,
         codex_home: var("CODEX_HOME"),
         copilot_home: var("COPILOT_HOME"),
+        bin: crate::cli::this_binary()?,
     };
     let plan = op::plan(&ws, &options)?;
     let top = ws.require_repo("init")?.workdir().to_owned();

@@ -20,6 +20,7 @@ mod output;
 mod progress;
 mod prompt;
 mod proposals;
+mod quarantine;
 mod record;
 mod review;
 mod rollback;
@@ -93,10 +94,18 @@ enum Command {
     Manage(manage::ManageArgs),
     Review(review::ReviewArgs),
     Proposals(proposals::ProposalsArgs),
+    Quarantine(quarantine::QuarantineArgs),
     Sessions(sessions::SessionsArgs),
     Init(init::InitArgs),
     Doctor(doctor::DoctorArgs),
     Eval(eval::EvalArgs),
+}
+
+/// This very binary, by its absolute path with links resolved: what the agents' hooks run.
+pub fn this_binary() -> Result<std::path::PathBuf, CommandError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| CommandError::new(format!("cannot tell where git-skill is: {e}")))?;
+    Ok(exe.canonicalize().unwrap_or(exe))
 }
 
 /// How a command ended when it did not fail with an error.
@@ -161,6 +170,7 @@ pub fn main() -> ExitCode {
         Command::Manage(args) => manage::cmd_manage(&mut ui, args),
         Command::Review(args) => review::cmd_review(&mut ui, args),
         Command::Proposals(args) => proposals::cmd_proposals(&mut ui, args),
+        Command::Quarantine(args) => quarantine::cmd_quarantine(&mut ui, args),
         Command::Sessions(args) => sessions::cmd_sessions(&mut ui, args),
         Command::Init(args) => init::cmd_init(&mut ui, args),
         Command::Doctor(args) => doctor::cmd_doctor(&mut ui, args),

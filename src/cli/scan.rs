@@ -180,6 +180,7 @@ pub fn cmd_scan(ui: &mut Ui, args: ScanArgs) -> Result<Outcome, CommandError> {
             Problem::Skipped(git_skill::ops::Skipped::Note(n)) if !n.is_error() => {
                 Some(n.render(|p| ws.display(p)))
             }
+            Problem::CacheRefused(warning) => Some(warning.clone()),
             _ => None,
         })
         .collect();
@@ -256,6 +257,7 @@ fn problems(ui: &mut Ui, ws: &Workspace, problems: Vec<Problem>) -> Result<(), C
             Problem::BaselineNotAtBase { rel, from } => ui.warn(&format!(
                 "the baseline '{rel}' is not in {from}: it is new in this range and applies once merged"
             ))?,
+            Problem::CacheRefused(warning) => ui.warn(&warning)?,
         }
     }
     Ok(())

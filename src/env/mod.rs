@@ -63,6 +63,9 @@ pub struct Env {
     pub home: Option<PathBuf>,
     /// `XDG_CACHE_HOME`, when set: where the scan cache of skills outside a repository goes.
     pub cache_home: Option<PathBuf>,
+    /// `XDG_CONFIG_HOME`, when set: where the scan cache's key is kept (outside any
+    /// repository, so that what can write a repository cannot sign a cache entry).
+    pub config_home: Option<PathBuf>,
 }
 
 /// An [`Env`] and what loading it noticed (a repository owned by someone else, unknown
@@ -95,6 +98,7 @@ impl Env {
         let mut parameters = None;
         let mut home = None;
         let mut cache_home = None;
+        let mut config_home = None;
         let mut skill_vars = Vec::new();
         for (name, value) in vars {
             let Some(name) = name.to_str() else { continue };
@@ -107,6 +111,7 @@ impl Env {
                 "GIT_CONFIG_PARAMETERS" => parameters = Some(text()?),
                 "HOME" if !value.is_empty() => home = Some(PathBuf::from(&value)),
                 "XDG_CACHE_HOME" if !value.is_empty() => cache_home = Some(PathBuf::from(&value)),
+                "XDG_CONFIG_HOME" if !value.is_empty() => config_home = Some(PathBuf::from(&value)),
                 _ if name.starts_with("GIT_SKILL_") => skill_vars.push((name.to_owned(), text()?)),
                 _ => {}
             }
@@ -143,6 +148,7 @@ impl Env {
                 config,
                 home,
                 cache_home,
+                config_home,
             },
             warnings,
         })

@@ -43,9 +43,18 @@ fn check(env: &Env, event: &Event, today: chrono::NaiveDate) -> Guarded {
     };
     let top = repo.workdir();
     let cwd = event.cwd.clone().unwrap_or_else(|| env.cwd.clone());
+    if let Some(why) = prewrite::tamper::tampers(tool, &cwd, repo.git_dir()) {
+        return Guarded::Deny {
+            reason: format!(
+                "git-skill refused this call: {why}. An agent may not switch off or get around git-skill's guard (its hooks, settings, state or cache); a person can do it by hand."
+            ),
+        };
+    }
     let intent = prewrite::intent(tool, &cwd);
-    // What cannot be told is let through, named in the log when it touches what the guard
-    // checks.
+    // What cannot be told from the words is let through to the watch, which judges what the
+    // call leaves on disk (`agent_watch`), named in the log when it touches what the guard
+    // checks. A limit reached refuses: nothing too large or too slow to read passes by not
+    // being read.
     let mut notes = Vec::new();
     for untold in &intent.untold {
         let guarded: Vec<String> = untold
@@ -54,9 +63,18 @@ fn check(env: &Env, event: &Event, today: chrono::NaiveDate) -> Guarded {
             .filter_map(|p| relative(top, p))
             .filter(|rel| in_skill_root(env, rel).is_some() || context::classify(rel).is_some())
             .collect();
+        if untold.limit && (!guarded.is_empty() || untold.paths.is_empty()) {
+            return Guarded::Deny {
+                reason: format!(
+                    "git-skill refused this write: {}{}. Make the change by hand (the pre-commit hook checks it), or in smaller steps.",
+                    if guarded.is_empty() { String::new() } else { format!("{}: ", guarded.join(", ")) },
+                    untold.why
+                ),
+            };
+        }
         if !guarded.is_empty() {
             notes.push(format!(
-                "allowed {} to {} without judging it ({}); the pre-commit hook checks it",
+                "allowed {} to {} without judging it ({}); the watch judges what it leaves after the call",
                 tool.name,
                 guarded.join(", "),
                 untold.why
@@ -112,7 +130,11 @@ fn check(env: &Env, event: &Event, today: chrono::NaiveDate) -> Guarded {
 }
 
 /// "`rel` would be dangerous (RULE at file:line: message; ...)", the worst findings first.
-fn dangerous_reason(rel: &str, shown: &str, findings: &[crate::guard::Finding]) -> String {
+pub(crate) fn dangerous_reason(
+    rel: &str,
+    shown: &str,
+    findings: &[crate::guard::Finding],
+) -> String {
     let worst: Vec<String> = findings
         .iter()
         .filter(|f| f.suppressed.is_none() && f.severity == crate::guard::Severity::Critical)
@@ -126,9 +148,9 @@ fn dangerous_reason(rel: &str, shown: &str, findings: &[crate::guard::Finding]) 
 }
 
 /// What the gate says of one skill after a call's writes.
-struct SkillJudged {
-    dangerous: bool,
-    reasons: Vec<String>,
+pub(crate) struct SkillJudged {
+    pub dangerous: bool,
+    pub reasons: Vec<String>,
 }
 
 /// The skill `dir` (under `root`) with `files` written, through the gate of `manage
@@ -145,23 +167,38 @@ fn judge_skill(
 ) -> SkillJudged {
     let abs: PathBuf = top.join(dir);
     let before = Snapshot::from_dir(&abs, dir.to_owned(), root.to_owned(), None).ok();
-    let mut after = before.clone().unwrap_or_else(|| {
-        let name = dir.rsplit('/').next().unwrap_or(dir).to_owned();
-        Snapshot::from_blobs(
-            dir.to_owned(),
-            name,
-            root.to_owned(),
-            None,
-            crate::skill::SkillFiles::default(),
-            std::collections::HashMap::new(),
-        )
-    });
+    let mut after = before.clone().unwrap_or_else(|| empty_skill(root, dir));
     let mut written = Vec::new();
     for (rel, write) in files {
         let in_skill = rel[dir.len()..].trim_start_matches('/').to_owned();
         after = after.with_file(&in_skill, write.content.clone());
         written.push(in_skill);
     }
+    judge_change(dir, before, after, &written, today)
+}
+
+/// A skill folder with no files yet.
+pub(crate) fn empty_skill(root: &str, dir: &str) -> Snapshot {
+    let name = dir.rsplit('/').next().unwrap_or(dir).to_owned();
+    Snapshot::from_blobs(
+        dir.to_owned(),
+        name,
+        root.to_owned(),
+        None,
+        crate::skill::SkillFiles::default(),
+        std::collections::HashMap::new(),
+    )
+}
+
+/// The skill `dir` going from `before` to `after`, where `written` (paths inside the skill)
+/// are what changed, through the gate (see [`judge_skill`]).
+pub(crate) fn judge_change(
+    dir: &str,
+    before: Option<Snapshot>,
+    after: Snapshot,
+    written: &[String],
+    today: chrono::NaiveDate,
+) -> SkillJudged {
     let mut reasons = Vec::new();
     if written.iter().any(|f| f == "SKILL.md") {
         if let Err(e) = crate::manage::check_grants(before.as_ref(), &after) {
@@ -189,12 +226,14 @@ fn judge_skill(
                 f
             })
             .collect();
-        let first = files.first().map_or(dir, |(rel, _)| rel.as_str());
-        let rel = match files.len() {
-            1 => first.to_owned(),
+        let first = written
+            .first()
+            .map_or_else(|| dir.to_owned(), |w| format!("{dir}/{w}"));
+        let rel = match written.len() {
+            1 => first.clone(),
             _ => format!("{dir}/"),
         };
-        reasons.insert(0, dangerous_reason(&rel, first, &findings));
+        reasons.insert(0, dangerous_reason(&rel, &first, &findings));
     }
     for d in &judged.introduced {
         let path = d.path.to_string_lossy().replace('\\', "/");
@@ -236,15 +275,54 @@ fn log(env: &Env, event: &Event, guarded: &Guarded, now: &str) {
     }
 }
 
-/// `path` relative to the top, `/`-separated, when it lies below it.
-fn relative(top: &Path, path: &Path) -> Option<String> {
-    let rel = path.strip_prefix(top).ok()?;
+/// Writes what the watch did to `hook.log`: each file quarantined, each note; a watch that
+/// failed is logged as such (the pre-write guard still runs, and the pre-commit hook checks
+/// what the watch could not).
+pub fn log_watch(
+    env: &Env,
+    event: &Event,
+    watched: &Result<super::agent_watch::Watched, super::agent_watch::WatchError>,
+    now: chrono::DateTime<chrono::Utc>,
+) {
+    let Some(repo) = &env.repo else { return };
+    let store = crate::agent::session::Store::new(repo.git_dir());
+    if std::fs::create_dir_all(&store.dir).is_err() {
+        return;
+    }
+    let path = store.dir.join("hook.log");
+    let now = now.to_rfc3339();
+    let line = |decision: &str, detail: &str| {
+        super::agent_hook::append_log(&path, &now, event, decision, "watch", detail)
+    };
+    match watched {
+        Ok(w) => {
+            for e in &w.quarantined {
+                line(
+                    "quarantined",
+                    &format!("{} ({}): {} [{}]", e.path, e.action, e.reason, e.id),
+                );
+            }
+            for note in &w.notes {
+                line("note", note);
+            }
+        }
+        Err(e) => line("failed", &e.to_string()),
+    }
+}
+
+/// `path` relative to the top, `/`-separated, when it lies below it as the file system
+/// resolves it: `..` and `//` taken out, links of the folders on the way followed (a folder
+/// linked into the repository, the repository reached through a link).
+pub(crate) fn relative(top: &Path, path: &Path) -> Option<String> {
+    let top = top.canonicalize().unwrap_or_else(|_| top.to_owned());
+    let path = crate::fsutil::resolved(path);
+    let rel = path.strip_prefix(&top).ok()?;
     let rel = rel.to_string_lossy().replace('\\', "/");
     (!rel.is_empty() && !rel.split('/').any(|p| p == "..")).then_some(rel)
 }
 
 /// The skill root `rel` lies in: an agent root, a plugin's, or a configured one.
-fn in_skill_root(env: &Env, rel: &str) -> Option<String> {
+pub(crate) fn in_skill_root(env: &Env, rel: &str) -> Option<String> {
     if let Some(root) = loader::roots_of(rel).into_iter().last() {
         if rel.len() > root.path.len() {
             return Some(root.path);
@@ -260,7 +338,7 @@ fn in_skill_root(env: &Env, rel: &str) -> Option<String> {
 
 /// The folder of the skill `rel` lies in: the nearest one at or below the root's first level
 /// that holds a SKILL.md, else the first level.
-fn skill_dir(top: &Path, root: &str, rel: &str) -> String {
+pub(crate) fn skill_dir(top: &Path, root: &str, rel: &str) -> String {
     let below = rel[root.len()..].trim_start_matches('/');
     let parts: Vec<&str> = below.split('/').collect();
     let under = |n: usize| match root {

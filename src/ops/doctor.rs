@@ -72,6 +72,8 @@ pub struct Options {
     pub codex_home: Option<PathBuf>,
     pub copilot_home: Option<PathBuf>,
     pub model: Model,
+    /// The git-skill binary the hooks should run (this one, by its absolute path).
+    pub bin: PathBuf,
 }
 
 /// Whether a model is configured at all: a provider set, or the variables that choose one
@@ -339,6 +341,7 @@ pub fn doctor(env: &Env, options: &Options) -> Doctor {
 fn agent_checks(env: &Env, options: &Options, agent: Agent, top: &Path, checks: &mut Vec<Check>) {
     let places = Places {
         top: top.to_owned(),
+        bin: options.bin.clone(),
         home: env.home.clone(),
         codex_home: options.codex_home.clone(),
         copilot_home: options.copilot_home.clone(),

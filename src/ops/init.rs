@@ -42,6 +42,8 @@ pub struct Options {
     /// `CODEX_HOME` and `COPILOT_HOME`, when set.
     pub codex_home: Option<PathBuf>,
     pub copilot_home: Option<PathBuf>,
+    /// The git-skill binary the hooks run (this one, by its absolute path).
+    pub bin: PathBuf,
 }
 
 /// What `init` would do.
@@ -95,6 +97,7 @@ pub fn plan(env: &Env, options: &Options) -> Result<Plan, InitError> {
     let scope = options.scope;
     let places = Places {
         top: repo.workdir().to_owned(),
+        bin: options.bin.clone(),
         home: env.home.clone(),
         codex_home: options.codex_home.clone(),
         copilot_home: options.copilot_home.clone(),

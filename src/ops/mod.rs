@@ -6,6 +6,7 @@
 
 pub mod agent_guard;
 pub mod agent_hook;
+pub mod agent_watch;
 pub mod config;
 pub mod diff;
 pub mod doctor;
@@ -21,6 +22,7 @@ pub mod manage;
 pub mod pre_commit;
 pub mod prompt;
 pub mod proposals;
+pub mod quarantine;
 pub mod record;
 pub mod review;
 pub mod rollback;
@@ -42,16 +44,21 @@ pub(crate) mod time {
 }
 
 /// The scan cache of `env` (`guard::cache`): the repository's, or the user's outside one;
-/// none when `on` is false or there is nowhere to keep it. Leaked: scan options hold it by
-/// reference, and a command opens one for the life of its process.
+/// none when `on` is false, there is nowhere to keep it, or no key to sign its entries with
+/// (the run is then only slower: nothing is said). Leaked: scan options hold it by reference,
+/// and a command opens one for the life of its process.
 pub(crate) fn scan_cache(
     env: &crate::env::Env,
     on: bool,
 ) -> Option<&'static crate::guard::cache::ScanCache> {
     let base = cache_base(env).filter(|_| on)?;
-    Some(Box::leak(Box::new(crate::guard::cache::ScanCache::new(
+    let cache = crate::guard::cache::ScanCache::open(
         &base,
-    ))))
+        env.config_home.as_deref(),
+        env.home.as_deref(),
+    )
+    .ok()?;
+    Some(Box::leak(Box::new(cache)))
 }
 
 /// Where `env`'s scan cache lives: none in a repository owned by someone else.

@@ -95,6 +95,8 @@ pub enum Problem {
     Unchecked { path: String, error: String },
     /// A baseline inside the repository that the range's base does not hold yet.
     BaselineNotAtBase { rel: String, from: String },
+    /// The scan cache was not used (a folder of it is a symbolic link): the warning to show.
+    CacheRefused(String),
 }
 
 impl Problem {
@@ -102,7 +104,9 @@ impl Problem {
     pub fn is_error(&self) -> bool {
         match self {
             Problem::Skipped(Skipped::Note(n)) => n.is_error(),
-            Problem::Expired(_) | Problem::BaselineNotAtBase { .. } => false,
+            Problem::Expired(_) | Problem::BaselineNotAtBase { .. } | Problem::CacheRefused(_) => {
+                false
+            }
             _ => true,
         }
     }
@@ -158,6 +162,10 @@ pub fn scan(env: &mut Env, options: &Options) -> Result<Scan, ScanError> {
     if let Some(cache) = cache {
         cache.trim();
         scan.cache = Some(cache.stats());
+        // First: it explains why the run took as long as an uncached one.
+        if let Some(warning) = cache.warning() {
+            scan.problems.insert(0, Problem::CacheRefused(warning));
+        }
     }
     Ok(scan)
 }

@@ -123,13 +123,17 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
     assert_eq!(post.len(), 2, "{claude:#}");
     assert_eq!(post[0]["hooks"][0]["command"], "./fmt.sh");
     assert_eq!(post[1]["matcher"], "*");
-    assert_eq!(
-        post[1]["hooks"][0]["command"],
-        "command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent claude"
+    // The binary by its absolute path: a PATH the agent's settings set does not choose it.
+    let command = post[1]["hooks"][0]["command"].as_str().unwrap();
+    let bin = std::fs::canonicalize(crate::common::BIN).unwrap();
+    assert!(
+        command.starts_with(&format!("g='{}'; ", bin.display()))
+            && command.ends_with("exec \"$g\" hook agent --agent claude"),
+        "{command}"
     );
     assert_eq!(
         claude["hooks"]["SessionEnd"][0]["hooks"][0]["command"],
-        "command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent claude"
+        hook_command("claude")
     );
     // The first content is kept beside it.
     assert_eq!(
@@ -141,7 +145,7 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
     for event in ["PostToolUse", "Stop", "SessionEnd"] {
         assert_eq!(
             qwen["hooks"][event][0]["hooks"][0]["command"],
-            "command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent qwen",
+            hook_command("qwen"),
             "{event}"
         );
     }
@@ -151,7 +155,7 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
     let codex = json_file(&sb.repo().join(".codex/hooks.json"));
     assert_eq!(
         codex["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
-        "command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent codex"
+        hook_command("codex")
     );
     let toml = std::fs::read_to_string(sb.repo().join(".codex/config.toml")).unwrap();
     assert!(
@@ -166,7 +170,11 @@ fn init_merges_then_a_second_run_changes_nothing_and_uninstall_takes_out_only_it
     assert_eq!(copilot["version"], 1);
     assert_eq!(
         copilot["hooks"]["sessionEnd"][0]["bash"],
-        "command -v git-skill >/dev/null || exit 0; git-skill hook agent --agent copilot sessionEnd"
+        git_skill::agent::settings::command(
+            git_skill::agent::Agent::Copilot,
+            Some("sessionEnd"),
+            &std::fs::canonicalize(crate::common::BIN).unwrap()
+        )
     );
     // The recorder skill in each agent's skill root, valid for lint.
     for root in [
@@ -271,6 +279,12 @@ fn the_persons_own_edits_after_init_survive_uninstall() {
         .is_file());
 }
 
+/// The command `init` installs for `agent`'s hooks, with this build's binary.
+fn hook_command(agent: &str) -> String {
+    let bin = std::fs::canonicalize(crate::common::BIN).unwrap();
+    git_skill::agent::settings::command(git_skill::agent::Agent::parse(agent).unwrap(), None, &bin)
+}
+
 #[test]
 fn the_hooks_init_writes_run_as_written() {
     let sb = team_repo();
@@ -294,7 +308,7 @@ fn the_hooks_init_writes_run_as_written() {
         run.assert_ok();
         assert_eq!(run.stdout, "");
     }
-    // A teammate without git-skill: the hook does nothing, says nothing.
+    // A PATH without git-skill (one the agent's settings could set) changes nothing.
     let run = sb
         .cmd("sh")
         .args(&["-c", &command])
@@ -302,9 +316,43 @@ fn the_hooks_init_writes_run_as_written() {
         .stdin(&payload)
         .run();
     run.assert_ok();
-    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
     let state = json_file(&sb.repo().join(".git/skill/sessions/claude-s-1.json"));
-    assert_eq!(state["tool_calls"], 3, "{state:#}");
+    assert_eq!(state["tool_calls"], 4, "{state:#}");
+    // A teammate without git-skill (not where init found it, not on PATH): a call that reads
+    // goes on, silently; one that writes where agents load is refused with what to do.
+    let bin = std::fs::canonicalize(crate::common::BIN).unwrap();
+    let missing = command.replace(&bin.display().to_string(), "/nonexistent/git-skill");
+    let without = |payload: &str| {
+        sb.cmd("sh")
+            .args(&["-c", &missing])
+            .envs(&[("PATH", "/usr/bin:/bin")])
+            .stdin(payload)
+            .run()
+    };
+    let run = without(&payload);
+    run.assert_ok();
+    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
+    let write = json!({
+        "session_id": "s-1",
+        "hook_event_name": "PreToolUse",
+        "transcript_path": sb.home().join(".claude/projects/x/s-1.jsonl"),
+        "tool_name": "Write",
+        "tool_input": {"file_path": sb.repo().join(".claude/skills/x/SKILL.md"), "content": "x"},
+        "cwd": sb.repo(),
+    })
+    .to_string();
+    let run = without(&write);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("git-skill is not installed") && run.stderr.contains("--uninstall"),
+        "{}",
+        run.stderr
+    );
+    // Where the session keeps its transcript (under ~/.claude) does not count.
+    let read = write
+        .replace(".claude/skills/x/SKILL.md", "README.md")
+        .replace("\"Write\"", "\"Read\"");
+    without(&read).assert_ok();
 }
 
 #[test]

@@ -40,6 +40,7 @@ mod secrets;
 mod signals;
 mod snapshot;
 mod special_files;
+mod watch;
 mod ways_in;
 mod whole;
 

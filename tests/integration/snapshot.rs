@@ -18,6 +18,10 @@ fn dir() -> PathBuf {
 fn normalise(sb: &Sandbox, text: &str) -> String {
     let tmp = sb.tmp.path().display().to_string();
     let text = text.replace(&tmp, "[TMP]");
+    // The binary the agents' hooks run, by its absolute path (where this build is).
+    let bin =
+        std::fs::canonicalize(crate::common::BIN).unwrap_or_else(|_| crate::common::BIN.into());
+    let text = text.replace(&bin.display().to_string(), "[BIN]");
     let signal = Regex::new(r"(\d{8}T\d{6}Z_[A-Za-z0-9._-]+?_)[0-9a-f]{8}\b").unwrap();
     let text = signal.replace_all(&text, "${1}[hash]");
     // Review and proposal ids: the time, then a hash of the session, the process and the clock.

@@ -7,6 +7,7 @@
 
 mod patch;
 mod shell;
+pub mod tamper;
 
 use std::path::{Path, PathBuf};
 
@@ -30,6 +31,9 @@ pub struct Proposed {
 pub struct Untold {
     pub paths: Vec<PathBuf>,
     pub why: String,
+    /// A limit of the reading was reached (a file too large, the time spent): refused, never
+    /// let through.
+    pub limit: bool,
 }
 
 /// What a call would write. Empty: it writes no file this can see (a read, a search, an
@@ -54,6 +58,7 @@ impl Intent {
             untold: vec![Untold {
                 paths: path.into_iter().collect(),
                 why: why.to_owned(),
+                limit: false,
             }],
         }
     }
@@ -75,14 +80,14 @@ pub fn intent(tool: &ToolUse, cwd: &Path) -> Intent {
             .find_map(|k| input.get(*k).and_then(Value::as_str))
     };
     let path = || {
-        text(&["file_path", "path", "filePath", "absolute_path"]).map(|p| {
-            let p = Path::new(p);
-            if p.is_absolute() {
-                p.to_owned()
-            } else {
-                cwd.join(p)
-            }
-        })
+        text(&[
+            "file_path",
+            "path",
+            "filePath",
+            "absolute_path",
+            "notebook_path",
+        ])
+        .map(|p| super::writes::at(cwd, p))
     };
     let name = tool.name.as_str();
     if WRITE_TOOLS.contains(&name) {
@@ -150,6 +155,17 @@ pub fn intent(tool: &ToolUse, cwd: &Path) -> Intent {
     let current = match crate::fsutil::read_regular_linked(&path, MAX_EDITED_BYTES) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => Vec::new(),
+        Err(crate::fsutil::RegularFileError::TooLarge { .. }) => {
+            let mut intent = Intent::untold(
+                Some(path),
+                &format!(
+                    "the file is larger than the {} MiB the guard edits",
+                    MAX_EDITED_BYTES >> 20
+                ),
+            );
+            intent.untold[0].limit = true;
+            return intent;
+        }
         Err(e) => return Intent::untold(Some(path), &format!("the file cannot be read ({e})")),
     };
     let Ok(mut text) = String::from_utf8(current) else {
@@ -213,6 +229,7 @@ fn patched(body: &str, cwd: &Path) -> Intent {
             untold: vec![Untold {
                 paths: patch_paths(body, cwd),
                 why: format!("a patch that does not apply here ({e})"),
+                limit: false,
             }],
         },
     }

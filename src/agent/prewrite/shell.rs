@@ -19,6 +19,10 @@ const MAX_COPIED_FILES: usize = 256;
 /// How long `sed` may take on one file.
 const SED_TIMEOUT: Duration = Duration::from_secs(1);
 
+/// The time the reading of one command may take in all, however many `sed -i` it runs: past
+/// it, what is left is a limit reached, and a limit refuses.
+pub const READ_BUDGET: Duration = Duration::from_secs(2);
+
 /// What `script`, run in `cwd`, writes: each file as the whole line leaves it, and what could
 /// not be told.
 pub fn writes(script: &str, cwd: &Path) -> (Vec<Proposed>, Vec<Untold>) {
@@ -26,6 +30,7 @@ pub fn writes(script: &str, cwd: &Path) -> (Vec<Proposed>, Vec<Untold>) {
         cwd: Some(cwd.to_owned()),
         written: Vec::new(),
         untold: Vec::new(),
+        deadline: Instant::now() + READ_BUDGET,
     };
     for cmd in shell::commands(script) {
         files.command(&cmd);
@@ -44,16 +49,23 @@ struct Files {
     /// Files written so far, in the order first written.
     written: Vec<(PathBuf, Vec<u8>)>,
     untold: Vec<Untold>,
+    /// When the reading must be done (see [`READ_BUDGET`]).
+    deadline: Instant,
 }
 
 impl Files {
     fn resolve(&self, p: &str) -> Option<PathBuf> {
-        if p.starts_with('~') {
+        // `~` and `$HOME` are the home folder; `~user` and other variables are not told.
+        let home =
+            p.starts_with("~/") || p == "~" || p.starts_with("$HOME") || p.starts_with("${HOME}");
+        if (p.starts_with('~') || p.starts_with('$')) && !home {
             return None;
         }
-        let p = Path::new(p);
-        if p.is_absolute() {
-            return Some(crate::fsutil::normalise(p));
+        if home || Path::new(p).is_absolute() {
+            return Some(crate::fsutil::normalise(&crate::agent::writes::at(
+                Path::new("/"),
+                p,
+            )));
         }
         self.cwd
             .as_ref()
@@ -84,6 +96,7 @@ impl Files {
         self.untold.push(Untold {
             paths: vec![path],
             why,
+            limit: false,
         });
     }
 
@@ -315,7 +328,21 @@ impl Files {
             let Some(current) = self.read(&path) else {
                 continue;
             };
-            match run_sed(&kept, &current) {
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                self.untold(
+                    &f,
+                    format!(
+                        "the guard could not finish reading this command within {} s",
+                        READ_BUDGET.as_secs()
+                    ),
+                );
+                if let Some(u) = self.untold.last_mut() {
+                    u.limit = true;
+                }
+                continue;
+            }
+            match run_sed(&kept, &current, left.min(SED_TIMEOUT)) {
                 Ok(after) => self.write(path, after),
                 Err(why) => {
                     self.untold(&f, format!("cannot tell what `sed -i` makes of it ({why})"))
@@ -348,6 +375,7 @@ impl Files {
                 self.untold.push(Untold {
                     paths,
                     why: format!("a patch that does not apply here ({e})"),
+                    limit: false,
                 });
             }
         }
@@ -419,6 +447,13 @@ fn echo(args: &[&str]) -> Option<Vec<u8>> {
 /// `printf FORMAT ARGS` for `%s`, `%b` and `%%` (the format reused while arguments remain,
 /// as the shell does); any other directive is not told.
 fn printf(args: &[&str]) -> Option<Vec<u8>> {
+    // `printf -- FORMAT`: the end of options, not the format; any other option (`-v VAR`)
+    // is not told.
+    let args = match args.first() {
+        Some(&"--") => &args[1..],
+        Some(a) if a.starts_with('-') && a.len() > 1 => return None,
+        _ => args,
+    };
     let (format, mut rest) = args.split_first()?;
     let format = shell::decode_escapes(format);
     let mut out = String::new();
@@ -474,8 +509,8 @@ fn collect(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// `sed` with `args` (no `-i`) on `input`, in GNU sed's sandbox (no `e`, `r` or `w`
-/// commands), within [`SED_TIMEOUT`].
-fn run_sed(args: &[String], input: &[u8]) -> Result<Vec<u8>, String> {
+/// commands), within `timeout`.
+fn run_sed(args: &[String], input: &[u8], timeout: Duration) -> Result<Vec<u8>, String> {
     let mut child = Process::new("sed")
         .arg("--sandbox")
         .args(args)
@@ -503,9 +538,7 @@ fn run_sed(args: &[String], input: &[u8]) -> Result<Vec<u8>, String> {
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if start.elapsed() < SED_TIMEOUT => {
-                std::thread::sleep(Duration::from_millis(2))
-            }
+            Ok(None) if start.elapsed() < timeout => std::thread::sleep(Duration::from_millis(2)),
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();

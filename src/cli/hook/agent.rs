@@ -54,8 +54,20 @@ pub fn cmd_agent_hook(ui: &mut Ui, args: AgentHookArgs) -> Result<Outcome, Comma
     match run(ui, &args) {
         Ok(None) => Ok(Outcome::Clean),
         Ok(Some((agent, reason))) => refuse(ui, agent, &reason),
-        Err(problem) if args.strict => Err(CommandError::new(problem)),
-        Err(problem) => {
+        Err(problem) if args.strict => Err(CommandError::new(problem.message)),
+        // Before a tool call, a guard that could not look refuses: nothing passes unchecked.
+        Err(Problem {
+            message,
+            refuse_for: Some(agent),
+        }) => refuse(
+            ui,
+            agent,
+            &format!(
+                "git-skill could not check this tool call, so it is refused rather than let through unchecked: {}. Fix the cause (git skill doctor shows it); a person can make the change by hand meanwhile.",
+                crate::cli::ui::safe(&message)
+            ),
+        ),
+        Err(Problem { message: problem, .. }) => {
             // One line for the person who watches the agent's log; the agent goes on.
             let _ = writeln!(ui.err, "git-skill hook: {}", crate::cli::ui::safe(&problem));
             Ok(Outcome::Clean)
@@ -78,8 +90,71 @@ fn refuse(ui: &mut Ui, agent: Agent, reason: &str) -> Result<Outcome, CommandErr
     Ok(Outcome::Refused)
 }
 
+/// `GIT_SKILL_*` variables the hook honours: the review's model and schedule, the pinned
+/// clock, and the mark of a review's own agent. Any other (`GIT_SKILL_ROOTS`,
+/// `GIT_SKILL_FAIL_ON`...) could come from the agent's settings `env` and narrow what the guard
+/// looks at; it is ignored here (and CFG013 flags settings that set it).
+const HONOURED: &[&str] = &[
+    "GIT_SKILL_NOW",
+    "GIT_SKILL_PURPOSE",
+    "GIT_SKILL_PROVIDER",
+    "GIT_SKILL_MODEL",
+    "GIT_SKILL_BASE_URL",
+    "GIT_SKILL_TIMEOUT",
+    "GIT_SKILL_CONNECT_TIMEOUT",
+    "GIT_SKILL_RETRIES",
+];
+
+/// Whether the hook drops the variable `name` before it looks at anything: git-skill's own
+/// that it does not honour, and git's that point it at another repository or configuration.
+fn dropped(name: &str) -> bool {
+    if let Some(key) = name.strip_prefix("GIT_SKILL_") {
+        return !HONOURED.contains(&name) && !key.starts_with("AUTO_SKILL_");
+    }
+    matches!(
+        name,
+        "GIT_DIR"
+            | "GIT_WORK_TREE"
+            | "GIT_INDEX_FILE"
+            | "GIT_OBJECT_DIRECTORY"
+            | "GIT_ALTERNATE_OBJECT_DIRECTORIES"
+            | "GIT_COMMON_DIR"
+            | "GIT_NAMESPACE"
+            | "GIT_CEILING_DIRECTORIES"
+            | "GIT_DISCOVERY_ACROSS_FILESYSTEM"
+    ) || name.starts_with("GIT_CONFIG")
+}
+
 /// The refusal of the tool call (its agent and the reason), when the pre-write guard refuses it.
-fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<Option<(Agent, String)>, String> {
+/// What kept the hook from doing its work; `refuse_for` names the agent whose tool call is
+/// refused for it (before a tool call, or when the event cannot be told).
+struct Problem {
+    message: String,
+    refuse_for: Option<Agent>,
+}
+
+fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<Option<(Agent, String)>, Problem> {
+    // Until the event is known, a problem refuses for the agent the command line names.
+    let mut refuse_for = args.agent;
+    run_event(ui, args, &mut refuse_for).map_err(|message| Problem {
+        message,
+        refuse_for,
+    })
+}
+
+fn run_event(
+    ui: &mut Ui,
+    args: &AgentHookArgs,
+    refuse_for: &mut Option<Agent>,
+) -> Result<Option<(Agent, String)>, String> {
+    let steering: Vec<std::ffi::OsString> = std::env::vars_os()
+        .map(|(k, _)| k)
+        .filter(|k| k.to_str().is_some_and(dropped))
+        .collect();
+    for name in steering {
+        // Before any thread starts: nothing else reads the environment yet.
+        std::env::remove_var(name);
+    }
     let mut bytes = Vec::new();
     let mut stdin = std::io::stdin().lock();
     (&mut stdin)
@@ -90,10 +165,16 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<Option<(Agent, String)>, Str
         // Read to its end, unkept: an agent writing the rest into a closed pipe would get an
         // error of its own (a Read of a huge file puts the file in the payload).
         let _ = std::io::copy(&mut stdin, &mut std::io::sink());
+        return Err(format!(
+            "the hook payload has more than {} MiB, more than the guard reads; write a file that large by hand",
+            MAX_PAYLOAD_BYTES >> 20
+        ));
     }
     let vars = |k: &str| std::env::var(k).ok();
     let event = event::parse(&bytes, args.agent, args.event.as_deref(), &vars)
         .map_err(|e| e.to_string())?;
+    // Known now: only a pre-tool event's problem refuses the call.
+    *refuse_for = (event.phase == Phase::BeforeTool).then_some(event.agent);
     if !matches!(
         event.phase,
         Phase::BeforeTool | Phase::ToolUsed | Phase::SessionEnd | Phase::TurnEnd
@@ -101,23 +182,63 @@ fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<Option<(Agent, String)>, Str
         return Ok(None);
     }
     // The repository is the one the agent works in.
-    if let Some(cwd) = event.cwd.as_deref().filter(|c| c.is_dir()) {
+    let mut cwd = event.cwd.clone().filter(|c| c.is_dir());
+    // A session that runs outside the repository it writes into is guarded by that repository.
+    let outside = cwd
+        .as_deref()
+        .is_none_or(|c| git_skill::agent::writes::repository_of(c).is_none());
+    if let (true, Some(tool)) = (outside, &event.tool) {
+        let from = cwd.clone().unwrap_or_else(|| std::path::PathBuf::from("/"));
+        if let Some(repo) = git_skill::agent::writes::targets(tool, &from)
+            .iter()
+            .find_map(|t| git_skill::agent::writes::repository_of(t))
+        {
+            cwd = Some(repo);
+        }
+    }
+    if let Some(cwd) = cwd.as_deref() {
         std::env::set_current_dir(cwd)
             .map_err(|e| format!("cannot enter '{}': {e}", cwd.display()))?;
     }
     let ws = Workspace::load(ui).map_err(|e| format!("{:#}", e.error))?;
     git_skill::clock::check().map_err(|e| e.to_string())?;
+    // What changed since the session's last event, however it was written, before anything
+    // else: a dangerous change is taken out before the agent can load it.
+    let now = git_skill::clock::now();
+    let watched = git_skill::ops::agent_watch::run(&ws, &event, now);
+    git_skill::ops::agent_guard::log_watch(&ws, &event, &watched, now);
+    let taken = match &watched {
+        Ok(w) => w.reason(),
+        Err(_) => None,
+    };
     if event.phase == Phase::BeforeTool {
         use git_skill::ops::agent_guard::{self as guard, Guarded};
-        return Ok(match guard::run(&ws, &event, git_skill::clock::now()) {
+        if let Some(reason) = taken {
+            return Ok(Some((
+                event.agent,
+                format!("{reason} This tool call was not run; run it again if it is still needed."),
+            )));
+        }
+        return Ok(match guard::run(&ws, &event, now) {
             Guarded::Allow { .. } => None,
             Guarded::Deny { reason } => Some((event.agent, reason)),
         });
     }
+    if let (Some(reason), Phase::ToolUsed) = (&taken, event.phase) {
+        // Counted as any call, then refused: the model reads why its write is gone.
+        let options = op::Options {
+            vars: &vars,
+            inside_review: std::env::var_os("GIT_SKILL_PURPOSE").is_some(),
+            now,
+            spawner: &op::Detached,
+        };
+        let _ = op::run(&ws, &event, &options);
+        return Ok(Some((event.agent, reason.clone())));
+    }
     let options = op::Options {
         vars: &vars,
         inside_review: std::env::var_os("GIT_SKILL_PURPOSE").is_some(),
-        now: git_skill::clock::now(),
+        now,
         spawner: &op::Detached,
     };
     op::run(&ws, &event, &options).map_err(|e| e.to_string())?;

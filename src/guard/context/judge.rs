@@ -6,7 +6,7 @@
 
 use super::value::Value;
 use crate::guard::analysis::secrets::{loopback, url_host, vendor_host};
-use crate::guard::rules::agent_config::{CFG002, CFG003, CFG004};
+use crate::guard::rules::agent_config::{CFG002, CFG003, CFG004, CFG013};
 use crate::guard::Rule;
 
 /// Variables that make a program load code before it does what it was asked: set for the
@@ -31,6 +31,32 @@ const SEARCH_PATHS: &[&str] = &["PATH", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH"];
 /// Search paths for a language's modules: the repository's own folders there are its own code
 /// (`PYTHONPATH=src`), a temporary folder is anyone's.
 const MODULE_PATHS: &[&str] = &["PYTHONPATH", "NODE_PATH", "PERL5LIB", "RUBYLIB"];
+
+/// Variables that point git at another repository or configuration, or set git-skill's own
+/// settings (see CFG013).
+fn steers_git(upper: &str, value: &str) -> bool {
+    const GIT: &[&str] = &[
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_EXEC_PATH",
+        "GIT_TEMPLATE_DIR",
+        "GIT_CONFIG",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG_NOSYSTEM",
+        "GIT_CONFIG_COUNT",
+        "GIT_CONFIG_PARAMETERS",
+    ];
+    upper.starts_with("GIT_SKILL_")
+        || upper.starts_with("GIT_CONFIG_KEY_")
+        || upper.starts_with("GIT_CONFIG_VALUE_")
+        || GIT.contains(&upper)
+        || (upper == "SKIP" && value.split(',').any(|h| h.trim().starts_with("git-skill")))
+}
 
 /// What setting `var` to `value` does, as findings (rule and detail).
 pub fn env(var: &str, value: &str) -> Vec<(&'static Rule, String)> {
@@ -57,6 +83,9 @@ pub fn env(var: &str, value: &str) -> Vec<(&'static Rule, String)> {
     };
     if loads {
         out.push((&CFG002, format!("{var}={}", crate::report::one_line(v, 60))));
+    }
+    if steers_git(&upper, v) {
+        out.push((&CFG013, format!("{var}={}", crate::report::one_line(v, 60))));
     }
     if is_endpoint_variable(&upper) {
         if let Some(detail) = foreign_endpoint(var, v) {

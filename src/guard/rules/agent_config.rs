@@ -7,6 +7,7 @@ use crate::guard::rule::{Category, Matcher, Rule, Severity};
 
 pub const RULES: &[Rule] = &[
     CFG001, CFG002, CFG003, CFG004, CFG005, CFG006, CFG007, CFG008, CFG009, CFG010, CFG011, CFG012,
+    CFG013,
 ];
 
 /// Settings turn the agent's hooks off.
@@ -210,5 +211,29 @@ pub const CFG012: Rule = Rule {
     matcher: Matcher::Analysis,
     fires: &[],
     passes: &[],
+    ..Rule::PLAIN
+};
+
+/// An environment variable changes which repository git works on, how git is configured, or
+/// git-skill's own settings, for the agent and its hooks.
+pub const CFG013: Rule = Rule {
+    id: "CFG013",
+    category: Category::AgentConfig,
+    severity: Severity::Critical,
+    message: "Changes how git or git-skill runs for the agent and its hooks",
+    explanation: "Detects environment variables in an agent's settings, an MCP server's `env`, a devcontainer or an env file that change git-skill's own settings (`GIT_SKILL_*`, such as `GIT_SKILL_FAILON=never`), skip its commit hook (`SKIP=git-skill`), or point git elsewhere: `GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE`, `GIT_OBJECT_DIRECTORY`, `GIT_CONFIG*` (`GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_0=core.hooksPath`), `GIT_EXEC_PATH`, `GIT_TEMPLATE_DIR`. Set for the agent, they reach its hooks and every commit it makes: the guard would judge another repository, read a configuration the repository chose, or not run. The agent hook ignores these variables, and the settings that set them are refused. Instead, set git-skill's configuration with `git config` by hand.",
+    matcher: Matcher::Analysis,
+    fires: &[
+        "{\"env\": {\"GIT_SKILL_FAILON\": \"never\"}}",
+        "{\"env\": {\"GIT_CONFIG_COUNT\": \"1\", \"GIT_CONFIG_KEY_0\": \"core.hooksPath\", \"GIT_CONFIG_VALUE_0\": \"/dev/null\"}}",
+        "{\"env\": {\"GIT_DIR\": \"/tmp/other/.git\"}}",
+        "{\"env\": {\"SKIP\": \"git-skill\"}}",
+    ],
+    passes: &[
+        "{\"env\": {\"GIT_AUTHOR_NAME\": \"Build Bot\"}}",
+        "{\"env\": {\"GIT_PAGER\": \"cat\"}}",
+        "{\"env\": {\"SKIP\": \"eslint\"}}",
+    ],
+    fixture: ".claude/settings.json",
     ..Rule::PLAIN
 };

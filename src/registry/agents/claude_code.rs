@@ -121,8 +121,9 @@ pub static AGENT: Agent = Agent {
         user_dir: ".claude",
         file: "settings.json",
         events: &[
-            // PreToolUse on its file tools and shell: the pre-write guard.
-            ("PreToolUse", Some("Write|Edit|MultiEdit|Bash")),
+            // PreToolUse on every tool (NotebookEdit, MCP tools that write): the watch and the
+            // pre-write guard decide what they look at.
+            ("PreToolUse", Some("*")),
             ("PostToolUse", Some("*")),
             ("SessionEnd", None),
         ],

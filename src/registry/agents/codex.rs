@@ -58,8 +58,8 @@ pub static AGENT: Agent = Agent {
         user_dir: ".codex",
         file: "hooks.json",
         events: &[
-            // Its shell is `Bash` to its hooks, with `apply_patch` inside it.
-            ("PreToolUse", Some("^(Bash|apply_patch|Write|Edit)$")),
+            // Every tool: its shell is `Bash` to its hooks, with `apply_patch` inside it.
+            ("PreToolUse", Some("*")),
             ("PostToolUse", Some("*")),
             ("SessionEnd", None),
         ],

@@ -64,7 +64,7 @@ pub static AGENT: Agent = Agent {
         user_dir: ".gemini",
         file: "settings.json",
         events: &[
-            ("BeforeTool", Some("^(write_file|replace|run_shell_command)$")),
+            ("BeforeTool", Some(".*")),
             ("AfterTool", Some(".*")),
             ("SessionEnd", None),
         ],

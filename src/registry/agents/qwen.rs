@@ -47,10 +47,7 @@ pub static AGENT: Agent = Agent {
         user_dir: ".qwen",
         file: "settings.json",
         events: &[
-            (
-                "PreToolUse",
-                Some("^(write_file|edit|replace|run_shell_command)$"),
-            ),
+            ("PreToolUse", Some("*")),
             ("PostToolUse", Some("*")),
             // Headless Qwen ends with Stop; SessionEnd fires in its ACP mode.
             ("Stop", None),

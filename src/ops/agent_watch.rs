@@ -1,0 +1,757 @@
+//! The catch-all behind the pre-write guard: on every hook event of an agent's session, what
+//! changed under the paths agents load since the session's last event ([`watch`]) is judged as
+//! the pre-write guard judges a write, and a change that leaves a skill or an agent's context
+//! dangerous is taken out where the agent cannot load it ([`quarantine`]): the file moved to
+//! `$GIT_DIR/skill/quarantine/<agent>-<session>/`, what was there before put back (or nothing,
+//! for a new file). It does not matter how the file was written (`python3 -c`, `tar x`, a
+//! script, a link): only what is on disk after the call.
+//!
+//! Whoever wrote it, a change that leaves the content git has at HEAD for that path, or the
+//! content a person released, is let be: a branch switch is not an attack, a release is a
+//! decision.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::agent::event::Event;
+use crate::agent::quarantine::{self, Entry, Objects, Previous, Quarantine};
+use crate::agent::watch::{self, Changes, FileKind, Snapshot};
+use crate::check::{Snapshot as Skill, Writer};
+use crate::env::Env;
+use crate::fsutil::lock::{Lock, Wait};
+use crate::guard::Verdict;
+use crate::skill::context;
+
+use super::agent_guard::{dangerous_reason, judge_change, skill_dir};
+
+/// How long a hook waits for another hook of the repository to finish its look.
+const LOCK_WAIT: Duration = Duration::from_secs(2);
+
+/// The largest snapshot file read (a work tree of [`watch::MAX_DIRS`] folders is far smaller).
+const MAX_SNAPSHOT_BYTES: u64 = 64 << 20;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    #[error("cannot use '{}': {error}", .path.display())]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("'{}' is held by another hook", .0.display())]
+    Busy(PathBuf),
+    #[error(transparent)]
+    Quarantine(#[from] quarantine::QuarantineError),
+}
+
+/// What one look found and did.
+#[derive(Debug, Default)]
+pub struct Watched {
+    /// Files taken out, each with why.
+    pub quarantined: Vec<Entry>,
+    /// What the look could not do (logged; the pre-commit hook and CI check it).
+    pub notes: Vec<String>,
+    /// Watched files that changed and were judged safe.
+    pub judged: usize,
+    /// The session had no snapshot: this look took the first one.
+    pub first: bool,
+}
+
+impl Watched {
+    /// The reply the agent reads: which files were taken out, why, and how a person gets them
+    /// back.
+    pub fn reason(&self) -> Option<String> {
+        if self.quarantined.is_empty() {
+            return None;
+        }
+        let items: Vec<String> = self
+            .quarantined
+            .iter()
+            .map(|e| {
+                let what = if e.action == "restored" {
+                    "its previous content is back"
+                } else {
+                    "removed"
+                };
+                format!("{} ({what}): {}", e.path, e.reason)
+            })
+            .collect();
+        let ids: Vec<&str> = self.quarantined.iter().map(|e| e.id.as_str()).collect();
+        Some(format!(
+            "git-skill quarantined what this session wrote into {}: {}. An agent may not write this into a skill or an agent's instructions or settings, by any tool or command. A person can look at it with `git skill quarantine show {}` and put it back with `git skill quarantine release {}`, or propose it for review (git skill manage).",
+            if items.len() == 1 { "a file agents load" } else { "files agents load" },
+            items.join("; "),
+            ids[0],
+            ids[0],
+        ))
+    }
+}
+
+/// Which paths of the tree agents load: context files and files under a skill root.
+pub struct Paths {
+    /// Configured roots inside the work tree (`""`: the whole tree).
+    roots: Vec<String>,
+}
+
+impl Paths {
+    pub fn new(env: &Env) -> Paths {
+        Paths {
+            roots: env
+                .repo_relative_roots()
+                .named
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect(),
+        }
+    }
+
+    /// Whether agents load `rel` (relative to the top).
+    pub fn watched(&self, rel: &str) -> bool {
+        self.skill_root(rel).is_some()
+            || (context::may_be(rel.as_bytes()) && context::classify(rel).is_some())
+    }
+
+    /// The skill root `rel` lies in.
+    fn skill_root(&self, rel: &str) -> Option<String> {
+        if let Some(root) = crate::skill::loader::roots_of(rel).into_iter().last() {
+            if rel.len() > root.path.len() {
+                return Some(root.path);
+            }
+        }
+        self.roots
+            .iter()
+            .filter(|p| p.is_empty() || rel.starts_with(&format!("{p}/")))
+            .max_by_key(|p| p.len())
+            .cloned()
+    }
+}
+
+/// Where the watch keeps its state in the repository whose git directory is `git_dir`.
+pub fn state_dir(git_dir: &Path) -> PathBuf {
+    git_dir.join("skill").join("watch")
+}
+
+/// Looks at what changed since the session's last event, and takes out what is dangerous.
+pub fn run(
+    env: &Env,
+    event: &Event,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Watched, WatchError> {
+    let mut out = Watched::default();
+    let Some(repo) = &env.repo else {
+        return Ok(out);
+    };
+    let top = repo
+        .workdir()
+        .canonicalize()
+        .unwrap_or_else(|_| repo.workdir().to_owned());
+    let dir = state_dir(repo.git_dir());
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |error| WatchError::Io { path, error }
+    };
+    crate::fsutil::private_dir(&dir).map_err(io(&dir))?;
+    let lock_path = dir.join("lock");
+    let _lock = Lock::exclusive_brief(&lock_path, Wait::For(LOCK_WAIT)).map_err(|e| match e {
+        crate::fsutil::LockError::Busy { path, .. } => WatchError::Busy(path),
+        crate::fsutil::LockError::Io { path, source } => WatchError::Io {
+            path,
+            error: source,
+        },
+    })?;
+    let paths = Paths::new(env);
+    let watched = |rel: &str| paths.watched(rel);
+    let objects = Objects::new(repo.git_dir());
+    let name = format!("{}-{}", event.agent.as_str(), event.session);
+    let state = dir.join(&name);
+    let key = crate::guard::cache::key_file(env.config_home.as_deref(), env.home.as_deref())
+        .and_then(|path| crate::guard::cache::load_key(&path).ok());
+    let seal = Seal {
+        key: key.as_ref(),
+        name: &name,
+    };
+    let read = crate::fsutil::read_regular(&state, MAX_SNAPSHOT_BYTES);
+    let had_file = !matches!(read, Ok(None));
+    let before = match read {
+        Ok(Some(bytes)) => seal.open(&bytes).and_then(Snapshot::parse),
+        _ => None,
+    };
+    // A session the hooks saw a tool call of has a snapshot: one gone, torn or not signed by
+    // this user's key was tampered with, and what differs from HEAD is judged as written.
+    let seen = crate::agent::session::Store::new(repo.git_dir())
+        .path(event.agent, &event.session)
+        .is_file();
+    let before = match before {
+        Some(b) => Some(b),
+        None if had_file || seen => {
+            out.notes.push(format!(
+                "the session's snapshot '{}' was gone or not git-skill's: what differs from HEAD where agents load is judged as this session's writing",
+                state.display()
+            ));
+            Some(from_head(env, &top, &watched, &objects))
+        }
+        None => None,
+    };
+    let Some(before) = before else {
+        // The session's first event: what is there now is what the agent found.
+        let mut snapshot = Snapshot::take(&top, &watched);
+        add_guard_files(&mut snapshot, &top, repo.git_dir());
+        for (rel, stat) in &snapshot.files {
+            if let (FileKind::File, Some(d)) = (stat.kind, &stat.digest) {
+                objects.keep_file(&top.join(rel), d);
+            }
+        }
+        if snapshot.partial {
+            out.notes.push(format!(
+                "the work tree has more than {} folders: the watch covers the first {} it walked",
+                watch::MAX_DIRS,
+                watch::MAX_DIRS
+            ));
+        }
+        save(&state, &snapshot, &seal).map_err(io(&state))?;
+        out.first = true;
+        return Ok(out);
+    };
+    let (changes, mut after) = before.compare(&top, &watched);
+    add_guard_files(&mut after, &top, repo.git_dir());
+    if changes.cut {
+        out.notes.push(format!(
+            "more than {} new entries since the last event: the watch did not look at them all; the pre-commit hook checks what it did not",
+            watch::MAX_NEW_ENTRIES
+        ));
+    }
+    if !changes.is_empty() {
+        let released = Quarantine::new(repo.git_dir()).released();
+        let mut taken: BTreeSet<String> = BTreeSet::new();
+        let verdicts = judge(
+            env, &top, &before, &after, &changes, &objects, &released, now,
+        );
+        out.judged = changes.added.len() + changes.modified.len();
+        let q = Quarantine::new(repo.git_dir());
+        let at = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        for verdict in verdicts {
+            for path in verdict.paths {
+                let previous = before
+                    .files
+                    .get(&path)
+                    .and_then(|old| previous(&objects, old));
+                let exists = std::fs::symlink_metadata(top.join(&path)).is_ok();
+                if !exists {
+                    // Removed: put back what was there.
+                    if let Some(prev) = previous {
+                        restore(&top.join(&path), prev);
+                    }
+                    continue;
+                }
+                match q.put(quarantine::Put {
+                    top: &top,
+                    path: &path,
+                    agent: event.agent.as_str(),
+                    session: &event.session,
+                    at: &at,
+                    reason: &verdict.reason,
+                    previous,
+                }) {
+                    Ok(entry) => {
+                        taken.insert(path.clone());
+                        out.quarantined.push(entry);
+                    }
+                    Err(e) => out.notes.push(format!("could not quarantine {path}: {e}")),
+                }
+            }
+        }
+        // Folders the call made that held only what was taken out go too.
+        if !taken.is_empty() {
+            for d in changes.new_dirs.iter().rev() {
+                remove_empty_below(&top, d);
+            }
+            after = before.compare(&top, &watched).1;
+            add_guard_files(&mut after, &top, repo.git_dir());
+        }
+        // What stays is kept, so that a later change of it can be undone.
+        for rel in changes.added.iter().chain(&changes.modified) {
+            if let Some(stat) = after.files.get(rel) {
+                if let (FileKind::File, Some(d)) = (stat.kind, &stat.digest) {
+                    objects.keep_file(&top.join(rel), d);
+                }
+            }
+        }
+    }
+    if after != before || !had_file {
+        save(&state, &after, &seal).map_err(io(&state))?;
+    }
+    Ok(out)
+}
+
+fn save(path: &Path, snapshot: &Snapshot, seal: &Seal<'_>) -> std::io::Result<()> {
+    crate::fsutil::replace_private(path, &seal.close(&snapshot.render()))
+}
+
+/// A snapshot's signature: HMAC-SHA256 with the user's key (the scan cache's, kept outside
+/// every repository) over the session's name and the text, as a last line `mac <hex>`. An
+/// agent that can write the repository cannot make a snapshot that hides its writes. Without
+/// a key (no HOME), snapshots are not signed.
+struct Seal<'a> {
+    key: Option<&'a [u8; 32]>,
+    name: &'a str,
+}
+
+impl Seal<'_> {
+    fn mac(&self, text: &str) -> Option<String> {
+        use hmac::Mac as _;
+        let key = self.key?;
+        let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(key).ok()?;
+        mac.update(b"git-skill watch\0");
+        mac.update(self.name.as_bytes());
+        mac.update(b"\0");
+        mac.update(text.as_bytes());
+        Some(
+            mac.finalize()
+                .into_bytes()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
+        )
+    }
+
+    fn close(&self, text: &str) -> Vec<u8> {
+        match self.mac(text) {
+            Some(mac) => format!("{text}mac {mac}\n").into_bytes(),
+            None => text.as_bytes().to_vec(),
+        }
+    }
+
+    /// The text of a sealed snapshot, when its signature holds.
+    fn open<'b>(&self, bytes: &'b [u8]) -> Option<&'b str> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        if self.key.is_none() {
+            return Some(text);
+        }
+        let body_end = text.trim_end_matches('\n').rfind('\n')? + 1;
+        let (body, last) = text.split_at(body_end);
+        let given = last.strip_prefix("mac ")?.trim_end();
+        let want = self.mac(body)?;
+        // Compared whole; the key is the secret, not the time a comparison takes.
+        (given.len() == want.len()
+            && given
+                .bytes()
+                .zip(want.bytes())
+                .fold(0, |acc, (a, b)| acc | (a ^ b))
+                == 0)
+            .then_some(body)
+    }
+}
+
+/// The tree as it is, with each watched file's content as HEAD has it (kept, so that it can be
+/// put back), and the files HEAD does not have left out: what a session that lost its
+/// snapshot is judged against.
+fn from_head(env: &Env, top: &Path, watched: watch::Watched<'_>, objects: &Objects) -> Snapshot {
+    let mut snapshot = Snapshot::take(top, watched);
+    let head = HeadContent::new(env);
+    let files = std::mem::take(&mut snapshot.files);
+    for (rel, mut stat) in files {
+        let Some(bytes) = head.blob(&rel) else {
+            // Not at HEAD: its folder is listed again, and the file found new.
+            let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+            if let Some(d) = snapshot.dirs.get_mut(dir) {
+                d.mtime_ns = -1;
+            }
+            continue;
+        };
+        let digest = quarantine::digest(&bytes);
+        if stat.digest.as_deref() != Some(digest.as_str()) {
+            let _ = objects.keep(&digest, &bytes);
+            stat.digest = Some(digest);
+            // A stat that cannot match: the file is read and compared.
+            stat.size = u64::MAX;
+        }
+        snapshot.files.insert(rel, stat);
+    }
+    snapshot
+}
+
+/// What was at a path, from the kept contents.
+fn previous(objects: &Objects, old: &watch::FileStat) -> Option<Previous> {
+    match old.kind {
+        FileKind::File => Some(Previous::File {
+            bytes: objects.get(old.digest.as_deref()?)?,
+            mode: old.mode,
+        }),
+        // A link's target is not kept (its digest is one-way): it is not put back.
+        FileKind::Link | FileKind::Special => None,
+    }
+}
+
+fn restore(path: &Path, previous: Previous) {
+    if let Some(parent) = path.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    match previous {
+        Previous::File { bytes, mode } => {
+            let _ = crate::fsutil::write_atomic_with_mode(path, &bytes, mode & 0o777);
+        }
+        #[cfg(unix)]
+        Previous::Link(target) => {
+            let _ = std::os::unix::fs::symlink(target, path);
+        }
+        #[cfg(not(unix))]
+        Previous::Link(_) => {}
+    }
+}
+
+/// Removes the folder `rel` and the folders below it when nothing but folders is left in them.
+fn remove_empty_below(top: &Path, rel: &str) {
+    fn prune(dir: &Path) -> bool {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return false;
+        };
+        let mut empty = true;
+        for e in entries.flatten() {
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            if !(is_dir && prune(&e.path())) {
+                empty = false;
+            }
+        }
+        empty && std::fs::remove_dir(dir).is_ok()
+    }
+    prune(&top.join(rel));
+}
+
+/// Changed paths that must be taken out, and why.
+struct Taken {
+    paths: Vec<String>,
+    reason: String,
+}
+
+/// Judges the changes: each context file by itself, the files of each skill together.
+#[allow(clippy::too_many_arguments)]
+fn judge(
+    env: &Env,
+    top: &Path,
+    before: &Snapshot,
+    after: &Snapshot,
+    changes: &Changes,
+    objects: &Objects,
+    released: &BTreeSet<(String, String)>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Vec<Taken> {
+    let paths = Paths::new(env);
+    let head = HeadContent::new(env);
+    // A change back to what HEAD has, or to what a person released, is let be.
+    let let_be = |rel: &str| {
+        let Some(stat) = after.files.get(rel) else {
+            return false;
+        };
+        let Some(d) = &stat.digest else { return false };
+        released.contains(&(d.clone(), rel.to_owned())) || head.same(rel, d)
+    };
+    let mut out = Vec::new();
+    let mut skills: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for rel in changes.paths() {
+        if let Some(reason) = guard_file_changed(top, rel, before, objects) {
+            out.push(Taken {
+                paths: vec![rel.clone()],
+                reason,
+            });
+            continue;
+        }
+        if let Some(root) = paths.skill_root(rel) {
+            let dir = skill_dir(top, &root, rel);
+            skills.entry((root, dir)).or_default().push(rel.clone());
+        } else if let Some(c) = context::classify(rel) {
+            if let_be(rel) {
+                continue;
+            }
+            if let Some(reason) = judge_context(top, rel, c.kind, before, objects) {
+                out.push(Taken {
+                    paths: vec![rel.clone()],
+                    reason,
+                });
+            }
+        }
+    }
+    for ((root, dir), changed) in skills {
+        // Only removals, or contents HEAD has or a person released.
+        if changed
+            .iter()
+            .filter(|rel| after.files.contains_key(*rel))
+            .all(|rel| let_be(rel))
+        {
+            continue;
+        }
+        if let Some(reason) = judge_skill(top, &root, &dir, &changed, before, objects, now) {
+            let paths: Vec<String> = changed
+                .into_iter()
+                .filter(|rel| after.files.contains_key(rel))
+                .collect();
+            out.push(Taken { paths, reason });
+        }
+    }
+    out
+}
+
+/// Why the context file `rel`, as it is now, is dangerous, if it is.
+fn judge_context(
+    top: &Path,
+    rel: &str,
+    kind: context::Kind,
+    before: &Snapshot,
+    objects: &Objects,
+) -> Option<String> {
+    let path = top.join(rel);
+    let meta = std::fs::symlink_metadata(&path).ok();
+    let Some(meta) = meta else {
+        // Removed: the hooks git-skill installed must not go with it.
+        let had = before
+            .files
+            .get(rel)
+            .and_then(|s| objects.get(s.digest.as_deref()?));
+        return had
+            .filter(|b| kind.is_settings() && has_our_hooks(b))
+            .map(|_| format!("{rel} held git-skill's hooks, and removing it turns the guard off"));
+    };
+    let bytes = if meta.file_type().is_symlink() {
+        let real = path.canonicalize().ok();
+        match real {
+            Some(real) if real.starts_with(top) => {
+                crate::fsutil::read_regular_linked(&real, crate::guard::MAX_SCAN_BYTES)
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default()
+            }
+            _ => {
+                return Some(format!(
+                    "{rel} is a link out of the repository: agents would load what it leads to, which no check sees"
+                ))
+            }
+        }
+    } else if meta.is_file() {
+        match crate::fsutil::read_regular_linked(&path, crate::guard::MAX_SCAN_BYTES) {
+            Ok(Some(b)) => b,
+            _ => {
+                return Some(format!(
+                    "{rel} cannot be read to be checked ({} bytes at most)",
+                    crate::guard::MAX_SCAN_BYTES
+                ))
+            }
+        }
+    } else {
+        return Some(format!(
+            "{rel} is not a file ({})",
+            crate::fsutil::file_type_name(&meta.file_type())
+        ));
+    };
+    if kind.is_settings() {
+        let had = before
+            .files
+            .get(rel)
+            .and_then(|s| objects.get(s.digest.as_deref()?));
+        if had.is_some_and(|b| has_our_hooks(&b)) && !has_our_hooks(&bytes) {
+            return Some(format!(
+                "{rel} no longer runs git-skill's hooks, which turns the guard off"
+            ));
+        }
+    }
+    let scan = crate::guard::context::scan(rel, kind, &bytes, Writer::Agent.scan_options());
+    (scan.verdict() == Verdict::Dangerous)
+        .then(|| findings_only(&dangerous_reason(rel, rel, &scan.findings)))
+}
+
+/// git's files that keep the guard running, watched beside the tree (which leaves `.git` out):
+/// the commit hooks `git skill hook install` writes, and the repository's config (its `skill.*`
+/// settings and `core.hooksPath`). Only when the git folder is the work tree's `.git`.
+const GUARD_FILES: &[&str] = &[
+    ".git/hooks/pre-commit",
+    ".git/hooks/pre-merge-commit",
+    ".git/config",
+];
+
+fn add_guard_files(snapshot: &mut Snapshot, top: &Path, git_dir: &Path) {
+    let own = git_dir.canonicalize().is_ok_and(|g| g == top.join(".git"));
+    if !own {
+        return;
+    }
+    for rel in GUARD_FILES {
+        if snapshot.files.contains_key(*rel) {
+            continue;
+        }
+        if let Some(stat) = watch::file_stat(&top.join(rel), true) {
+            snapshot.files.insert((*rel).to_owned(), stat);
+        }
+    }
+}
+
+/// Why a change of one of git's [`GUARD_FILES`] switches the guard off, if it does: a commit
+/// hook of git-skill's that no longer runs it, a config whose `skill.*` settings or
+/// `core.hooksPath` changed.
+fn guard_file_changed(
+    top: &Path,
+    rel: &str,
+    before: &Snapshot,
+    objects: &Objects,
+) -> Option<String> {
+    if !GUARD_FILES.contains(&rel) {
+        return None;
+    }
+    let had = before
+        .files
+        .get(rel)
+        .and_then(|s| objects.get(s.digest.as_deref()?))
+        .unwrap_or_default();
+    let now = crate::fsutil::read_regular(&top.join(rel), 4 << 20)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    if rel == ".git/config" {
+        let (old, new) = (guard_settings(&had), guard_settings(&now));
+        return (old != new).then(|| {
+            "the repository's config changes git-skill's settings or core.hooksPath, which an agent may not do".to_owned()
+        });
+    }
+    let ours = |b: &[u8]| b.windows(14).any(|w| w == b"git-skill hook");
+    (ours(&had) && !ours(&now))
+        .then(|| format!("{rel} no longer runs git-skill, which turns the commit check off"))
+}
+
+/// The `skill.*` settings and `core.hooksPath` of a git config file, as `section.key=value`
+/// lines (sections and keys lowercased, as git compares them).
+fn guard_settings(config: &[u8]) -> BTreeSet<String> {
+    let text = String::from_utf8_lossy(config);
+    let mut section = String::new();
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(header) = line.strip_prefix('[') {
+            let header = header.split(']').next().unwrap_or("");
+            let (name, sub) = header
+                .split_once(char::is_whitespace)
+                .unwrap_or((header, ""));
+            section = format!("{}{}", name.to_ascii_lowercase(), sub.trim());
+            // A key on the header's line (`[core] hooksPath = x`).
+            if let Some(rest) = line
+                .split_once(']')
+                .map(|(_, r)| r.trim())
+                .filter(|r| !r.is_empty())
+            {
+                push_setting(&section, rest, &mut out);
+            }
+            continue;
+        }
+        push_setting(&section, line, &mut out);
+    }
+    out
+}
+
+fn push_setting(section: &str, line: &str, out: &mut BTreeSet<String>) {
+    if line.is_empty() || line.starts_with(['#', ';']) {
+        return;
+    }
+    let (key, value) = line.split_once('=').unwrap_or((line, "true"));
+    let key = format!("{section}.{}", key.trim().to_ascii_lowercase());
+    if key.starts_with("skill") || key == "core.hookspath" {
+        out.insert(format!("{key}={}", value.trim()));
+    }
+}
+
+/// "dangerous: RULE at file:line: message; ..." from the pre-write guard's "`path` would be
+/// dangerous (...)": the path is said once, by the entry.
+fn findings_only(reason: &str) -> String {
+    match reason.split_once(" would be dangerous (") {
+        Some((_, rest)) => format!("dangerous: {}", rest.strip_suffix(')').unwrap_or(rest)),
+        None => reason.to_owned(),
+    }
+}
+
+/// Whether a settings file holds the hooks `git skill init` installs.
+fn has_our_hooks(bytes: &[u8]) -> bool {
+    let needle = crate::agent::settings::MARKER.as_bytes();
+    bytes.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Why the skill `dir` as it is now, with `changed` files changed, is dangerous, if it is.
+fn judge_skill(
+    top: &Path,
+    root: &str,
+    dir: &str,
+    changed: &[String],
+    before_tree: &Snapshot,
+    objects: &Objects,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Option<String> {
+    let abs = top.join(dir);
+    let meta = std::fs::symlink_metadata(&abs).ok()?;
+    if meta.file_type().is_symlink() {
+        // The skill folder itself is a link (`ln -s /elsewhere .claude/skills/x`).
+        let inside = abs.canonicalize().is_ok_and(|r| r.starts_with(top));
+        if !inside {
+            return Some(format!(
+                "{dir} is a link out of the repository: agents would load a skill from what it leads to, which no check sees"
+            ));
+        }
+    }
+    let after = Skill::from_dir(&abs, dir.to_owned(), root.to_owned(), None).ok()?;
+    let mut before = after.clone();
+    let mut written = Vec::new();
+    let mut had_any = false;
+    for rel in changed {
+        let Some(in_skill) = rel.strip_prefix(dir).map(|r| r.trim_start_matches('/')) else {
+            continue;
+        };
+        if in_skill.is_empty() {
+            continue;
+        }
+        written.push(in_skill.to_owned());
+        let old = before_tree
+            .files
+            .get(rel)
+            .filter(|s| s.kind == FileKind::File)
+            .and_then(|s| objects.get(s.digest.as_deref()?));
+        before = match old {
+            Some(bytes) => {
+                had_any = true;
+                before.with_file(in_skill, bytes)
+            }
+            None => before.without_file(in_skill),
+        };
+    }
+    let existed = had_any
+        || before_tree
+            .files
+            .keys()
+            .any(|k| k.starts_with(&format!("{dir}/")) && !changed.contains(k));
+    let before = existed.then_some(before);
+    let judged = judge_change(dir, before, after, &written, now.date_naive());
+    judged
+        .dangerous
+        .then(|| findings_only(judged.reasons.first().map_or("", String::as_str)))
+}
+
+/// The contents HEAD has, by path, looked up when asked.
+struct HeadContent<'a> {
+    repo: Option<&'a crate::git::Repo>,
+    head: Option<gix::ObjectId>,
+}
+
+impl<'a> HeadContent<'a> {
+    fn new(env: &'a Env) -> HeadContent<'a> {
+        let repo = env.repo.as_ref();
+        HeadContent {
+            repo,
+            head: repo.and_then(|r| r.head_commit_id().ok().flatten()),
+        }
+    }
+
+    /// HEAD's blob at `rel`.
+    fn blob(&self, rel: &str) -> Option<Vec<u8>> {
+        let (Some(repo), Some(head)) = (self.repo, self.head) else {
+            return None;
+        };
+        repo.blob_at_commit(head, rel).ok().flatten()
+    }
+
+    /// Whether HEAD's blob at `rel` digests to `digest`.
+    fn same(&self, rel: &str, digest: &str) -> bool {
+        self.blob(rel)
+            .is_some_and(|bytes| quarantine::digest(&bytes) == digest)
+    }
+}
