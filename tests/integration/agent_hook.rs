@@ -353,15 +353,22 @@ fn hostile_or_broken_payloads_never_fail_the_agent() {
         "{{\"session_id\":\"s\",\"x\":\"{}\"}}",
         "x".repeat(17 << 20)
     );
+    // Nothing says it is not a pre-tool event: refused, never let through unchecked.
+    for input in ["", "not json", "[1,2]", "{}", &big] {
+        let run = hook(&sb, &["--agent", "claude"], &[], input);
+        run.assert_status(2);
+        run.assert_no_panic();
+        assert!(
+            run.stderr.contains("could not check this tool call"),
+            "{}",
+            run.stderr
+        );
+    }
+    // Any other event's problem is logged, and the agent goes on.
     for input in [
-        "",
-        "not json",
-        "[1,2]",
-        "{}",
         r#"{"session_id":"../../../etc/passwd","hook_event_name":"PostToolUse"}"#,
         r#"{"session_id":"s","hook_event_name":"PostToolUse","cwd":"/nonexistent/dir","tool_name":7}"#,
         r#"{"session_id":"--dry-run","hook_event_name":"SessionEnd"}"#,
-        &big,
         &json!({"session_id": "s", "hook_event_name": "SessionEnd", "transcript_path": "/".repeat(5000)}).to_string(),
         &json!({"session_id": "s", "hook_event_name": "x".repeat(100)}).to_string(),
     ] {
@@ -606,10 +613,37 @@ fn a_payload_too_large_is_read_to_its_end_so_the_agent_can_write_it_all() {
         (0..24).try_for_each(|_| stdin.write_all(&chunk))
     });
     let out = child.wait_with_output().unwrap();
-    // The agent's side: all 24 MiB written, no broken pipe.
+    // The agent's side: all 24 MiB written, no broken pipe; a payload that does not say which
+    // event it is may be a pre-tool one, and is refused rather than let through unread.
     writer.join().unwrap().expect("the whole payload was taken");
-    assert!(out.status.success());
+    assert_eq!(out.status.code(), Some(2));
     assert_eq!(out.stdout, b"");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("more than 16 MiB"));
+    // A post-tool payload that large (a Read of a huge file) is logged, and the agent goes on.
+    let mut child = sb
+        .cmd(super::common::BIN)
+        .args(&["hook", "agent", "--agent", "claude"])
+        .into_command()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(
+            br#"{"session_id": "s", "hook_event_name": "PostToolUse", "tool_response": ""#,
+        )?;
+        let chunk = vec![b'x'; 1 << 20];
+        (0..24).try_for_each(|_| stdin.write_all(&chunk))
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().expect("the whole payload was taken");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("more than 16 MiB"));
 }
 

@@ -15,6 +15,7 @@ mod durability;
 mod edge;
 mod eval;
 mod git_ops;
+mod guard_defends;
 mod hook;
 mod hostile;
 mod init;

@@ -171,7 +171,7 @@ fn everything_else_is_allowed_at_once_and_silently() {
 }
 
 #[test]
-fn a_payload_it_cannot_read_never_blocks_the_agent() {
+fn a_payload_it_cannot_read_before_a_tool_call_is_refused_not_let_through() {
     let sb = repo();
     for payload in [
         "",
@@ -180,9 +180,27 @@ fn a_payload_it_cannot_read_never_blocks_the_agent() {
         "{\"session_id\":\"../x\",\"hook_event_name\":\"PreToolUse\"}",
     ] {
         let run = sb.run_with_stdin(&["hook", "agent", "--agent", "claude"], &[], payload);
-        assert_eq!(run.status, 0, "{payload:?}: {}", run.stderr);
+        assert_eq!(run.status, 2, "{payload:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("could not check this tool call")
+                && run.stderr.contains("git skill doctor"),
+            "{}",
+            run.stderr
+        );
         assert_eq!(run.stdout, "");
     }
+    // Copilot reads its refusal on stdout.
+    let run = sb.run_with_stdin(
+        &["hook", "agent", "--agent", "copilot", "preToolUse"],
+        &[],
+        "not json",
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("\"permissionDecision\":\"deny\""),
+        "{}",
+        run.stdout
+    );
 }
 
 /// What `manage --auto-skill` refuses besides a dangerous skill: a SKILL.md whose frontmatter

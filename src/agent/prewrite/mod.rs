@@ -89,7 +89,27 @@ pub fn intent(tool: &ToolUse, cwd: &Path) -> Intent {
         ])
         .map(|p| super::writes::at(cwd, p))
     };
-    let name = tool.name.as_str();
+    // An MCP server's file tools (`mcp__filesystem__write_file`) by their own verbs.
+    let name = tool
+        .name
+        .strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__"))
+        .map_or(tool.name.as_str(), |(_, verb)| verb);
+    // Codex's shell given as argv: `["apply_patch", PATCH]`.
+    if let Some(words) = input.get("command").and_then(Value::as_array) {
+        if let [first, body, ..] = words.as_slice() {
+            if first.as_str() == Some("apply_patch") {
+                return match body.as_str() {
+                    Some(body) => patched(body, cwd),
+                    None => Intent::untold(None, "a patch that is not in its arguments"),
+                };
+            }
+        }
+    }
+    if name == "NotebookEdit" {
+        // Cells in JSON: what the notebook becomes is left to the watch, named in the log.
+        return Intent::untold(path(), "a notebook edit");
+    }
     if WRITE_TOOLS.contains(&name) {
         let (Some(path), Some(content)) = (path(), text(&["content", "file_text", "text"])) else {
             return Intent::untold(
@@ -180,6 +200,17 @@ pub fn intent(tool: &ToolUse, cwd: &Path) -> Intent {
             return Intent::default();
         }
         if !text.contains(&old) {
+            // Gemini CLI's `replace` unescapes both strings (`\\n`, `\\"`) when the old one is
+            // not found as given: the edit it then applies is judged.
+            let (u_old, u_new) = (unescape(&old), unescape(&new));
+            if name == "replace" && u_old != old && text.contains(&u_old) {
+                text = if all {
+                    text.replace(&u_old, &u_new)
+                } else {
+                    text.replacen(&u_old, &u_new, 1)
+                };
+                continue;
+            }
             // The tool fails the call: nothing is written.
             return Intent::default();
         }
@@ -190,6 +221,31 @@ pub fn intent(tool: &ToolUse, cwd: &Path) -> Intent {
         };
     }
     Intent::file(path, text.into_bytes())
+}
+
+/// A string with the escapes a model writes by mistake taken as what they stand for (`\\n`,
+/// `\\t`, `\\"`, `\\'`, `` \\` ``, `\\\\`), as Gemini CLI's `replace` reads them.
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek().copied() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some(q @ ('"' | '\'' | '`' | '\\')) => out.push(q),
+            _ => {
+                out.push('\\');
+                continue;
+            }
+        }
+        chars.next();
+    }
+    out
 }
 
 /// A shell tool's command. Its words are looked over first (cheap: nearly every command

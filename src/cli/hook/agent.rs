@@ -53,7 +53,8 @@ fn parse_agent(s: &str) -> Result<Agent, String> {
 pub fn cmd_agent_hook(ui: &mut Ui, args: AgentHookArgs) -> Result<Outcome, CommandError> {
     match run(ui, &args) {
         Ok(None) => Ok(Outcome::Clean),
-        Ok(Some((agent, reason))) => refuse(ui, agent, &reason),
+        Ok(Some(Reply::Refuse(agent, reason))) => refuse(ui, agent, &reason),
+        Ok(Some(Reply::TakenOut(agent, reason))) => taken_out(ui, agent, &reason),
         Err(problem) if args.strict => Err(CommandError::new(problem.message)),
         // Before a tool call, a guard that could not look refuses: nothing passes unchecked.
         Err(Problem {
@@ -77,6 +78,35 @@ pub fn cmd_agent_hook(ui: &mut Ui, args: AgentHookArgs) -> Result<Outcome, Comma
 
 /// Refuses the tool call the way `agent` reads a refusal: Copilot from a JSON decision on
 /// stdout; the others from exit status 2, the reason on stderr (which they give the model).
+/// What the hook answers the agent.
+enum Reply {
+    /// Before a call: it does not run.
+    Refuse(Agent, String),
+    /// After a call: what it wrote was taken out, and the model is told.
+    TakenOut(Agent, String),
+}
+
+/// Tells the model, after a call, what was taken out of what it wrote, the way `agent` hands a
+/// post-tool hook's words to its model: Qwen Code from a JSON `decision: block` on stdout,
+/// Copilot CLI from `additionalContext`; Claude Code, Codex and Gemini CLI from exit status 2,
+/// the reason on stderr.
+fn taken_out(ui: &mut Ui, agent: Agent, reason: &str) -> Result<Outcome, CommandError> {
+    let reply = match agent {
+        Agent::Qwen => serde_json::json!({
+            "decision": "block",
+            "reason": reason,
+            "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": reason},
+        }),
+        Agent::Copilot => serde_json::json!({"additionalContext": reason}),
+        _ => {
+            writeln!(ui.err, "{}", crate::cli::ui::safe(reason))?;
+            return Ok(Outcome::Refused);
+        }
+    };
+    writeln!(ui.out, "{reply}")?;
+    Ok(Outcome::Clean)
+}
+
 fn refuse(ui: &mut Ui, agent: Agent, reason: &str) -> Result<Outcome, CommandError> {
     if agent == Agent::Copilot {
         let decision = serde_json::json!({
@@ -125,6 +155,20 @@ fn dropped(name: &str) -> bool {
     ) || name.starts_with("GIT_CONFIG")
 }
 
+/// The event a payload names (`"hook_event_name": "PostToolUse"`), read from its bytes
+/// without parsing them: a payload too large or broken may still say what it is.
+fn named_event(bytes: &[u8]) -> Option<String> {
+    let key = b"\"hook_event_name\"";
+    let at = bytes.windows(key.len()).position(|w| w == key)? + key.len();
+    let rest = String::from_utf8_lossy(&bytes[at..bytes.len().min(at + 128)]);
+    let rest = rest
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start()
+        .strip_prefix('"')?;
+    Some(rest.split('"').next()?.to_owned())
+}
+
 /// The refusal of the tool call (its agent and the reason), when the pre-write guard refuses it.
 /// What kept the hook from doing its work; `refuse_for` names the agent whose tool call is
 /// refused for it (before a tool call, or when the event cannot be told).
@@ -133,7 +177,7 @@ struct Problem {
     refuse_for: Option<Agent>,
 }
 
-fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<Option<(Agent, String)>, Problem> {
+fn run(ui: &mut Ui, args: &AgentHookArgs) -> Result<Option<Reply>, Problem> {
     // Until the event is known, a problem refuses for the agent the command line names.
     let mut refuse_for = args.agent;
     run_event(ui, args, &mut refuse_for).map_err(|message| Problem {
@@ -146,7 +190,7 @@ fn run_event(
     ui: &mut Ui,
     args: &AgentHookArgs,
     refuse_for: &mut Option<Agent>,
-) -> Result<Option<(Agent, String)>, String> {
+) -> Result<Option<Reply>, String> {
     let steering: Vec<std::ffi::OsString> = std::env::vars_os()
         .map(|(k, _)| k)
         .filter(|k| k.to_str().is_some_and(dropped))
@@ -165,14 +209,31 @@ fn run_event(
         // Read to its end, unkept: an agent writing the rest into a closed pipe would get an
         // error of its own (a Read of a huge file puts the file in the payload).
         let _ = std::io::copy(&mut stdin, &mut std::io::sink());
+        if let (Some(name), Some(agent)) = (
+            named_event(&bytes).or_else(|| args.event.clone()),
+            args.agent,
+        ) {
+            if event::phase(agent, &name) != Phase::BeforeTool {
+                *refuse_for = None;
+            }
+        }
         return Err(format!(
             "the hook payload has more than {} MiB, more than the guard reads; write a file that large by hand",
             MAX_PAYLOAD_BYTES >> 20
         ));
     }
     let vars = |k: &str| std::env::var(k).ok();
-    let event = event::parse(&bytes, args.agent, args.event.as_deref(), &vars)
-        .map_err(|e| e.to_string())?;
+    let event = event::parse(&bytes, args.agent, args.event.as_deref(), &vars).map_err(|e| {
+        // A payload that cannot be read refuses only when it may be a pre-tool event: one
+        // that names another event (a session's end) is only logged.
+        let named = named_event(&bytes).or_else(|| args.event.clone());
+        if let (Some(name), Some(agent)) = (named, args.agent) {
+            if event::phase(agent, &name) != Phase::BeforeTool {
+                *refuse_for = None;
+            }
+        }
+        e.to_string()
+    })?;
     // Known now: only a pre-tool event's problem refuses the call.
     *refuse_for = (event.phase == Phase::BeforeTool).then_some(event.agent);
     if !matches!(
@@ -214,14 +275,14 @@ fn run_event(
     if event.phase == Phase::BeforeTool {
         use git_skill::ops::agent_guard::{self as guard, Guarded};
         if let Some(reason) = taken {
-            return Ok(Some((
+            return Ok(Some(Reply::Refuse(
                 event.agent,
                 format!("{reason} This tool call was not run; run it again if it is still needed."),
             )));
         }
         return Ok(match guard::run(&ws, &event, now) {
             Guarded::Allow { .. } => None,
-            Guarded::Deny { reason } => Some((event.agent, reason)),
+            Guarded::Deny { reason } => Some(Reply::Refuse(event.agent, reason)),
         });
     }
     if let (Some(reason), Phase::ToolUsed) = (&taken, event.phase) {
@@ -233,7 +294,7 @@ fn run_event(
             spawner: &op::Detached,
         };
         let _ = op::run(&ws, &event, &options);
-        return Ok(Some((event.agent, reason.clone())));
+        return Ok(Some(Reply::TakenOut(event.agent, reason.clone())));
     }
     let options = op::Options {
         vars: &vars,
