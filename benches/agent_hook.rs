@@ -15,7 +15,7 @@
 //!
 //! The watch after a shell command wrote into a skill by means no reading tells (200 runs
 //! each): a benign change judged and kept, a dangerous one quarantined (the previous content
-//! put back); p99 <= 60 ms.
+//! put back); p99 <= 60 ms. A write of 4 MiB into a skill, judged or refused: p99 <= 500 ms.
 //! Run: `cargo bench --bench agent_hook`.
 
 use std::io::Write as _;
@@ -343,6 +343,27 @@ fn main() {
             ));
         }
     }
+    // A 4 MiB write into a skill: judged or refused, within half a second.
+    let huge: String = (0..72_400)
+        .map(|l| format!("Line {l:06}: how the service is configured, step by step.\n"))
+        .collect();
+    let (args, payload) = pre_tool(
+        "claude",
+        &repo,
+        "Write",
+        serde_json::json!({"file_path": ".claude/skills/big/references/huge.md", "content": huge}),
+    );
+    let mut times = Vec::new();
+    for _ in 0..20 {
+        let (took, code, stderr) = hook_as(&repo, &home, &args, &payload);
+        assert!(code == 0 || code == 2, "{stderr}");
+        times.push(took);
+    }
+    rows.push((
+        format!("claude pre-tool, a {} MiB write into a skill (20 runs)", huge.len() >> 20),
+        percentiles(times),
+        (f64::MAX, 500.0),
+    ));
     // The watch: a shell command changed a skill's file; the post-tool event judges it.
     let s7 = repo.join(".claude/skills/s7/SKILL.md");
     let original = std::fs::read_to_string(&s7).unwrap();

@@ -605,7 +605,7 @@ fn guard_file_changed(
     if rel == ".git/config" {
         let (old, new) = (guard_settings(&had), guard_settings(&now));
         return (old != new).then(|| {
-            "the repository's config changes git-skill's settings or core.hooksPath, which an agent may not do".to_owned()
+            "the repository's config changes where the commit hooks are or what git-skill checks (core.hooksPath, skill.failOn, skill.roots, skill.scanCache), which an agent may not do".to_owned()
         });
     }
     let ours = |b: &[u8]| b.windows(14).any(|w| w == b"git-skill hook");
@@ -613,8 +613,9 @@ fn guard_file_changed(
         .then(|| format!("{rel} no longer runs git-skill, which turns the commit check off"))
 }
 
-/// The `skill.*` settings and `core.hooksPath` of a git config file, as `section.key=value`
-/// lines (sections and keys lowercased, as git compares them).
+/// The settings of a git config file that keep the guard as it is (`core.hooksPath`,
+/// `skill.failOn`, `skill.roots`, `skill.scanCache`), as `section.key=value` lines (sections and
+/// keys lowercased, as git compares them).
 fn guard_settings(config: &[u8]) -> BTreeSet<String> {
     let text = String::from_utf8_lossy(config);
     let mut section = String::new();
@@ -648,7 +649,10 @@ fn push_setting(section: &str, line: &str, out: &mut BTreeSet<String>) {
     }
     let (key, value) = line.split_once('=').unwrap_or((line, "true"));
     let key = format!("{section}.{}", key.trim().to_ascii_lowercase());
-    if key.starts_with("skill") || key == "core.hookspath" {
+    // What weakens the guard: where the commit hooks are, the fail level, the roots it
+    // checks. (A person tuning the review, `skill.autoSkill.*`, in another terminal while a
+    // session runs is not undone.)
+    if matches!(key.as_str(), "core.hookspath" | "skill.failon" | "skill.roots" | "skill.scancache") {
         out.insert(format!("{key}={}", value.trim()));
     }
 }
