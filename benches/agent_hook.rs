@@ -360,7 +360,10 @@ fn main() {
         times.push(took);
     }
     rows.push((
-        format!("claude pre-tool, a {} MiB write into a skill (20 runs)", huge.len() >> 20),
+        format!(
+            "claude pre-tool, a {} MiB write into a skill (20 runs)",
+            huge.len() >> 20
+        ),
         percentiles(times),
         (f64::MAX, 500.0),
     ));

@@ -196,6 +196,7 @@ pub fn run(
         // The session's first event: what is there now is what the agent found.
         let mut snapshot = Snapshot::take(&top, &watched);
         add_guard_files(&mut snapshot, &top, repo.git_dir());
+        add_reached(&mut snapshot, &top, &paths);
         for (rel, stat) in &snapshot.files {
             if let (FileKind::File, Some(d)) = (stat.kind, &stat.digest) {
                 objects.keep_file(&top.join(rel), d);
@@ -212,8 +213,18 @@ pub fn run(
         out.first = true;
         return Ok(out);
     };
-    let (changes, mut after) = before.compare(&top, &watched);
+    let (mut changes, mut after) = before.compare(&top, &watched);
     add_guard_files(&mut after, &top, repo.git_dir());
+    if !changes.is_empty() {
+        // What agents load changed: what it brings in may have too. A file newly brought in
+        // (an import added beside the file it names) is judged as written.
+        add_reached(&mut after, &top, &paths);
+        for rel in after.reached.keys() {
+            if !before.files.contains_key(rel) && !changes.added.contains(rel) {
+                changes.added.push(rel.clone());
+            }
+        }
+    }
     if changes.cut {
         out.notes.push(format!(
             "more than {} new entries since the last event: the watch did not look at them all; the pre-commit hook checks what it did not",
@@ -265,8 +276,22 @@ pub fn run(
             for d in changes.new_dirs.iter().rev() {
                 remove_empty_below(&top, d);
             }
+            let reached = std::mem::take(&mut after.reached);
             after = before.compare(&top, &watched).1;
             add_guard_files(&mut after, &top, repo.git_dir());
+            after.reached = reached;
+            // Files brought in that are gone now are not watched any more.
+            let files = &after.files;
+            after
+                .reached
+                .retain(|rel, _| files.contains_key(rel) || top.join(rel).exists());
+            for rel in after.reached.keys() {
+                if !after.files.contains_key(rel) {
+                    if let Some(stat) = watch::file_stat(&top.join(rel), true) {
+                        after.files.insert(rel.clone(), stat);
+                    }
+                }
+            }
         }
         // What stays is kept, so that a later change of it can be undone.
         for rel in changes.added.iter().chain(&changes.modified) {
@@ -458,11 +483,14 @@ fn judge(
         if let Some(root) = paths.skill_root(rel) {
             let dir = skill_dir(top, &root, rel);
             skills.entry((root, dir)).or_default().push(rel.clone());
-        } else if let Some(c) = context::classify(rel) {
+        } else if let Some(kind) = context::classify(rel)
+            .map(|c| c.kind)
+            .or_else(|| after.reached.get(rel).or(before.reached.get(rel)).copied())
+        {
             if let_be(rel) {
                 continue;
             }
-            if let Some(reason) = judge_context(top, rel, c.kind, before, objects) {
+            if let Some(reason) = judge_context(top, rel, kind, before, objects) {
                 out.push(Taken {
                     paths: vec![rel.clone()],
                     reason,
@@ -555,6 +583,44 @@ fn judge_context(
     let scan = crate::guard::context::scan(rel, kind, &bytes, Writer::Agent.scan_options());
     (scan.verdict() == Verdict::Dangerous)
         .then(|| findings_only(&dangerous_reason(rel, rel, &scan.findings)))
+}
+
+/// Puts in `snapshot` the files the closure reaches from what agents load in it (its context
+/// files and SKILL.md files), each in the role it is reached in, with their stat: a script a
+/// settings hook runs, a file an instruction imports. Files agents load by their place are
+/// watched already; git's folder is not followed.
+fn add_reached(snapshot: &mut Snapshot, top: &Path, paths: &Paths) {
+    use crate::closure::{self, Entry};
+    let entries: Vec<Entry> = snapshot
+        .files
+        .keys()
+        .filter_map(|rel| {
+            if paths.skill_root(rel).is_some() {
+                return rel
+                    .ends_with("/SKILL.md")
+                    .then(|| closure::reach::skill_entry(rel));
+            }
+            let c = context::classify(rel)?;
+            Some(Entry {
+                path: rel.clone(),
+                kind: c.kind,
+                skill: None,
+            })
+        })
+        .collect();
+    let listing: Vec<String> = snapshot.files.keys().cloned().collect();
+    let tree = closure::work_tree::WorkTree::new(top, listing);
+    let reach = closure::reach::of(&tree, &entries);
+    snapshot.reached.clear();
+    for r in reach.files {
+        if r.path.starts_with(".git/") || paths.watched(&r.path) {
+            continue;
+        }
+        if let Some(stat) = watch::file_stat(&top.join(&r.path), true) {
+            snapshot.files.entry(r.path.clone()).or_insert(stat);
+            snapshot.reached.insert(r.path, r.kind);
+        }
+    }
 }
 
 /// git's files that keep the guard running, watched beside the tree (which leaves `.git` out):
@@ -652,7 +718,10 @@ fn push_setting(section: &str, line: &str, out: &mut BTreeSet<String>) {
     // What weakens the guard: where the commit hooks are, the fail level, the roots it
     // checks. (A person tuning the review, `skill.autoSkill.*`, in another terminal while a
     // session runs is not undone.)
-    if matches!(key.as_str(), "core.hookspath" | "skill.failon" | "skill.roots" | "skill.scancache") {
+    if matches!(
+        key.as_str(),
+        "core.hookspath" | "skill.failon" | "skill.roots" | "skill.scancache"
+    ) {
         out.insert(format!("{key}={}", value.trim()));
     }
 }

@@ -1,9 +1,24 @@
 //! The snapshot's file: a header line, then one line per folder (`d MTIME INO PATH`) and per
-//! watched file (`f KIND SIZE MTIME INO MODE DIGEST PATH`), and `end COUNT`. Paths are the last field, `%`,
+//! watched file (`f KIND SIZE MTIME INO MODE DIGEST PATH`), each file the closure reaches
+//! (`r ROLE PATH`), and `end COUNT`. Paths are the last field, `%`,
 //! newline and carriage return escaped. Lines, not JSON: a work tree of 50,000 folders is read
 //! on every tool call.
 
 use super::{DirStat, FileKind, FileStat, Snapshot};
+use crate::registry::Kind;
+
+/// The roles a reached file is kept in, by their index in the file (`r INDEX PATH`).
+const KINDS: [Kind; 9] = [
+    Kind::Instructions,
+    Kind::Command,
+    Kind::TomlCommand,
+    Kind::JsonSettings,
+    Kind::TomlSettings,
+    Kind::YamlSettings,
+    Kind::EnvFile,
+    Kind::Script,
+    Kind::Reference,
+];
 
 const HEADER: &str = "git-skill watch 1";
 
@@ -56,8 +71,19 @@ pub fn render(s: &Snapshot) -> String {
             escape(path)
         );
     }
+    for (path, kind) in &s.reached {
+        let index = KINDS
+            .iter()
+            .position(|k| k == kind)
+            .unwrap_or(KINDS.len() - 1);
+        let _ = writeln!(out, "r {index} {}", escape(path));
+    }
     // A file cut short is told from a whole one.
-    let _ = writeln!(out, "end {}", s.dirs.len() + s.files.len());
+    let _ = writeln!(
+        out,
+        "end {}",
+        s.dirs.len() + s.files.len() + s.reached.len()
+    );
     out
 }
 
@@ -79,8 +105,13 @@ pub fn parse(text: &str) -> Option<Snapshot> {
         }
         let (tag, rest) = line.split_once(' ')?;
         match tag {
+            "r" => {
+                let (index, path) = rest.split_once(' ')?;
+                let kind = *KINDS.get(index.parse::<usize>().ok()?)?;
+                s.reached.insert(unescape(path)?, kind);
+            }
             "end" => {
-                if rest.parse::<usize>().ok()? != s.dirs.len() + s.files.len() {
+                if rest.parse::<usize>().ok()? != s.dirs.len() + s.files.len() + s.reached.len() {
                     return None;
                 }
                 ended = true;

@@ -69,6 +69,10 @@ pub struct Snapshot {
     pub files: BTreeMap<String, FileStat>,
     /// The walk stopped at [`MAX_DIRS`]: folders past it are not watched.
     pub partial: bool,
+    /// Files agents do not load by their place but are brought to (a script a settings hook
+    /// runs, a file an instruction imports: the closure), each with the role it is reached in;
+    /// they are in `files` too.
+    pub reached: BTreeMap<String, crate::registry::Kind>,
 }
 
 /// What changed since a snapshot, each list sorted.

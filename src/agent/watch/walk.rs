@@ -190,6 +190,7 @@ pub fn compare(before: &Snapshot, top: &Path, watched: Watched<'_>) -> (Changes,
         dirs: BTreeMap::new(),
         files: BTreeMap::new(),
         partial: before.partial,
+        reached: before.reached.clone(),
     };
     // Files first: each known one by its stat, read only when the stat moved.
     for (rel, old) in &before.files {
