@@ -6,6 +6,7 @@
 pub mod event;
 pub mod prewrite;
 pub mod quarantine;
+pub mod seal;
 pub mod session;
 pub mod settings;
 pub mod transcript;

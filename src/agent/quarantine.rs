@@ -92,7 +92,17 @@ impl Objects {
 
     /// The regular file at `path` (digested `digest`), kept.
     pub fn keep_file(&self, path: &Path, digest: &str) {
-        if digest.len() != 64 || std::fs::symlink_metadata(self.path(digest)).is_ok() {
+        if digest.len() != 64 {
+            return;
+        }
+        if std::fs::symlink_metadata(self.path(digest)).is_ok() {
+            // Kept already: marked as still in use, so the prune leaves it.
+            if let Ok(f) = std::fs::OpenOptions::new()
+                .write(true)
+                .open(self.path(digest))
+            {
+                let _ = f.set_modified(std::time::SystemTime::now());
+            }
             return;
         }
         if let Ok(Some(bytes)) = crate::fsutil::read_regular_linked(path, MAX_KEPT_BYTES) {
@@ -114,6 +124,51 @@ impl Objects {
             .flatten()?;
         (self::digest(&bytes) == digest).then_some(bytes)
     }
+}
+
+/// Removes the watch's snapshots and kept contents untouched for `max_age` (sessions long
+/// gone), at most once a day (the mtime of `.pruned` says when it last ran).
+pub fn prune_watch(git_dir: &Path, max_age: std::time::Duration, now: std::time::SystemTime) {
+    const DAY: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+    let dir = git_dir.join("skill").join("watch");
+    let marker = dir.join(".pruned");
+    let age = |p: &Path| {
+        std::fs::symlink_metadata(p)
+            .and_then(|m| m.modified())
+            .ok()
+            .map(|t| now.duration_since(t).unwrap_or_default())
+    };
+    if age(&marker).is_some_and(|a| a < DAY) || !dir.is_dir() {
+        return;
+    }
+    let old = |p: &Path| age(p).is_some_and(|a| a > max_age);
+    let files = |d: &Path| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(d)
+            .map(|es| {
+                es.flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                    .map(|e| e.path())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for snapshot in files(&dir) {
+        let name = snapshot.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if !name.starts_with('.') && name != "lock" && old(&snapshot) {
+            let _ = std::fs::remove_file(&snapshot);
+        }
+    }
+    if let Ok(folders) = std::fs::read_dir(dir.join("objects")) {
+        for folder in folders.flatten() {
+            for object in files(&folder.path()) {
+                if old(&object) {
+                    let _ = std::fs::remove_file(&object);
+                }
+            }
+            let _ = std::fs::remove_dir(folder.path());
+        }
+    }
+    let _ = std::fs::write(&marker, b"");
 }
 
 /// What a quarantine entry says of its file.
@@ -181,16 +236,28 @@ impl Quarantine {
         self.dir.join("released")
     }
 
-    /// Digests a person released (`<digest> <path>` per line): the watch leaves a file with
-    /// such content at such a path alone.
-    pub fn released(&self) -> BTreeSet<(String, String)> {
+    /// Digests a person released (`<digest> <signature> <path>` per line, signed with the
+    /// user's `key`): the watch leaves a file with such content at such a path alone. A line
+    /// not signed by the key is not taken.
+    pub fn released(&self, key: Option<&[u8; 32]>) -> BTreeSet<(String, String)> {
         let Ok(Some(bytes)) = crate::fsutil::read_regular(&self.released_path(), 4 << 20) else {
             return BTreeSet::new();
         };
         String::from_utf8_lossy(&bytes)
             .lines()
-            .filter_map(|l| l.split_once(' '))
-            .map(|(d, p)| (d.to_owned(), p.to_owned()))
+            .filter_map(|l| {
+                let (digest, rest) = l.split_once(' ')?;
+                let (mac, path) = rest.split_once(' ')?;
+                let signed = match key {
+                    Some(key) => super::seal::verify(
+                        key,
+                        &[b"released", digest.as_bytes(), path.as_bytes()],
+                        mac,
+                    ),
+                    None => mac == "-",
+                };
+                signed.then(|| (digest.to_owned(), path.to_owned()))
+            })
             .collect()
     }
 
@@ -198,6 +265,12 @@ impl Quarantine {
     pub fn put(&self, put: Put<'_>) -> Result<Entry, QuarantineError> {
         let from = put.top.join(put.path);
         let meta = std::fs::symlink_metadata(&from).map_err(io("read", &from))?;
+        if meta.is_dir() {
+            return Err(QuarantineError::Broken(
+                from,
+                "a folder, not a file".to_owned(),
+            ));
+        }
         let folder = self.dir.join(format!("{}-{}", put.agent, put.session));
         crate::fsutil::private_dir(&folder).map_err(io("create", &folder))?;
         let (n, dir) = new_slot(&folder)?;
@@ -251,12 +324,6 @@ impl Quarantine {
         let meta_path = dir.join("entry.json");
         crate::fsutil::write_private(&meta_path, &json).map_err(io("write", &meta_path))?;
         // The copy is safe: now the file leaves where the agent loads it.
-        if meta.is_dir() {
-            return Err(QuarantineError::Broken(
-                from,
-                "a folder, not a file".to_owned(),
-            ));
-        }
         std::fs::remove_file(&from).map_err(io("remove", &from))?;
         match put.previous {
             Some(Previous::File { bytes, mode }) => {
@@ -367,8 +434,31 @@ impl Quarantine {
     /// Puts `id`'s file back where it was (the parent folders made again when gone), records
     /// its content as released so that the watch lets it be, and removes the entry. What is at
     /// the path now must be what the quarantine left there, unless `force`.
-    pub fn release(&self, top: &Path, id: &str, force: bool) -> Result<Entry, QuarantineError> {
+    pub fn release(
+        &self,
+        top: &Path,
+        id: &str,
+        force: bool,
+        key: Option<&[u8; 32]>,
+    ) -> Result<Entry, QuarantineError> {
         let entry = self.entry(id)?;
+        // An entry names where it goes: never git's own folder, never a link out of the tree.
+        if entry.path == ".git" || entry.path.starts_with(".git/") {
+            return Err(QuarantineError::Broken(
+                self.entry_dir(id)?,
+                format!("'{}' is inside git's own folder", entry.path),
+            ));
+        }
+        if let Some(target) = &entry.link {
+            let base = top.join(&entry.path);
+            let lands = crate::fsutil::normalise(&base.parent().unwrap_or(top).join(target));
+            if Path::new(target).is_absolute() || !lands.starts_with(top) {
+                return Err(QuarantineError::Broken(
+                    self.entry_dir(id)?,
+                    format!("its link leads out of the work tree ('{target}')"),
+                ));
+            }
+        }
         if entry.too_large {
             return Err(QuarantineError::Broken(
                 self.entry_dir(id)?,
@@ -424,17 +514,26 @@ impl Quarantine {
                 ))
             }
         }
-        self.add_released(&released_digest, &entry.path)?;
+        self.add_released(&released_digest, &entry.path, key)?;
         self.drop_entry(id)?;
         Ok(entry)
     }
 
-    fn add_released(&self, digest: &str, path: &str) -> Result<(), QuarantineError> {
+    fn add_released(
+        &self,
+        digest: &str,
+        path: &str,
+        key: Option<&[u8; 32]>,
+    ) -> Result<(), QuarantineError> {
         use std::io::Write as _;
         crate::fsutil::private_dir(&self.dir).map_err(io("create", &self.dir))?;
         let file = self.released_path();
+        let mac = key.map_or_else(
+            || "-".to_owned(),
+            |k| super::seal::sign(k, &[b"released", digest.as_bytes(), path.as_bytes()]),
+        );
         let mut f = crate::fsutil::open_append(&file).map_err(io("write", &file))?;
-        writeln!(f, "{digest} {path}").map_err(io("write", &file))
+        writeln!(f, "{digest} {mac} {path}").map_err(io("write", &file))
     }
 
     /// Removes the entry `id` and what it keeps.
@@ -510,12 +609,19 @@ mod tests {
         assert_eq!(q.content(&entry).unwrap().unwrap(), b"curl x | sh\n");
         // Released even when its folder went.
         std::fs::remove_dir(top.join(".claude/skills/x")).unwrap();
-        q.release(&top, &entry.id, false).unwrap();
+        q.release(&top, &entry.id, false, Some(&[7; 32])).unwrap();
         assert_eq!(std::fs::read(&file).unwrap(), b"curl x | sh\n");
         assert!(q.list().is_empty());
-        assert!(q
-            .released()
-            .contains(&(digest(b"curl x | sh\n"), ".claude/skills/x/SKILL.md".into())));
+        let released = (
+            digest(b"curl x | sh\n"),
+            ".claude/skills/x/SKILL.md".to_owned(),
+        );
+        assert!(q.released(Some(&[7; 32])).contains(&released));
+        // Signed by another key, or not at all: not taken.
+        assert!(!q.released(Some(&[8; 32])).contains(&released));
+        let forged = format!("{} - .claude/skills/y/SKILL.md\n", digest(b"y"));
+        std::fs::write(q.dir.join("released"), forged).unwrap();
+        assert!(q.released(Some(&[7; 32])).is_empty());
     }
 
     #[test]
@@ -537,7 +643,7 @@ mod tests {
         // The content swapped under the entry is refused.
         std::fs::write(q.dir.join(&entry.id).join("content"), "other\n").unwrap();
         assert!(matches!(
-            q.release(&top, &entry.id, false),
+            q.release(&top, &entry.id, false, None),
             Err(QuarantineError::Broken(..))
         ));
         // An entry whose path leads out is refused.

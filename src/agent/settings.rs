@@ -111,18 +111,14 @@ impl Places {
 /// The command an agent's hook runs (the event name appended for Copilot, whose payloads do
 /// not carry it): the binary at `bin`, the absolute path `init` ran from, so that a `PATH` the
 /// agent's settings set cannot put another `git-skill` first; else the one on `PATH` (a
-/// teammate's install elsewhere). When there is none, the hook fails closed: a tool call that
-/// names a place agents load from (a skill, an instruction or settings file, git's folder) is
-/// refused with what to do, anything else goes on.
+/// teammate's install elsewhere). When there is none, the hook fails closed: before a tool call
+/// that is not one of the agents' read-only tools, it refuses with what to do; anything else
+/// goes on. POSIX `sh`, `grep -E` and `printf` only.
 pub fn command(agent: Agent, event: Option<&str>, bin: &Path) -> String {
     let run = match event {
         Some(e) => format!("\"$g\" hook agent --agent {} {e}", agent.as_str()),
         None => format!("\"$g\" hook agent --agent {}", agent.as_str()),
     };
-    let why = format!(
-        "git-skill is not installed (not at {} nor on PATH), so its guard cannot check this call, and a call that touches skills or agent settings is refused. Install git-skill, or remove its hooks from the agent's settings (git skill init --uninstall).",
-        bin.display()
-    );
     let bin_word = sh_quote(&bin.to_string_lossy());
     if agent == Agent::Copilot && event != Some("preToolUse") {
         // Its other events refuse nothing.
@@ -130,21 +126,29 @@ pub fn command(agent: Agent, event: Option<&str>, bin: &Path) -> String {
             "g={bin_word}; [ -x \"$g\" ] || g=$(command -v git-skill) || exit 0; exec {run}"
         );
     }
-    let refuse = match (agent, event) {
-        (Agent::Copilot, Some("preToolUse")) => format!(
-            "echo {}; exit 0",
+    let why = format!(
+        "git-skill is not installed (not at {} nor on PATH), so its guard cannot check this call: only reading tools run. Install git-skill, or remove its hooks from the agent's settings (git skill init --uninstall).",
+        bin.display()
+    );
+    let refuse = match agent {
+        Agent::Copilot => format!(
+            "printf '%s\\n' {}; exit 0",
             sh_quote(
                 &serde_json::json!({"permissionDecision": "deny", "permissionDecisionReason": why})
                     .to_string()
             )
         ),
-        _ => format!("echo {} >&2; exit 2", sh_quote(&why)),
+        _ => format!("printf '%s\\n' {} >&2; exit 2", sh_quote(&why)),
     };
-    // The payload without where the session runs and keeps its transcript (under
-    // `~/.claude/...` for every call), then the names of what agents load.
-    let names = r"(\.(claude|agents|codex|gemini|qwen|github|cursor|windsurf|kiro|roo|continue|junie|zed|amp|clinerules|opencode)\b|\.mcp\.json|(CLAUDE|AGENTS|GEMINI|QWEN)\.md|skills/|\.git/)";
+    // Copilot's command is its pre-tool event's alone; the others' serve every event, and
+    // only a pre-tool one is refused.
+    let pre_only = match agent {
+        Agent::Copilot => String::new(),
+        _ => "printf '%s' \"$p\" | grep -Eq '\"hook_event_name\" *: *\"(PreToolUse|BeforeTool)\"' || exit 0; ".to_owned(),
+    };
+    let readers = "Read|Grep|Glob|LS|read_file|read_many_files|list_directory|glob|grep|search_file_content|view|WebSearch|WebFetch|TodoWrite";
     format!(
-        "g={bin_word}; [ -x \"$g\" ] || g=$(command -v git-skill) || {{ sed -e 's/\"transcript_path\" *: *\"[^\"]*\"//g' -e 's/\"transcriptPath\" *: *\"[^\"]*\"//g' -e 's/\"cwd\" *: *\"[^\"]*\"//g' | grep -Eq '{names}' && {{ {refuse}; }}; exit 0; }}; exec {run}"
+        "g={bin_word}; [ -x \"$g\" ] || g=$(command -v git-skill) || {{ p=$(cat); {pre_only}printf '%s' \"$p\" | grep -Eq '\"(tool_name|toolName)\" *: *\"({readers})\"' && exit 0; {refuse}; }}; exec {run}"
     )
 }
 

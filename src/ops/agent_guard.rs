@@ -14,7 +14,7 @@ use crate::check::{self, Snapshot, Writer};
 use crate::config::FailOn;
 use crate::env::Env;
 use crate::guard::Verdict;
-use crate::skill::{context, loader};
+use crate::skill::context;
 
 /// What the guard decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -321,19 +321,9 @@ pub(crate) fn relative(top: &Path, path: &Path) -> Option<String> {
     (!rel.is_empty() && !rel.split('/').any(|p| p == "..")).then_some(rel)
 }
 
-/// The skill root `rel` lies in: an agent root, a plugin's, or a configured one.
+/// The skill root `rel` lies in: an agent root or a configured one.
 pub(crate) fn in_skill_root(env: &Env, rel: &str) -> Option<String> {
-    if let Some(root) = loader::roots_of(rel).into_iter().last() {
-        if rel.len() > root.path.len() {
-            return Some(root.path);
-        }
-    }
-    env.repo_relative_roots()
-        .named
-        .into_iter()
-        .map(|(p, _)| p)
-        .filter(|p| p.is_empty() || rel.starts_with(&format!("{p}/")))
-        .max_by_key(String::len)
+    super::agent_watch::Paths::new(env).skill_root(rel)
 }
 
 /// The folder of the skill `rel` lies in: the nearest one at or below the root's first level

@@ -55,6 +55,10 @@ pub struct Watched {
     pub judged: usize,
     /// The session had no snapshot: this look took the first one.
     pub first: bool,
+    /// Files taken out that could not be kept (the quarantine could not be written): removed.
+    pub lost: Vec<String>,
+    /// The look was cut short: what a call wrote was not all judged.
+    pub cut: bool,
 }
 
 impl Watched {
@@ -62,6 +66,18 @@ impl Watched {
     /// back.
     pub fn reason(&self) -> Option<String> {
         if self.quarantined.is_empty() {
+            if !self.lost.is_empty() {
+                return Some(format!(
+                    "git-skill removed what this session wrote where agents load, and could not keep it: {}. An agent may not write this into a skill or an agent's instructions or settings.",
+                    self.lost.join("; ")
+                ));
+            }
+            if self.cut {
+                return Some(format!(
+                    "git-skill could not look at everything this call wrote (more than {} new entries): write fewer files at a time where agents load; the pre-commit hook checks what was not looked at.",
+                    watch::MAX_NEW_ENTRIES
+                ));
+            }
             return None;
         }
         let items: Vec<String> = self
@@ -105,14 +121,24 @@ impl Paths {
         }
     }
 
-    /// Whether agents load `rel` (relative to the top).
+    /// Whether agents load `rel` (relative to the top), or it is where they look for skills
+    /// (a skill root or an agent folder: a link put there is what they load from).
     pub fn watched(&self, rel: &str) -> bool {
         self.skill_root(rel).is_some()
+            || self.is_root(rel)
             || (context::may_be(rel.as_bytes()) && context::classify(rel).is_some())
     }
 
-    /// The skill root `rel` lies in.
-    fn skill_root(&self, rel: &str) -> Option<String> {
+    /// Whether `rel` is a skill root itself, or an agent folder that holds one.
+    pub fn is_root(&self, rel: &str) -> bool {
+        crate::skill::loader::roots_of(rel)
+            .last()
+            .is_some_and(|r| r.path == rel || r.path == format!("{rel}/skills"))
+            || self.roots.iter().any(|r| r == rel)
+    }
+
+    /// The skill root `rel` lies in: an agent root, or a configured one.
+    pub fn skill_root(&self, rel: &str) -> Option<String> {
         if let Some(root) = crate::skill::loader::roots_of(rel).into_iter().last() {
             if rel.len() > root.path.len() {
                 return Some(root.path);
@@ -164,8 +190,7 @@ pub fn run(
     let objects = Objects::new(repo.git_dir());
     let name = format!("{}-{}", event.agent.as_str(), event.session);
     let state = dir.join(&name);
-    let key = crate::guard::cache::key_file(env.config_home.as_deref(), env.home.as_deref())
-        .and_then(|path| crate::guard::cache::load_key(&path).ok());
+    let key = crate::agent::seal::user_key(env.config_home.as_deref(), env.home.as_deref());
     let seal = Seal {
         key: key.as_ref(),
         name: &name,
@@ -182,36 +207,39 @@ pub fn run(
         .path(event.agent, &event.session)
         .is_file();
     let before = match before {
-        Some(b) => Some(b),
-        None if had_file || seen => {
-            out.notes.push(format!(
-                "the session's snapshot '{}' was gone or not git-skill's: what differs from HEAD where agents load is judged as this session's writing",
-                state.display()
-            ));
-            Some(from_head(env, &top, &watched, &objects))
-        }
-        None => None,
-    };
-    let Some(before) = before else {
-        // The session's first event: what is there now is what the agent found.
-        let mut snapshot = Snapshot::take(&top, &watched);
-        add_guard_files(&mut snapshot, &top, repo.git_dir());
-        add_reached(&mut snapshot, &top, &paths);
-        for (rel, stat) in &snapshot.files {
-            if let (FileKind::File, Some(d)) = (stat.kind, &stat.digest) {
-                objects.keep_file(&top.join(rel), d);
+        Some(b) => b,
+        None => {
+            if had_file || seen {
+                out.notes.push(format!(
+                    "the session's snapshot '{}' was gone or not git-skill's: what differs from HEAD where agents load is judged as this session's writing",
+                    state.display()
+                ));
             }
+            out.first = !(had_file || seen);
+            // What the session starts with is judged against HEAD too: an agent that removed
+            // its session's state to pass for a new session gains nothing, and what it would
+            // load from the first call on is checked. A repository without a commit has no
+            // HEAD to judge against: what is there is taken as found.
+            let mut start = match HeadContent::new(env, &[]).heads.first() {
+                Some(_) => from_head(env, &top, &watched, &objects),
+                None => Snapshot::take(&top, &watched),
+            };
+            add_guard_files(&mut start, &top, repo.git_dir());
+            add_reached(&mut start, &top, &paths);
+            for (rel, stat) in &start.files {
+                if let (FileKind::File, Some(d)) = (stat.kind, &stat.digest) {
+                    objects.keep_file(&top.join(rel), d);
+                }
+            }
+            if start.partial {
+                out.notes.push(format!(
+                    "the work tree has more than {} folders: the watch covers the first {} it walked",
+                    watch::MAX_DIRS,
+                    watch::MAX_DIRS
+                ));
+            }
+            start
         }
-        if snapshot.partial {
-            out.notes.push(format!(
-                "the work tree has more than {} folders: the watch covers the first {} it walked",
-                watch::MAX_DIRS,
-                watch::MAX_DIRS
-            ));
-        }
-        save(&state, &snapshot, &seal).map_err(io(&state))?;
-        out.first = true;
-        return Ok(out);
     };
     let (mut changes, mut after) = before.compare(&top, &watched);
     add_guard_files(&mut after, &top, repo.git_dir());
@@ -226,13 +254,14 @@ pub fn run(
         }
     }
     if changes.cut {
+        out.cut = true;
         out.notes.push(format!(
             "more than {} new entries since the last event: the watch did not look at them all; the pre-commit hook checks what it did not",
             watch::MAX_NEW_ENTRIES
         ));
     }
     if !changes.is_empty() {
-        let released = Quarantine::new(repo.git_dir()).released();
+        let released = Quarantine::new(repo.git_dir()).released(key.as_ref());
         let mut taken: BTreeSet<String> = BTreeSet::new();
         let verdicts = judge(
             env, &top, &before, &after, &changes, &objects, &released, now,
@@ -267,7 +296,22 @@ pub fn run(
                         taken.insert(path.clone());
                         out.quarantined.push(entry);
                     }
-                    Err(e) => out.notes.push(format!("could not quarantine {path}: {e}")),
+                    Err(e) => {
+                        // Not kept, but not left where agents load it either.
+                        let gone = std::fs::remove_file(top.join(&path)).is_ok();
+                        out.notes.push(format!(
+                            "could not quarantine {path} ({e}); {}",
+                            if gone {
+                                "it was removed"
+                            } else {
+                                "it could not be removed"
+                            }
+                        ));
+                        if gone {
+                            taken.insert(path.clone());
+                            out.lost.push(format!("{path} ({})", verdict.reason));
+                        }
+                    }
                 }
             }
         }
@@ -323,20 +367,11 @@ struct Seal<'a> {
 
 impl Seal<'_> {
     fn mac(&self, text: &str) -> Option<String> {
-        use hmac::Mac as _;
         let key = self.key?;
-        let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(key).ok()?;
-        mac.update(b"git-skill watch\0");
-        mac.update(self.name.as_bytes());
-        mac.update(b"\0");
-        mac.update(text.as_bytes());
-        Some(
-            mac.finalize()
-                .into_bytes()
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect(),
-        )
+        Some(crate::agent::seal::sign(
+            key,
+            &[b"git-skill watch", self.name.as_bytes(), text.as_bytes()],
+        ))
     }
 
     fn close(&self, text: &str) -> Vec<u8> {
@@ -355,15 +390,13 @@ impl Seal<'_> {
         let body_end = text.trim_end_matches('\n').rfind('\n')? + 1;
         let (body, last) = text.split_at(body_end);
         let given = last.strip_prefix("mac ")?.trim_end();
-        let want = self.mac(body)?;
-        // Compared whole; the key is the secret, not the time a comparison takes.
-        (given.len() == want.len()
-            && given
-                .bytes()
-                .zip(want.bytes())
-                .fold(0, |acc, (a, b)| acc | (a ^ b))
-                == 0)
-            .then_some(body)
+        (self.mac(body)?.len() == given.len()
+            && crate::agent::seal::verify(
+                self.key?,
+                &[b"git-skill watch", self.name.as_bytes(), body.as_bytes()],
+                given,
+            ))
+        .then_some(body)
     }
 }
 
@@ -372,14 +405,15 @@ impl Seal<'_> {
 /// snapshot is judged against.
 fn from_head(env: &Env, top: &Path, watched: watch::Watched<'_>, objects: &Objects) -> Snapshot {
     let mut snapshot = Snapshot::take(top, watched);
-    let head = HeadContent::new(env);
+    let head = HeadContent::new(env, &[]);
+    snapshot.heads = head.heads.iter().map(|id| id.to_string()).collect();
     let files = std::mem::take(&mut snapshot.files);
     for (rel, mut stat) in files {
         let Some(bytes) = head.blob(&rel) else {
             // Not at HEAD: its folder is listed again, and the file found new.
             let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
             if let Some(d) = snapshot.dirs.get_mut(dir) {
-                d.mtime_ns = -1;
+                d.ctime_ns = -1;
             }
             continue;
         };
@@ -461,7 +495,9 @@ fn judge(
     now: chrono::DateTime<chrono::Utc>,
 ) -> Vec<Taken> {
     let paths = Paths::new(env);
-    let head = HeadContent::new(env);
+    // Content HEAD had when the session began: a commit the agent makes (with
+    // `git commit-tree`, which runs no hook) buys nothing.
+    let head = HeadContent::new(env, &before.heads);
     // A change back to what HEAD has, or to what a person released, is let be.
     let let_be = |rel: &str| {
         let Some(stat) = after.files.get(rel) else {
@@ -478,6 +514,20 @@ fn judge(
                 paths: vec![rel.clone()],
                 reason,
             });
+            continue;
+        }
+        if paths.is_root(rel) {
+            // A skill root or an agent folder that is a link: what it leads to is loaded.
+            let path = top.join(rel);
+            let is_link =
+                std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+            let inside = path.canonicalize().is_ok_and(|r| r.starts_with(top));
+            if is_link && !inside {
+                out.push(Taken {
+                    paths: vec![rel.clone()],
+                    reason: format!("{rel} is a link out of the repository: agents would load skills from what it leads to, which no check sees"),
+                });
+            }
             continue;
         }
         if let Some(root) = paths.skill_root(rel) {
@@ -574,7 +624,7 @@ fn judge_context(
             .files
             .get(rel)
             .and_then(|s| objects.get(s.digest.as_deref()?));
-        if had.is_some_and(|b| has_our_hooks(&b)) && !has_our_hooks(&bytes) {
+        if had.is_some_and(|b| !keeps_our_hooks(&b, &bytes)) {
             return Some(format!(
                 "{rel} no longer runs git-skill's hooks, which turns the guard off"
             ));
@@ -659,24 +709,29 @@ fn guard_file_changed(
     if !GUARD_FILES.contains(&rel) {
         return None;
     }
-    let had = before
-        .files
-        .get(rel)
-        .and_then(|s| objects.get(s.digest.as_deref()?))
-        .unwrap_or_default();
+    let old = before.files.get(rel);
+    let had = old.and_then(|s| objects.get(s.digest.as_deref()?));
     let now = crate::fsutil::read_regular(&top.join(rel), 4 << 20)
         .ok()
         .flatten()
         .unwrap_or_default();
+    let Some(had) = had else {
+        // It was there, and what it held is gone from the kept contents: it cannot be told
+        // that the change keeps the guard, so it does not.
+        return old.is_some().then(|| {
+            format!("{rel} changed, and what it held before is gone from git-skill's records")
+        });
+    };
     if rel == ".git/config" {
         let (old, new) = (guard_settings(&had), guard_settings(&now));
         return (old != new).then(|| {
-            "the repository's config changes where the commit hooks are or what git-skill checks (core.hooksPath, skill.failOn, skill.roots, skill.scanCache), which an agent may not do".to_owned()
+            "the repository's config changes where the commit hooks are or what git-skill checks (core.hooksPath, include paths, skill.failOn, skill.roots, skill.scanCache), which an agent may not do".to_owned()
         });
     }
+    // A commit hook of git-skill's is git-skill's whole: any change to it is undone.
     let ours = |b: &[u8]| b.windows(14).any(|w| w == b"git-skill hook");
-    (ours(&had) && !ours(&now))
-        .then(|| format!("{rel} no longer runs git-skill, which turns the commit check off"))
+    (ours(&had) && now != had)
+        .then(|| format!("{rel} is git-skill's commit hook, which an agent may not change"))
 }
 
 /// The settings of a git config file that keep the guard as it is (`core.hooksPath`,
@@ -741,6 +796,45 @@ fn has_our_hooks(bytes: &[u8]) -> bool {
     bytes.windows(needle.len()).any(|w| w == needle)
 }
 
+/// The hook entries of git-skill's in a settings file, each as `event matcher command`: an
+/// entry whose matcher or command changed is not git-skill's hook any more. `None` when the
+/// file cannot be read as JSON (then it holds none that run).
+fn our_hook_entries(bytes: &[u8]) -> Option<BTreeSet<String>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    // Strict JSON (serde_json bounds its nesting); settings with comments fall back to
+    // whether the marker is there at all.
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let mut out = BTreeSet::new();
+    let hooks = value.get("hooks")?.as_object()?;
+    for (event, groups) in hooks {
+        for group in groups.as_array().into_iter().flatten() {
+            let matcher = group.get("matcher").and_then(|m| m.as_str()).unwrap_or("");
+            // Claude's shape (`hooks: [{command}]` in a group) and Copilot's (the group is
+            // the hook, `bash`).
+            let inner = group.get("hooks").and_then(|h| h.as_array());
+            let commands = inner.into_iter().flatten().chain(std::iter::once(group));
+            for hook in commands {
+                for key in ["command", "bash"] {
+                    if let Some(c) = hook.get(key).and_then(|c| c.as_str()) {
+                        if c.contains(crate::agent::settings::MARKER) {
+                            out.insert(format!("{event} {matcher} {c}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Whether `after` still holds every hook entry of git-skill's that `before` held.
+fn keeps_our_hooks(before: &[u8], after: &[u8]) -> bool {
+    let Some(had) = our_hook_entries(before).filter(|h| !h.is_empty()) else {
+        return !has_our_hooks(before) || has_our_hooks(after);
+    };
+    our_hook_entries(after).is_some_and(|now| had.is_subset(&now))
+}
+
 /// Why the skill `dir` as it is now, with `changed` files changed, is dangerous, if it is.
 fn judge_skill(
     top: &Path,
@@ -762,7 +856,15 @@ fn judge_skill(
             ));
         }
     }
-    let after = Skill::from_dir(&abs, dir.to_owned(), root.to_owned(), None).ok()?;
+    let after = match Skill::from_dir(&abs, dir.to_owned(), root.to_owned(), None) {
+        Ok(skill) => skill,
+        // A folder that cannot be listed (`chmod 0`) hides what is in it from the check, not
+        // from an agent that can read it later.
+        Err(e) if abs.exists() => {
+            return Some(format!("{dir} cannot be read to be checked ({e})"));
+        }
+        Err(_) => return None,
+    };
     let mut before = after.clone();
     let mut written = Vec::new();
     let mut had_any = false;
@@ -799,32 +901,104 @@ fn judge_skill(
         .then(|| findings_only(judged.reasons.first().map_or("", String::as_str)))
 }
 
-/// The contents HEAD has, by path, looked up when asked.
+/// The contents of commits, by path, looked up when asked: HEAD's (and the local branches')
+/// when the session began, or now.
 struct HeadContent<'a> {
     repo: Option<&'a crate::git::Repo>,
-    head: Option<gix::ObjectId>,
+    /// HEAD's first.
+    heads: Vec<gix::ObjectId>,
 }
 
+/// Branches looked at, at most: a repository of thousands keeps the first.
+const MAX_BRANCHES: usize = 64;
+
 impl<'a> HeadContent<'a> {
-    fn new(env: &'a Env) -> HeadContent<'a> {
+    /// The contents of `at` (hex ids, HEAD's first), or of HEAD and the local branches now.
+    fn new(env: &'a Env, at: &[String]) -> HeadContent<'a> {
         let repo = env.repo.as_ref();
-        HeadContent {
-            repo,
-            head: repo.and_then(|r| r.head_commit_id().ok().flatten()),
-        }
+        let heads = if at.is_empty() {
+            let mut ids: Vec<gix::ObjectId> = repo
+                .and_then(|r| r.head_commit_id().ok().flatten())
+                .into_iter()
+                .collect();
+            if !ids.is_empty() {
+                let branches = repo
+                    .and_then(|r| r.refs_under("refs/heads/").ok())
+                    .unwrap_or_default();
+                for id in branches.into_iter().filter_map(|(_, id)| id) {
+                    if ids.len() < MAX_BRANCHES && !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                }
+            }
+            ids
+        } else {
+            // HEAD as the session began; and HEAD now when it is at a commit a branch was at
+            // then (a branch switch), never at a commit made since or when it did not move
+            // (`git checkout other -- path` is the session's writing).
+            let then: Vec<gix::ObjectId> = at
+                .iter()
+                .filter_map(|hex| gix::ObjectId::from_hex(hex.as_bytes()).ok())
+                .collect();
+            let now = repo.and_then(|r| r.head_commit_id().ok().flatten());
+            let mut ids: Vec<gix::ObjectId> = then.first().copied().into_iter().collect();
+            if let Some(now) = now.filter(|n| then.contains(n) && !ids.contains(n)) {
+                ids.push(now);
+            }
+            ids
+        };
+        HeadContent { repo, heads }
     }
 
     /// HEAD's blob at `rel`.
     fn blob(&self, rel: &str) -> Option<Vec<u8>> {
-        let (Some(repo), Some(head)) = (self.repo, self.head) else {
-            return None;
-        };
-        repo.blob_at_commit(head, rel).ok().flatten()
+        let repo = self.repo?;
+        repo.blob_at_commit(*self.heads.first()?, rel)
+            .ok()
+            .flatten()
     }
 
-    /// Whether HEAD's blob at `rel` digests to `digest`.
+    /// Whether one of the commits has a blob at `rel` that digests to `digest` (HEAD as the
+    /// session began, or HEAD now after a switch to a branch that was there then).
     fn same(&self, rel: &str, digest: &str) -> bool {
-        self.blob(rel)
-            .is_some_and(|bytes| quarantine::digest(&bytes) == digest)
+        let Some(repo) = self.repo else { return false };
+        self.heads.iter().any(|id| {
+            repo.blob_at_commit(*id, rel)
+                .ok()
+                .flatten()
+                .is_some_and(|bytes| quarantine::digest(&bytes) == digest)
+        })
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sealed_snapshot_opens_with_its_key_and_name_only() {
+        let key = [3u8; 32];
+        let seal = Seal {
+            key: Some(&key),
+            name: "claude-s1",
+        };
+        let text = "git-skill watch 2 1\nd 1 2 \nend 1\n";
+        let sealed = seal.close(text);
+        assert_eq!(seal.open(&sealed), Some(text));
+        let other = Seal {
+            key: Some(&key),
+            name: "claude-s2",
+        };
+        assert_eq!(other.open(&sealed), None);
+        let unsigned = Seal {
+            key: None,
+            name: "claude-s1",
+        };
+        assert_eq!(unsigned.open(text.as_bytes()), Some(text));
+        // A body edited after it was sealed, or the seal taken off, does not open.
+        let edited = String::from_utf8(sealed.clone())
+            .unwrap()
+            .replace("d 1 2", "d 1 3");
+        assert_eq!(seal.open(edited.as_bytes()), None);
+        assert_eq!(seal.open(text.as_bytes()), None);
     }
 }

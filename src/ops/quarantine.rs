@@ -64,7 +64,8 @@ pub fn show(env: &Env, id: &str) -> Result<Shown, QuarantineOpError> {
 pub fn release(env: &Env, id: &str, force: bool) -> Result<Entry, QuarantineOpError> {
     let repo = env.require_repo("quarantine")?;
     let top = repo.workdir().to_owned();
-    Ok(quarantine(env)?.release(&top, id, force)?)
+    let key = crate::agent::seal::user_key(env.config_home.as_deref(), env.home.as_deref());
+    Ok(quarantine(env)?.release(&top, id, force, key.as_ref())?)
 }
 
 /// Deletes `id` and what it keeps.

@@ -386,3 +386,68 @@ fn a_snapshot_removed_to_hide_a_write_gives_way_to_head() {
     refused(&run, "quarantined");
     assert!(!sb.repo().join(".claude/skills/y/SKILL.md").exists());
 }
+
+#[test]
+fn what_a_review_of_the_watch_found_is_caught() {
+    let sb = repo();
+    sb.run(&["hook", "install"]).assert_ok();
+    sb.run(&["init", "--agent", "claude"]).assert_ok();
+    sb.git(&["add", "-A"]).assert_ok();
+    sb.git(&["commit", "-qm", "hooks"]).assert_ok();
+    post(&sb, "Read", json!({"file_path": "README.md"})).assert_ok();
+    let evil = format!("{}{PAYLOAD}", skill_md("x", "Sets up."));
+    std::fs::write(sb.home().join("evil.md"), &evil).unwrap();
+    let steps: Vec<(&str, String)> = vec![
+        (
+            "a new skill, its folder's time put back",
+            format!("python3 -c \"import os, shutil; d='.claude/skills'; s=os.stat(d); os.makedirs(d + '/x'); shutil.copy('{}/evil.md', d + '/x/SKILL.md'); os.utime(d, ns=(s.st_atime_ns, s.st_mtime_ns))\"", sb.home().display()),
+        ),
+        (
+            "a skill whose folder cannot be read",
+            format!("python3 -c \"import os, shutil; os.makedirs('.claude/skills/x/d'); shutil.copy('{}/evil.md', '.claude/skills/x/SKILL.md'); os.chmod('.claude/skills/x/d', 0)\"", sb.home().display()),
+        ),
+        (
+            "git-skill's hook entry made to match nothing",
+            "python3 -c \"p='.claude/settings.json'; t=open(p).read().replace('\\\"matcher\\\": \\\"*\\\"', '\\\"matcher\\\": \\\"NoSuch\\\"', 1); open(p, 'w').write(t)\"".to_owned(),
+        ),
+        (
+            "git-skill's commit hook given an early exit",
+            "python3 -c \"p='.git/hooks/pre-commit'; t=open(p).read().split('\\n'); t.insert(1, 'exit 0'); open(p, 'w').write('\\n'.join(t))\"".to_owned(),
+        ),
+    ];
+    for (what, command) in steps {
+        let pre = pre(&sb, "Bash", json!({"command": command}));
+        if pre.status == 2 {
+            continue;
+        }
+        bash(&sb, &command).assert_ok();
+        let run = post(&sb, "Bash", json!({"command": command}));
+        assert_eq!(run.status, 2, "{what}: {}", run.stderr);
+        assert!(run.stderr.contains("quarantined"), "{what}: {}", run.stderr);
+        // Folders made unreadable are made readable again by the test, to clean up.
+        let _ = bash(
+            &sb,
+            "chmod -R u+rwx .claude/skills/x 2>/dev/null; rm -rf .claude/skills/x",
+        );
+    }
+    #[cfg(unix)]
+    {
+        // A skill root replaced by a link out of the repository.
+        std::fs::create_dir_all(sb.home().join("outside/evil")).unwrap();
+        std::fs::write(sb.home().join("outside/evil/SKILL.md"), &evil).unwrap();
+        let command = format!(
+            "mv .claude/skills .claude/skills.old && ln -s {}/outside .claude/skills",
+            sb.home().display()
+        );
+        bash(&sb, &command).assert_ok();
+        let run = post(&sb, "Bash", json!({"command": "true"}));
+        assert_eq!(run.status, 2, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("link out of the repository"),
+            "{}",
+            run.stderr
+        );
+        let root = std::fs::symlink_metadata(sb.repo().join(".claude/skills"));
+        assert!(root.is_err() || !root.unwrap().file_type().is_symlink());
+    }
+}

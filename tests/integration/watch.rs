@@ -206,14 +206,7 @@ fn b64(text: &str) -> String {
 #[test]
 fn a_benign_write_stays_and_content_head_has_is_let_be() {
     let sb = repo();
-    // The first event of the session takes the snapshot.
-    let (caught, run) = attempt(
-        &sb,
-        "mkdir -p .claude/skills/notes && printf -- '---\\nname: notes\\ndescription: Summarises the diff.\\n---\\nSummarise the staged diff.\\n' > .claude/skills/notes/SKILL.md",
-    );
-    assert_eq!(caught, Caught::Not, "{}", run.stderr);
-    assert!(sb.repo().join(".claude/skills/notes/SKILL.md").is_file());
-    // A branch switch brings a skill that HEAD then has: not the agent's writing.
+    // A branch the person had before the session, with a skill the watch would refuse.
     sb.git(&["checkout", "-qb", "security"]).assert_ok();
     sb.write(
         ".claude/skills/redteam/SKILL.md",
@@ -223,11 +216,30 @@ fn a_benign_write_stays_and_content_head_has_is_let_be() {
     sb.git(&["commit", "-qm", "redteam", "--no-verify"])
         .assert_ok();
     sb.git(&["checkout", "-q", "main"]).assert_ok();
-    let (caught, run) = attempt(&sb, "true");
+    // The first event of the session takes the snapshot; a benign skill stays.
+    let (caught, run) = attempt(
+        &sb,
+        "mkdir -p .claude/skills/notes && printf -- '---\\nname: notes\\ndescription: Summarises the diff.\\n---\\nSummarise the staged diff.\\n' > .claude/skills/notes/SKILL.md",
+    );
     assert_eq!(caught, Caught::Not, "{}", run.stderr);
+    assert!(sb.repo().join(".claude/skills/notes/SKILL.md").is_file());
+    // A switch to that branch brings content a branch had when the session began.
     let (caught, run) = attempt(&sb, "git checkout -q security");
     assert_eq!(caught, Caught::Not, "{}", run.stderr);
     assert!(sb.repo().join(".claude/skills/redteam/SKILL.md").is_file());
+    // A commit made during the session (without hooks) buys nothing.
+    sb.git(&["checkout", "-q", "main"]).assert_ok();
+    attempt(&sb, "true");
+    let evil = format!("{}{PAYLOAD}", skill_md("x", "Sets up."));
+    std::fs::create_dir_all(sb.home().join("stage")).unwrap();
+    std::fs::write(sb.home().join("stage/SKILL.md"), evil).unwrap();
+    let command = format!(
+        "python3 -c \"import os, shutil; os.makedirs('.claude/skills/x', exist_ok=True); shutil.copy('{}/stage/SKILL.md', '.claude/skills/x/')\" && git add .claude/skills/x && git update-ref HEAD $(git commit-tree $(git write-tree) -p HEAD -m x)",
+        sb.home().display()
+    );
+    let (caught, run) = attempt(&sb, &command);
+    assert_eq!(caught, Caught::After, "{}", run.stderr);
+    assert!(!sb.repo().join(".claude/skills/x/SKILL.md").exists());
 }
 
 #[test]
@@ -293,7 +305,7 @@ fn a_forged_or_torn_snapshot_is_taken_again_not_trusted() {
     attempt(&sb, "true");
     let state = sb.repo().join(".git/skill/watch/claude-s1");
     let text = std::fs::read_to_string(&state).unwrap();
-    assert!(text.starts_with("git-skill watch 1\n"), "{text}");
+    assert!(text.starts_with("git-skill watch 2 "), "{text}");
     std::fs::write(&state, &text[..text.len() / 2]).unwrap();
     let run = event(&sb, "PostToolUse", "true");
     assert_eq!(run.status, 0, "{}", run.stderr);

@@ -56,8 +56,9 @@ struct Files {
 impl Files {
     fn resolve(&self, p: &str) -> Option<PathBuf> {
         // `~` and `$HOME` are the home folder; `~user` and other variables are not told.
-        let home =
-            p.starts_with("~/") || p == "~" || p.starts_with("$HOME") || p.starts_with("${HOME}");
+        let home = ["~", "$HOME", "${HOME}"]
+            .iter()
+            .any(|h| p == *h || p.strip_prefix(h).is_some_and(|r| r.starts_with('/')));
         if (p.starts_with('~') || p.starts_with('$')) && !home {
             return None;
         }

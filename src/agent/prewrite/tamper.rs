@@ -39,10 +39,11 @@ fn patterns() -> &'static [(Regex, &'static str)] {
             ),
             (r"(?i)\bcore\.hooks_?path\b", "it changes where git looks for the commit hooks (core.hooksPath)"),
             (
-                r"(?i)\bgit\b[^;&|\n]*\bconfig\b[^;&|\n]*\bskill\.",
+                r"(?i)\bgit\b[^;&|\n]*\bconfig\b[^;&|\n]*\b(skill\.|include(if)?\b)",
                 "it runs git config on git-skill's settings (skill.*)",
             ),
-            (r"--no-verify\b", "it skips the commit hooks (--no-verify)"),
+            // git takes any unambiguous start of a long option (`--no-veri`).
+            (r"--no-veri[a-z]*\b", "it skips the commit hooks (--no-verify)"),
             (
                 r"\bgit\b[^;&|\n]*\b(commit|merge|am|cherry-pick|revert)\b[^;&|\n]*\s-[a-zA-Z]*n[a-zA-Z]*(\s|$)",
                 "it skips the commit hooks (-n)",
@@ -55,6 +56,10 @@ fn patterns() -> &'static [(Regex, &'static str)] {
             ),
             (r"\bdisableAllHooks\b", "it turns the agent's hooks off (disableAllHooks)"),
             (r"(?i)git-skill/cache\.key\b", "it names the key that signs git-skill's cache"),
+            (
+                r"/git-skill(\s|$|['\x22;&|)])",
+                "it names git-skill's own binary, which the agent hooks run",
+            ),
         ]
         .into_iter()
         .map(|(p, why)| (Regex::new(p).expect("a valid pattern"), why))
@@ -140,6 +145,10 @@ mod tests {
             "git-skill init --agent claude --uninstall",
             "jq '.disableAllHooks = true' .claude/settings.json > t && mv t .claude/settings.json",
             "cat ~/.config/git-skill/cache.key",
+            "git commit --no-veri -qm x",
+            "git config SKILL.failOn never",
+            "git config include.path /tmp/x.cfg",
+            "mv ~/.cargo/bin/git-skill /tmp/x",
         ] {
             assert!(command_tampers(bad).is_some(), "{bad}");
         }

@@ -20,7 +20,7 @@ const KINDS: [Kind; 9] = [
     Kind::Reference,
 ];
 
-const HEADER: &str = "git-skill watch 1";
+const HEADER: &str = "git-skill watch 2";
 
 fn escape(path: &str) -> String {
     path.replace('%', "%25")
@@ -49,10 +49,17 @@ fn unescape(path: &str) -> Option<String> {
 pub fn render(s: &Snapshot) -> String {
     use std::fmt::Write as _;
     let mut out = String::with_capacity(64 * (s.dirs.len() + s.files.len()) + 64);
-    out.push_str(HEADER);
-    out.push_str(if s.partial { " partial\n" } else { "\n" });
+    let _ = writeln!(
+        out,
+        "{HEADER} {}{}",
+        s.taken_ns,
+        if s.partial { " partial" } else { "" }
+    );
+    for head in &s.heads {
+        let _ = writeln!(out, "h {head}");
+    }
     for (path, d) in &s.dirs {
-        let _ = writeln!(out, "d {} {} {}", d.mtime_ns, d.ino, escape(path));
+        let _ = writeln!(out, "d {} {} {}", d.ctime_ns, d.ino, escape(path));
     }
     for (path, f) in &s.files {
         let kind = match f.kind {
@@ -64,7 +71,7 @@ pub fn render(s: &Snapshot) -> String {
             out,
             "f {kind} {} {} {} {} {} {}",
             f.size,
-            f.mtime_ns,
+            f.ctime_ns,
             f.ino,
             f.mode,
             f.digest.as_deref().unwrap_or("-"),
@@ -89,13 +96,15 @@ pub fn render(s: &Snapshot) -> String {
 
 pub fn parse(text: &str) -> Option<Snapshot> {
     let mut lines = text.split_terminator('\n');
-    let partial = match lines.next()? {
-        HEADER => false,
-        h if h.strip_prefix(HEADER) == Some(" partial") => true,
+    let header = lines.next()?.strip_prefix(HEADER)?.strip_prefix(' ')?;
+    let (taken, partial) = match header.split_once(' ') {
+        Some((t, "partial")) => (t, true),
+        None => (header, false),
         _ => return None,
     };
     let mut s = Snapshot {
         partial,
+        taken_ns: taken.parse().ok()?,
         ..Snapshot::default()
     };
     let mut ended = false;
@@ -105,6 +114,9 @@ pub fn parse(text: &str) -> Option<Snapshot> {
         }
         let (tag, rest) = line.split_once(' ')?;
         match tag {
+            "h" if rest.len() == 40 && rest.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                s.heads.push(rest.to_owned());
+            }
             "r" => {
                 let (index, path) = rest.split_once(' ')?;
                 let kind = *KINDS.get(index.parse::<usize>().ok()?)?;
@@ -118,10 +130,10 @@ pub fn parse(text: &str) -> Option<Snapshot> {
             }
             "d" => {
                 let mut parts = rest.splitn(3, ' ');
-                let mtime_ns = parts.next()?.parse().ok()?;
+                let ctime_ns = parts.next()?.parse().ok()?;
                 let ino = parts.next()?.parse().ok()?;
                 let path = unescape(parts.next()?)?;
-                s.dirs.insert(path, DirStat { mtime_ns, ino });
+                s.dirs.insert(path, DirStat { ctime_ns, ino });
             }
             "f" => {
                 let mut parts = rest.splitn(7, ' ');
@@ -132,7 +144,7 @@ pub fn parse(text: &str) -> Option<Snapshot> {
                     _ => return None,
                 };
                 let size = parts.next()?.parse().ok()?;
-                let mtime_ns = parts.next()?.parse().ok()?;
+                let ctime_ns = parts.next()?.parse().ok()?;
                 let ino = parts.next()?.parse().ok()?;
                 let mode = parts.next()?.parse().ok()?;
                 let digest = match parts.next()? {
@@ -151,7 +163,7 @@ pub fn parse(text: &str) -> Option<Snapshot> {
                     FileStat {
                         kind,
                         size,
-                        mtime_ns,
+                        ctime_ns,
                         ino,
                         mode,
                         digest,

@@ -24,7 +24,8 @@ pub use walk::{MAX_DIRS, MAX_NEW_ENTRIES};
 /// A folder's stat: what changes when an entry of it is added, removed or renamed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DirStat {
-    pub mtime_ns: i128,
+    /// The change time (ctime), which no program sets back.
+    pub ctime_ns: i128,
     pub ino: u64,
 }
 
@@ -43,7 +44,7 @@ pub enum FileKind {
 pub struct FileStat {
     pub kind: FileKind,
     pub size: u64,
-    pub mtime_ns: i128,
+    pub ctime_ns: i128,
     pub ino: u64,
     pub mode: u32,
     pub digest: Option<String>,
@@ -54,7 +55,7 @@ impl FileStat {
     fn same_stat(&self, other: &FileStat) -> bool {
         self.kind == other.kind
             && self.size == other.size
-            && self.mtime_ns == other.mtime_ns
+            && self.ctime_ns == other.ctime_ns
             && self.ino == other.ino
             && self.mode == other.mode
     }
@@ -73,6 +74,12 @@ pub struct Snapshot {
     /// runs, a file an instruction imports: the closure), each with the role it is reached in;
     /// they are in `files` too.
     pub reached: BTreeMap<String, crate::registry::Kind>,
+    /// When the walk or comparison that made it began (nanoseconds since the epoch): a stat
+    /// this recent is read again next time.
+    pub taken_ns: i128,
+    /// The commits HEAD and the local branches were at when the session began (hex, HEAD's
+    /// first): content they have is not the session's writing (a branch switch).
+    pub heads: Vec<String>,
 }
 
 /// What changed since a snapshot, each list sorted.

@@ -105,18 +105,25 @@ fn the_file_round_trips_and_anything_else_is_refused() {
     write(top, ".claude/skills/a b/SKILL.md", "a\n");
     write(top, "注意/CLAUDE.md", "b\n");
     write(top, "per%cent/CLAUDE.md", "c\n");
-    let s = Snapshot::take(top, &watched);
+    let mut s = Snapshot::take(top, &watched);
+    s.heads = vec!["4e5739a5689909e90606a3291e20f8b716a885d9".into()];
+    s.reached
+        .insert("tools/fmt.sh".into(), crate::registry::Kind::Script);
     let text = s.render();
-    assert_eq!(Snapshot::parse(&text), Some(s.clone()));
+    assert_eq!(Snapshot::parse(&text), Some(s.clone()), "{text}");
     let mut partial = s.clone();
     partial.partial = true;
     assert_eq!(Snapshot::parse(&partial.render()), Some(partial));
     // A line slipped in before the end (the count then no longer holds either).
     let body = &text[..text.rfind("end").unwrap()];
-    let with = |line: &str| format!("{body}{line}end {}\n", s.dirs.len() + s.files.len() + 1);
+    let with = |line: &str| {
+        let n = s.dirs.len() + s.files.len() + s.reached.len() + 1;
+        format!("{body}{line}end {n}\n")
+    };
     assert!(Snapshot::parse(&with("d 1 2 fine\n")).is_some());
     for bad in [
         "",
+        "git-skill watch 1\n",
         "git-skill watch 2\n",
         &text.replace("d ", "x "),
         &with("f f 1 2 3 4 nothex x\n"),

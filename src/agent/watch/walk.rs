@@ -4,8 +4,6 @@ use std::collections::BTreeMap;
 use std::io::Read as _;
 use std::path::Path;
 
-use sha2::{Digest as _, Sha256};
-
 use super::{Changes, DirStat, FileKind, FileStat, Snapshot, Watched};
 
 /// Folders a snapshot holds at most: a work tree past it (a vendored `node_modules` of a
@@ -32,7 +30,7 @@ fn join(dir: &str, name: &str) -> String {
 fn times(meta: &std::fs::Metadata) -> (i128, u64, u32) {
     use std::os::unix::fs::MetadataExt as _;
     (
-        meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+        meta.mtime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
         meta.ino(),
         meta.mode(),
     )
@@ -49,8 +47,8 @@ fn times(meta: &std::fs::Metadata) -> (i128, u64, u32) {
 }
 
 fn dir_stat(meta: &std::fs::Metadata) -> DirStat {
-    let (mtime_ns, ino, _) = times(meta);
-    DirStat { mtime_ns, ino }
+    let (ctime_ns, ino, _) = times(meta);
+    DirStat { ctime_ns, ino }
 }
 
 pub fn file_stat(path: &Path, digest: bool) -> Option<FileStat> {
@@ -63,11 +61,11 @@ pub fn file_stat(path: &Path, digest: bool) -> Option<FileStat> {
     } else {
         FileKind::Special
     };
-    let (mtime_ns, ino, mode) = times(&meta);
+    let (ctime_ns, ino, mode) = times(&meta);
     let mut stat = FileStat {
         kind,
         size: meta.len(),
-        mtime_ns,
+        ctime_ns,
         ino,
         mode,
         digest: None,
@@ -81,13 +79,10 @@ pub fn file_stat(path: &Path, digest: bool) -> Option<FileStat> {
 /// The SHA-256 of a regular file's bytes, or of a link's target; `None` for anything else or
 /// past [`MAX_DIGEST_BYTES`].
 fn digest_of(path: &Path, stat: &FileStat) -> Option<String> {
-    let mut hasher = Sha256::new();
     match stat.kind {
-        FileKind::Link => {
-            let target = std::fs::read_link(path).ok()?;
-            hasher.update(b"link\0");
-            hasher.update(target.as_os_str().as_encoded_bytes());
-        }
+        FileKind::Link => Some(crate::agent::quarantine::link_digest(
+            &std::fs::read_link(path).ok()?,
+        )),
         FileKind::File if stat.size <= MAX_DIGEST_BYTES => {
             let file = crate::fsutil::open_regular(path, crate::fsutil::Links::Any)
                 .ok()
@@ -96,20 +91,11 @@ fn digest_of(path: &Path, stat: &FileStat) -> Option<String> {
             file.take(MAX_DIGEST_BYTES + 1)
                 .read_to_end(&mut bytes)
                 .ok()?;
-            if bytes.len() as u64 > MAX_DIGEST_BYTES {
-                return None;
-            }
-            hasher.update(&bytes);
+            (bytes.len() as u64 <= MAX_DIGEST_BYTES)
+                .then(|| crate::agent::quarantine::digest(&bytes))
         }
-        _ => return None,
+        _ => None,
     }
-    Some(
-        hasher
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
-    )
 }
 
 /// Lists `dir` (relative to `top`): its folders and other entries, `.git` left out.
@@ -171,7 +157,10 @@ fn walk_into(
 }
 
 pub fn take(top: &Path, watched: Watched<'_>) -> Snapshot {
-    let mut snapshot = Snapshot::default();
+    let mut snapshot = Snapshot {
+        taken_ns: now_ns(),
+        ..Snapshot::default()
+    };
     snapshot.partial = !walk_into(
         top,
         "",
@@ -184,6 +173,17 @@ pub fn take(top: &Path, watched: Watched<'_>) -> Snapshot {
     snapshot
 }
 
+/// A stat recorded this close to when its snapshot was taken is not trusted: the file system's
+/// clock ticks coarsely, and a change in the same tick leaves the same time ("racy git").
+const RACY_NS: i128 = 100_000_000;
+
+/// Now, as the file system's times count (nanoseconds since the epoch).
+fn now_ns() -> i128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
 pub fn compare(before: &Snapshot, top: &Path, watched: Watched<'_>) -> (Changes, Snapshot) {
     let mut changes = Changes::default();
     let mut now = Snapshot {
@@ -191,20 +191,26 @@ pub fn compare(before: &Snapshot, top: &Path, watched: Watched<'_>) -> (Changes,
         files: BTreeMap::new(),
         partial: before.partial,
         reached: before.reached.clone(),
+        taken_ns: now_ns(),
+        heads: before.heads.clone(),
     };
+    let racy = |t: i128| t + RACY_NS >= before.taken_ns;
     // Files first: each known one by its stat, read only when the stat moved.
     for (rel, old) in &before.files {
         match file_stat(&top.join(rel), false) {
             None => changes.removed.push(rel.clone()),
             Some(mut stat) => {
-                if stat.same_stat(old) {
+                if stat.same_stat(old) && !racy(old.ctime_ns) {
                     stat.digest = old.digest.clone();
                 } else {
                     stat.digest = digest_of(&top.join(rel), &stat);
+                    // What has no digest (a FIFO, a file past the read cap) is as its stat.
                     let same = stat.kind == old.kind
                         && stat.mode == old.mode
-                        && stat.digest.is_some()
-                        && stat.digest == old.digest;
+                        && match &stat.digest {
+                            Some(d) => old.digest.as_ref() == Some(d),
+                            None => old.digest.is_none() && stat.same_stat(old),
+                        };
                     if !same {
                         changes.modified.push(rel.clone());
                     }
@@ -225,9 +231,10 @@ pub fn compare(before: &Snapshot, top: &Path, watched: Watched<'_>) -> (Changes,
         }
         let stat = dir_stat(&meta);
         now.dirs.insert(dir.clone(), stat);
-        if stat == *old {
+        if stat == *old && !racy(old.ctime_ns) {
             continue;
         }
+        let cut_before = changes.cut;
         for (rel, is_dir) in list(top, dir).unwrap_or_default() {
             if is_dir {
                 if before.dirs.contains_key(&rel) || now.dirs.contains_key(&rel) {
@@ -261,6 +268,12 @@ pub fn compare(before: &Snapshot, top: &Path, watched: Watched<'_>) -> (Changes,
             if seen_new > MAX_NEW_ENTRIES {
                 changes.cut = true;
                 break;
+            }
+        }
+        if changes.cut && !cut_before {
+            // Not all of it was looked at: listed again next time.
+            if let Some(d) = now.dirs.get_mut(dir) {
+                d.ctime_ns = -1;
             }
         }
     }

@@ -270,6 +270,11 @@ fn run_event(
     git_skill::ops::agent_guard::log_watch(&ws, &event, &watched, now);
     let taken = match &watched {
         Ok(w) => w.reason(),
+        // Before a call, a watch that could not look refuses it (held lock, unwritable state):
+        // what the last call wrote was not judged.
+        Err(e) if event.phase == Phase::BeforeTool => {
+            return Err(format!("the watch could not look at what changed: {e}"))
+        }
         Err(_) => None,
     };
     if event.phase == Phase::BeforeTool {
