@@ -199,6 +199,20 @@ pub struct Entry {
     /// The digest of what was put back, when something was.
     #[serde(default)]
     pub previous_digest: Option<String>,
+    /// `path` is below HOME (`~/.claude/skills/...`), not the work tree.
+    #[serde(default)]
+    pub home: bool,
+}
+
+impl Entry {
+    /// Where the file was, as a person finds it: from the top, or `~/...`.
+    pub fn shown(&self) -> String {
+        if self.home {
+            format!("~/{}", self.path)
+        } else {
+            self.path.clone()
+        }
+    }
 }
 
 /// The quarantine of one repository.
@@ -210,6 +224,8 @@ pub struct Quarantine {
 pub struct Put<'a> {
     pub top: &'a Path,
     pub path: &'a str,
+    /// `top` is HOME, not the work tree: the entry says so, and goes back there.
+    pub home: bool,
     pub agent: &'a str,
     pub session: &'a str,
     pub at: &'a str,
@@ -297,6 +313,7 @@ impl Quarantine {
             link: None,
             mode,
             too_large: false,
+            home: put.home,
             previous_digest: match &put.previous {
                 Some(Previous::File { bytes, .. }) => Some(digest(bytes)),
                 Some(Previous::Link(target)) => Some(link_digest(target)),
@@ -586,6 +603,7 @@ mod tests {
             top,
             path,
             agent: "claude",
+            home: false,
             session: "s1",
             at: "2026-12-07T10:00:00Z",
             reason: "SUP001 at x:1",

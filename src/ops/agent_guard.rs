@@ -299,7 +299,7 @@ pub fn log_watch(
             for e in &w.quarantined {
                 line(
                     "quarantined",
-                    &format!("{} ({}): {} [{}]", e.path, e.action, e.reason, e.id),
+                    &format!("{} ({}): {} [{}]", e.shown(), e.action, e.reason, e.id),
                 );
             }
             for note in &w.notes {

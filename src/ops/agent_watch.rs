@@ -89,7 +89,7 @@ impl Watched {
                 } else {
                     "removed"
                 };
-                format!("{} ({what}): {}", e.path, e.reason)
+                format!("{} ({what}): {}", e.shown(), e.reason)
             })
             .collect();
         let ids: Vec<&str> = self.quarantined.iter().map(|e| e.id.as_str()).collect();
@@ -105,8 +105,12 @@ impl Watched {
 
 /// Which paths of the tree agents load: context files and files under a skill root.
 pub struct Paths {
-    /// Configured roots inside the work tree (`""`: the whole tree).
+    /// Configured roots inside the work tree (`""`: the whole tree), or the user's skill roots
+    /// below HOME.
     roots: Vec<String>,
+    /// For HOME: the files and folders below it that agents load (the registry's user files
+    /// and the user's skill roots); nothing else of HOME is looked at.
+    user: Option<Vec<String>>,
 }
 
 impl Paths {
@@ -118,12 +122,65 @@ impl Paths {
                 .into_iter()
                 .map(|(p, _)| p)
                 .collect(),
+            user: None,
         }
+    }
+
+    /// What agents load below HOME (`home`, links resolved): every agent's user-level files
+    /// and folders in the registry, and the user's skill roots.
+    pub fn home(env: &Env, home: &Path) -> Paths {
+        let roots: Vec<String> = env
+            .user_roots()
+            .into_iter()
+            .filter_map(|r| {
+                let p = r.path.canonicalize().unwrap_or(r.path);
+                let rel = p
+                    .strip_prefix(home)
+                    .ok()?
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                (!rel.is_empty()).then_some(rel)
+            })
+            .collect();
+        let mut user: Vec<String> = crate::registry::all()
+            .iter()
+            .flat_map(|a| a.user_files.iter())
+            .filter_map(|f| f.strip_prefix("~/"))
+            .map(str::to_owned)
+            .chain(roots.iter().cloned())
+            .collect();
+        user.sort();
+        user.dedup();
+        Paths {
+            roots,
+            user: Some(user),
+        }
+    }
+
+    /// Whether a walk goes into the folder `rel`: everywhere in a work tree; below HOME only
+    /// on the way to, or inside, what agents load.
+    pub fn descend(&self, rel: &str) -> bool {
+        let Some(user) = &self.user else { return true };
+        user.iter().any(|p| {
+            p == rel
+                || p.strip_prefix(rel).is_some_and(|r| r.starts_with('/'))
+                || rel
+                    .strip_prefix(p.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+        })
     }
 
     /// Whether agents load `rel` (relative to the top), or it is where they look for skills
     /// (a skill root or an agent folder: a link put there is what they load from).
     pub fn watched(&self, rel: &str) -> bool {
+        if let Some(user) = &self.user {
+            return user.iter().any(|p| {
+                p == rel
+                    || rel
+                        .strip_prefix(p.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+            });
+        }
         self.skill_root(rel).is_some()
             || self.is_root(rel)
             || (context::may_be(rel.as_bytes()) && context::classify(rel).is_some())
@@ -262,59 +319,17 @@ pub fn run(
     }
     if !changes.is_empty() {
         let released = Quarantine::new(repo.git_dir()).released(key.as_ref());
-        let mut taken: BTreeSet<String> = BTreeSet::new();
+        // Content HEAD had when the session began: a commit the agent makes (with
+        // `git commit-tree`, which runs no hook) buys nothing.
+        let head = HeadContent::new(env, &before.heads);
         let verdicts = judge(
-            env, &top, &before, &after, &changes, &objects, &released, now,
+            &top, &paths, &head, &before, &after, &changes, &objects, &released, now,
         );
         out.judged = changes.added.len() + changes.modified.len();
         let q = Quarantine::new(repo.git_dir());
-        let at = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        for verdict in verdicts {
-            for path in verdict.paths {
-                let previous = before
-                    .files
-                    .get(&path)
-                    .and_then(|old| previous(&objects, old));
-                let exists = std::fs::symlink_metadata(top.join(&path)).is_ok();
-                if !exists {
-                    // Removed: put back what was there.
-                    if let Some(prev) = previous {
-                        restore(&top.join(&path), prev);
-                    }
-                    continue;
-                }
-                match q.put(quarantine::Put {
-                    top: &top,
-                    path: &path,
-                    agent: event.agent.as_str(),
-                    session: &event.session,
-                    at: &at,
-                    reason: &verdict.reason,
-                    previous,
-                }) {
-                    Ok(entry) => {
-                        taken.insert(path.clone());
-                        out.quarantined.push(entry);
-                    }
-                    Err(e) => {
-                        // Not kept, but not left where agents load it either.
-                        let gone = std::fs::remove_file(top.join(&path)).is_ok();
-                        out.notes.push(format!(
-                            "could not quarantine {path} ({e}); {}",
-                            if gone {
-                                "it was removed"
-                            } else {
-                                "it could not be removed"
-                            }
-                        ));
-                        if gone {
-                            taken.insert(path.clone());
-                            out.lost.push(format!("{path} ({})", verdict.reason));
-                        }
-                    }
-                }
-            }
-        }
+        let taken = take_out(
+            &q, &top, false, &before, &objects, verdicts, event, now, &mut out,
+        );
         // Folders the call made that held only what was taken out go too.
         if !taken.is_empty() {
             for d in changes.new_dirs.iter().rev() {
@@ -349,7 +364,154 @@ pub fn run(
     if after != before || !had_file {
         save(&state, &after, &seal).map_err(io(&state))?;
     }
+    run_home(
+        env,
+        event,
+        now,
+        &dir,
+        &name,
+        key.as_ref(),
+        &Quarantine::new(repo.git_dir()),
+        &objects,
+        &mut out,
+    )?;
     Ok(out)
+}
+
+/// Quarantines what `verdicts` name in the tree at `top` (HOME when `home`), putting back what
+/// was there before; the paths taken out.
+#[allow(clippy::too_many_arguments)]
+fn take_out(
+    q: &Quarantine,
+    top: &Path,
+    home: bool,
+    before: &Snapshot,
+    objects: &Objects,
+    verdicts: Vec<Taken>,
+    event: &Event,
+    now: chrono::DateTime<chrono::Utc>,
+    out: &mut Watched,
+) -> BTreeSet<String> {
+    let at = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let mut taken = BTreeSet::new();
+    for verdict in verdicts {
+        for path in verdict.paths {
+            let previous = before
+                .files
+                .get(&path)
+                .and_then(|old| previous(objects, old));
+            let exists = std::fs::symlink_metadata(top.join(&path)).is_ok();
+            if !exists {
+                // Removed: put back what was there.
+                if let Some(prev) = previous {
+                    restore(&top.join(&path), prev);
+                }
+                continue;
+            }
+            match q.put(quarantine::Put {
+                top,
+                path: &path,
+                home,
+                agent: event.agent.as_str(),
+                session: &event.session,
+                at: &at,
+                reason: &verdict.reason,
+                previous,
+            }) {
+                Ok(entry) => {
+                    taken.insert(path.clone());
+                    out.quarantined.push(entry);
+                }
+                Err(e) => {
+                    // Not kept, but not left where agents load it either.
+                    let gone = std::fs::remove_file(top.join(&path)).is_ok();
+                    out.notes.push(format!(
+                        "could not quarantine {path} ({e}); {}",
+                        if gone {
+                            "it was removed"
+                        } else {
+                            "it could not be removed"
+                        }
+                    ));
+                    if gone {
+                        taken.insert(path.clone());
+                        out.lost.push(format!("{path} ({})", verdict.reason));
+                    }
+                }
+            }
+        }
+    }
+    taken
+}
+
+/// The same look below HOME: the agents' user-level files and skill roots (a skill written
+/// into `~/.claude/skills`, `disableAllHooks` in `~/.claude/settings.json`), with a snapshot
+/// of their own beside the repository's. Nothing else of HOME is walked.
+#[allow(clippy::too_many_arguments)]
+fn run_home(
+    env: &Env,
+    event: &Event,
+    now: chrono::DateTime<chrono::Utc>,
+    dir: &Path,
+    name: &str,
+    key: Option<&[u8; 32]>,
+    q: &Quarantine,
+    objects: &Objects,
+    out: &mut Watched,
+) -> Result<(), WatchError> {
+    let Some(home) = env.home.as_ref().and_then(|h| h.canonicalize().ok()) else {
+        return Ok(());
+    };
+    let paths = Paths::home(env, &home);
+    let watched = |rel: &str| paths.watched(rel);
+    let descend = |rel: &str| paths.descend(rel);
+    let name = format!("{name}.home");
+    let state = dir.join(&name);
+    let seal = Seal { key, name: &name };
+    let io = |error| WatchError::Io {
+        path: state.clone(),
+        error,
+    };
+    let before = match crate::fsutil::read_regular(&state, MAX_SNAPSHOT_BYTES) {
+        Ok(Some(bytes)) => seal.open(&bytes).and_then(Snapshot::parse),
+        _ => None,
+    };
+    let Some(before) = before else {
+        let snapshot = Snapshot::take_in(&home, &watched, &descend);
+        for (rel, stat) in &snapshot.files {
+            if let (FileKind::File, Some(d)) = (stat.kind, &stat.digest) {
+                objects.keep_file(&home.join(rel), d);
+            }
+        }
+        return save(&state, &snapshot, &seal).map_err(io);
+    };
+    let (changes, mut after) = before.compare_in(&home, &watched, &descend);
+    if !changes.is_empty() {
+        let released = q.released(key);
+        let head = HeadContent::none();
+        let verdicts = judge(
+            &home, &paths, &head, &before, &after, &changes, objects, &released, now,
+        );
+        out.judged += changes.added.len() + changes.modified.len();
+        let taken = take_out(q, &home, true, &before, objects, verdicts, event, now, out);
+        if !taken.is_empty() {
+            for d in changes.new_dirs.iter().rev() {
+                remove_empty_below(&home, d);
+            }
+            after = before.compare_in(&home, &watched, &descend).1;
+        }
+        for rel in changes.added.iter().chain(&changes.modified) {
+            if let Some(stat) = after.files.get(rel) {
+                if let (FileKind::File, Some(d)) = (stat.kind, &stat.digest) {
+                    objects.keep_file(&home.join(rel), d);
+                }
+            }
+        }
+    }
+    if after != before {
+        save(&state, &after, &seal).map_err(io)?;
+    }
+    Ok(())
 }
 
 fn save(path: &Path, snapshot: &Snapshot, seal: &Seal<'_>) -> std::io::Result<()> {
@@ -485,8 +647,9 @@ struct Taken {
 /// Judges the changes: each context file by itself, the files of each skill together.
 #[allow(clippy::too_many_arguments)]
 fn judge(
-    env: &Env,
     top: &Path,
+    paths: &Paths,
+    head: &HeadContent<'_>,
     before: &Snapshot,
     after: &Snapshot,
     changes: &Changes,
@@ -494,10 +657,6 @@ fn judge(
     released: &BTreeSet<(String, String)>,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Vec<Taken> {
-    let paths = Paths::new(env);
-    // Content HEAD had when the session began: a commit the agent makes (with
-    // `git commit-tree`, which runs no hook) buys nothing.
-    let head = HeadContent::new(env, &before.heads);
     // A change back to what HEAD has, or to what a person released, is let be.
     let let_be = |rel: &str| {
         let Some(stat) = after.files.get(rel) else {
@@ -948,6 +1107,14 @@ impl<'a> HeadContent<'a> {
             ids
         };
         HeadContent { repo, heads }
+    }
+
+    /// No commit: for what lies outside the repository.
+    fn none() -> HeadContent<'static> {
+        HeadContent {
+            repo: None,
+            heads: Vec::new(),
+        }
     }
 
     /// HEAD's blob at `rel`.

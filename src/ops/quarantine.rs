@@ -63,9 +63,14 @@ pub fn show(env: &Env, id: &str) -> Result<Shown, QuarantineOpError> {
 /// Puts `id` back where it was; with `force`, over whatever is there now.
 pub fn release(env: &Env, id: &str, force: bool) -> Result<Entry, QuarantineOpError> {
     let repo = env.require_repo("quarantine")?;
-    let top = repo.workdir().to_owned();
+    let q = quarantine(env)?;
+    // An entry from below HOME goes back there.
+    let top = match (q.entry(id)?.home, env.home.as_ref()) {
+        (true, Some(home)) => home.canonicalize().unwrap_or_else(|_| home.clone()),
+        _ => repo.workdir().to_owned(),
+    };
     let key = crate::agent::seal::user_key(env.config_home.as_deref(), env.home.as_deref());
-    Ok(quarantine(env)?.release(&top, id, force, key.as_ref())?)
+    Ok(q.release(&top, id, force, key.as_ref())?)
 }
 
 /// Deletes `id` and what it keeps.

@@ -342,3 +342,59 @@ fn files_the_closure_reaches_are_watched_in_the_role_they_are_reached_in() {
     assert_eq!(caught, Caught::After, "{}", run.stderr);
     assert!(!sb.repo().join("docs/boot.md").exists(), "{}", run.stderr);
 }
+
+#[test]
+fn what_agents_load_below_home_is_watched_too() {
+    let sb = repo();
+    std::fs::create_dir_all(sb.home().join(".claude/skills/mine")).unwrap();
+    std::fs::write(
+        sb.home().join(".claude/skills/mine/SKILL.md"),
+        skill_md("mine", "My own notes."),
+    )
+    .unwrap();
+    std::fs::write(
+        sb.home().join(".claude/settings.json"),
+        "{\"model\": \"opus\"}\n",
+    )
+    .unwrap();
+    // Unrelated files of HOME are not looked at.
+    std::fs::create_dir_all(sb.home().join("big/tree")).unwrap();
+    attempt(&sb, "true");
+    let (caught, run) = attempt(
+        &sb,
+        "python3 -c \"import os; d=os.path.expanduser('~/.claude/skills/evil'); os.makedirs(d); open(d + '/SKILL.md', 'w').write(open(os.environ['P'] + '/SKILL.md').read()); open(os.path.expanduser('~/.claude/settings.json'), 'w').write('{\\\"disable' + 'AllHooks\\\": true}')\"",
+    );
+    assert_eq!(caught, Caught::After, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("~/.claude/skills/evil/SKILL.md"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("~/.claude/settings.json"),
+        "{}",
+        run.stderr
+    );
+    assert!(!sb.home().join(".claude/skills/evil").exists());
+    assert_eq!(
+        std::fs::read_to_string(sb.home().join(".claude/settings.json")).unwrap(),
+        "{\"model\": \"opus\"}\n"
+    );
+    // Released, the file goes back below HOME.
+    let list = sb.run(&["quarantine", "list", "--format", "json"]).json();
+    let entry = list["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["path"] == ".claude/settings.json")
+        .unwrap()
+        .clone();
+    assert_eq!(entry["home"], true);
+    sb.run(&["quarantine", "release", entry["id"].as_str().unwrap()])
+        .assert_ok();
+    assert_eq!(
+        std::fs::read_to_string(sb.home().join(".claude/settings.json")).unwrap(),
+        "{\"disableAllHooks\": true}"
+    );
+    assert!(!sb.repo().join(".claude/settings.json").exists());
+}

@@ -116,14 +116,30 @@ impl Snapshot {
     /// Walks the work tree at `top`: every folder, and the stat and digest of every watched
     /// file.
     pub fn take(top: &Path, watched: Watched<'_>) -> Snapshot {
-        walk::take(top, watched)
+        walk::take(top, watched, &|_| true)
+    }
+
+    /// [`Snapshot::take`] of the folders `descend` allows only (HOME: the agents' folders in
+    /// it, not all of it).
+    pub fn take_in(top: &Path, watched: Watched<'_>, descend: Watched<'_>) -> Snapshot {
+        walk::take(top, watched, descend)
     }
 
     /// What changed in the tree at `top` since this snapshot, and the snapshot of the tree as
     /// it is now. Folders whose stat did not move are not listed; watched files whose stat did
     /// not move are not read.
     pub fn compare(&self, top: &Path, watched: Watched<'_>) -> (Changes, Snapshot) {
-        walk::compare(self, top, watched)
+        walk::compare(self, top, watched, &|_| true)
+    }
+
+    /// [`Snapshot::compare`] of the folders `descend` allows only.
+    pub fn compare_in(
+        &self,
+        top: &Path,
+        watched: Watched<'_>,
+        descend: Watched<'_>,
+    ) -> (Changes, Snapshot) {
+        walk::compare(self, top, watched, descend)
     }
 
     /// The snapshot as the text [`Snapshot::parse`] reads.

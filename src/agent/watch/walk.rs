@@ -119,10 +119,12 @@ fn list(top: &Path, dir: &str) -> Option<Vec<(String, bool)>> {
 
 /// Walks the folder `start` and everything below it into `dirs` and `files`, at most `room`
 /// folders; false when it stopped short.
+#[allow(clippy::too_many_arguments)]
 fn walk_into(
     top: &Path,
     start: &str,
     watched: Watched<'_>,
+    descend: Watched<'_>,
     dirs: &mut BTreeMap<String, DirStat>,
     files: &mut BTreeMap<String, FileStat>,
     room: usize,
@@ -144,7 +146,9 @@ fn walk_into(
         dirs.insert(dir.clone(), dir_stat(&meta));
         for (rel, is_dir) in list(top, &dir).unwrap_or_default() {
             if is_dir {
-                stack.push(rel);
+                if descend(&rel) {
+                    stack.push(rel);
+                }
             } else if watched(&rel) {
                 if let Some(stat) = file_stat(&top.join(&rel), true) {
                     on_file(&rel);
@@ -156,7 +160,7 @@ fn walk_into(
     true
 }
 
-pub fn take(top: &Path, watched: Watched<'_>) -> Snapshot {
+pub fn take(top: &Path, watched: Watched<'_>, descend: Watched<'_>) -> Snapshot {
     let mut snapshot = Snapshot {
         taken_ns: now_ns(),
         ..Snapshot::default()
@@ -165,6 +169,7 @@ pub fn take(top: &Path, watched: Watched<'_>) -> Snapshot {
         top,
         "",
         watched,
+        descend,
         &mut snapshot.dirs,
         &mut snapshot.files,
         MAX_DIRS,
@@ -184,7 +189,12 @@ fn now_ns() -> i128 {
         .map_or(0, |d| d.as_nanos() as i128)
 }
 
-pub fn compare(before: &Snapshot, top: &Path, watched: Watched<'_>) -> (Changes, Snapshot) {
+pub fn compare(
+    before: &Snapshot,
+    top: &Path,
+    watched: Watched<'_>,
+    descend: Watched<'_>,
+) -> (Changes, Snapshot) {
     let mut changes = Changes::default();
     let mut now = Snapshot {
         dirs: BTreeMap::new(),
@@ -237,7 +247,7 @@ pub fn compare(before: &Snapshot, top: &Path, watched: Watched<'_>) -> (Changes,
         let cut_before = changes.cut;
         for (rel, is_dir) in list(top, dir).unwrap_or_default() {
             if is_dir {
-                if before.dirs.contains_key(&rel) || now.dirs.contains_key(&rel) {
+                if before.dirs.contains_key(&rel) || now.dirs.contains_key(&rel) || !descend(&rel) {
                     continue;
                 }
                 // A new folder: everything in it is new.
@@ -247,6 +257,7 @@ pub fn compare(before: &Snapshot, top: &Path, watched: Watched<'_>) -> (Changes,
                     top,
                     &rel,
                     watched,
+                    descend,
                     &mut now.dirs,
                     &mut now.files,
                     room.min(MAX_NEW_ENTRIES),

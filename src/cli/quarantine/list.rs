@@ -26,7 +26,7 @@ pub fn run(ui: &mut Ui, ws: &Workspace, format: Format) -> Result<Outcome, Comma
             "{}  {}  {}  {action}\n    {}",
             safe(&e.id),
             safe(&e.at),
-            safe(&e.path),
+            safe(&e.shown()),
             safe(&e.reason)
         )?;
     }

@@ -11,7 +11,7 @@ pub fn run(ui: &mut Ui, ws: &Workspace, id: &str, force: bool) -> Result<Outcome
         ui.out,
         "released {}: {} is back; the agent hooks let this content be (the pre-commit hook still checks it)",
         safe(&e.id),
-        safe(&e.path)
+        safe(&e.shown())
     )?;
     Ok(Outcome::Clean)
 }

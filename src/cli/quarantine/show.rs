@@ -14,7 +14,7 @@ pub fn run(ui: &mut Ui, ws: &Workspace, id: &str, format: Format) -> Result<Outc
     }
     let e = &shown.entry;
     writeln!(ui.out, "id:      {}", safe(&e.id))?;
-    writeln!(ui.out, "path:    {}", safe(&e.path))?;
+    writeln!(ui.out, "path:    {}", safe(&e.shown()))?;
     writeln!(
         ui.out,
         "agent:   {} (session {})",
