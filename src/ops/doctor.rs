@@ -335,6 +335,20 @@ pub fn doctor(env: &Env, options: &Options) -> Doctor {
     Doctor { checks }
 }
 
+/// The binary `agent`'s installed hooks run (`g='/path/git-skill'` in the hook command), in
+/// the project's settings or the user's.
+fn recorded_binary(agent: Agent, places: &Places) -> Option<PathBuf> {
+    [Scope::Project, Scope::User].into_iter().find_map(|scope| {
+        let edits = settings::plan(agent, scope, places, false).ok()?;
+        edits.iter().find_map(|e| {
+            let text = e.before.as_deref()?;
+            let start = text.find("g='")? + 3;
+            let end = start + text[start..].find('\'')?;
+            Some(PathBuf::from(&text[start..end]))
+        })
+    })
+}
+
 /// One agent: its hooks installed (project or user settings) and current, and the trust it
 /// asks for before it runs a project's hooks. Agents the repository shows no sign of, with no
 /// hooks installed, are left out.
@@ -381,7 +395,18 @@ fn agent_checks(env: &Env, options: &Options, agent: Agent, top: &Path, checks: 
         _ if present(Scope::Project) || present(Scope::User) => Check {
             name: name.clone(),
             status: Status::Warn,
-            detail: "installed by another version of git-skill (the pre-write guard may be missing)".into(),
+            detail: match recorded_binary(agent, &places) {
+                Some(p) if !p.exists() => format!(
+                    "the hooks run git-skill at '{}', which is not there: they let only reading tools run",
+                    p.display()
+                ),
+                Some(p) if p != options.bin => format!(
+                    "the hooks run git-skill at '{}', not this one ('{}')",
+                    p.display(),
+                    options.bin.display()
+                ),
+                _ => "installed by another version of git-skill (the guard may be missing)".into(),
+            },
             fix: Some(fix),
         },
         _ => Check {

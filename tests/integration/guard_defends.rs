@@ -451,3 +451,21 @@ fn what_a_review_of_the_watch_found_is_caught() {
         assert!(root.is_err() || !root.unwrap().file_type().is_symlink());
     }
 }
+
+#[test]
+fn doctor_names_the_binary_the_hooks_run_when_it_is_gone() {
+    let sb = repo();
+    sb.run(&["init", "--agent", "claude"]).assert_ok();
+    let path = sb.repo().join(".claude/settings.json");
+    let bin = std::fs::canonicalize(crate::common::BIN).unwrap();
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace(&bin.display().to_string(), "/nonexistent/git-skill");
+    std::fs::write(&path, text).unwrap();
+    let run = sb.run(&["doctor"]);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        all.contains("the hooks run git-skill at '/nonexistent/git-skill', which is not there"),
+        "{all}"
+    );
+}
