@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest as _, Sha256};
+pub use super::watch::{digest, link_digest};
 
 /// The largest file kept or quarantined whole; a larger one is quarantined by name only.
 pub const MAX_KEPT_BYTES: u64 = 16 << 20;
@@ -40,23 +40,6 @@ fn io<'a>(
         path: path.to_owned(),
         error,
     }
-}
-
-/// The SHA-256 (hex) the watch digests a regular file's bytes with.
-pub fn digest(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-/// The digest of a link to `target`.
-pub fn link_digest(target: &Path) -> String {
-    let mut h = Sha256::new();
-    h.update(b"link\0");
-    h.update(target.as_os_str().as_encoded_bytes());
-    hex(&h.finalize())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The contents the watch kept of the files it watches, by digest, so that a file an agent

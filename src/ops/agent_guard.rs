@@ -10,11 +10,14 @@ use std::path::{Path, PathBuf};
 
 use crate::agent::event::Event;
 use crate::agent::prewrite::{self, Proposed};
-use crate::check::{self, Snapshot, Writer};
-use crate::config::FailOn;
+use crate::check::{Snapshot, Writer};
 use crate::env::Env;
 use crate::guard::Verdict;
 use crate::skill::context;
+
+use super::agent_judge::{
+    dangerous_reason, empty_skill, in_skill_root, judge_change, relative, skill_dir, SkillJudged,
+};
 
 /// What the guard decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,30 +132,6 @@ fn check(env: &Env, event: &Event, today: chrono::NaiveDate) -> Guarded {
     }
 }
 
-/// "`rel` would be dangerous (RULE at file:line: message; ...)", the worst findings first.
-pub(crate) fn dangerous_reason(
-    rel: &str,
-    shown: &str,
-    findings: &[crate::guard::Finding],
-) -> String {
-    let worst: Vec<String> = findings
-        .iter()
-        .filter(|f| f.suppressed.is_none() && f.severity == crate::guard::Severity::Critical)
-        .take(3)
-        .map(|f| {
-            let file = if f.file == "." { shown } else { &f.file };
-            format!("{} at {file}:{}: {}", f.rule, f.line, f.message)
-        })
-        .collect();
-    format!("{rel} would be dangerous ({})", worst.join("; "))
-}
-
-/// What the gate says of one skill after a call's writes.
-pub(crate) struct SkillJudged {
-    pub dangerous: bool,
-    pub reasons: Vec<String>,
-}
-
 /// The skill `dir` (under `root`) with `files` written, through the gate of `manage
 /// --auto-skill`: SkillGuard without demotions or allow comments, lint at the writer limits,
 /// no new grants. A lint error counts when it is about a file the call writes or is a writer
@@ -177,75 +156,6 @@ fn judge_skill(
     judge_change(dir, before, after, &written, today)
 }
 
-/// A skill folder with no files yet.
-pub(crate) fn empty_skill(root: &str, dir: &str) -> Snapshot {
-    let name = dir.rsplit('/').next().unwrap_or(dir).to_owned();
-    Snapshot::from_blobs(
-        dir.to_owned(),
-        name,
-        root.to_owned(),
-        None,
-        crate::skill::SkillFiles::default(),
-        std::collections::HashMap::new(),
-    )
-}
-
-/// The skill `dir` going from `before` to `after`, where `written` (paths inside the skill)
-/// are what changed, through the gate (see [`judge_skill`]).
-pub(crate) fn judge_change(
-    dir: &str,
-    before: Option<Snapshot>,
-    after: Snapshot,
-    written: &[String],
-    today: chrono::NaiveDate,
-) -> SkillJudged {
-    let mut reasons = Vec::new();
-    if written.iter().any(|f| f == "SKILL.md") {
-        if let Err(e) = crate::manage::check_grants(before.as_ref(), &after) {
-            reasons.push(format!("{dir}/SKILL.md: {e}"));
-        }
-    }
-    let gate = check::Gate::new(Writer::Agent, None, FailOn::Dangerous, today);
-    let change = check::Change {
-        before,
-        after,
-        display: PathBuf::from(dir),
-    };
-    let judged = check::gate::decide(std::slice::from_ref(&change), &gate, 1)
-        .skills
-        .remove(0);
-    let dangerous = judged.verdict_blocks(gate.fail_on);
-    if dangerous {
-        // Named from the top, as the agent wrote the path.
-        let findings: Vec<_> = judged
-            .counted_findings()
-            .iter()
-            .cloned()
-            .map(|mut f| {
-                f.file = format!("{dir}/{}", f.file);
-                f
-            })
-            .collect();
-        let first = written
-            .first()
-            .map_or_else(|| dir.to_owned(), |w| format!("{dir}/{w}"));
-        let rel = match written.len() {
-            1 => first.clone(),
-            _ => format!("{dir}/"),
-        };
-        reasons.insert(0, dangerous_reason(&rel, &first, &findings));
-    }
-    for d in &judged.introduced {
-        let path = d.path.to_string_lossy().replace('\\', "/");
-        let about_written = written.iter().any(|w| path == format!("{dir}/{w}"));
-        if about_written || crate::skill::codes::WRITER_LIMITS.contains(&d.code) {
-            let line = d.line.map(|l| format!(":{l}")).unwrap_or_default();
-            reasons.push(format!("{path}{line}: lint {} {}", d.code, d.message));
-        }
-    }
-    SkillJudged { dangerous, reasons }
-}
-
 /// Writes the guard's decision to `hook.log` beside the sessions' state (allowed calls that
 /// touch nothing it checks are not logged: they are nearly every call). Nothing reaches the
 /// agent from here.
@@ -258,88 +168,12 @@ fn log(env: &Env, event: &Event, guarded: &Guarded, now: &str) {
     let path = store.dir.join("hook.log");
     match guarded {
         Guarded::Deny { reason } => {
-            super::agent_hook::append_log(&path, now, event, "refused", "pre-write guard", reason)
+            super::hook_log::append(&path, now, event, "refused", "pre-write guard", reason)
         }
         Guarded::Allow { notes } => {
             for note in notes {
-                super::agent_hook::append_log(
-                    &path,
-                    now,
-                    event,
-                    "allowed",
-                    "pre-write guard",
-                    note,
-                );
+                super::hook_log::append(&path, now, event, "allowed", "pre-write guard", note);
             }
         }
     }
-}
-
-/// Writes what the watch did to `hook.log`: each file quarantined, each note; a watch that
-/// failed is logged as such (the pre-write guard still runs, and the pre-commit hook checks
-/// what the watch could not).
-pub fn log_watch(
-    env: &Env,
-    event: &Event,
-    watched: &Result<super::agent_watch::Watched, super::agent_watch::WatchError>,
-    now: chrono::DateTime<chrono::Utc>,
-) {
-    let Some(repo) = &env.repo else { return };
-    let store = crate::agent::session::Store::new(repo.git_dir());
-    if std::fs::create_dir_all(&store.dir).is_err() {
-        return;
-    }
-    let path = store.dir.join("hook.log");
-    let now = now.to_rfc3339();
-    let line = |decision: &str, detail: &str| {
-        super::agent_hook::append_log(&path, &now, event, decision, "watch", detail)
-    };
-    match watched {
-        Ok(w) => {
-            for e in &w.quarantined {
-                line(
-                    "quarantined",
-                    &format!("{} ({}): {} [{}]", e.shown(), e.action, e.reason, e.id),
-                );
-            }
-            for note in &w.notes {
-                line("note", note);
-            }
-        }
-        Err(e) => line("failed", &e.to_string()),
-    }
-}
-
-/// `path` relative to the top, `/`-separated, when it lies below it as the file system
-/// resolves it: `..` and `//` taken out, links of the folders on the way followed (a folder
-/// linked into the repository, the repository reached through a link).
-pub(crate) fn relative(top: &Path, path: &Path) -> Option<String> {
-    let top = top.canonicalize().unwrap_or_else(|_| top.to_owned());
-    let path = crate::fsutil::resolved(path);
-    let rel = path.strip_prefix(&top).ok()?;
-    let rel = rel.to_string_lossy().replace('\\', "/");
-    (!rel.is_empty() && !rel.split('/').any(|p| p == "..")).then_some(rel)
-}
-
-/// The skill root `rel` lies in: an agent root or a configured one.
-pub(crate) fn in_skill_root(env: &Env, rel: &str) -> Option<String> {
-    super::agent_watch::Paths::new(env).skill_root(rel)
-}
-
-/// The folder of the skill `rel` lies in: the nearest one at or below the root's first level
-/// that holds a SKILL.md, else the first level.
-pub(crate) fn skill_dir(top: &Path, root: &str, rel: &str) -> String {
-    let below = rel[root.len()..].trim_start_matches('/');
-    let parts: Vec<&str> = below.split('/').collect();
-    let under = |n: usize| match root {
-        "" => parts[..n].join("/"),
-        _ => format!("{root}/{}", parts[..n].join("/")),
-    };
-    for i in (1..parts.len()).rev() {
-        let candidate = under(i);
-        if top.join(&candidate).join("SKILL.md").is_file() {
-            return candidate;
-        }
-    }
-    under(1)
 }

@@ -3,7 +3,6 @@
 //! detached (through a [`Spawner`], so that tests can see what would start) and returns at
 //! once. Every decision is logged in `$GIT_DIR/skill/sessions/hook.log`.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -15,9 +14,6 @@ use crate::env::Env;
 
 /// How long what a session left (its state, lock and review log) is kept after its last event.
 const SESSIONS_KEPT: Duration = Duration::from_secs(30 * 24 * 3600);
-
-/// `hook.log` past this size becomes `hook.log.1` (the one before is dropped).
-const LOG_MAX: u64 = 1 << 20;
 
 /// How long a hook waits for another hook of the same session to finish with its state.
 const STATE_WAIT: Duration = Duration::from_millis(500);
@@ -180,7 +176,7 @@ pub fn run(
         }
     }
     let line = |decision: &str, reason: &str, detail: &str| {
-        append_log(&log, &now, event, decision, reason, detail)
+        super::hook_log::append(&log, &now, event, decision, reason, detail)
     };
     match (&decision, started) {
         (Decision::Skipped { reason, detail }, _) => line("skipped", reason, detail),
@@ -195,45 +191,4 @@ pub fn run(
         _ => {}
     }
     Ok(Some(decision))
-}
-
-/// One line of `hook.log`; a failure to write it is not the agent's problem.
-pub(crate) fn append_log(
-    path: &Path,
-    at: &str,
-    event: &Event,
-    decision: &str,
-    reason: &str,
-    detail: &str,
-) {
-    #[derive(serde::Serialize)]
-    struct Line<'a> {
-        at: &'a str,
-        agent: &'a str,
-        session: &'a str,
-        event: &'a str,
-        decision: &'a str,
-        reason: &'a str,
-        detail: &'a str,
-    }
-    let line = Line {
-        at,
-        agent: event.agent.as_str(),
-        session: &event.session,
-        event: &event.name,
-        decision,
-        reason,
-        detail,
-    };
-    let Ok(line) = serde_json::to_string(&line) else {
-        return;
-    };
-    if std::fs::metadata(path).is_ok_and(|m| m.len() > LOG_MAX) {
-        let mut old = path.as_os_str().to_owned();
-        old.push(".1");
-        let _ = std::fs::rename(path, old);
-    }
-    if let Ok(mut f) = crate::fsutil::open_append(path) {
-        let _ = writeln!(f, "{line}");
-    }
 }

@@ -23,7 +23,7 @@ use crate::fsutil::lock::{Lock, Wait};
 use crate::guard::Verdict;
 use crate::skill::context;
 
-use super::agent_guard::{dangerous_reason, judge_change, skill_dir};
+use super::agent_judge::{dangerous_reason, judge_change, skill_dir, Paths};
 
 /// How long a hook waits for another hook of the repository to finish its look.
 const LOCK_WAIT: Duration = Duration::from_secs(2);
@@ -103,109 +103,38 @@ impl Watched {
     }
 }
 
-/// Which paths of the tree agents load: context files and files under a skill root.
-pub struct Paths {
-    /// Configured roots inside the work tree (`""`: the whole tree), or the user's skill roots
-    /// below HOME.
-    roots: Vec<String>,
-    /// For HOME: the files and folders below it that agents load (the registry's user files
-    /// and the user's skill roots); nothing else of HOME is looked at.
-    user: Option<Vec<String>>,
-}
-
-impl Paths {
-    pub fn new(env: &Env) -> Paths {
-        Paths {
-            roots: env
-                .repo_relative_roots()
-                .named
-                .into_iter()
-                .map(|(p, _)| p)
-                .collect(),
-            user: None,
-        }
+/// Writes what the watch did to `hook.log`: each file quarantined, each note; a watch that
+/// failed is logged as such (the pre-write guard still runs, and the pre-commit hook checks
+/// what the watch could not).
+pub fn log(
+    env: &Env,
+    event: &Event,
+    watched: &Result<Watched, WatchError>,
+    now: chrono::DateTime<chrono::Utc>,
+) {
+    let Some(repo) = &env.repo else { return };
+    let store = crate::agent::session::Store::new(repo.git_dir());
+    if std::fs::create_dir_all(&store.dir).is_err() {
+        return;
     }
-
-    /// What agents load below HOME (`home`, links resolved): every agent's user-level files
-    /// and folders in the registry, and the user's skill roots.
-    pub fn home(env: &Env, home: &Path) -> Paths {
-        let roots: Vec<String> = env
-            .user_roots()
-            .into_iter()
-            .filter_map(|r| {
-                let p = r.path.canonicalize().unwrap_or(r.path);
-                let rel = p
-                    .strip_prefix(home)
-                    .ok()?
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                (!rel.is_empty()).then_some(rel)
-            })
-            .collect();
-        let mut user: Vec<String> = crate::registry::all()
-            .iter()
-            .flat_map(|a| a.user_files.iter())
-            .filter_map(|f| f.strip_prefix("~/"))
-            .map(str::to_owned)
-            .chain(roots.iter().cloned())
-            .collect();
-        user.sort();
-        user.dedup();
-        Paths {
-            roots,
-            user: Some(user),
-        }
-    }
-
-    /// Whether a walk goes into the folder `rel`: everywhere in a work tree; below HOME only
-    /// on the way to, or inside, what agents load.
-    pub fn descend(&self, rel: &str) -> bool {
-        let Some(user) = &self.user else { return true };
-        user.iter().any(|p| {
-            p == rel
-                || p.strip_prefix(rel).is_some_and(|r| r.starts_with('/'))
-                || rel
-                    .strip_prefix(p.as_str())
-                    .is_some_and(|r| r.starts_with('/'))
-        })
-    }
-
-    /// Whether agents load `rel` (relative to the top), or it is where they look for skills
-    /// (a skill root or an agent folder: a link put there is what they load from).
-    pub fn watched(&self, rel: &str) -> bool {
-        if let Some(user) = &self.user {
-            return user.iter().any(|p| {
-                p == rel
-                    || rel
-                        .strip_prefix(p.as_str())
-                        .is_some_and(|r| r.starts_with('/'))
-            });
-        }
-        self.skill_root(rel).is_some()
-            || self.is_root(rel)
-            || (context::may_be(rel.as_bytes()) && context::classify(rel).is_some())
-    }
-
-    /// Whether `rel` is a skill root itself, or an agent folder that holds one.
-    pub fn is_root(&self, rel: &str) -> bool {
-        crate::skill::loader::roots_of(rel)
-            .last()
-            .is_some_and(|r| r.path == rel || r.path == format!("{rel}/skills"))
-            || self.roots.iter().any(|r| r == rel)
-    }
-
-    /// The skill root `rel` lies in: an agent root, or a configured one.
-    pub fn skill_root(&self, rel: &str) -> Option<String> {
-        if let Some(root) = crate::skill::loader::roots_of(rel).into_iter().last() {
-            if rel.len() > root.path.len() {
-                return Some(root.path);
+    let path = store.dir.join("hook.log");
+    let now = now.to_rfc3339();
+    let line = |decision: &str, detail: &str| {
+        super::hook_log::append(&path, &now, event, decision, "watch", detail)
+    };
+    match watched {
+        Ok(w) => {
+            for e in &w.quarantined {
+                line(
+                    "quarantined",
+                    &format!("{} ({}): {} [{}]", e.shown(), e.action, e.reason, e.id),
+                );
+            }
+            for note in &w.notes {
+                line("note", note);
             }
         }
-        self.roots
-            .iter()
-            .filter(|p| p.is_empty() || rel.starts_with(&format!("{p}/")))
-            .max_by_key(|p| p.len())
-            .cloned()
+        Err(e) => line("failed", &e.to_string()),
     }
 }
 

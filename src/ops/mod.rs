@@ -6,6 +6,7 @@
 
 pub mod agent_guard;
 pub mod agent_hook;
+mod agent_judge;
 pub mod agent_watch;
 pub mod config;
 pub mod diff;
@@ -13,6 +14,7 @@ pub mod doctor;
 pub mod eval;
 #[cfg(test)]
 mod gate_table;
+mod hook_log;
 pub mod init;
 pub mod lint;
 pub mod list;

@@ -19,6 +19,8 @@ mod walk;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use sha2::{Digest as _, Sha256};
+
 pub use walk::{MAX_DIRS, MAX_NEW_ENTRIES};
 
 /// A folder's stat: what changes when an entry of it is added, removed or renamed.
@@ -152,6 +154,23 @@ impl Snapshot {
     pub fn parse(text: &str) -> Option<Snapshot> {
         format::parse(text)
     }
+}
+
+/// The SHA-256 (hex) the watch digests a regular file's bytes with.
+pub fn digest(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// The digest of a link to `target`.
+pub fn link_digest(target: &Path) -> String {
+    let mut h = Sha256::new();
+    h.update(b"link\0");
+    h.update(target.as_os_str().as_encoded_bytes());
+    hex(&h.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The stat of one path, without following a link; `None` when nothing is there.

@@ -80,9 +80,7 @@ pub fn file_stat(path: &Path, digest: bool) -> Option<FileStat> {
 /// past [`MAX_DIGEST_BYTES`].
 fn digest_of(path: &Path, stat: &FileStat) -> Option<String> {
     match stat.kind {
-        FileKind::Link => Some(crate::agent::quarantine::link_digest(
-            &std::fs::read_link(path).ok()?,
-        )),
+        FileKind::Link => Some(super::link_digest(&std::fs::read_link(path).ok()?)),
         FileKind::File if stat.size <= MAX_DIGEST_BYTES => {
             let file = crate::fsutil::open_regular(path, crate::fsutil::Links::Any)
                 .ok()
@@ -91,8 +89,7 @@ fn digest_of(path: &Path, stat: &FileStat) -> Option<String> {
             file.take(MAX_DIGEST_BYTES + 1)
                 .read_to_end(&mut bytes)
                 .ok()?;
-            (bytes.len() as u64 <= MAX_DIGEST_BYTES)
-                .then(|| crate::agent::quarantine::digest(&bytes))
+            (bytes.len() as u64 <= MAX_DIGEST_BYTES).then(|| super::digest(&bytes))
         }
         _ => None,
     }

@@ -267,7 +267,7 @@ fn run_event(
     // else: a dangerous change is taken out before the agent can load it.
     let now = git_skill::clock::now();
     let watched = git_skill::ops::agent_watch::run(&ws, &event, now);
-    git_skill::ops::agent_guard::log_watch(&ws, &event, &watched, now);
+    git_skill::ops::agent_watch::log(&ws, &event, &watched, now);
     let taken = match &watched {
         Ok(w) => w.reason(),
         // Before a call, a watch that could not look refuses it (held lock, unwritable state):
