@@ -15,7 +15,8 @@
 //!
 //! The watch after a shell command wrote into a skill by means no reading tells (200 runs
 //! each): a benign change judged and kept, a dangerous one quarantined (the previous content
-//! put back); p99 <= 60 ms. A write of 4 MiB into a skill, judged or refused: p99 <= 500 ms.
+//! put back); p99 <= 60 ms. A session's first event (the walk, and what differs from HEAD
+//! judged): p99 <= 60 ms. A write of 4 MiB into a skill, judged or refused: p99 <= 500 ms.
 //! Run: `cargo bench --bench agent_hook`.
 
 use std::io::Write as _;
@@ -343,6 +344,25 @@ fn main() {
             ));
         }
     }
+    // A session's first event: the snapshot taken, and what differs from HEAD judged.
+    let mut times = Vec::new();
+    for i in 0..50 {
+        let (args, payload) = pre_tool(
+            "claude",
+            &repo,
+            "Read",
+            serde_json::json!({"file_path": "README.md"}),
+        );
+        let payload = payload.replace("\"bench\"", &format!("\"first{i}\""));
+        let (took, code, stderr) = hook_as(&repo, &home, &args, &payload);
+        assert_eq!(code, 0, "{stderr}");
+        times.push(took);
+    }
+    rows.push((
+        "a session's first event (50 sessions)".into(),
+        percentiles(times),
+        (f64::MAX, 60.0),
+    ));
     // A 4 MiB write into a skill: judged or refused, within half a second.
     let huge: String = (0..72_400)
         .map(|l| format!("Line {l:06}: how the service is configured, step by step.\n"))

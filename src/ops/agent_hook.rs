@@ -164,16 +164,9 @@ pub fn run(
     if event.phase != Phase::ToolUsed {
         // The housekeeping of sessions long gone, at a session's end (once a day at most).
         store.prune(SESSIONS_KEPT, options.now.into());
+        // Snapshots go with the sessions long gone, not at a session's end: Qwen Code's `Stop`
+        // ends a headless session but only a turn of an interactive one.
         crate::agent::quarantine::prune_watch(repo.git_dir(), SESSIONS_KEPT, options.now.into());
-        if event.phase == Phase::SessionEnd {
-            // The session is over: its snapshot is not needed any more.
-            let _ =
-                std::fs::remove_file(super::agent_watch::state_dir(repo.git_dir()).join(format!(
-                    "{}-{}",
-                    event.agent.as_str(),
-                    event.session
-                )));
-        }
     }
     let line = |decision: &str, reason: &str, detail: &str| {
         super::hook_log::append(&log, &now, event, decision, reason, detail)
