@@ -44,6 +44,10 @@ pub struct PreCommit {
     /// (`path:line RULE (inline|policy)`): CI reads suppressions from the base revision, so
     /// a pull request with them fails there until they are merged.
     pub new_suppressions: Vec<String>,
+    /// What a staged `.skillguard.yaml` weakens against HEAD's (`failOn from dangerous to
+    /// never`, roots it removes): CI judges a pull request with the base's, so the commit
+    /// passes here and fails there.
+    pub weakened: Vec<String>,
 }
 
 /// Decides the staged change. The team's settings of the staged policy file take the work
@@ -52,11 +56,34 @@ pub fn pre_commit(env: &mut Env, options: &Options) -> Result<PreCommit, PreComm
     // The policy as staged (an unstaged edit to it must not change the verdict either), read
     // even when no skill changed: a commit must not land a policy that CI cannot read.
     let policy = check::policy_at(env.require_repo("hook pre-commit")?, At::Index)?;
+    // What HEAD's policy says, to tell a staged one that weakens the check.
+    let head_policy = check::policy_at(env.require_repo("hook pre-commit")?, At::Head)
+        .ok()
+        .flatten();
+    super::config::use_settings_of(env, head_policy.as_ref(), At::Head);
+    let head_fail_on = env.config.fail_on().ok();
+    let head_roots = root_names(env);
     super::config::use_settings_of(env, policy.as_ref(), At::Index);
     let fail_on = match options.fail_on {
         Some(fail_on) => fail_on,
         None => env.config.fail_on()?,
     };
+    let mut weakened = Vec::new();
+    if let Some(head) = head_fail_on.filter(|h| strictness(fail_on) < strictness(*h)) {
+        weakened.push(format!(
+            "failOn from {} to {}",
+            head.as_str(),
+            fail_on.as_str()
+        ));
+    }
+    let staged_roots = root_names(env);
+    let removed: Vec<String> = head_roots
+        .into_iter()
+        .filter(|r| !staged_roots.contains(r))
+        .collect();
+    if !removed.is_empty() {
+        weakened.push(format!("the roots {}", removed.join(", ")));
+    }
     let env = &*env;
     let repo = env.require_repo("hook pre-commit")?;
     let cache = super::scan_cache(env, options.cache);
@@ -77,6 +104,7 @@ pub fn pre_commit(env: &mut Env, options: &Options) -> Result<PreCommit, PreComm
             notes,
             decision: None,
             new_suppressions: Vec::new(),
+            weakened,
         });
     }
     let changes = super::changes(env, repo, changes);
@@ -93,7 +121,26 @@ pub fn pre_commit(env: &mut Env, options: &Options) -> Result<PreCommit, PreComm
         notes,
         decision: Some(decision),
         new_suppressions,
+        weakened,
     })
+}
+
+/// How strict a fail level is: `caution` fails more than `dangerous`, `never` nothing.
+fn strictness(f: FailOn) -> u8 {
+    match f {
+        FailOn::Never => 0,
+        FailOn::Dangerous => 1,
+        FailOn::Caution => 2,
+    }
+}
+
+/// The configured roots, by name.
+fn root_names(env: &Env) -> Vec<String> {
+    env.repo_relative_roots()
+        .named
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect()
 }
 
 /// The suppressed findings at the fail level whose suppression HEAD does not have: a policy

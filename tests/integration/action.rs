@@ -368,6 +368,18 @@ fn action_yml_is_a_composite_action_that_runs_the_tested_script() {
     )
     .unwrap();
     assert!(example.contains("uses: OWNER/git-skill@REF"), "{example}");
+    // It runs on every pull request: a path filter would miss what agents load outside skill
+    // folders (CLAUDE.md, .claude/settings.json, .mcp.json...).
+    let workflow: serde_yaml::Value = serde_yaml::from_str(&example).unwrap();
+    let on = &workflow["on"];
+    assert!(on.get("pull_request").is_some(), "{example}");
+    for trigger in ["pull_request", "merge_group", "push"] {
+        let t = &on[trigger];
+        assert!(
+            t.get("paths").is_none() && t.get("paths-ignore").is_none(),
+            "{trigger} filters paths: {example}"
+        );
+    }
 }
 
 /// What the job shows without code scanning: an annotation per finding in the log (on its file

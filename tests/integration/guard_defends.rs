@@ -469,3 +469,38 @@ fn doctor_names_the_binary_the_hooks_run_when_it_is_gone() {
         "{all}"
     );
 }
+
+#[test]
+fn the_hook_says_when_a_staged_policy_weakens_it() {
+    let sb = repo();
+    sb.run(&["hook", "install"]).assert_ok();
+    sb.write(".skillguard.yaml", "failOn: never\n");
+    sb.write(
+        ".claude/skills/x/SKILL.md",
+        format!("{}{PAYLOAD}", skill_md("x", "Sets up.")),
+    );
+    sb.git(&["add", "-A"]).assert_ok();
+    let commit = sb.git(&["commit", "-qm", "x"]);
+    assert!(
+        commit.stderr.contains(
+            "the staged .skillguard.yaml weakens the check: failOn from dangerous to never"
+        ) && commit
+            .stderr
+            .contains("CI judges a pull request with the base branch's settings"),
+        "{}",
+        commit.stderr
+    );
+    // A policy that does not weaken it says nothing of the kind.
+    sb.write(".skillguard.yaml", "failOn: caution\n");
+    sb.write(
+        ".claude/skills/y/SKILL.md",
+        skill_md("y", "Runs the tests."),
+    );
+    sb.git(&["add", "-A"]).assert_ok();
+    let commit = sb.git(&["commit", "-qm", "y"]);
+    assert!(
+        !commit.stderr.contains("weakens the check"),
+        "{}",
+        commit.stderr
+    );
+}

@@ -133,6 +133,12 @@ fn pre_commit(ui: &mut Ui) -> Result<Outcome, CommandError> {
         cache: ws.config.scan_cache()?,
     };
     let found = op::pre_commit(&mut ws, &options)?;
+    if !found.weakened.is_empty() {
+        ui.warn(&format!(
+            "the staged .skillguard.yaml weakens the check: {}. This commit is judged with it here, but CI judges a pull request with the base branch's settings, so it fails there until the policy change is merged on its own",
+            found.weakened.join("; ")
+        ))?;
+    }
     // Links and submodules the commit brings that no skill check covers block it (exit 2).
     ws.report_notes(ui, &found.notes)?;
     let Some(decision) = found.decision else {
