@@ -70,6 +70,67 @@ pub enum PayloadError {
     TooLong(&'static str, usize),
 }
 
+/// `GIT_SKILL_*` variables the hook honours: the review's model and schedule, the pinned
+/// clock, and the mark of a review's own agent. Any other (`GIT_SKILL_ROOTS`,
+/// `GIT_SKILL_FAIL_ON`...) could come from the agent's settings `env` and narrow what the guard
+/// looks at; it is ignored here (and CFG013 flags settings that set it).
+const HONOURED: &[&str] = &[
+    "GIT_SKILL_NOW",
+    "GIT_SKILL_PURPOSE",
+    "GIT_SKILL_PROVIDER",
+    "GIT_SKILL_MODEL",
+    "GIT_SKILL_BASE_URL",
+    "GIT_SKILL_TIMEOUT",
+    "GIT_SKILL_CONNECT_TIMEOUT",
+    "GIT_SKILL_RETRIES",
+];
+
+/// Whether the agent hook drops the variable `name` before it looks at anything: git-skill's own
+/// that it does not honour, and git's that point it at another repository or configuration.
+pub fn steers_the_hook(name: &str) -> bool {
+    if let Some(key) = name.strip_prefix("GIT_SKILL_") {
+        return !HONOURED.contains(&name) && !key.starts_with("AUTO_SKILL_");
+    }
+    matches!(
+        name,
+        "GIT_DIR"
+            | "GIT_WORK_TREE"
+            | "GIT_INDEX_FILE"
+            | "GIT_OBJECT_DIRECTORY"
+            | "GIT_ALTERNATE_OBJECT_DIRECTORIES"
+            | "GIT_COMMON_DIR"
+            | "GIT_NAMESPACE"
+            | "GIT_CEILING_DIRECTORIES"
+            | "GIT_DISCOVERY_ACROSS_FILESYSTEM"
+    ) || name.starts_with("GIT_CONFIG")
+}
+
+/// The event a payload names (`"hook_event_name": "PostToolUse"`), read from its bytes
+/// without parsing them: a payload too large or broken may still say what it is.
+fn named_event(bytes: &[u8]) -> Option<String> {
+    let key = b"\"hook_event_name\"";
+    let at = bytes.windows(key.len()).position(|w| w == key)? + key.len();
+    let rest = String::from_utf8_lossy(&bytes[at..bytes.len().min(at + 128)]);
+    let rest = rest
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start()
+        .strip_prefix('"')?;
+    // Only a whole name counts: one cut short names no event.
+    Some(rest.split_once('"')?.0.to_owned())
+}
+
+/// Whether a payload that could not be read may be a pre-tool event (then the call is refused
+/// rather than let through unchecked): it names no other event, in its bytes or on the command
+/// line, for `agent`.
+pub fn may_be_before_tool(bytes: &[u8], agent: Option<Agent>, event: Option<&str>) -> bool {
+    let named = named_event(bytes).or_else(|| event.map(str::to_owned));
+    match (named, agent) {
+        (Some(name), Some(agent)) => phase(agent, &name) == Phase::BeforeTool,
+        _ => true,
+    }
+}
+
 /// The longest path kept from a payload (Linux's PATH_MAX): a state file stays small.
 const MAX_PATH_BYTES: usize = 4096;
 
@@ -394,5 +455,58 @@ mod tests {
             parse(br#"{"session_id":"s"}"#, Some(Agent::Gemini), None, &no_env),
             Err(PayloadError::NoEvent)
         ));
+    }
+
+    #[test]
+    fn what_steers_the_hook_is_dropped_and_the_review_settings_are_kept() {
+        for name in [
+            "GIT_SKILL_ROOTS",
+            "GIT_SKILL_FAIL_ON",
+            "GIT_DIR",
+            "GIT_CONFIG_COUNT",
+            "GIT_CONFIG_KEY_0",
+            "GIT_WORK_TREE",
+        ] {
+            assert!(steers_the_hook(name), "{name}");
+        }
+        for name in [
+            "GIT_SKILL_NOW",
+            "GIT_SKILL_PROVIDER",
+            "GIT_SKILL_AUTO_SKILL_THRESHOLD",
+            "GIT_AUTHOR_NAME",
+            "PATH",
+            "HOME",
+        ] {
+            assert!(!steers_the_hook(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_payload_it_cannot_read_may_be_a_pre_tool_event_unless_it_names_another() {
+        let post = br#"{"session_id": "../x", "hook_event_name" :  "PostToolUse", "x": "\u00e9"}"#;
+        assert_eq!(named_event(post).as_deref(), Some("PostToolUse"));
+        assert!(!may_be_before_tool(post, Some(Agent::Claude), None));
+        assert!(may_be_before_tool(b"not json", Some(Agent::Claude), None));
+        assert!(may_be_before_tool(
+            br#"{"hook_event_name": "PreToolUse""#,
+            Some(Agent::Claude),
+            None
+        ));
+        // Copilot names its event on the command line.
+        assert!(!may_be_before_tool(
+            b"",
+            Some(Agent::Copilot),
+            Some("postToolUse")
+        ));
+        assert!(may_be_before_tool(
+            b"",
+            Some(Agent::Copilot),
+            Some("preToolUse")
+        ));
+        // Cut in the middle of a character, or of the name: no panic, no name.
+        let mut cut = br#"{"hook_event_name": "Pre"#.to_vec();
+        cut.push(0xe6);
+        assert!(may_be_before_tool(&cut, Some(Agent::Claude), None));
+        assert_eq!(named_event(br#"{"hook_event_name""#), None);
     }
 }

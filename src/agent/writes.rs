@@ -88,6 +88,21 @@ pub fn repository_of(path: &Path) -> Option<PathBuf> {
         .map(Path::to_owned)
 }
 
+/// The folder the hook works in for `event`: the session's working directory, or, for a
+/// session that runs outside every repository, the repository the call writes into (the
+/// guard of that repository judges it).
+pub fn session_top(event: &super::event::Event) -> Option<PathBuf> {
+    let cwd = event.cwd.clone().filter(|c| c.is_dir());
+    let outside = cwd.as_deref().is_none_or(|c| repository_of(c).is_none());
+    if let (true, Some(tool)) = (outside, &event.tool) {
+        let from = cwd.clone().unwrap_or_else(|| PathBuf::from("/"));
+        if let Some(repo) = targets(tool, &from).iter().find_map(|t| repository_of(t)) {
+            return Some(repo);
+        }
+    }
+    cwd
+}
+
 /// The files a Codex `apply_patch` body names (`*** Add File: p`, `*** Update File: p`,
 /// `*** Delete File: p`, `*** Move to: p`), relative to `cwd` unless absolute.
 pub fn patch_paths(patch: &str, cwd: &Path) -> Vec<PathBuf> {

@@ -236,14 +236,7 @@ fn create_key(path: &Path) -> Result<[u8; KEY_BYTES], KeyError> {
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let written = options.open(&tmp).and_then(|mut file| {
+    let written = create_private(&tmp).and_then(|mut file| {
         #[cfg(unix)]
         {
             // The umask cannot widen 0600, but set it whole all the same.
@@ -471,6 +464,19 @@ enum Entry {
     Found(Vec<Finding>),
 }
 
+/// A new file at `path`, readable by the owner alone from its creation on; an error when
+/// anything is there already (a temporary name is never written through).
+fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)
+}
+
 /// Writes an entry under a name no other writer uses (threads of one run may store the same
 /// text: a `LICENSE` that several skills carry), then renames it into place, so a reader
 /// sees it whole or not at all. Not synced: a power cut loses a cache entry, nothing else.
@@ -482,15 +488,7 @@ fn write_entry(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let written = options
-        .open(&tmp)
+    let written = create_private(&tmp)
         .and_then(|mut file| file.write_all(bytes))
         .and_then(|()| std::fs::rename(&tmp, path));
     if written.is_err() {

@@ -120,56 +120,6 @@ fn refuse(ui: &mut Ui, agent: Agent, reason: &str) -> Result<Outcome, CommandErr
     Ok(Outcome::Refused)
 }
 
-/// `GIT_SKILL_*` variables the hook honours: the review's model and schedule, the pinned
-/// clock, and the mark of a review's own agent. Any other (`GIT_SKILL_ROOTS`,
-/// `GIT_SKILL_FAIL_ON`...) could come from the agent's settings `env` and narrow what the guard
-/// looks at; it is ignored here (and CFG013 flags settings that set it).
-const HONOURED: &[&str] = &[
-    "GIT_SKILL_NOW",
-    "GIT_SKILL_PURPOSE",
-    "GIT_SKILL_PROVIDER",
-    "GIT_SKILL_MODEL",
-    "GIT_SKILL_BASE_URL",
-    "GIT_SKILL_TIMEOUT",
-    "GIT_SKILL_CONNECT_TIMEOUT",
-    "GIT_SKILL_RETRIES",
-];
-
-/// Whether the hook drops the variable `name` before it looks at anything: git-skill's own
-/// that it does not honour, and git's that point it at another repository or configuration.
-fn dropped(name: &str) -> bool {
-    if let Some(key) = name.strip_prefix("GIT_SKILL_") {
-        return !HONOURED.contains(&name) && !key.starts_with("AUTO_SKILL_");
-    }
-    matches!(
-        name,
-        "GIT_DIR"
-            | "GIT_WORK_TREE"
-            | "GIT_INDEX_FILE"
-            | "GIT_OBJECT_DIRECTORY"
-            | "GIT_ALTERNATE_OBJECT_DIRECTORIES"
-            | "GIT_COMMON_DIR"
-            | "GIT_NAMESPACE"
-            | "GIT_CEILING_DIRECTORIES"
-            | "GIT_DISCOVERY_ACROSS_FILESYSTEM"
-    ) || name.starts_with("GIT_CONFIG")
-}
-
-/// The event a payload names (`"hook_event_name": "PostToolUse"`), read from its bytes
-/// without parsing them: a payload too large or broken may still say what it is.
-fn named_event(bytes: &[u8]) -> Option<String> {
-    let key = b"\"hook_event_name\"";
-    let at = bytes.windows(key.len()).position(|w| w == key)? + key.len();
-    let rest = String::from_utf8_lossy(&bytes[at..bytes.len().min(at + 128)]);
-    let rest = rest
-        .trim_start()
-        .strip_prefix(':')?
-        .trim_start()
-        .strip_prefix('"')?;
-    Some(rest.split('"').next()?.to_owned())
-}
-
-/// The refusal of the tool call (its agent and the reason), when the pre-write guard refuses it.
 /// What kept the hook from doing its work; `refuse_for` names the agent whose tool call is
 /// refused for it (before a tool call, or when the event cannot be told).
 struct Problem {
@@ -193,7 +143,7 @@ fn run_event(
 ) -> Result<Option<Reply>, String> {
     let steering: Vec<std::ffi::OsString> = std::env::vars_os()
         .map(|(k, _)| k)
-        .filter(|k| k.to_str().is_some_and(dropped))
+        .filter(|k| k.to_str().is_some_and(event::steers_the_hook))
         .collect();
     for name in steering {
         // Before any thread starts: nothing else reads the environment yet.
@@ -209,13 +159,8 @@ fn run_event(
         // Read to its end, unkept: an agent writing the rest into a closed pipe would get an
         // error of its own (a Read of a huge file puts the file in the payload).
         let _ = std::io::copy(&mut stdin, &mut std::io::sink());
-        if let (Some(name), Some(agent)) = (
-            named_event(&bytes).or_else(|| args.event.clone()),
-            args.agent,
-        ) {
-            if event::phase(agent, &name) != Phase::BeforeTool {
-                *refuse_for = None;
-            }
+        if !event::may_be_before_tool(&bytes, args.agent, args.event.as_deref()) {
+            *refuse_for = None;
         }
         return Err(format!(
             "the hook payload has more than {} MiB, more than the guard reads; write a file that large by hand",
@@ -226,11 +171,8 @@ fn run_event(
     let event = event::parse(&bytes, args.agent, args.event.as_deref(), &vars).map_err(|e| {
         // A payload that cannot be read refuses only when it may be a pre-tool event: one
         // that names another event (a session's end) is only logged.
-        let named = named_event(&bytes).or_else(|| args.event.clone());
-        if let (Some(name), Some(agent)) = (named, args.agent) {
-            if event::phase(agent, &name) != Phase::BeforeTool {
-                *refuse_for = None;
-            }
+        if !event::may_be_before_tool(&bytes, args.agent, args.event.as_deref()) {
+            *refuse_for = None;
         }
         e.to_string()
     })?;
@@ -242,23 +184,8 @@ fn run_event(
     ) {
         return Ok(None);
     }
-    // The repository is the one the agent works in.
-    let mut cwd = event.cwd.clone().filter(|c| c.is_dir());
-    // A session that runs outside the repository it writes into is guarded by that repository.
-    let outside = cwd
-        .as_deref()
-        .is_none_or(|c| git_skill::agent::writes::repository_of(c).is_none());
-    if let (true, Some(tool)) = (outside, &event.tool) {
-        let from = cwd.clone().unwrap_or_else(|| std::path::PathBuf::from("/"));
-        if let Some(repo) = git_skill::agent::writes::targets(tool, &from)
-            .iter()
-            .find_map(|t| git_skill::agent::writes::repository_of(t))
-        {
-            cwd = Some(repo);
-        }
-    }
-    if let Some(cwd) = cwd.as_deref() {
-        std::env::set_current_dir(cwd)
+    if let Some(cwd) = git_skill::agent::writes::session_top(&event) {
+        std::env::set_current_dir(&cwd)
             .map_err(|e| format!("cannot enter '{}': {e}", cwd.display()))?;
     }
     let ws = Workspace::load(ui).map_err(|e| format!("{:#}", e.error))?;
