@@ -25,7 +25,9 @@ use super::{CommandError, Outcome, Ui, Workspace};
 /// blocks (exit 2). Skip a check with `git commit --no-verify` or SKIP=git-skill.
 ///
 /// `agent` is what the hooks of Claude Code, Qwen Code, Codex, Gemini CLI and Copilot CLI run
-/// once `git skill init` has set them up; it never fails the agent.
+/// once `git skill init` has set them up: it refuses a dangerous write before it runs, takes out
+/// (quarantines) what a call wrote that makes a skill or an agent file dangerous, and never lets
+/// a call through unchecked.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  git skill hook install\n  git skill hook install --force\n  git skill hook uninstall\n  SKIP=git-skill git commit -m wip"
@@ -47,13 +49,16 @@ pub enum HookAction {
     Uninstall,
     /// Check the staged skills (what the hook runs).
     PreCommit,
-    /// What an agent's hook runs: guard writes, count tool calls, review busy sessions
+    /// What an agent's hook runs: guard writes, take out dangerous ones, review busy sessions
     ///
-    /// See `git skill init`. Before a tool call that writes a skill or an agent's instructions or
-    /// settings, it refuses the call when the result would be dangerous (exit 2 with the reason
-    /// on stderr; for Copilot a `deny` decision on stdout). After a tool call it counts the
-    /// session's tool calls, and starts a review of a busy session when it ends. Reads the hook
-    /// payload on stdin; a payload or setup problem never fails the agent.
+    /// See `git skill init`. Before every tool call it refuses a call whose write would make a
+    /// skill or an agent's instructions or settings dangerous, or that would switch the guard
+    /// off (exit 2 with the reason on stderr; for Copilot a `deny` decision on stdout). After
+    /// every call it looks at what changed where agents load, however it was written, and moves
+    /// a dangerous result into quarantine (`git skill quarantine`), telling the model why; it
+    /// counts the session's tool calls and starts a review of a busy session when it ends. Reads
+    /// the hook payload on stdin. Before a tool call a problem refuses the call; after one it is
+    /// logged and the agent goes on.
     Agent(agent::AgentHookArgs),
 }
 
