@@ -199,3 +199,40 @@ impl Advise for crate::ops::eval::EvalError {
         }
     }
 }
+
+impl Advise for crate::ops::allow::AllowError {
+    fn advice(&self) -> Advice {
+        use crate::ops::allow::AllowError;
+        match self {
+            AllowError::Env(e) => e.advice(),
+            AllowError::Scan(e) => e.advice(),
+            AllowError::Policy(e) => e.advice(),
+            AllowError::Edit { .. } => Advice::user(
+                "add the fingerprints by hand: git skill scan --format json lists each finding's",
+            ),
+            AllowError::Write { .. } => Advice::bare(Kind::Internal),
+            AllowError::UnknownRule { .. } => Advice::user("git skill rules lists them"),
+            AllowError::NotInSkill { .. } => {
+                Advice::user("name a skill's folder or a file in one (git skill list)")
+            }
+            AllowError::NothingToAllow { .. } => {
+                Advice::user("git skill scan PATH shows what is found there")
+            }
+            AllowError::NoReason => Advice::bare(Kind::User),
+            AllowError::Expires => Advice::user("for example --expires 2027-06-30"),
+        }
+    }
+}
+
+impl Advise for crate::ops::baseline::BaselineError {
+    fn advice(&self) -> Advice {
+        use crate::ops::baseline::BaselineError;
+        match self {
+            BaselineError::Scan(ScanError::Baseline(_)) => {
+                Advice::user("write one first: git skill baseline FILE")
+            }
+            BaselineError::Scan(e) => e.advice(),
+            BaselineError::Write { .. } => Advice::bare(Kind::Internal),
+        }
+    }
+}

@@ -20,9 +20,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::{
-    check_all, inline_allowed, lint_snapshot, pin_inline_allows, Settings, SkillCheck, Snapshot,
-};
+use super::{check_all, lint_snapshot, pin_to_base, suppressed, Settings, SkillCheck, Snapshot};
 use crate::config::FailOn;
 use crate::guard::suppress::{Baseline, Policy};
 use crate::guard::{ScanOptions, Verdict};
@@ -61,14 +59,20 @@ impl Writer {
     }
 }
 
-/// Which `git-skill:allow` comments of the change count.
+/// Which suppressions of the change count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Allows {
     /// Those of the skill after the change (what the writer's scan options allow).
     After,
-    /// Only those the skill had before, for the same finding: a change cannot allow its own
-    /// findings (a CI range whose author is not trusted).
+    /// Only those that name the finding (pinned policy entries, version 2 baseline entries),
+    /// and the others (allow comments, entries by rule, skill or path) for a finding the skill
+    /// had suppressed before: a change cannot allow its own findings nor borrow an entry written
+    /// for other content (a CI range whose author is not trusted).
     Before,
+    /// The change's allow comments (a person commits them, and is told when they are new), and
+    /// the rest as with `Before`: an entry that does not name its finding covers only what the
+    /// skill had suppressed before (the pre-commit hook, as CI will judge it).
+    Staged,
 }
 
 /// What a gate applies.
@@ -78,6 +82,12 @@ pub struct Gate<'a> {
     pub scan: ScanOptions,
     pub allows: Allows,
     pub policy: Option<&'a Policy>,
+    /// A policy whose `lint:` entries count where they are stricter than `policy`'s (a range's
+    /// target's, when the base's is the one judged by).
+    pub stricter_lint: Option<&'a Policy>,
+    /// With [`Allows::Staged`]: the entries the change itself adds to the policy (a person's
+    /// own, warned about), which count whatever the skill had before.
+    pub own_entries: Option<&'a Policy>,
     pub baseline: Option<&'a Baseline>,
     /// The verdict that blocks.
     pub fail_on: FailOn,
@@ -100,6 +110,8 @@ impl<'a> Gate<'a> {
             scan: writer.scan_options(),
             allows: Allows::After,
             policy,
+            stricter_lint: None,
+            own_entries: None,
             baseline: None,
             fail_on,
             today,
@@ -111,6 +123,7 @@ impl<'a> Gate<'a> {
         Settings {
             scan: self.scan,
             policy: self.policy,
+            stricter_lint: self.stricter_lint,
             baseline: self.baseline,
             today: self.today,
             lint: self.lint,
@@ -207,9 +220,22 @@ fn judge(change: &Change, gate: &Gate<'_>) -> Judged {
     let written = gate.writer.written() || was_auto;
     let settings = gate.settings(written);
     let mut check = super::check_skill(&change.after, display, &settings);
-    let pin = gate.allows == Allows::Before && gate.scan.inline_allow;
-    // The skill as it was is scanned only when its findings matter (its allows, or what
-    // optimize's candidate adds): the hook's latency is one scan per skill.
+    // Suppressions that do not name their finding hold only for what the skill had suppressed
+    // before; the skill as it was is scanned only when there are such suppressions, or when its
+    // findings matter otherwise (what optimize's candidate adds): the hook's latency stays one
+    // scan per skill in the common case.
+    let loose = |inline: bool| {
+        check.report.findings.iter().any(|f| {
+            f.suppressed
+                .as_ref()
+                .is_some_and(|s| !s.pinned && (inline || s.kind != "inline"))
+        })
+    };
+    let pin = match gate.allows {
+        Allows::After => false,
+        Allows::Before => loose(true),
+        Allows::Staged => loose(false),
+    };
     let before = match (pin || gate.writer == Writer::Optimize, &change.before) {
         (true, Some(b)) => {
             let settings = Settings {
@@ -221,8 +247,15 @@ fn judge(change: &Change, gate: &Gate<'_>) -> Judged {
         _ => None,
     };
     if pin {
-        let allowed = before.as_ref().map(inline_allowed).unwrap_or_default();
-        pin_inline_allows(&mut check, &allowed, &settings);
+        let at_base = before.as_ref().map(suppressed).unwrap_or_default();
+        let staged = gate.allows == Allows::Staged;
+        pin_to_base(
+            &mut check,
+            &at_base,
+            &settings,
+            staged,
+            gate.own_entries.filter(|_| staged),
+        );
     }
     let (counted, added) = match gate.writer {
         Writer::Optimize => {
@@ -246,7 +279,7 @@ fn judge(change: &Change, gate: &Gate<'_>) -> Judged {
         let old = change
             .before
             .as_ref()
-            .map(|b| lint_snapshot(b, display, written, gate.policy))
+            .map(|b| lint_snapshot(b, display, written, gate.policy, gate.stricter_lint))
             .unwrap_or_default();
         let introduced: Vec<Diagnostic> = lint::introduced(&old, &check.diagnostics)
             .into_iter()

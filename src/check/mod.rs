@@ -17,7 +17,7 @@ pub use policy::{baseline_at, policy_at, policy_file, policy_in};
 pub use snapshot::Snapshot;
 
 use crate::git::{GitError, Repo};
-use crate::guard::suppress::{Baseline, Expired, Policy};
+use crate::guard::suppress::{self, Baseline, Entries, Expired, Policy};
 use crate::guard::{self, ScanOptions};
 use crate::report::scan::SkillReport;
 use crate::report::Diagnostic;
@@ -29,6 +29,8 @@ use crate::skill::lint;
 pub struct Settings<'a> {
     pub scan: ScanOptions,
     pub policy: Option<&'a Policy>,
+    /// A policy whose `lint:` entries count where they are stricter (a range's target's).
+    pub stricter_lint: Option<&'a Policy>,
     pub baseline: Option<&'a Baseline>,
     pub today: chrono::NaiveDate,
     /// Lint the skill too (the hook does; `scan` does not).
@@ -46,6 +48,8 @@ pub struct SkillCheck {
     pub diagnostics: Vec<Diagnostic>,
     /// Policy entries that would have applied but have expired.
     pub expired: Vec<Expired>,
+    /// Policy entries without fingerprints that covered something here (deprecated).
+    pub unpinned: Vec<String>,
 }
 
 /// Checks one skill; `display` is its directory as the user should see it. A bug that makes
@@ -71,6 +75,7 @@ pub fn check_skill(snapshot: &Snapshot, display: &Path, settings: &Settings<'_>)
             },
             diagnostics: Vec::new(),
             expired: Vec::new(),
+            unpinned: Vec::new(),
         },
     }
 }
@@ -89,15 +94,23 @@ fn check_skill_unguarded(
         }
     }
     let name = snapshot.name();
-    let expired = match settings.policy {
-        Some(policy) => policy.apply(&name, &mut scan.findings, settings.today),
-        None => Vec::new(),
+    let content = suppress::locate(&mut scan.findings, &snapshot.dir);
+    let applied = match settings.policy {
+        Some(policy) => policy.apply(&name, &mut scan.findings, settings.today, Entries::All),
+        None => Default::default(),
     };
     if let Some(baseline) = settings.baseline {
-        baseline.apply(&name, &mut scan.findings);
+        baseline.apply(&mut scan.findings);
+        baseline.apply_legacy(&name, &mut scan.findings, &content);
     }
     let diagnostics = if settings.lint && snapshot.context.is_none() {
-        lint_snapshot(snapshot, display, settings.written, settings.policy)
+        lint_snapshot(
+            snapshot,
+            display,
+            settings.written,
+            settings.policy,
+            settings.stricter_lint,
+        )
     } else {
         Vec::new()
     };
@@ -114,7 +127,8 @@ fn check_skill_unguarded(
             reached: snapshot.reached.clone(),
         },
         diagnostics,
-        expired,
+        expired: applied.expired,
+        unpinned: applied.unpinned,
     }
 }
 
@@ -166,12 +180,15 @@ pub fn known_scans(
 }
 
 /// The lint diagnostics of one skill; `written`: held to the limits of what git-skill writes.
-/// The policy's `lint:` entries set levels, except for what git-skill writes.
+/// The policy's `lint:` entries set levels, except for what git-skill writes; `stricter`'s
+/// entries count where they give a diagnostic a higher level (a range's target may make lint
+/// stricter now, and looser only once merged).
 pub fn lint_snapshot(
     snapshot: &Snapshot,
     display: &Path,
     written: bool,
     policy: Option<&Policy>,
+    stricter: Option<&Policy>,
 ) -> Vec<Diagnostic> {
     let mut diagnostics = lint::lint(
         &snapshot.files,
@@ -183,55 +200,97 @@ pub fn lint_snapshot(
         },
     );
     // What git-skill or an agent writes is held to its limits whatever the repository says.
-    if let (Some(policy), false) = (policy, written || lint::is_auto_skill(&snapshot.files)) {
+    if written || lint::is_auto_skill(&snapshot.files) {
+        return diagnostics;
+    }
+    let raw = stricter.map(|_| diagnostics.clone());
+    if let Some(policy) = policy {
         policy.apply_lint(&snapshot.name(), display, &mut diagnostics);
+    }
+    if let (Some(stricter), Some(mut theirs)) = (stricter, raw) {
+        stricter.apply_lint(&snapshot.name(), display, &mut theirs);
+        for (d, t) in diagnostics.iter_mut().zip(theirs) {
+            if t.level > d.level {
+                *d = t;
+            }
+        }
     }
     diagnostics
 }
 
-/// The fingerprints of the findings `checked` suppressed by a `git-skill:allow` comment.
-pub fn inline_allowed(checked: &SkillCheck) -> HashSet<String> {
+/// The fingerprints of the findings `checked` suppressed, whatever suppressed them.
+pub fn suppressed(checked: &SkillCheck) -> HashSet<String> {
     checked
         .report
         .findings
         .iter()
-        .filter(|f| f.suppressed.as_ref().is_some_and(|s| s.kind == "inline"))
+        .filter(|f| f.suppressed.is_some())
         .map(|f| f.fingerprint.clone())
         .collect()
 }
 
-/// Holds a range's target to the inline allows of its base: a finding a `git-skill:allow`
-/// comment suppresses stays suppressed only when the base revision suppressed the same finding
-/// (rule, file and matched text) the same way, so a change cannot allow its own findings. The
-/// others count again (the policy and baseline of `settings` still apply to them) and say why.
-pub fn pin_inline_allows(
+/// Holds a range's target to what its base suppressed: a finding suppressed by something that
+/// does not name it (an allow comment, a policy entry by rule, skill or path alone, a version 1
+/// baseline entry) stays suppressed only when the base revision suppressed the same finding
+/// (rule, file, matched text, occurrence), so a change can neither allow its own findings nor
+/// borrow an entry written for other content: a new skill of the same name, a second copy of an
+/// allowed line. Suppressions that name the finding (pinned) hold, and allow comments with
+/// `keep_inline` (the hook: a person commits them). The others count again (pinned entries,
+/// and `own_entries`, the policy entries the change itself adds in the hook, still apply to
+/// them) and say why.
+pub fn pin_to_base(
     checked: &mut SkillCheck,
-    allowed_at_base: &HashSet<String>,
+    suppressed_at_base: &HashSet<String>,
     settings: &Settings<'_>,
+    keep_inline: bool,
+    own_entries: Option<&Policy>,
 ) {
+    use crate::report::github::{RELEASED_ALLOW, RELEASED_ENTRY};
     let mut released = false;
     for f in &mut checked.report.findings {
-        let inline = f.suppressed.as_ref().is_some_and(|s| s.kind == "inline");
-        if inline && !allowed_at_base.contains(&f.fingerprint) {
-            f.suppressed = None;
-            f.message.push_str(crate::report::github::RELEASED_ALLOW);
-            released = true;
+        let Some(s) = &f.suppressed else { continue };
+        if s.pinned
+            || (keep_inline && s.kind == "inline")
+            || suppressed_at_base.contains(&f.fingerprint)
+        {
+            continue;
         }
+        let note = if s.kind == "inline" {
+            RELEASED_ALLOW
+        } else {
+            RELEASED_ENTRY
+        };
+        f.suppressed = None;
+        f.message.push_str(note);
+        released = true;
     }
     if !released {
         return;
     }
     let name = checked.report.name.clone();
     if let Some(policy) = settings.policy {
-        let expired = policy.apply(&name, &mut checked.report.findings, settings.today);
-        for e in expired {
+        let applied = policy.apply(
+            &name,
+            &mut checked.report.findings,
+            settings.today,
+            Entries::Pinned,
+        );
+        for e in applied.expired {
             if !checked.expired.contains(&e) {
                 checked.expired.push(e);
             }
         }
     }
+    if let Some(own) = own_entries {
+        own.apply(
+            &name,
+            &mut checked.report.findings,
+            settings.today,
+            Entries::All,
+        );
+    }
     if let Some(baseline) = settings.baseline {
-        baseline.apply(&name, &mut checked.report.findings);
+        baseline.apply(&mut checked.report.findings);
     }
     checked.report.verdict = guard::verdict_of(&checked.report.findings);
 }

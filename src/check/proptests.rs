@@ -308,6 +308,7 @@ fn outcome(repo: &Repo, skills: Vec<Snapshot>, notes: &[Note]) -> Outcome {
     let settings = Settings {
         scan: ScanOptions::default(),
         policy: None,
+        stricter_lint: None,
         baseline: None,
         today: chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap(),
         lint: true,

@@ -39,6 +39,8 @@ advised!(
     git_skill::guard::suppress::PolicyError,
     git_skill::llm::LlmError,
     git_skill::manage::ManageError,
+    git_skill::ops::allow::AllowError,
+    git_skill::ops::baseline::BaselineError,
     git_skill::ops::diff::DiffError,
     git_skill::ops::eval::EvalError,
     git_skill::ops::init::InitError,

@@ -1,5 +1,7 @@
 //! Argument parsing and dispatch: one file per subcommand, one enum to route them.
 
+mod allow;
+mod baseline;
 mod completions;
 mod config;
 mod diff;
@@ -83,6 +85,8 @@ enum Command {
     Diff(diff::DiffArgs),
     Hook(hook::HookArgs),
     Scan(scan::ScanArgs),
+    Allow(allow::AllowArgs),
+    Baseline(baseline::BaselineArgs),
     Rules(rules::RulesArgs),
     Record(record::RecordArgs),
     Signals(signals::SignalsArgs),
@@ -159,6 +163,8 @@ pub fn main() -> ExitCode {
         Command::Diff(args) => diff::cmd_diff(&mut ui, args),
         Command::Hook(args) => hook::cmd_hook(&mut ui, args),
         Command::Scan(args) => scan::cmd_scan(&mut ui, args),
+        Command::Allow(args) => allow::cmd_allow(&mut ui, args),
+        Command::Baseline(args) => baseline::cmd_baseline(&mut ui, args),
         Command::Rules(args) => rules::cmd_rules(&mut ui, args),
         Command::Record(args) => record::cmd_record(&mut ui, args),
         Command::Signals(args) => signals::cmd_signals(&mut ui, args),

@@ -258,6 +258,12 @@ fn problems(ui: &mut Ui, ws: &Workspace, problems: Vec<Problem>) -> Result<(), C
                 "the baseline '{rel}' is not in {from}: it is new in this range and applies once merged"
             ))?,
             Problem::CacheRefused(warning) => ui.warn(&warning)?,
+            Problem::Unpinned(entry) => ui.warn(&format!(
+                "{POLICY_FILE}: `{entry}` matches by rule, skill or path only (deprecated: it also covers new files and other skills of that name, and in a range only what the base had); bind it to what it covers with `git skill allow --pin`"
+            ))?,
+            Problem::LegacyBaseline { file } => ui.warn(&format!(
+                "the baseline '{file}' is version 1 (entries by skill name, deprecated); rewrite it with `git skill baseline --update {file}`"
+            ))?,
         }
     }
     Ok(())

@@ -567,12 +567,12 @@ impl Stored {
         let rule = super::rules::find(&self.rule)?;
         let suppressed = match self.suppressed {
             None => None,
-            Some((kind, reason)) => Some(Suppression {
-                kind: ["inline", "policy", "baseline"]
+            Some((kind, reason)) => Some(Suppression::new(
+                ["inline", "policy", "baseline"]
                     .into_iter()
                     .find(|k| *k == kind)?,
-                reason,
-            }),
+                &reason,
+            )),
         };
         Some(Finding {
             rule: rule.id,
@@ -701,10 +701,7 @@ mod tests {
             excerpt: "curl … | bash".into(),
             context: Context::Quoted,
             fingerprint: "abc".into(),
-            suppressed: Some(Suppression {
-                kind: "inline",
-                reason: "why".into(),
-            }),
+            suppressed: Some(Suppression::new("inline", "why")),
         }
     }
 

@@ -66,7 +66,10 @@ pub struct Finding {
     /// The matched text, shortened and with secrets redacted.
     pub excerpt: String,
     pub context: Context,
-    /// Rule, file and matched text hashed: stable across edits elsewhere (baselines, SARIF).
+    /// Rule, file and matched text hashed: stable across edits elsewhere. Within a scan, the
+    /// file is the skill's (what the cache keeps); a check binds it to the file's path in the
+    /// repository and the occurrence (`suppress::locate`), which is what suppressions, baselines
+    /// and SARIF carry.
     pub fingerprint: String,
     pub suppressed: Option<Suppression>,
 }
@@ -104,4 +107,27 @@ pub struct Suppression {
     /// `inline`, `policy` or `baseline`.
     pub kind: &'static str,
     pub reason: String,
+    /// Whether what suppresses it names this very finding (a policy entry's `fingerprints`, a
+    /// version 2 baseline entry): such a suppression holds wherever it is read. The others (an
+    /// allow comment, an entry by rule, skill or path alone) hold in a range only for what the
+    /// base suppressed too.
+    #[serde(skip)]
+    pub pinned: bool,
+}
+
+impl Suppression {
+    pub fn new(kind: &'static str, reason: &str) -> Suppression {
+        Suppression {
+            kind,
+            reason: reason.to_owned(),
+            pinned: false,
+        }
+    }
+
+    pub fn pinned(kind: &'static str, reason: &str) -> Suppression {
+        Suppression {
+            pinned: true,
+            ..Suppression::new(kind, reason)
+        }
+    }
 }

@@ -26,6 +26,7 @@ mod needs_table;
 pub mod normalize;
 pub mod notebook;
 pub mod parallel;
+pub mod policy_edit;
 mod prefilter;
 mod prefilter_index;
 #[cfg(test)]

@@ -10,7 +10,7 @@ use super::cache::ScanCache;
 use super::decode::{self, decode_blobs};
 use super::described::Why;
 use super::engine::{Engine, Hit};
-use super::finding::{Context, Finding, SkillScan, Suppression};
+use super::finding::{Context, Finding, SkillScan};
 use super::limits::{MAX_SCAN_BYTES, MAX_SKILL_SCAN_BYTES};
 use super::markdown;
 use super::memo;
@@ -22,7 +22,7 @@ use super::rules::structural::{
 };
 use super::rules::{self, obfuscation::OBF022};
 use super::runs::{RunTarget, Runner};
-use super::suppress::{fingerprint, inline_allows};
+use super::suppress::{apply_inline, fingerprint, inline_allows};
 use crate::redact::{mask, redact};
 use crate::skill::{FileKind, SkillFiles};
 
@@ -1062,6 +1062,7 @@ fn scan_text(
                 .is_none_or(|worst| *worst < rule.severity)
     });
     let mut seen = std::collections::HashSet::new();
+    let first = out.len();
     for (hit, context) in hits {
         let line = lines.line(hit.offset);
         // One finding per rule and line: the raw and the normalised view often agree. The
@@ -1118,15 +1119,6 @@ fn scan_text(
                 _ => rule.message.to_owned(),
             },
         };
-        let suppressed = allows.get(&line).and_then(|rules| {
-            rules
-                .iter()
-                .find(|(r, _)| r == rule.id)
-                .map(|(_, reason)| Suppression {
-                    kind: "inline",
-                    reason: reason.clone(),
-                })
-        });
         out.push(Finding {
             rule: rule.id,
             category: rule.category,
@@ -1139,9 +1131,10 @@ fn scan_text(
             excerpt,
             context,
             fingerprint: fingerprint(rule.id, path, &hit.text),
-            suppressed,
+            suppressed: None,
         });
     }
+    apply_inline(&allows, &mut out[first..]);
 }
 
 /// Whether a file is code by its name (a script named to run needs no word on why it runs).

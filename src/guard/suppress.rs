@@ -15,12 +15,18 @@ use crate::report::{Diagnostic, Level, Setting};
 
 // ---------------------------------------------------------------- fingerprints
 
-/// A finding's identity that survives edits elsewhere in the file: the rule, the file and the
-/// matched text with white space folded, hashed. Line numbers are left out on purpose.
+/// A finding's identity within its skill that survives edits elsewhere in the file: the rule,
+/// the file (relative to the skill) and the matched text with white space folded, hashed. Line
+/// numbers are left out on purpose. What the scan cache keeps (a skill's tree has the same
+/// findings wherever it lies); [`locate`] makes it the fingerprint suppressions match.
 pub fn fingerprint(rule: &str, file: &str, matched: &str) -> String {
     let folded = matched.split_whitespace().collect::<Vec<_>>().join(" ");
+    digest(&[rule, file, &folded])
+}
+
+fn digest(parts: &[&str]) -> String {
     let mut h = Sha256::new();
-    for part in [rule, file, &folded] {
+    for part in parts {
         h.update(part.as_bytes());
         h.update([0]);
     }
@@ -29,6 +35,43 @@ pub fn fingerprint(rule: &str, file: &str, matched: &str) -> String {
         .take(16)
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// Binds the fingerprints of one skill's findings to where they lie: each becomes the digest of
+/// its content fingerprint, the file's path from the top of the repository (`dir`: the skill's
+/// folder there; a finding on `.` is on the folder or file itself) and which occurrence of the
+/// same content in that file it is (in line order). So a suppression written for a finding
+/// covers neither the same text in another file or another skill of the same name, nor a second
+/// copy of the text pasted beside the first. Returns the content fingerprints, in the findings'
+/// order, for what still matches by content (a version 1 baseline).
+pub fn locate(findings: &mut [Finding], dir: &str) -> Vec<String> {
+    let content: Vec<String> = findings.iter().map(|f| f.fingerprint.clone()).collect();
+    let mut order: Vec<usize> = (0..findings.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (fa, fb) = (&findings[a], &findings[b]);
+        (&fa.file, fa.line, fa.column, fa.rule).cmp(&(&fb.file, fb.line, fb.column, fb.rule))
+    });
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut located = vec![String::new(); findings.len()];
+    for i in order {
+        let n = seen.entry(content[i].as_str()).or_default();
+        let file = repo_file(dir, &findings[i].file);
+        located[i] = digest(&["v2", &content[i], &file, &n.to_string()]);
+        *n += 1;
+    }
+    for (f, fp) in findings.iter_mut().zip(located) {
+        f.fingerprint = fp;
+    }
+    content
+}
+
+/// A finding's file from the top of the repository: `dir/file`, or `dir` for `.`.
+pub fn repo_file(dir: &str, file: &str) -> String {
+    match (dir, file) {
+        (_, ".") | (_, "") => dir.to_owned(),
+        ("" | ".", _) => file.to_owned(),
+        _ => format!("{}/{file}", dir.trim_end_matches('/')),
+    }
 }
 
 // ---------------------------------------------------------------- inline
@@ -41,10 +84,17 @@ fn inline_regex() -> &'static Regex {
     })
 }
 
-/// Inline allows of a text: for each 1-based line they cover, the rules and the reason. A
-/// comment covers its own line and the next.
-pub fn inline_allows(text: &str) -> HashMap<usize, Vec<(String, String)>> {
-    let mut out: HashMap<usize, Vec<(String, String)>> = HashMap::new();
+/// One `git-skill:allow` comment: its 1-based line, the rules it names and its reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineAllow {
+    pub line: usize,
+    pub rules: Vec<String>,
+    pub reason: String,
+}
+
+/// The inline allows of a text, in line order. A comment without a reason allows nothing.
+pub fn inline_allows(text: &str) -> Vec<InlineAllow> {
+    let mut out = Vec::new();
     if !text.contains("git-skill:allow") {
         return out;
     }
@@ -56,15 +106,35 @@ pub fn inline_allows(text: &str) -> HashMap<usize, Vec<(String, String)>> {
         if reason.is_empty() {
             continue;
         }
-        for rule in c[1].split(',').map(str::trim) {
-            for covered in [i + 1, i + 2] {
-                out.entry(covered)
-                    .or_default()
-                    .push((rule.to_owned(), reason.clone()));
+        out.push(InlineAllow {
+            line: i + 1,
+            rules: c[1].split(',').map(|r| r.trim().to_owned()).collect(),
+            reason,
+        });
+    }
+    out
+}
+
+/// Marks what each allow comment covers among one file's findings: for each rule it names,
+/// exactly one finding, the first on the comment's own line, else the first on the next line.
+/// A comment never covers a second finding, so a copy of an allowed line pasted elsewhere (or
+/// beside it) counts on its own.
+pub fn apply_inline(allows: &[InlineAllow], findings: &mut [Finding]) {
+    for allow in allows {
+        for rule in &allow.rules {
+            let pick = [allow.line, allow.line + 1].into_iter().find_map(|line| {
+                findings
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.suppressed.is_none() && f.line == line && f.rule == rule)
+                    .min_by_key(|(_, f)| f.column)
+                    .map(|(i, _)| i)
+            });
+            if let Some(i) = pick {
+                findings[i].suppressed = Some(Suppression::new("inline", &allow.reason));
             }
         }
     }
-    out
 }
 
 // ---------------------------------------------------------------- policy file
@@ -132,6 +202,34 @@ pub struct RepoSettings {
     pub roots: Vec<String>,
 }
 
+impl RepoSettings {
+    /// The settings a range is judged by, from the base's (`self`) and the target's: what
+    /// widens the check is taken from either (the roots of both; the stricter `failOn`, a
+    /// missing one counting as `dangerous`), what narrows it only from the base. So a change
+    /// can add a root and its skills are judged now, and cannot lower the fail level.
+    pub fn widened(&self, target: &RepoSettings) -> RepoSettings {
+        let rank = |v: &Option<String>| match v.as_deref().map(str::to_ascii_lowercase).as_deref() {
+            Some("never") => 0,
+            Some("caution") => 2,
+            _ => 1,
+        };
+        let stricter = if rank(&target.fail_on) > rank(&self.fail_on) {
+            &target.fail_on
+        } else {
+            &self.fail_on
+        };
+        let fail_on = (self.fail_on.is_some() || target.fail_on.is_some())
+            .then(|| stricter.clone().unwrap_or_else(|| "dangerous".to_owned()));
+        let mut roots = self.roots.clone();
+        for r in &target.roots {
+            if !roots.contains(r) {
+                roots.push(r.clone());
+            }
+        }
+        RepoSettings { fail_on, roots }
+    }
+}
+
 /// A lint code's level for some or all skills: `lint:` entries of the policy file.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -158,6 +256,56 @@ pub struct PolicyEntry {
     pub reason: String,
     /// `YYYY-MM-DD`; from that day on the entry no longer applies.
     pub expires: Option<String>,
+    /// The findings the entry covers, by fingerprint (`git skill allow --pin` writes them): an
+    /// entry with them covers those findings and nothing else, wherever it is read.
+    pub fingerprints: Option<Vec<String>>,
+    /// `N` or `N-M`: only findings on these lines of their file.
+    pub lines: Option<String>,
+}
+
+/// A parsed policy entry: the entry as written, its expiry, its path glob and line window.
+#[derive(Debug, Clone)]
+struct Allow {
+    entry: PolicyEntry,
+    expires: Option<NaiveDate>,
+    glob: Option<Regex>,
+    lines: Option<(usize, usize)>,
+}
+
+impl Allow {
+    fn pinned(&self) -> bool {
+        self.entry.fingerprints.is_some()
+    }
+
+    fn covers(&self, skill: &str, f: &Finding) -> bool {
+        f.rule.eq_ignore_ascii_case(&self.entry.rule)
+            && self.entry.skill.as_deref().is_none_or(|s| s == skill)
+            && self.glob.as_ref().is_none_or(|g| g.is_match(&f.file))
+            && self.lines.is_none_or(|(a, b)| (a..=b).contains(&f.line))
+            && self
+                .entry
+                .fingerprints
+                .as_ref()
+                .is_none_or(|fps| fps.iter().any(|fp| fp.eq_ignore_ascii_case(&f.fingerprint)))
+    }
+}
+
+/// Which entries of a policy apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entries {
+    All,
+    /// Only those that name the findings they cover (`fingerprints`).
+    Pinned,
+}
+
+/// What applying a policy to one skill's findings met.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// Entries that would have covered something but have expired.
+    pub expired: Vec<Expired>,
+    /// Entries without `fingerprints` that covered something (as [`Policy::lines`] shows
+    /// them): they still work, and should be pinned.
+    pub unpinned: Vec<String>,
 }
 
 /// The largest policy or baseline file read (1 MiB).
@@ -198,7 +346,7 @@ impl PolicyError {
 
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
-    entries: Vec<(PolicyEntry, Option<NaiveDate>, Option<Regex>)>,
+    entries: Vec<Allow>,
     /// `lint:` entries with their code and level resolved, in file order.
     lint: Vec<(LintEntry, &'static str, Level, Option<Regex>)>,
     settings: RepoSettings,
@@ -294,7 +442,36 @@ impl Policy {
                 }
                 None => None,
             };
-            entries.push((entry, expires, glob));
+            if let Some(fps) = &entry.fingerprints {
+                if fps.is_empty() {
+                    return Err(format!(
+                        "entry {n} ({}): `fingerprints` is empty (the entry would cover nothing; remove it)",
+                        entry.rule
+                    ));
+                }
+                if let Some(k) = fps.iter().position(|fp| !is_fingerprint(fp)) {
+                    return Err(format!(
+                        "entry {n} ({}): fingerprint {} is not 32 hexadecimal digits",
+                        entry.rule,
+                        k + 1
+                    ));
+                }
+            }
+            let lines = match &entry.lines {
+                Some(window) => Some(line_window(window).ok_or_else(|| {
+                    format!(
+                        "entry {n} ({}): `lines` must be N or N-M (1-based, N <= M)",
+                        entry.rule
+                    )
+                })?),
+                None => None,
+            };
+            entries.push(Allow {
+                entry,
+                expires,
+                glob,
+                lines,
+            });
         }
         let mut lint = Vec::new();
         for (i, entry) in doc.lint.into_iter().enumerate() {
@@ -370,18 +547,8 @@ impl Policy {
         if !self.settings.roots.is_empty() {
             lines.push(format!("roots: {}", self.settings.roots.join(", ")));
         }
-        for (e, _, _) in &self.entries {
-            let until = e
-                .expires
-                .as_ref()
-                .map(|d| format!(" until {d}"))
-                .unwrap_or_default();
-            lines.push(format!(
-                "allow {}{}{until}: {}",
-                e.rule,
-                scope(&e.skill, &e.path),
-                e.reason
-            ));
+        for allow in &self.entries {
+            lines.push(allow_line(&allow.entry));
         }
         for (e, code, level, _) in &self.lint {
             lines.push(format!(
@@ -421,41 +588,131 @@ impl Policy {
         }
     }
 
-    /// Marks the findings of one skill that an entry covers; returns the entries that would
-    /// have covered something but have expired.
-    pub fn apply(&self, skill: &str, findings: &mut [Finding], today: NaiveDate) -> Vec<Expired> {
-        let mut expired = Vec::new();
-        for (entry, expires, glob) in &self.entries {
-            let matches = |f: &Finding| {
-                f.rule.eq_ignore_ascii_case(&entry.rule)
-                    && entry.skill.as_deref().is_none_or(|s| s == skill)
-                    && glob.as_ref().is_none_or(|g| g.is_match(&f.file))
-            };
-            let live = expires.is_none_or(|d| today < d);
+    /// Marks the findings of one skill that an entry covers (the `which` entries; an entry
+    /// with `fingerprints` marks them pinned). Findings carry their located fingerprints
+    /// ([`locate`]).
+    pub fn apply(
+        &self,
+        skill: &str,
+        findings: &mut [Finding],
+        today: NaiveDate,
+        which: Entries,
+    ) -> Applied {
+        let mut applied = Applied::default();
+        for allow in &self.entries {
+            if which == Entries::Pinned && !allow.pinned() {
+                continue;
+            }
+            let live = allow.expires.is_none_or(|d| today < d);
             let mut hit = false;
             for f in findings
                 .iter_mut()
-                .filter(|f| f.suppressed.is_none() && matches(f))
+                .filter(|f| f.suppressed.is_none() && allow.covers(skill, f))
             {
                 hit = true;
                 if live {
-                    f.suppressed = Some(Suppression {
-                        kind: "policy",
-                        reason: entry.reason.clone(),
+                    f.suppressed = Some(if allow.pinned() {
+                        Suppression::pinned("policy", &allow.entry.reason)
+                    } else {
+                        Suppression::new("policy", &allow.entry.reason)
                     });
                 }
             }
             if hit && !live {
-                expired.push(Expired {
-                    rule: entry.rule.clone(),
-                    skill: entry.skill.clone(),
-                    path: entry.path.clone(),
-                    expires: entry.expires.clone().unwrap_or_default(),
+                let e = &allow.entry;
+                applied.expired.push(Expired {
+                    rule: e.rule.clone(),
+                    skill: e.skill.clone(),
+                    path: e.path.clone(),
+                    expires: e.expires.clone().unwrap_or_default(),
                 });
+            } else if hit && !allow.pinned() {
+                applied.unpinned.push(allow_line(&allow.entry));
             }
         }
-        expired
+        applied
     }
+
+    /// The policy with only the `allow:` entries `older` does not have (as a reviewer reads
+    /// them): what a staged policy adds to HEAD's.
+    pub fn added_since(&self, older: Option<&Policy>) -> Policy {
+        let known: Vec<String> = older
+            .map(|p| p.entries.iter().map(|a| allow_line(&a.entry)).collect())
+            .unwrap_or_default();
+        Policy {
+            entries: self
+                .entries
+                .iter()
+                .filter(|a| !known.contains(&allow_line(&a.entry)))
+                .cloned()
+                .collect(),
+            lint: Vec::new(),
+            settings: RepoSettings::default(),
+        }
+    }
+
+    /// The `allow:` entry at `index` (0-based, in file order), as written.
+    pub fn entry(&self, index: usize) -> Option<&PolicyEntry> {
+        self.entries.get(index).map(|a| &a.entry)
+    }
+
+    /// How many `allow:` entries there are.
+    pub fn entry_count(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The entries without `fingerprints`, with their place in the file (0-based index among
+    /// the `allow:` entries).
+    pub fn unpinned(&self) -> impl Iterator<Item = (usize, &PolicyEntry)> {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| !a.pinned())
+            .map(|(i, a)| (i, &a.entry))
+    }
+
+    /// Whether the entry at `index` covers `f` of the skill named `skill`, fingerprints aside
+    /// (what `git skill allow --pin` asks to find what an entry covers today).
+    pub fn entry_covers(&self, index: usize, skill: &str, f: &Finding) -> bool {
+        self.entries.get(index).is_some_and(|a| a.covers(skill, f))
+    }
+}
+
+/// An `allow:` entry as one line a reviewer reads.
+pub fn allow_line(e: &PolicyEntry) -> String {
+    let mut s = format!("allow {}", e.rule);
+    if let Some(skill) = &e.skill {
+        s.push_str(&format!(" for skill {skill}"));
+    }
+    if let Some(path) = &e.path {
+        s.push_str(&format!(" on files {path}"));
+    }
+    if let Some(lines) = &e.lines {
+        s.push_str(&format!(" at lines {lines}"));
+    }
+    if let Some(fps) = &e.fingerprints {
+        let shown: Vec<&str> = fps.iter().map(|f| f.get(..12).unwrap_or(f)).collect();
+        s.push_str(&format!(" pinned to {}", shown.join(", ")));
+    }
+    if let Some(d) = &e.expires {
+        s.push_str(&format!(" until {d}"));
+    }
+    format!("{s}: {}", e.reason)
+}
+
+/// Whether `value` is a fingerprint as [`locate`] writes them: 32 hexadecimal digits.
+pub fn is_fingerprint(value: &str) -> bool {
+    value.len() == 32 && value.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// `N` or `N-M` as an inclusive line range.
+fn line_window(value: &str) -> Option<(usize, usize)> {
+    let (a, b) = match value.trim().split_once('-') {
+        Some((a, b)) => (a.trim(), b.trim()),
+        None => (value.trim(), value.trim()),
+    };
+    let (a, b) = (a.parse::<usize>().ok()?, b.parse::<usize>().ok()?);
+    (a >= 1 && a <= b).then_some((a, b))
 }
 
 /// A glob as a regex: `*` within a path segment, `**` across segments (`**/` also matches
@@ -618,6 +875,11 @@ fn without_values(message: &str) -> String {
 
 // ---------------------------------------------------------------- baseline
 
+/// Accepted findings. Version 2 (what git-skill writes): each entry names a finding by its
+/// located fingerprint (the file's path in the repository, the occurrence), so it covers that
+/// finding wherever the baseline is read. Version 1 (read, deprecated): entries by skill name
+/// and content fingerprint, which cover the same text in any skill of that name; `git skill
+/// baseline --update` rewrites them.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Baseline {
     pub version: u32,
@@ -628,9 +890,13 @@ pub struct Baseline {
 pub struct BaselineEntry {
     pub skill: String,
     pub rule: String,
+    /// Version 2: the file's path from the top of the repository; version 1: within the skill.
     pub file: String,
     pub fingerprint: String,
 }
+
+/// The version of the baselines git-skill writes.
+pub const BASELINE_VERSION: u32 = 2;
 
 impl Baseline {
     /// Reads a baseline file: a regular file of at most 1 MiB, not a link.
@@ -664,40 +930,66 @@ impl Baseline {
                 e.column()
             )
         })?;
-        if baseline.version != 1 {
+        if !(1..=BASELINE_VERSION).contains(&baseline.version) {
             return Err(format!("unsupported version {}", baseline.version));
         }
         Ok(baseline)
     }
 
-    /// A baseline that accepts every unsuppressed finding of `skills` (`(skill name,
-    /// findings)`), sorted and without duplicates so that it diffs well.
-    pub fn accepting<'a>(skills: impl IntoIterator<Item = (&'a str, &'a [Finding])>) -> Baseline {
+    /// Whether the baseline names findings by skill name and content only (version 1).
+    pub fn is_legacy(&self) -> bool {
+        self.version < BASELINE_VERSION
+    }
+
+    /// A baseline that accepts every unsuppressed finding of `skills` (`(skill name, its folder
+    /// from the top of the repository, findings)` with located fingerprints), sorted and without
+    /// duplicates so that it diffs well.
+    pub fn accepting<'a>(
+        skills: impl IntoIterator<Item = (&'a str, &'a str, &'a [Finding])>,
+    ) -> Baseline {
+        Baseline::of(skills, |f| f.suppressed.is_none())
+    }
+
+    /// The baseline rewritten for what it covers in `skills` now: one version 2 entry for each
+    /// finding a baseline entry suppresses (`git skill baseline --update`); entries that cover
+    /// nothing are dropped, and nothing new is accepted.
+    pub fn updated<'a>(
+        skills: impl IntoIterator<Item = (&'a str, &'a str, &'a [Finding])>,
+    ) -> Baseline {
+        Baseline::of(skills, |f| {
+            f.suppressed.as_ref().is_some_and(|s| s.kind == "baseline")
+        })
+    }
+
+    fn of<'a>(
+        skills: impl IntoIterator<Item = (&'a str, &'a str, &'a [Finding])>,
+        take: impl Fn(&Finding) -> bool,
+    ) -> Baseline {
         let mut findings: Vec<BaselineEntry> = skills
             .into_iter()
-            .flat_map(|(skill, found)| {
+            .flat_map(|(skill, dir, found)| {
                 found
                     .iter()
-                    .filter(|f| f.suppressed.is_none())
+                    .filter(|f| take(f))
                     .map(move |f| BaselineEntry {
                         skill: skill.to_owned(),
                         rule: f.rule.to_owned(),
-                        file: f.file.clone(),
+                        file: repo_file(dir, &f.file),
                         fingerprint: f.fingerprint.clone(),
                     })
             })
             .collect();
         findings.sort_by(|a, b| {
-            (&a.skill, &a.file, &a.rule, &a.fingerprint).cmp(&(
-                &b.skill,
+            (&a.file, &a.rule, &a.fingerprint, &a.skill).cmp(&(
                 &b.file,
                 &b.rule,
                 &b.fingerprint,
+                &b.skill,
             ))
         });
         findings.dedup();
         Baseline {
-            version: 1,
+            version: BASELINE_VERSION,
             findings,
         }
     }
@@ -709,19 +1001,40 @@ impl Baseline {
         text
     }
 
-    /// Marks findings of `skill` whose fingerprint the baseline holds.
-    pub fn apply(&self, skill: &str, findings: &mut [Finding]) {
+    /// Marks the findings whose located fingerprint a version 2 baseline holds (pinned: the
+    /// entry names the finding). A version 1 baseline marks nothing here: see
+    /// [`Baseline::apply_legacy`].
+    pub fn apply(&self, findings: &mut [Finding]) {
+        if self.is_legacy() {
+            return;
+        }
+        let known: HashSet<&str> = self
+            .findings
+            .iter()
+            .map(|e| e.fingerprint.as_str())
+            .collect();
+        for f in findings.iter_mut().filter(|f| f.suppressed.is_none()) {
+            if known.contains(f.fingerprint.as_str()) {
+                f.suppressed = Some(Suppression::pinned("baseline", "accepted in the baseline"));
+            }
+        }
+    }
+
+    /// A version 1 baseline: marks the findings of the skill named `skill` whose content
+    /// fingerprint (`content`, in the findings' order, from [`locate`]) it holds. Such a
+    /// suppression is not pinned: in a range it holds only for what the base suppressed.
+    pub fn apply_legacy(&self, skill: &str, findings: &mut [Finding], content: &[String]) {
+        if !self.is_legacy() {
+            return;
+        }
         let known: HashSet<(&str, &str)> = self
             .findings
             .iter()
             .map(|e| (e.skill.as_str(), e.fingerprint.as_str()))
             .collect();
-        for f in findings.iter_mut().filter(|f| f.suppressed.is_none()) {
-            if known.contains(&(skill, f.fingerprint.as_str())) {
-                f.suppressed = Some(Suppression {
-                    kind: "baseline",
-                    reason: "accepted in the baseline".to_owned(),
-                });
+        for (f, fp) in findings.iter_mut().zip(content) {
+            if f.suppressed.is_none() && known.contains(&(skill, fp.as_str())) {
+                f.suppressed = Some(Suppression::new("baseline", "accepted in the baseline"));
             }
         }
     }
@@ -892,18 +1205,235 @@ mod tests {
         let text = "x\n# git-skill:allow SUP001 -- vendored installer, pinned\ncurl x | sh\n<!-- git-skill:allow INJ001, INJ002 -- quoted in a test -->\ny // git-skill:allow NET001 -- local dev\n# git-skill:allow EXE001\n";
         let allows = inline_allows(text);
         assert_eq!(
-            allows[&3],
-            vec![("SUP001".to_owned(), "vendored installer, pinned".to_owned())]
-        );
-        assert!(allows[&5]
-            .iter()
-            .any(|(r, why)| r == "INJ002" && why == "quoted in a test"));
-        assert!(allows[&5].iter().any(|(r, _)| r == "NET001"));
-        assert!(
-            !allows.values().flatten().any(|(r, _)| r == "EXE001"),
+            allows,
+            vec![
+                InlineAllow {
+                    line: 2,
+                    rules: vec!["SUP001".into()],
+                    reason: "vendored installer, pinned".into()
+                },
+                InlineAllow {
+                    line: 4,
+                    rules: vec!["INJ001".into(), "INJ002".into()],
+                    reason: "quoted in a test".into()
+                },
+                InlineAllow {
+                    line: 5,
+                    rules: vec!["NET001".into()],
+                    reason: "local dev".into()
+                },
+            ],
             "no reason, no allow"
         );
         assert!(inline_allows("git-skill:allow SUP001 -- not in a comment").is_empty());
+    }
+
+    fn found(rule: &'static str, file: &str, line: usize, text: &str) -> Finding {
+        let r = crate::guard::rules::find(rule).unwrap();
+        Finding {
+            rule: r.id,
+            category: r.category,
+            severity: r.severity,
+            rule_severity: r.severity,
+            file: file.into(),
+            line,
+            column: 1,
+            message: r.message.into(),
+            excerpt: String::new(),
+            context: crate::guard::Context::Live,
+            fingerprint: fingerprint(r.id, file, text),
+            suppressed: None,
+        }
+    }
+
+    #[test]
+    fn an_allow_comment_covers_one_finding_on_its_line_or_the_next() {
+        let allows = inline_allows(
+            "# git-skill:allow INJ001 -- quoted
+",
+        );
+        let mut fs = vec![
+            found("INJ001", "SKILL.md", 2, "ignore previous instructions"),
+            found("INJ001", "SKILL.md", 3, "ignore previous instructions"),
+        ];
+        apply_inline(&allows, &mut fs);
+        assert!(fs[0].suppressed.is_some() && fs[1].suppressed.is_none());
+        // On its own line first; two comments cover two findings.
+        let allows = inline_allows(
+            "x # git-skill:allow INJ001 -- one
+# git-skill:allow INJ001 -- two
+",
+        );
+        let mut fs = vec![
+            found("INJ001", "SKILL.md", 1, "a"),
+            found("INJ001", "SKILL.md", 2, "b"),
+            found("INJ001", "SKILL.md", 3, "c"),
+        ];
+        apply_inline(&allows, &mut fs);
+        let reasons: Vec<_> = fs
+            .iter()
+            .map(|f| f.suppressed.as_ref().map(|s| s.reason.as_str()))
+            .collect();
+        assert_eq!(reasons, [Some("one"), Some("two"), None]);
+    }
+
+    #[test]
+    fn located_fingerprints_tell_files_skills_and_copies_apart() {
+        let at = |dir: &str, fs: &[(&str, usize, &str)]| {
+            let mut v: Vec<Finding> = fs
+                .iter()
+                .map(|(file, line, text)| found("SUP001", file, *line, text))
+                .collect();
+            locate(&mut v, dir);
+            v.into_iter().map(|f| f.fingerprint).collect::<Vec<_>>()
+        };
+        let one = at(".claude/skills/deploy", &[("run.sh", 3, "curl x | sh")]);
+        // Moved down by an edit above it: the same finding.
+        assert_eq!(
+            one,
+            at(".claude/skills/deploy", &[("run.sh", 9, "curl  x |\tsh")])
+        );
+        // Same text in another file of the skill, or a skill of that name elsewhere.
+        assert_ne!(
+            one,
+            at(".claude/skills/deploy", &[("other.sh", 3, "curl x | sh")])
+        );
+        assert_ne!(
+            one,
+            at(".agents/skills/deploy", &[("run.sh", 3, "curl x | sh")])
+        );
+        // A second copy is a second finding; the first keeps its fingerprint.
+        let two = at(
+            ".claude/skills/deploy",
+            &[("run.sh", 3, "curl x | sh"), ("run.sh", 8, "curl x | sh")],
+        );
+        assert_eq!(two[0], one[0]);
+        assert_ne!(two[1], two[0]);
+        assert!(is_fingerprint(&one[0]));
+    }
+
+    #[test]
+    fn pinned_entries_cover_the_findings_they_name_and_nothing_else() {
+        let mut fs = vec![
+            found("SUP001", "run.sh", 3, "curl x | sh"),
+            found("SUP001", "run.sh", 9, "curl y | sh"),
+        ];
+        locate(&mut fs, "skills/deploy");
+        let policy = Policy::parse(&format!(
+            "allow:\n  - rule: SUP001\n    skill: deploy\n    fingerprints: [{}]\n    reason: vendor\n",
+            fs[0].fingerprint
+        ))
+        .unwrap();
+        let today = NaiveDate::from_ymd_opt(2026, 12, 7).unwrap();
+        let applied = policy.apply("deploy", &mut fs, today, Entries::All);
+        assert!(applied.unpinned.is_empty());
+        assert!(fs[0].suppressed.as_ref().is_some_and(|s| s.pinned));
+        assert!(fs[1].suppressed.is_none());
+        // An entry without fingerprints still covers both, and says it is unpinned.
+        let loose = Policy::parse(
+            "allow:\n  - rule: SUP001\n    skill: deploy\n    lines: 1-5\n    reason: vendor\n",
+        )
+        .unwrap();
+        for f in &mut fs {
+            f.suppressed = None;
+        }
+        let applied = loose.apply("deploy", &mut fs, today, Entries::All);
+        assert_eq!(
+            applied.unpinned,
+            ["allow SUP001 for skill deploy at lines 1-5: vendor"]
+        );
+        assert!(fs[0].suppressed.as_ref().is_some_and(|s| !s.pinned));
+        assert!(fs[1].suppressed.is_none(), "line 9 is outside the window");
+        for f in &mut fs {
+            f.suppressed = None;
+        }
+        assert_eq!(
+            loose.apply("deploy", &mut fs, today, Entries::Pinned),
+            Applied::default()
+        );
+        assert!(fs[0].suppressed.is_none());
+        for bad in [
+            "    fingerprints: []\n",
+            "    fingerprints: [nothex]\n",
+            "    lines: 5-2\n",
+            "    lines: zero\n",
+            "    lines: 0\n",
+        ] {
+            let text = format!("allow:\n  - rule: SUP001\n    reason: x\n{bad}");
+            assert!(Policy::parse(&text).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn baselines_of_version_2_name_findings_and_version_1_still_reads() {
+        let mut fs = vec![found("SUP001", "run.sh", 3, "curl x | sh")];
+        let content = locate(&mut fs, "skills/deploy");
+        let v2 = Baseline::accepting([("deploy", "skills/deploy", fs.as_slice())]);
+        assert_eq!(v2.version, 2);
+        assert_eq!(v2.findings[0].file, "skills/deploy/run.sh");
+        let v2 = Baseline::parse_bytes(v2.to_file_text().as_bytes()).unwrap();
+        let mut elsewhere = vec![found("SUP001", "run.sh", 3, "curl x | sh")];
+        locate(&mut elsewhere, "other/deploy");
+        v2.apply(&mut elsewhere);
+        assert!(elsewhere[0].suppressed.is_none());
+        v2.apply(&mut fs);
+        assert!(fs[0].suppressed.as_ref().is_some_and(|s| s.pinned));
+        let v1 = Baseline::parse_bytes(
+            format!(
+                r#"{{"version":1,"findings":[{{"skill":"deploy","rule":"SUP001","file":"run.sh","fingerprint":"{}"}}]}}"#,
+                content[0]
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        assert!(v1.is_legacy());
+        let mut fs2 = vec![found("SUP001", "run.sh", 3, "curl x | sh")];
+        let content = locate(&mut fs2, "anywhere/deploy");
+        v1.apply(&mut fs2);
+        assert!(
+            fs2[0].suppressed.is_none(),
+            "version 1 is applied by content only"
+        );
+        v1.apply_legacy("deploy", &mut fs2, &content);
+        assert!(fs2[0].suppressed.as_ref().is_some_and(|s| !s.pinned));
+        // --update: one version 2 entry for what it covers.
+        let up = Baseline::updated([("deploy", "anywhere/deploy", fs2.as_slice())]);
+        assert_eq!((up.version, up.findings.len()), (2, 1));
+        assert!(Baseline::parse_bytes(br#"{"version":3,"findings":[]}"#).is_err());
+    }
+
+    #[test]
+    fn a_range_takes_what_widens_from_either_side_and_what_narrows_from_the_base() {
+        let s = |fail_on: Option<&str>, roots: &[&str]| RepoSettings {
+            fail_on: fail_on.map(str::to_owned),
+            roots: roots.iter().map(|r| r.to_string()).collect(),
+        };
+        let base = s(Some("caution"), &["skills"]);
+        let w = base.widened(&s(Some("never"), &["tools/agent-skills"]));
+        assert_eq!(w, s(Some("caution"), &["skills", "tools/agent-skills"]));
+        assert_eq!(
+            s(None, &[])
+                .widened(&s(Some("never"), &[]))
+                .fail_on
+                .as_deref(),
+            Some("dangerous")
+        );
+        assert_eq!(
+            s(None, &[])
+                .widened(&s(Some("caution"), &[]))
+                .fail_on
+                .as_deref(),
+            Some("caution")
+        );
+        assert_eq!(
+            s(Some("never"), &[])
+                .widened(&s(None, &[]))
+                .fail_on
+                .as_deref(),
+            Some("dangerous"),
+            "a missing failOn is the default, stricter than never"
+        );
+        assert_eq!(s(None, &["a"]).widened(&s(None, &["a"])), s(None, &["a"]));
     }
 
     #[test]

@@ -73,6 +73,22 @@ pub fn use_policy_at(env: &mut Env, at: At<'_>) -> Result<(), PolicyError> {
     Ok(())
 }
 
+/// Puts the settings a range is judged by in place: the base's widened by the target's
+/// ([`crate::guard::suppress::RepoSettings::widened`]; `None`: no file on that side).
+pub fn use_range_settings(
+    env: &mut Env,
+    base: Option<&Policy>,
+    target: Option<&Policy>,
+    (from, to): (&str, &str),
+) {
+    let settings = |p: Option<&Policy>| p.map(|p| p.settings().clone()).unwrap_or_default();
+    let widened = settings(base).widened(&settings(target));
+    env.config.set_repo(
+        &widened,
+        &format!("{POLICY_FILE} at {from}, widened by {to}"),
+    );
+}
+
 /// [`use_policy_at`] with the policy already read from `at` (`None`: there is no file).
 pub fn use_settings_of(env: &mut Env, policy: Option<&Policy>, at: At<'_>) {
     let settings = policy.map(|p| p.settings().clone()).unwrap_or_default();

@@ -8,6 +8,8 @@ pub mod agent_guard;
 pub mod agent_hook;
 mod agent_judge;
 pub mod agent_watch;
+pub mod allow;
+pub mod baseline;
 pub mod config;
 pub mod diff;
 pub mod doctor;

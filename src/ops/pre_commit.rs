@@ -45,8 +45,8 @@ pub struct PreCommit {
     /// a pull request with them fails there until they are merged.
     pub new_suppressions: Vec<String>,
     /// What a staged `.skillguard.yaml` weakens against HEAD's (`failOn from dangerous to
-    /// never`, roots it removes): CI judges a pull request with the base's, so the commit
-    /// passes here and fails there.
+    /// never`, roots it removes, allow entries and lint levels it adds): CI judges a pull
+    /// request with the base's, so the commit passes here and fails there.
     pub weakened: Vec<String>,
 }
 
@@ -84,6 +84,17 @@ pub fn pre_commit(env: &mut Env, options: &Options) -> Result<PreCommit, PreComm
     if !removed.is_empty() {
         weakened.push(format!("the roots {}", removed.join(", ")));
     }
+    // Entries it adds, as a reviewer reads them (`allow SUP001 for skill deploy: ...`).
+    let head_lines = head_policy.as_ref().map(|p| p.lines()).unwrap_or_default();
+    for line in policy.as_ref().map(|p| p.lines()).unwrap_or_default() {
+        let level = line.split(' ').nth(2).unwrap_or_default();
+        let loosens = line.starts_with("allow ")
+            || (line.starts_with("lint ")
+                && matches!(level, "off" | "warning" | "off:" | "warning:"));
+        if loosens && !head_lines.contains(&line) {
+            weakened.push(format!("it adds `{line}`"));
+        }
+    }
     let env = &*env;
     let repo = env.require_repo("hook pre-commit")?;
     let cache = super::scan_cache(env, options.cache);
@@ -110,6 +121,12 @@ pub fn pre_commit(env: &mut Env, options: &Options) -> Result<PreCommit, PreComm
     let changes = super::changes(env, repo, changes);
     let mut gate = Gate::new(Writer::Person, policy.as_ref(), fail_on, options.today);
     gate.scan = scan;
+    // Entries that do not name their finding cover only what HEAD had suppressed, as CI will
+    // judge the change; the commit's own allow comments and policy entries count (and are
+    // listed as new): a person vouches for them in this commit.
+    gate.allows = crate::check::Allows::Staged;
+    let own = policy.as_ref().map(|p| p.added_since(head_policy.as_ref()));
+    gate.own_entries = own.as_ref();
     // Each skill is checked on its own, on all cores: a commit that touches many skills
     // should not wait for them one after another.
     let decision = gate::decide(&changes, &gate, options.jobs);

@@ -97,6 +97,11 @@ pub enum Problem {
     BaselineNotAtBase { rel: String, from: String },
     /// The scan cache was not used (a folder of it is a symbolic link): the warning to show.
     CacheRefused(String),
+    /// A policy entry without fingerprints covered something (as `Policy::lines` shows it):
+    /// it works, matched by rule, skill or path; `git skill allow --pin` binds it.
+    Unpinned(String),
+    /// The baseline read is version 1 (entries by skill name): `git skill baseline --update`.
+    LegacyBaseline { file: String },
 }
 
 impl Problem {
@@ -104,9 +109,11 @@ impl Problem {
     pub fn is_error(&self) -> bool {
         match self {
             Problem::Skipped(Skipped::Note(n)) => n.is_error(),
-            Problem::Expired(_) | Problem::BaselineNotAtBase { .. } | Problem::CacheRefused(_) => {
-                false
-            }
+            Problem::Expired(_)
+            | Problem::BaselineNotAtBase { .. }
+            | Problem::CacheRefused(_)
+            | Problem::Unpinned(_)
+            | Problem::LegacyBaseline { .. } => false,
             _ => true,
         }
     }
@@ -199,6 +206,7 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
     };
     let baseline = options.baseline.as_deref().map(baseline_file).transpose()?;
     let mut problems = Vec::new();
+    legacy_baseline(&mut problems, options, baseline.as_ref());
     // Agent context files named, checked as what they are; the rest are skills.
     let (named_context, skill_paths): (Vec<_>, Vec<_>) = options
         .paths
@@ -348,7 +356,7 @@ fn work_tree(env: &Env, options: &Options, policy: Option<Policy>) -> Result<Sca
         let accepted = Baseline::accepting(
             scan.reports
                 .iter()
-                .map(|r| (r.name.as_str(), r.findings.as_slice())),
+                .map(|r| (r.name.as_str(), r.repo_path.as_str(), r.findings.as_slice())),
         );
         crate::fsutil::write_atomic(path, accepted.to_file_text().as_bytes()).map_err(
             |source| ScanError::WriteBaseline {
@@ -487,8 +495,25 @@ fn range(
         },
         At::Revision(suppressions),
     );
+    // What widens the check is taken from the target too (its roots, a stricter failOn and
+    // lint levels): a change that adds a root is judged by it now. A target policy that cannot
+    // be read stops the scan: nothing says what it adds.
+    let widening = if suppressions == from {
+        check::policy_in(&target_blob, At::Revision(to))
+    } else {
+        Ok(None)
+    };
     if let Ok(policy) = &judged {
-        super::config::use_settings_of(env, policy.as_ref(), At::Revision(suppressions));
+        if suppressions == from {
+            super::config::use_range_settings(
+                env,
+                policy.as_ref(),
+                widening.as_ref().ok().and_then(Option::as_ref),
+                (from, to),
+            );
+        } else {
+            super::config::use_settings_of(env, policy.as_ref(), At::Revision(suppressions));
+        }
     }
     let env = &*env;
     let repo = env
@@ -514,6 +539,7 @@ fn range(
         }),
         None => None,
     };
+    legacy_baseline(&mut problems, options, baseline.as_ref());
     let roots = env.repo_relative_roots();
     // Each side's skills are read (capability drift reads them), not scanned again when a
     // run scanned that very state before (a job run again, a range that overlaps the last).
@@ -553,9 +579,16 @@ fn range(
                     .unwrap_or_default()
             };
             let before = lines(&base_policy);
+            // Roots count now (they widen); a failOn counts now when it is stricter.
+            let applied_fail_on = env
+                .config
+                .fail_on()
+                .ok()
+                .map(|f| format!("failOn: {}", f.as_str()));
             policy_added = lines(&target_policy)
                 .into_iter()
                 .filter(|l| !before.contains(l))
+                .filter(|l| !l.starts_with("roots: ") && Some(l) != applied_fail_on.as_ref())
                 .collect();
         }
         let all = crate::staged::skills_at(repo, At::Revision(to), &roots)
@@ -570,6 +603,7 @@ fn range(
         }
     }
     let judged = judged.map_err(ScanError::RangePolicy)?;
+    let widening = widening.map_err(ScanError::RangePolicy)?;
     let fail_on = fail_level(env, options)?;
     let policy = match explicit_policy {
         Some(policy) => Some(policy),
@@ -577,6 +611,7 @@ fn range(
     };
     let mut gate = scan_gate(options, fail_on, policy.as_ref(), baseline.as_ref());
     gate.lint = options.lint;
+    gate.stricter_lint = widening.as_ref();
     gate.allows = if suppressions == from {
         Allows::Before
     } else {
@@ -616,6 +651,17 @@ fn range(
     })
 }
 
+/// A version 1 baseline is read, with a warning naming the command that rewrites it.
+fn legacy_baseline(problems: &mut Vec<Problem>, options: &Options, baseline: Option<&Baseline>) {
+    if let (Some(b), Some(path)) = (baseline, &options.baseline) {
+        if b.is_legacy() && !b.findings.is_empty() {
+            problems.push(Problem::LegacyBaseline {
+                file: path.display().to_string(),
+            });
+        }
+    }
+}
+
 /// The gate a scan applies: a person's change, judged by SkillGuard alone (`scan` does not
 /// lint), with the scan's options, policy and baseline.
 fn scan_gate<'a>(
@@ -639,11 +685,18 @@ fn fail_level(env: &Env, options: &Options) -> Result<FailOn, ConfigError> {
     }
 }
 
-/// The reports of checked skills, their expired policy entries and unreadable files noted.
+/// The reports of checked skills, their expired and unpinned policy entries (each once) and
+/// unreadable files noted.
 fn collect(problems: &mut Vec<Problem>, checked: Vec<check::SkillCheck>) -> Vec<SkillReport> {
     let mut reports = Vec::new();
+    let mut unpinned: Vec<String> = Vec::new();
     for c in checked {
         problems.extend(c.expired.into_iter().map(Problem::Expired));
+        for line in c.unpinned {
+            if !unpinned.contains(&line) {
+                unpinned.push(line);
+            }
+        }
         for e in &c.report.errors {
             problems.push(Problem::Unchecked {
                 path: c.report.path.clone(),
@@ -652,6 +705,7 @@ fn collect(problems: &mut Vec<Problem>, checked: Vec<check::SkillCheck>) -> Vec<
         }
         reports.push(c.report);
     }
+    problems.extend(unpinned.into_iter().map(Problem::Unpinned));
     reports
 }
 

@@ -9,9 +9,14 @@ use super::scan::{join, SkillReport};
 use crate::guard::{Severity, Verdict};
 
 /// A finding whose inline allow is new in the range it was scanned in (see
-/// [`crate::check::pin_inline_allows`]): listed for reviewers, not honoured.
+/// [`crate::check::pin_to_base`]): listed for reviewers, not honoured.
 pub const RELEASED_ALLOW: &str =
     " (its git-skill:allow comment is new in this range; inline allows count as of the base revision)";
+
+/// A finding a policy or baseline entry of the base covers by rule, skill or path only, which
+/// the base did not have: the entry was written for something else.
+pub const RELEASED_ENTRY: &str =
+    " (not suppressed before this change, and the entry that covers it names no fingerprint: it covers only what it covered before; pin entries with git skill allow --pin, or allow this finding with git skill allow RULE PATH)";
 
 /// One annotation per finding that is not suppressed: `error` for critical, `warning` for
 /// high, `notice` below; and one `error` per file that could not be checked.

@@ -89,7 +89,7 @@ fn result_object(p: &Problem, rules: &[RuleInfo]) -> Value {
         "locations": [{ "physicalLocation": physical }],
     });
     if let Some(fingerprint) = &p.fingerprint {
-        result["partialFingerprints"] = json!({ "skillguard/v1": fingerprint });
+        result["partialFingerprints"] = json!({ "skillguard/v2": fingerprint });
     }
     if !p.properties.is_empty() {
         let properties: Map<String, Value> = p

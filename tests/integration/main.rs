@@ -5,6 +5,7 @@ mod action;
 mod agent_hook;
 mod agents_e2e;
 mod archive;
+mod borrowed_trust;
 mod closure;
 mod common;
 mod config;

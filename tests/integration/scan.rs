@@ -266,7 +266,7 @@ fn sarif_validates_against_the_oasis_schema() {
     let results = run_obj["results"].as_array().unwrap();
     assert!(results
         .iter()
-        .all(|r| r["partialFingerprints"]["skillguard/v1"].is_string()));
+        .all(|r| r["partialFingerprints"]["skillguard/v2"].is_string()));
     let uris: Vec<&str> = results
         .iter()
         .map(|r| {
