@@ -88,7 +88,7 @@ fn text(ui: &mut Ui, report: &op::Report, dry_run: bool) -> std::io::Result<()> 
         match p.findings {
             0 => writeln!(
                 ui.out,
-                "left `{}`: it covers nothing in the work tree (remove it if it is no longer needed)",
+                "left `{}`: it covers nothing in the work tree, or has expired (remove it if it is no longer needed)",
                 p.entry
             )?,
             1 => writeln!(ui.out, "pinned `{}` to 1 finding", p.entry)?,

@@ -38,6 +38,13 @@ pub struct BaselineArgs {
     pub format: Format,
 }
 
+fn entries(n: usize) -> String {
+    match n {
+        1 => "1 entry".to_owned(),
+        n => format!("{n} entries"),
+    }
+}
+
 pub fn cmd_baseline(ui: &mut Ui, args: BaselineArgs) -> Result<Outcome, CommandError> {
     let mut ws = Workspace::load(ui)?;
     let options = op::Options {
@@ -55,11 +62,19 @@ pub fn cmd_baseline(ui: &mut Ui, args: BaselineArgs) -> Result<Outcome, CommandE
             match (report.before, report.before_version) {
                 (Some(before), Some(version)) => writeln!(
                     ui.out,
-                    "'{file}': {before} entries (version {version}) -> {} entries (version 2); {} covered nothing and were dropped",
-                    report.entries,
+                    "'{file}': version {version}, {} -> version 2, {}; {} covered nothing and went",
+                    entries(before),
+                    entries(report.entries),
                     before.saturating_sub(report.entries)
                 )?,
-                _ => writeln!(ui.out, "'{file}': {} findings accepted", report.entries)?,
+                _ => writeln!(
+                    ui.out,
+                    "'{file}': {} accepted",
+                    match report.entries {
+                        1 => "1 finding".to_owned(),
+                        n => format!("{n} findings"),
+                    }
+                )?,
             }
             ui.out.flush()?;
             if args.dry_run {

@@ -540,6 +540,7 @@ struct Stored {
     excerpt: String,
     context: Context,
     fingerprint: String,
+    evidence: String,
     suppressed: Option<(String, String)>,
 }
 
@@ -556,6 +557,7 @@ impl Stored {
             excerpt: f.excerpt.clone(),
             context: f.context,
             fingerprint: f.fingerprint.clone(),
+            evidence: f.evidence.clone(),
             suppressed: f
                 .suppressed
                 .as_ref()
@@ -586,6 +588,7 @@ impl Stored {
             excerpt: self.excerpt,
             context: self.context,
             fingerprint: self.fingerprint,
+            evidence: self.evidence,
             suppressed,
         })
     }
@@ -701,6 +704,7 @@ mod tests {
             excerpt: "curl … | bash".into(),
             context: Context::Quoted,
             fingerprint: "abc".into(),
+            evidence: String::new(),
             suppressed: Some(Suppression::new("inline", "why")),
         }
     }

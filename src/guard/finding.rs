@@ -71,6 +71,12 @@ pub struct Finding {
     /// repository and the occurrence (`suppress::locate`), which is what suppressions, baselines
     /// and SARIF carry.
     pub fingerprint: String,
+    /// What the finding was seen in beside its match, hashed: the whole line(s) the match lies
+    /// on, or for a finding about a file as a whole, the file's bytes. Empty when there is
+    /// nothing more than the match. Part of the located fingerprint, so that a suppression
+    /// stops covering a line or a file edited after it was reviewed.
+    #[serde(skip)]
+    pub evidence: String,
     pub suppressed: Option<Suppression>,
 }
 

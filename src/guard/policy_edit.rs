@@ -33,6 +33,8 @@ pub struct NewEntry {
 /// keys start at.
 struct Block {
     key: Option<usize>,
+    /// The key holds an empty flow list or null (`allow: []`, `allow: ~`).
+    empty_value: bool,
     entries: Vec<(usize, usize, usize)>,
 }
 
@@ -53,18 +55,31 @@ fn block(lines: &[&str]) -> Result<Block, EditError> {
     }) else {
         return Ok(Block {
             key: None,
+            empty_value: false,
             entries: Vec::new(),
         });
     };
     let after_colon = lines[key].split_once(':').map(|x| x.1).unwrap_or_default();
     let value = after_colon.split(" #").next().unwrap_or_default().trim();
-    if !value.is_empty() {
+    let empty_value = matches!(value, "[]" | "~" | "null");
+    if !value.is_empty() && !empty_value {
         return Err(EditError::FlowList);
     }
     let mut entries: Vec<(usize, usize, usize)> = Vec::new();
     let mut item_indent = None;
-    for (i, line) in lines.iter().enumerate().skip(key + 1) {
+    for (i, line) in lines
+        .iter()
+        .enumerate()
+        .skip(key + 1)
+        .filter(|_| !empty_value)
+    {
         if is_blank_or_comment(line) {
+            // Deeper than the entries' dashes, it is the entry's (a line of a block scalar
+            // that starts with `#` is text, not a comment): what follows goes after it.
+            let inside = !line.trim().is_empty() && item_indent.is_some_and(|k| indent(line) > k);
+            if let (true, Some(last)) = (inside, entries.last_mut()) {
+                last.1 = i + 1;
+            }
             continue;
         }
         let n = indent(line);
@@ -94,17 +109,56 @@ fn block(lines: &[&str]) -> Result<Block, EditError> {
     }
     Ok(Block {
         key: Some(key),
+        empty_value,
         entries,
     })
 }
 
-fn fingerprint_lines(column: usize, fps: &[String]) -> String {
+/// The line ending the file uses (CRLF when any line has it).
+fn eol(text: &str) -> &'static str {
+    if text.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
+fn fingerprint_lines(column: usize, fps: &[String], eol: &str) -> String {
     let pad = " ".repeat(column);
-    let mut s = format!("{pad}fingerprints:\n");
+    let mut s = format!("{pad}fingerprints:{eol}");
     for fp in fps {
-        s.push_str(&format!("{pad}  - {fp}\n"));
+        s.push_str(&format!("{pad}  - {fp}{eol}"));
     }
     s
+}
+
+/// Whether `after` says what `before` says, but for the fingerprints of the entries
+/// `changed`: every other entry, lint level and setting as it was.
+fn same_but(before: &Policy, after: &Policy, changed: &[usize]) -> Result<(), EditError> {
+    let entries = |p: &Policy, skip: &[usize]| -> Vec<String> {
+        (0..p.entry_count())
+            .filter_map(|i| p.entry(i).map(|e| (i, e)))
+            .map(|(i, e)| {
+                let mut e = e.clone();
+                if skip.contains(&i) {
+                    e.fingerprints = None;
+                }
+                super::suppress::allow_line(&e)
+            })
+            .collect()
+    };
+    let rest = |p: &Policy| -> Vec<String> {
+        p.lines()
+            .into_iter()
+            .filter(|l| !l.starts_with("allow "))
+            .collect()
+    };
+    if entries(before, changed) != entries(after, changed) || rest(before) != rest(after) {
+        return Err(EditError::ReadBack(
+            "an entry or setting reads differently".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Adds `fingerprints` to the entries named (0-based index among the `allow:` entries).
@@ -123,13 +177,16 @@ pub fn pin(text: &str, pins: &[(usize, Vec<String>)]) -> Result<String, EditErro
             };
             if end == i + 1 {
                 if !out.ends_with('\n') {
-                    out.push('\n');
+                    out.push_str(eol(text));
                 }
-                out.push_str(&fingerprint_lines(column, fps));
+                out.push_str(&fingerprint_lines(column, fps, eol(text)));
             }
         }
     }
     let back = Policy::parse(&out).map_err(EditError::ReadBack)?;
+    let before = Policy::parse(text).map_err(EditError::ReadBack)?;
+    let pinned: Vec<usize> = pins.iter().map(|(n, _)| *n).collect();
+    same_but(&before, &back, &pinned)?;
     for (n, fps) in pins {
         if back.entry(*n).and_then(|e| e.fingerprints.as_ref()) != Some(fps) {
             return Err(EditError::ReadBack(format!(
@@ -152,47 +209,74 @@ fn scalar(value: &str) -> String {
 pub fn append(text: &str, entry: &NewEntry) -> Result<String, EditError> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let block = block(&lines)?;
+    let eol = eol(text);
     let column = block.entries.first().map(|e| e.2).unwrap_or(4);
     let pad = " ".repeat(column);
-    let mut item = format!("{}- rule: {}\n", " ".repeat(column - 2), entry.rule);
+    let mut item = format!("{}- rule: {}{eol}", " ".repeat(column - 2), entry.rule);
     for (key, value) in [
         ("skill", &entry.skill),
         ("path", &entry.path),
         ("expires", &entry.expires),
     ] {
         if let Some(v) = value {
-            item.push_str(&format!("{pad}{key}: {}\n", scalar(v)));
+            item.push_str(&format!("{pad}{key}: {}{eol}", scalar(v)));
         }
     }
-    item.push_str(&format!("{pad}reason: {}\n", scalar(&entry.reason)));
-    item.push_str(&fingerprint_lines(column, &entry.fingerprints));
+    item.push_str(&format!("{pad}reason: {}{eol}", scalar(&entry.reason)));
+    item.push_str(&fingerprint_lines(column, &entry.fingerprints, eol));
     let mut out = String::new();
     let at = match (block.key, block.entries.last()) {
         (Some(_), Some(&(_, end, _))) => end,
         (Some(key), None) => key + 1,
         (None, _) => lines.len(),
     };
-    for line in &lines[..at] {
-        out.push_str(line);
+    for (i, line) in lines[..at].iter().enumerate() {
+        if Some(i) == block.key && block.empty_value {
+            // `allow: []` becomes the block the entry goes in.
+            out.push_str(&format!("allow:{eol}"));
+        } else {
+            out.push_str(line);
+        }
     }
     if !out.is_empty() && !out.ends_with('\n') {
-        out.push('\n');
+        out.push_str(eol);
     }
     if block.key.is_none() {
-        out.push_str("allow:\n");
+        out.push_str(&format!("allow:{eol}"));
     }
     out.push_str(&item);
     for line in &lines[at..] {
         out.push_str(line);
     }
     let back = Policy::parse(&out).map_err(EditError::ReadBack)?;
+    let before = Policy::parse(text).map_err(EditError::ReadBack)?;
     let n = back.entry_count();
     let last = n.checked_sub(1).and_then(|i| back.entry(i));
-    if n != block.entries.len() + 1
+    if n != before.entry_count() + 1
         || last.and_then(|e| e.fingerprints.as_ref()) != Some(&entry.fingerprints)
     {
         return Err(EditError::ReadBack(
             "the new entry is not the last one".into(),
+        ));
+    }
+    // Everything else reads as it did: the entries before the new one, lint, settings.
+    let trimmed: Vec<String> = (0..n - 1)
+        .filter_map(|i| back.entry(i))
+        .map(super::suppress::allow_line)
+        .collect();
+    let was: Vec<String> = (0..before.entry_count())
+        .filter_map(|i| before.entry(i))
+        .map(super::suppress::allow_line)
+        .collect();
+    let rest = |p: &Policy| -> Vec<String> {
+        p.lines()
+            .into_iter()
+            .filter(|l| !l.starts_with("allow "))
+            .collect()
+    };
+    if trimmed != was || rest(&before) != rest(&back) {
+        return Err(EditError::ReadBack(
+            "an entry or setting reads differently".into(),
         ));
     }
     Ok(out)
@@ -223,6 +307,41 @@ mod tests {
             out,
             format!("allow:\n- rule: SUP001\n  reason: x\n  fingerprints:\n    - {A}\n")
         );
+    }
+
+    #[test]
+    fn block_scalars_crlf_and_empty_lists_are_edited_as_they_read() {
+        // A reason written as a block scalar whose second line starts with `#`: text, kept.
+        let text = "allow:\n  - rule: SUP001\n    reason: |\n      reviewed\n      # ticket OPS-12\n\n  - rule: INJ001\n    reason: x\n";
+        let out = pin(text, &[(0, vec![A.into()])]).unwrap();
+        let p = Policy::parse(&out).unwrap();
+        assert_eq!(p.entry(0).unwrap().reason, "reviewed\n# ticket OPS-12\n");
+        assert!(
+            out.contains(&format!(
+                "      # ticket OPS-12\n    fingerprints:\n      - {A}\n"
+            )),
+            "{out}"
+        );
+        // CRLF stays CRLF.
+        let out = pin(
+            "allow:\r\n  - rule: SUP001\r\n    reason: x\r\n",
+            &[(0, vec![A.into()])],
+        )
+        .unwrap();
+        assert_eq!(out, format!("allow:\r\n  - rule: SUP001\r\n    reason: x\r\n    fingerprints:\r\n      - {A}\r\n"));
+        // `allow: []` takes a new entry.
+        let entry = NewEntry {
+            rule: "SUP001".into(),
+            skill: None,
+            path: None,
+            reason: "r".into(),
+            expires: None,
+            fingerprints: vec![A.into()],
+        };
+        for empty in ["allow: []\nfailOn: caution\n", "allow: ~\n"] {
+            let out = append(empty, &entry).unwrap();
+            assert_eq!(Policy::parse(&out).unwrap().entry_count(), 1, "{out}");
+        }
     }
 
     #[test]

@@ -439,7 +439,19 @@ impl Scanner {
     /// [`Scanner::scan_bytes`] of a file of the skill, with a panic contained to the file: a
     /// finding and an error that name it.
     fn scan_contained(&mut self, file: &Source, bytes: &[u8], errors: &mut Vec<String>) {
+        let first = self.findings.len();
         let scanned = super::contain::contained(|| self.scan_bytes(file, bytes, None));
+        // What is about the file as a whole (an archive, a binary, its size) is bound to its
+        // bytes: a suppression of it stops covering the file once the file changes.
+        if self.findings[first..].iter().any(|f| f.evidence.is_empty()) {
+            let digest = file_evidence(bytes);
+            for f in self.findings[first..]
+                .iter_mut()
+                .filter(|f| f.evidence.is_empty())
+            {
+                f.evidence = digest.clone();
+            }
+        }
         if let Err(panic) = scanned {
             self.findings.push(failure(file.name, &panic));
             errors.push(format!(
@@ -788,6 +800,7 @@ pub fn failure(file: &str, panic: &str) -> Finding {
 fn whole_file(rule: &Rule, path: &str, message: String) -> Finding {
     Finding {
         fingerprint: fingerprint(rule.id, path, &message),
+        evidence: String::new(),
         rule: rule.id,
         category: rule.category,
         severity: rule.severity,
@@ -1131,10 +1144,63 @@ fn scan_text(
             excerpt,
             context,
             fingerprint: fingerprint(rule.id, path, &hit.text),
+            evidence: line_evidence(&raw, &lines, hit.offset, hit_end(&hit, context)),
             suppressed: None,
         });
     }
     apply_inline(&allows, &mut out[first..]);
+}
+
+/// How far from its match a finding's evidence reaches on a long line, each way: a minified
+/// file's one line must not be hashed once per finding.
+const EVIDENCE_REACH: usize = 2048;
+
+/// Where a hit ends in the raw text, as far as it can be told: a decoded hit's text is not the
+/// raw's (its evidence is its own line).
+fn hit_end(hit: &super::engine::Hit, context: Context) -> usize {
+    match context {
+        Context::Decoded => hit.offset,
+        _ => hit.offset + hit.text.len(),
+    }
+}
+
+/// The evidence of a match at `start..end` of `raw`: the whole lines it lies on (at most
+/// [`EVIDENCE_REACH`] bytes each way), white space folded, hashed. An edit anywhere on the line
+/// changes it; one on another line does not.
+fn line_evidence(raw: &str, lines: &LineIndex, start: usize, end: usize) -> String {
+    let first = lines.line(start);
+    let last = lines.line(end.saturating_sub(1).max(start));
+    let from = lines
+        .start(first)
+        .unwrap_or(0)
+        .max(start.saturating_sub(EVIDENCE_REACH));
+    let to = lines
+        .start(last + 1)
+        .unwrap_or(raw.len())
+        .min(end.saturating_add(EVIDENCE_REACH))
+        .min(raw.len());
+    let (mut from, mut to) = (from.min(to), to);
+    while !raw.is_char_boundary(from) {
+        from -= 1;
+    }
+    while !raw.is_char_boundary(to) {
+        to += 1;
+    }
+    let folded = raw[from..to]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    fingerprint("", "", &folded)
+}
+
+/// The evidence of a finding about a file as a whole: its bytes, hashed.
+fn file_evidence(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Whether a file is code by its name (a script named to run needs no word on why it runs).
@@ -1169,6 +1235,13 @@ impl LineIndex {
 
     pub(crate) fn line(&self, offset: usize) -> usize {
         self.starts.partition_point(|&s| s <= offset)
+    }
+
+    /// Where 1-based `line` starts; `None` past the last line.
+    pub(crate) fn start(&self, line: usize) -> Option<usize> {
+        line.checked_sub(1)
+            .and_then(|i| self.starts.get(i))
+            .copied()
     }
 
     pub(crate) fn column(&self, text: &str, line: usize, offset: usize) -> usize {

@@ -37,12 +37,13 @@ fn digest(parts: &[&str]) -> String {
         .collect()
 }
 
-/// Binds the fingerprints of one skill's findings to where they lie: each becomes the digest of
-/// its content fingerprint, the file's path from the top of the repository (`dir`: the skill's
+/// Binds the fingerprints of one skill's findings to what was seen and where: each becomes the
+/// digest of its content fingerprint, its evidence (the whole line, or the file's bytes), its
+/// context (live, quoted...), the file's path from the top of the repository (`dir`: the skill's
 /// folder there; a finding on `.` is on the folder or file itself) and which occurrence of the
-/// same content in that file it is (in line order). So a suppression written for a finding
-/// covers neither the same text in another file or another skill of the same name, nor a second
-/// copy of the text pasted beside the first. Returns the content fingerprints, in the findings'
+/// same in that file it is (in line order). So a suppression written for a finding covers
+/// neither the same text in another file or another skill of the same name, nor a second copy
+/// pasted beside the first, nor the line once something is added to it. Returns the content fingerprints, in the findings'
 /// order, for what still matches by content (a version 1 baseline).
 pub fn locate(findings: &mut [Finding], dir: &str) -> Vec<String> {
     let content: Vec<String> = findings.iter().map(|f| f.fingerprint.clone()).collect();
@@ -51,18 +52,47 @@ pub fn locate(findings: &mut [Finding], dir: &str) -> Vec<String> {
         let (fa, fb) = (&findings[a], &findings[b]);
         (&fa.file, fa.line, fa.column, fa.rule).cmp(&(&fb.file, fb.line, fb.column, fb.rule))
     });
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+    // The occurrence counts among findings of the same content, line and context: a live copy
+    // pasted above a quoted (demoted) one neither takes its fingerprint nor shifts its number.
+    let mut seen: HashMap<(&str, &str, &str), usize> = HashMap::new();
     let mut located = vec![String::new(); findings.len()];
     for i in order {
-        let n = seen.entry(content[i].as_str()).or_default();
-        let file = repo_file(dir, &findings[i].file);
-        located[i] = digest(&["v2", &content[i], &file, &n.to_string()]);
+        let f = &findings[i];
+        let context = context_name(f.context);
+        let n = seen
+            .entry((content[i].as_str(), f.evidence.as_str(), context))
+            .or_default();
+        let file = repo_file(dir, &f.file);
+        located[i] = digest(&[
+            "v2",
+            &content[i],
+            &f.evidence,
+            context,
+            &file,
+            &n.to_string(),
+        ]);
         *n += 1;
     }
     for (f, fp) in findings.iter_mut().zip(located) {
         f.fingerprint = fp;
     }
     content
+}
+
+/// A finding's context as its fingerprint names it.
+fn context_name(context: crate::guard::Context) -> &'static str {
+    use crate::guard::Context;
+    match context {
+        Context::Live => "live",
+        Context::Quoted => "quoted",
+        Context::Decoded => "decoded",
+        Context::VendorInstaller => "vendor",
+        Context::Guidance => "guidance",
+        Context::TestFixture => "fixture",
+        Context::AgentConfigDocs => "config-docs",
+        Context::Refused => "refused",
+        Context::Placeholder => "placeholder",
+    }
 }
 
 /// A finding's file from the top of the repository: `dir/file`, or `dir` for `.`.
@@ -182,9 +212,10 @@ pub const POLICY_FILE: &str = ".skillguard.yaml";
 #[serde(deny_unknown_fields)]
 struct PolicyDoc {
     #[serde(default)]
-    allow: Vec<PolicyEntry>,
+    /// `allow:` with nothing after it (null) is no entries.
+    allow: Option<Vec<PolicyEntry>>,
     #[serde(default)]
-    lint: Vec<LintEntry>,
+    lint: Option<Vec<LintEntry>>,
     /// The team's `skill.failOn`.
     #[serde(default, rename = "failOn")]
     fail_on: Option<String>,
@@ -220,12 +251,29 @@ impl RepoSettings {
         };
         let fail_on = (self.fail_on.is_some() || target.fail_on.is_some())
             .then(|| stricter.clone().unwrap_or_else(|| "dangerous".to_owned()));
-        let mut roots = self.roots.clone();
-        for r in &target.roots {
-            if !roots.contains(r) {
-                roots.push(r.clone());
+        // Roots set in the file take the place of the conventional ones (`skills`,
+        // `agents/skills`): a side without roots means those, and the union keeps them.
+        let effective = |s: &RepoSettings| -> Vec<String> {
+            if s.roots.is_empty() {
+                crate::skill::loader::CONVENTION_ROOTS
+                    .iter()
+                    .map(|r| r.to_string())
+                    .collect()
+            } else {
+                s.roots.clone()
             }
-        }
+        };
+        let roots = if self.roots.is_empty() && target.roots.is_empty() {
+            Vec::new()
+        } else {
+            let mut roots = effective(self);
+            for r in effective(target) {
+                if !roots.contains(&r) {
+                    roots.push(r);
+                }
+            }
+            roots
+        };
         RepoSettings { fail_on, roots }
     }
 }
@@ -268,7 +316,7 @@ pub struct PolicyEntry {
 struct Allow {
     entry: PolicyEntry,
     expires: Option<NaiveDate>,
-    glob: Option<Regex>,
+    glob: Option<Glob>,
     lines: Option<(usize, usize)>,
 }
 
@@ -348,7 +396,7 @@ impl PolicyError {
 pub struct Policy {
     entries: Vec<Allow>,
     /// `lint:` entries with their code and level resolved, in file order.
-    lint: Vec<(LintEntry, &'static str, Level, Option<Regex>)>,
+    lint: Vec<(LintEntry, &'static str, Level, Option<Glob>)>,
     settings: RepoSettings,
 }
 
@@ -395,8 +443,8 @@ impl Policy {
         }
         let doc: PolicyDoc = if text.trim().is_empty() {
             PolicyDoc {
-                allow: Vec::new(),
-                lint: Vec::new(),
+                allow: None,
+                lint: None,
                 fail_on: None,
                 roots: None,
             }
@@ -410,7 +458,7 @@ impl Policy {
             })?
         };
         let mut entries = Vec::new();
-        for (i, entry) in doc.allow.into_iter().enumerate() {
+        for (i, entry) in doc.allow.unwrap_or_default().into_iter().enumerate() {
             let n = i + 1;
             if super::rules::find(&entry.rule).is_none() {
                 // The value is shown only when it has a rule id's shape: the file may be
@@ -438,7 +486,7 @@ impl Policy {
             };
             let glob = match &entry.path {
                 Some(g) => {
-                    Some(glob_regex(g).map_err(|e| format!("entry {n} ({}): {e}", entry.rule))?)
+                    Some(Glob::new(g).map_err(|e| format!("entry {n} ({}): {e}", entry.rule))?)
                 }
                 None => None,
             };
@@ -474,7 +522,7 @@ impl Policy {
             });
         }
         let mut lint = Vec::new();
-        for (i, entry) in doc.lint.into_iter().enumerate() {
+        for (i, entry) in doc.lint.unwrap_or_default().into_iter().enumerate() {
             let n = i + 1;
             let code = match crate::skill::codes::find(&entry.code) {
                 Some(c) if c.code == crate::skill::codes::INVALID_LINT_ALLOW => {
@@ -506,9 +554,7 @@ impl Policy {
                 return Err(format!("lint entry {n} ({code}): the reason is empty"));
             }
             let glob = match &entry.path {
-                Some(g) => {
-                    Some(glob_regex(g).map_err(|e| format!("lint entry {n} ({code}): {e}"))?)
-                }
+                Some(g) => Some(Glob::new(g).map_err(|e| format!("lint entry {n} ({code}): {e}"))?),
                 None => None,
             };
             lint.push((entry, code, level, glob));
@@ -651,6 +697,33 @@ impl Policy {
         }
     }
 
+    /// The `allow:` entries that cover more than `older`'s (as a reviewer reads them): new
+    /// ones, and changed ones, but not an entry `older` has that only gained `fingerprints`
+    /// (pinning narrows it) or lost some of them.
+    pub fn widened_since(&self, older: Option<&Policy>) -> Vec<String> {
+        let bare = |e: &PolicyEntry| {
+            let mut e = e.clone();
+            e.fingerprints = None;
+            allow_line(&e)
+        };
+        self.entries
+            .iter()
+            .filter(|a| {
+                !older.is_some_and(|o| {
+                    o.entries.iter().any(|h| {
+                        bare(&h.entry) == bare(&a.entry)
+                            && match (&h.entry.fingerprints, &a.entry.fingerprints) {
+                                (None, _) => true,
+                                (Some(_), None) => false,
+                                (Some(had), Some(has)) => has.iter().all(|f| had.contains(f)),
+                            }
+                    })
+                })
+            })
+            .map(|a| allow_line(&a.entry))
+            .collect()
+    }
+
     /// The `allow:` entry at `index` (0-based, in file order), as written.
     pub fn entry(&self, index: usize) -> Option<&PolicyEntry> {
         self.entries.get(index).map(|a| &a.entry)
@@ -721,6 +794,58 @@ fn line_window(value: &str) -> Option<(usize, usize)> {
 /// pattern never means something other than what it looks like. The regex engine keeps
 /// matching linear.
 pub fn glob_regex(pattern: &str) -> Result<Regex, String> {
+    let source = glob_source(pattern)?;
+    Regex::new(&source).map_err(|_| invalid_glob(pattern, "not a pattern this tool can read"))
+}
+
+fn invalid_glob(pattern: &str, why: &str) -> String {
+    let shown: String = pattern.chars().take(100).collect();
+    format!("invalid glob '{shown}': {why}")
+}
+
+/// A policy's glob, checked when the policy is read and compiled the first time something is
+/// matched against it: a policy of hundreds of entries costs a scan what it matches, not a
+/// regex compilation per entry (about 70 µs each) in every process that reads it.
+#[derive(Debug)]
+pub struct Glob {
+    source: String,
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl Clone for Glob {
+    fn clone(&self) -> Glob {
+        Glob {
+            source: self.source.clone(),
+            compiled: OnceLock::new(),
+        }
+    }
+}
+
+impl Glob {
+    pub fn new(pattern: &str) -> Result<Glob, String> {
+        let source = glob_source(pattern)?;
+        // Parsed (cheap) to refuse what would not compile; compiled when first used.
+        regex_syntax::Parser::new()
+            .parse(&source)
+            .map_err(|_| invalid_glob(pattern, "not a pattern this tool can read"))?;
+        Ok(Glob {
+            source,
+            compiled: OnceLock::new(),
+        })
+    }
+
+    /// Whether `path` matches; a pattern the engine refuses (over its size limit) matches
+    /// nothing, so that it suppresses nothing.
+    pub fn is_match(&self, path: &str) -> bool {
+        self.compiled
+            .get_or_init(|| Regex::new(&self.source).ok())
+            .as_ref()
+            .is_some_and(|re| re.is_match(path))
+    }
+}
+
+/// The regex source of a glob ([`glob_regex`]), its syntax checked.
+fn glob_source(pattern: &str) -> Result<String, String> {
     let shown: String = pattern.chars().take(100).collect();
     let bad = |why: &str| format!("invalid glob '{shown}': {why}");
     let mut re = String::from("^");
@@ -810,7 +935,7 @@ pub fn glob_regex(pattern: &str) -> Result<Regex, String> {
         return Err(bad("'{' is never closed"));
     }
     re.push('$');
-    Regex::new(&re).map_err(|_| bad("not a pattern this tool can read"))
+    Ok(re)
 }
 
 /// Whether a policy's `rule` value has the shape of a rule id (`ABC123`), so that echoing it in
@@ -1242,6 +1367,7 @@ mod tests {
             excerpt: String::new(),
             context: crate::guard::Context::Live,
             fingerprint: fingerprint(r.id, file, text),
+            evidence: String::new(),
             suppressed: None,
         }
     }
@@ -1434,6 +1560,17 @@ mod tests {
             "a missing failOn is the default, stricter than never"
         );
         assert_eq!(s(None, &["a"]).widened(&s(None, &["a"])), s(None, &["a"]));
+        // A side without roots means the conventional ones: a change that sets roots cannot
+        // drop them for this range.
+        assert_eq!(
+            s(None, &[]).widened(&s(None, &["tools"])).roots,
+            ["skills", "agents/skills", "tools"]
+        );
+        assert_eq!(
+            s(None, &["tools"]).widened(&s(None, &[])).roots,
+            ["tools", "skills", "agents/skills"]
+        );
+        assert!(s(None, &[]).widened(&s(None, &[])).roots.is_empty());
     }
 
     #[test]

@@ -9,7 +9,6 @@ use super::scan::{self as scan_op, ScanError};
 use crate::env::{Env, EnvError};
 use crate::guard::policy_edit::{self, EditError, NewEntry};
 use crate::guard::suppress::{repo_file, Policy, PolicyError, POLICY_FILE};
-use crate::guard::ScanOptions;
 use crate::report::scan::SkillReport;
 
 #[derive(Debug, thiserror::Error)]
@@ -106,21 +105,7 @@ pub fn allow(env: &mut Env, options: &Options) -> Result<Report, AllowError> {
     // match the findings by skill name and path within it).
     let reports = scan_op::scan(
         env,
-        &scan_op::Options {
-            paths: Vec::new(),
-            fail_on: None,
-            scan: ScanOptions::default(),
-            baseline: None,
-            write_baseline: None,
-            policy: None,
-            jobs: options.jobs,
-            range: None,
-            suppressions_from_target: false,
-            today: options.today,
-            cache: true,
-            clear_cache: false,
-            lint: false,
-        },
+        &scan_op::Options::work_tree(options.jobs, options.today),
     )?
     .reports;
     let mut edited = text.clone();
@@ -128,6 +113,17 @@ pub fn allow(env: &mut Env, options: &Options) -> Result<Report, AllowError> {
     if options.pin {
         let mut pins = Vec::new();
         for (index, entry) in policy.unpinned() {
+            // An expired entry covers nothing: pinning it would only hide that it is dead.
+            let expired = entry.expires.as_deref().is_some_and(|d| {
+                chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").is_ok_and(|d| options.today >= d)
+            });
+            if expired {
+                pinned.push(Pinned {
+                    entry: crate::guard::suppress::allow_line(entry),
+                    findings: 0,
+                });
+                continue;
+            }
             let mut fps: Vec<String> = reports
                 .iter()
                 .flat_map(|r| {

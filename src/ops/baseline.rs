@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use super::scan::{self as scan_op, ScanError};
 use crate::env::Env;
 use crate::guard::suppress::Baseline;
-use crate::guard::ScanOptions;
 
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
@@ -53,19 +52,8 @@ pub fn baseline(env: &mut Env, options: &Options) -> Result<Report, BaselineErro
     let scan = scan_op::scan(
         env,
         &scan_op::Options {
-            paths: Vec::new(),
-            fail_on: None,
-            scan: ScanOptions::default(),
             baseline: options.update.then(|| options.file.clone()),
-            write_baseline: None,
-            policy: None,
-            jobs: options.jobs,
-            range: None,
-            suppressions_from_target: false,
-            today: options.today,
-            cache: true,
-            clear_cache: false,
-            lint: false,
+            ..scan_op::Options::work_tree(options.jobs, options.today)
         },
     )?;
     let skills = scan

@@ -84,15 +84,20 @@ pub fn pre_commit(env: &mut Env, options: &Options) -> Result<PreCommit, PreComm
     if !removed.is_empty() {
         weakened.push(format!("the roots {}", removed.join(", ")));
     }
-    // Entries it adds, as a reviewer reads them (`allow SUP001 for skill deploy: ...`).
-    let head_lines = head_policy.as_ref().map(|p| p.lines()).unwrap_or_default();
-    for line in policy.as_ref().map(|p| p.lines()).unwrap_or_default() {
-        let level = line.split(' ').nth(2).unwrap_or_default();
-        let loosens = line.starts_with("allow ")
-            || (line.starts_with("lint ")
-                && matches!(level, "off" | "warning" | "off:" | "warning:"));
-        if loosens && !head_lines.contains(&line) {
+    // Entries that cover more, as a reviewer reads them (`allow SUP001 for skill deploy:
+    // ...`; pinning an entry narrows it and is not one), and looser lint levels.
+    if let Some(staged) = &policy {
+        for line in staged.widened_since(head_policy.as_ref()) {
             weakened.push(format!("it adds `{line}`"));
+        }
+        let head_lines = head_policy.as_ref().map(|p| p.lines()).unwrap_or_default();
+        for line in staged.lines() {
+            let level = line.split(' ').nth(2).unwrap_or_default();
+            let loosens = line.starts_with("lint ")
+                && matches!(level, "off" | "warning" | "off:" | "warning:");
+            if loosens && !head_lines.contains(&line) {
+                weakened.push(format!("it adds `{line}`"));
+            }
         }
     }
     let env = &*env;

@@ -84,6 +84,28 @@ pub struct Options {
     pub lint: bool,
 }
 
+impl Options {
+    /// Every skill and agent file of the work tree, as `git skill scan` with no flags sees it,
+    /// with the cache on: what the commands that write suppressions read.
+    pub fn work_tree(jobs: usize, today: chrono::NaiveDate) -> Options {
+        Options {
+            paths: Vec::new(),
+            fail_on: None,
+            scan: ScanOptions::default(),
+            baseline: None,
+            write_baseline: None,
+            policy: None,
+            jobs,
+            range: None,
+            suppressions_from_target: false,
+            today,
+            cache: true,
+            clear_cache: false,
+            lint: false,
+        }
+    }
+}
+
 /// Something the scan passed over or noticed, in the order it met it.
 #[derive(Debug)]
 pub enum Problem {

@@ -264,6 +264,7 @@ mod tests {
             excerpt: String::new(),
             context: Context::Live,
             fingerprint: "f".into(),
+            evidence: String::new(),
             suppressed: None,
         }
     }

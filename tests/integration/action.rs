@@ -13,7 +13,7 @@ fn script() -> PathBuf {
 }
 
 /// Runs the scan step with `env`, the outputs file and the SARIF in the sandbox.
-fn scan_step(sb: &Sandbox, env: &[(&str, &str)]) -> (Run, String, Option<Value>) {
+pub(crate) fn scan_step(sb: &Sandbox, env: &[(&str, &str)]) -> (Run, String, Option<Value>) {
     let outputs = sb.home().join("github-output");
     let _ = std::fs::remove_file(&outputs);
     let outputs_s = outputs.display().to_string();

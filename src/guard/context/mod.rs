@@ -256,6 +256,7 @@ fn located(
         excerpt: crate::redact::redact(&crate::report::one_line(evidence, 80)),
         context: super::Context::Live,
         fingerprint: super::suppress::fingerprint(rule.id, path, evidence),
+        evidence: String::new(),
         suppressed: None,
     }
 }
