@@ -126,15 +126,29 @@ pub fn pre_commit(env: &mut Env, options: &Options) -> Result<PreCommit, PreComm
     let changes = super::changes(env, repo, changes);
     let mut gate = Gate::new(Writer::Person, policy.as_ref(), fail_on, options.today);
     gate.scan = scan;
-    // Entries that do not name their finding cover only what HEAD had suppressed, as CI will
-    // judge the change; the commit's own allow comments and policy entries count (and are
-    // listed as new): a person vouches for them in this commit.
-    gate.allows = crate::check::Allows::Staged;
-    let own = policy.as_ref().map(|p| p.added_since(head_policy.as_ref()));
-    gate.own_entries = own.as_ref();
     // Each skill is checked on its own, on all cores: a commit that touches many skills
     // should not wait for them one after another.
-    let decision = gate::decide(&changes, &gate, options.jobs);
+    let mut decision = gate::decide(&changes, &gate, options.jobs);
+    // Entries that do not name their finding cover only what HEAD had suppressed, as CI will
+    // judge the change; the commit's own allow comments and policy entries count (and are
+    // listed as new): a person vouches for them in this commit. HEAD's skills are read whole
+    // only when such an entry covers something: most commits pay one scan per skill.
+    let loose = decision.skills.iter().any(|j| {
+        j.check.report.findings.iter().any(|f| {
+            f.suppressed
+                .as_ref()
+                .is_some_and(|s| !s.pinned && s.kind != "inline")
+        })
+    });
+    let own = policy.as_ref().map(|p| p.added_since(head_policy.as_ref()));
+    if loose {
+        let (whole, _) =
+            crate::staged::staged_changes_whole(repo, &env.repo_relative_roots(), known.as_ref())?;
+        let whole = super::changes(env, repo, whole);
+        gate.allows = crate::check::Allows::Staged;
+        gate.own_entries = own.as_ref();
+        decision = gate::decide(&whole, &gate, options.jobs);
+    }
     if let Some(cache) = cache {
         cache.trim();
     }
@@ -166,8 +180,8 @@ fn root_names(env: &Env) -> Vec<String> {
 }
 
 /// The suppressed findings at the fail level whose suppression HEAD does not have: a policy
-/// file staged with changes, or an allow comment (its reason) not in HEAD's version of the
-/// file. Read only for such findings: most commits have none.
+/// file staged with changes, or more allow comments with the finding's reason than HEAD's
+/// version of the file has. Read only for such findings: most commits have none.
 fn new_suppressions(repo: &crate::git::Repo, decision: &Decision) -> Vec<String> {
     use crate::git::RegularBlob;
     use crate::guard::suppress::POLICY_FILE;
@@ -199,10 +213,21 @@ fn new_suppressions(repo: &crate::git::Repo, decision: &Decision) -> Vec<String>
                 "policy" => *policy_changed.get_or_insert_with(|| {
                     blob(At::Index, POLICY_FILE) != blob(At::Head, POLICY_FILE)
                 }),
-                "inline" => blob(At::Head, &path).is_none_or(|bytes| {
-                    let text = String::from_utf8_lossy(&bytes);
-                    !(text.contains("git-skill:allow") && text.contains(s.reason.as_str()))
-                }),
+                // New when the staged file has more allow comments with this reason than
+                // HEAD's: a second copy of a reviewed comment is new too.
+                "inline" => {
+                    let count = |bytes: Option<Vec<u8>>| {
+                        bytes.map_or(0, |b| {
+                            String::from_utf8_lossy(&b)
+                                .lines()
+                                .filter(|l| {
+                                    l.contains("git-skill:allow") && l.contains(s.reason.as_str())
+                                })
+                                .count()
+                        })
+                    };
+                    count(blob(At::Index, &path)) > count(blob(At::Head, &path))
+                }
                 _ => false,
             };
             if new {

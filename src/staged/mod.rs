@@ -297,10 +297,20 @@ pub fn changes(
 
 /// The skills the index changes from HEAD, each at both states (`before` is `None` for a skill
 /// HEAD does not have, or when there is no HEAD yet): what the pre-commit hook compares to
-/// block only on what a commit introduces. `before` is whole (the gate scans it when a
-/// suppression that does not name its finding needs HEAD's findings), and read only as far as
-/// lint needs when HEAD's state was scanned before (the usual case: the commit that made it).
+/// block only on what a commit introduces. `before` holds only what lint reads (the listing,
+/// sizes, links and SKILL.md), not the other files' bytes: see [`staged_changes_whole`].
 pub fn staged_changes(
+    repo: &Repo,
+    roots: &Roots,
+    known: Known<'_>,
+) -> Result<(Vec<SkillChange>, Vec<Note>), GitError> {
+    changes_at(repo, At::Head, At::Index, roots, Content::SkillMd, known)
+}
+
+/// [`staged_changes`] with `before` whole, for when HEAD's findings matter (a suppression that
+/// does not name its finding holds only for what HEAD suppressed); read only as far as lint
+/// needs when HEAD's state was scanned before.
+pub fn staged_changes_whole(
     repo: &Repo,
     roots: &Roots,
     known: Known<'_>,

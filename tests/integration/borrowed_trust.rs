@@ -655,9 +655,26 @@ fn the_hook_warns_about_added_allows_and_blocks_a_borrowed_one() {
         run.stdout,
         run.stderr
     );
-    // The reviewed skill itself still commits.
+    // A second copy of a reviewed allow comment beside a new injection: the commit passes
+    // through it (a person wrote it), and is told CI will not.
     sb.git(&["reset", "-q"]).assert_ok();
     std::fs::remove_dir_all(sb.repo().join(".agents")).unwrap();
+    let docs = std::fs::read_to_string(sb.repo().join(".claude/skills/docs/SKILL.md")).unwrap();
+    sb.write(
+        ".claude/skills/docs/SKILL.md",
+        format!("{docs}\n<!-- git-skill:allow INJ001 -- quoted from a real attack for the training -->\n{INJECTION}"),
+    );
+    sb.git(&["add", "-A"]).assert_ok();
+    let run = sb.git(&["commit", "-qm", "copy"]);
+    assert!(
+        run.stderr.contains("this commit passes through")
+            && run.stderr.contains(".claude/skills/docs/SKILL.md:")
+            && run.stderr.contains("INJ001 (inline)"),
+        "{}",
+        run.stderr
+    );
+    sb.git(&["reset", "-q", "--hard", "HEAD~1"]).assert_ok();
+    // The reviewed skill itself still commits.
     sb.write(".claude/skills/deploy/notes.md", "Deploys the site.\n");
     sb.git(&["add", "-A"]).assert_ok();
     sb.git(&["commit", "-qm", "notes"]).assert_ok();
