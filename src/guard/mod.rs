@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod archive;
 mod ascii;
+pub mod baseline;
 pub mod cache;
 pub mod contain;
 pub mod context;
@@ -16,6 +17,8 @@ pub mod described;
 pub mod encoding;
 pub mod engine;
 mod finding;
+pub mod fingerprint;
+pub mod glob;
 pub mod lfs;
 mod limits;
 pub mod markdown;

@@ -444,7 +444,7 @@ impl Scanner {
         // What is about the file as a whole (an archive, a binary, its size) is bound to its
         // bytes: a suppression of it stops covering the file once the file changes.
         if self.findings[first..].iter().any(|f| f.evidence.is_empty()) {
-            let digest = file_evidence(bytes);
+            let digest = super::fingerprint::evidence_digest(bytes);
             for f in self.findings[first..]
                 .iter_mut()
                 .filter(|f| f.evidence.is_empty())
@@ -1190,17 +1190,7 @@ fn line_evidence(raw: &str, lines: &LineIndex, start: usize, end: usize) -> Stri
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    fingerprint("", "", &folded)
-}
-
-/// The evidence of a finding about a file as a whole: its bytes, hashed.
-fn file_evidence(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(bytes)
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    super::fingerprint::evidence_digest(folded.as_bytes())
 }
 
 /// Whether a file is code by its name (a script named to run needs no word on why it runs).

@@ -1,108 +1,18 @@
 //! Suppressions, each with a reason and always visible in the report: inline comments
-//! (`git-skill:allow RULE -- reason`), a repository policy file (`.skillguard.yaml`) and a
-//! baseline of accepted findings keyed by content fingerprints.
+//! (`git-skill:allow RULE -- reason`) and the repository's policy file (`.skillguard.yaml`);
+//! the baseline is [`super::baseline`], what names a finding [`super::fingerprint`].
 
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::OnceLock;
 
 use chrono::NaiveDate;
 use regex::Regex;
-use sha2::{Digest, Sha256};
 
+pub use super::baseline::{Baseline, BaselineEntry, BASELINE_VERSION};
 use super::finding::{Finding, Suppression};
+pub use super::fingerprint::{fingerprint, is_fingerprint, locate, repo_file};
+pub use super::glob::{glob_regex, Glob};
 use crate::report::{Diagnostic, Level, Setting};
-
-// ---------------------------------------------------------------- fingerprints
-
-/// A finding's identity within its skill that survives edits elsewhere in the file: the rule,
-/// the file (relative to the skill) and the matched text with white space folded, hashed. Line
-/// numbers are left out on purpose. What the scan cache keeps (a skill's tree has the same
-/// findings wherever it lies); [`locate`] makes it the fingerprint suppressions match.
-pub fn fingerprint(rule: &str, file: &str, matched: &str) -> String {
-    let folded = matched.split_whitespace().collect::<Vec<_>>().join(" ");
-    digest(&[rule, file, &folded])
-}
-
-fn digest(parts: &[&str]) -> String {
-    let mut h = Sha256::new();
-    for part in parts {
-        h.update(part.as_bytes());
-        h.update([0]);
-    }
-    h.finalize()
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// Binds the fingerprints of one skill's findings to what was seen and where: each becomes the
-/// digest of its content fingerprint, its evidence (the whole line, or the file's bytes), its
-/// context (live, quoted...), the file's path from the top of the repository (`dir`: the skill's
-/// folder there; a finding on `.` is on the folder or file itself) and which occurrence of the
-/// same in that file it is (in line order). So a suppression written for a finding covers
-/// neither the same text in another file or another skill of the same name, nor a second copy
-/// pasted beside the first, nor the line once something is added to it. Returns the content fingerprints, in the findings'
-/// order, for what still matches by content (a version 1 baseline).
-pub fn locate(findings: &mut [Finding], dir: &str) -> Vec<String> {
-    let content: Vec<String> = findings.iter().map(|f| f.fingerprint.clone()).collect();
-    let mut order: Vec<usize> = (0..findings.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (fa, fb) = (&findings[a], &findings[b]);
-        (&fa.file, fa.line, fa.column, fa.rule).cmp(&(&fb.file, fb.line, fb.column, fb.rule))
-    });
-    // The occurrence counts among findings of the same content, line and context: a live copy
-    // pasted above a quoted (demoted) one neither takes its fingerprint nor shifts its number.
-    let mut seen: HashMap<(&str, &str, &str), usize> = HashMap::new();
-    let mut located = vec![String::new(); findings.len()];
-    for i in order {
-        let f = &findings[i];
-        let context = context_name(f.context);
-        let n = seen
-            .entry((content[i].as_str(), f.evidence.as_str(), context))
-            .or_default();
-        let file = repo_file(dir, &f.file);
-        located[i] = digest(&[
-            "v2",
-            &content[i],
-            &f.evidence,
-            context,
-            &file,
-            &n.to_string(),
-        ]);
-        *n += 1;
-    }
-    for (f, fp) in findings.iter_mut().zip(located) {
-        f.fingerprint = fp;
-    }
-    content
-}
-
-/// A finding's context as its fingerprint names it.
-fn context_name(context: crate::guard::Context) -> &'static str {
-    use crate::guard::Context;
-    match context {
-        Context::Live => "live",
-        Context::Quoted => "quoted",
-        Context::Decoded => "decoded",
-        Context::VendorInstaller => "vendor",
-        Context::Guidance => "guidance",
-        Context::TestFixture => "fixture",
-        Context::AgentConfigDocs => "config-docs",
-        Context::Refused => "refused",
-        Context::Placeholder => "placeholder",
-    }
-}
-
-/// A finding's file from the top of the repository: `dir/file`, or `dir` for `.`.
-pub fn repo_file(dir: &str, file: &str) -> String {
-    match (dir, file) {
-        (_, ".") | (_, "") => dir.to_owned(),
-        ("" | ".", _) => file.to_owned(),
-        _ => format!("{}/{file}", dir.trim_end_matches('/')),
-    }
-}
 
 // ---------------------------------------------------------------- inline
 
@@ -773,11 +683,6 @@ pub fn allow_line(e: &PolicyEntry) -> String {
     format!("{s}: {}", e.reason)
 }
 
-/// Whether `value` is a fingerprint as [`locate`] writes them: 32 hexadecimal digits.
-pub fn is_fingerprint(value: &str) -> bool {
-    value.len() == 32 && value.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
 /// `N` or `N-M` as an inclusive line range.
 fn line_window(value: &str) -> Option<(usize, usize)> {
     let (a, b) = match value.trim().split_once('-') {
@@ -786,156 +691,6 @@ fn line_window(value: &str) -> Option<(usize, usize)> {
     };
     let (a, b) = (a.parse::<usize>().ok()?, b.parse::<usize>().ok()?);
     (a >= 1 && a <= b).then_some((a, b))
-}
-
-/// A glob as a regex: `*` within a path segment, `**` across segments (`**/` also matches
-/// nothing), `?` one character, `[abc]`, `[a-z]` and `[!abc]` one character of a class,
-/// `{a,b}` one of the alternatives (not nested). Anything unbalanced is an error, so that a
-/// pattern never means something other than what it looks like. The regex engine keeps
-/// matching linear.
-pub fn glob_regex(pattern: &str) -> Result<Regex, String> {
-    let source = glob_source(pattern)?;
-    Regex::new(&source).map_err(|_| invalid_glob(pattern, "not a pattern this tool can read"))
-}
-
-fn invalid_glob(pattern: &str, why: &str) -> String {
-    let shown: String = pattern.chars().take(100).collect();
-    format!("invalid glob '{shown}': {why}")
-}
-
-/// A policy's glob, checked when the policy is read and compiled the first time something is
-/// matched against it: a policy of hundreds of entries costs a scan what it matches, not a
-/// regex compilation per entry (about 70 µs each) in every process that reads it.
-#[derive(Debug)]
-pub struct Glob {
-    source: String,
-    compiled: OnceLock<Option<Regex>>,
-}
-
-impl Clone for Glob {
-    fn clone(&self) -> Glob {
-        Glob {
-            source: self.source.clone(),
-            compiled: OnceLock::new(),
-        }
-    }
-}
-
-impl Glob {
-    pub fn new(pattern: &str) -> Result<Glob, String> {
-        let source = glob_source(pattern)?;
-        // Parsed (cheap) to refuse what would not compile; compiled when first used.
-        regex_syntax::Parser::new()
-            .parse(&source)
-            .map_err(|_| invalid_glob(pattern, "not a pattern this tool can read"))?;
-        Ok(Glob {
-            source,
-            compiled: OnceLock::new(),
-        })
-    }
-
-    /// Whether `path` matches; a pattern the engine refuses (over its size limit) matches
-    /// nothing, so that it suppresses nothing.
-    pub fn is_match(&self, path: &str) -> bool {
-        self.compiled
-            .get_or_init(|| Regex::new(&self.source).ok())
-            .as_ref()
-            .is_some_and(|re| re.is_match(path))
-    }
-}
-
-/// The regex source of a glob ([`glob_regex`]), its syntax checked.
-fn glob_source(pattern: &str) -> Result<String, String> {
-    let shown: String = pattern.chars().take(100).collect();
-    let bad = |why: &str| format!("invalid glob '{shown}': {why}");
-    let mut re = String::from("^");
-    let mut chars = pattern.chars().peekable();
-    let mut in_braces = false;
-    while let Some(c) = chars.next() {
-        match c {
-            '*' if chars.peek() == Some(&'*') => {
-                chars.next();
-                if chars.peek() == Some(&'/') {
-                    chars.next();
-                    re.push_str("(?:.*/)?");
-                } else {
-                    re.push_str(".*");
-                }
-            }
-            '*' => re.push_str("[^/]*"),
-            '?' => re.push_str("[^/]"),
-            '[' => {
-                let negated = matches!(chars.peek(), Some('!') | Some('^'));
-                if negated {
-                    chars.next();
-                }
-                // Items one by one: each character escaped, a range only as `a-b`, so that the
-                // regex syntax of classes (`--`, `&&`, nested `[`) can never come through.
-                let mut items: Vec<(char, Option<char>)> = Vec::new();
-                let mut closed = false;
-                while let Some(c) = chars.next() {
-                    if c == ']' && !items.is_empty() {
-                        closed = true;
-                        break;
-                    }
-                    if c == '/' {
-                        return Err(bad("a '[...]' class cannot hold '/'"));
-                    }
-                    let mut ahead = chars.clone();
-                    match (ahead.next(), ahead.next()) {
-                        (Some('-'), Some(end)) if end != ']' => {
-                            if end == '/' || end < c {
-                                return Err(bad("a range in '[...]' runs backwards or over '/'"));
-                            }
-                            chars.next();
-                            chars.next();
-                            items.push((c, Some(end)));
-                        }
-                        _ => items.push((c, None)),
-                    }
-                }
-                if !closed {
-                    return Err(bad("'[' is never closed"));
-                }
-                let mut class = String::new();
-                for (start, end) in items {
-                    class.push_str(&regex::escape(&start.to_string()));
-                    if let Some(end) = end {
-                        class.push('-');
-                        class.push_str(&regex::escape(&end.to_string()));
-                    }
-                }
-                // Never '/': a class matches within one path segment, like `*`.
-                if negated {
-                    re.push_str(&format!("[^/{class}]"));
-                } else {
-                    re.push_str(&format!("[{class}&&[^/]]"));
-                }
-            }
-            ']' => return Err(bad("']' without a '['")),
-            '{' if in_braces => return Err(bad("'{' inside '{...}' is not supported")),
-            '{' => {
-                in_braces = true;
-                re.push_str("(?:");
-            }
-            ',' if in_braces => re.push('|'),
-            '}' if in_braces => {
-                in_braces = false;
-                re.push(')');
-            }
-            '}' => return Err(bad("'}' without a '{'")),
-            '\\' => match chars.next() {
-                Some(c) => re.push_str(&regex::escape(&c.to_string())),
-                None => return Err(bad("it ends with a lone '\\'")),
-            },
-            c => re.push_str(&regex::escape(&c.to_string())),
-        }
-    }
-    if in_braces {
-        return Err(bad("'{' is never closed"));
-    }
-    re.push('$');
-    Ok(re)
 }
 
 /// Whether a policy's `rule` value has the shape of a rule id (`ABC123`), so that echoing it in
@@ -950,7 +705,7 @@ fn looks_like_rule_id(value: &str) -> bool {
 /// A parser's message with the quoted values taken out (serde quotes the offending value:
 /// `invalid type: string "root:$6$...", expected ...`); key names, which serde puts in
 /// backticks, stay. Also drops serde_yaml's own ` at line N column M`, given separately.
-fn without_values(message: &str) -> String {
+pub(crate) fn without_values(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut chars = message.chars();
     while let Some(c) = chars.next() {
@@ -998,176 +753,10 @@ fn without_values(message: &str) -> String {
     short
 }
 
-// ---------------------------------------------------------------- baseline
-
-/// Accepted findings. Version 2 (what git-skill writes): each entry names a finding by its
-/// located fingerprint (the file's path in the repository, the occurrence), so it covers that
-/// finding wherever the baseline is read. Version 1 (read, deprecated): entries by skill name
-/// and content fingerprint, which cover the same text in any skill of that name; `git skill
-/// baseline --update` rewrites them.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-pub struct Baseline {
-    pub version: u32,
-    pub findings: Vec<BaselineEntry>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct BaselineEntry {
-    pub skill: String,
-    pub rule: String,
-    /// Version 2: the file's path from the top of the repository; version 1: within the skill.
-    pub file: String,
-    pub fingerprint: String,
-}
-
-/// The version of the baselines git-skill writes.
-pub const BASELINE_VERSION: u32 = 2;
-
-impl Baseline {
-    /// Reads a baseline file: a regular file of at most 1 MiB, not a link.
-    pub fn load(path: &Path) -> Result<Baseline, PolicyError> {
-        let bytes = match crate::fsutil::read_regular(path, MAX_POLICY_BYTES) {
-            Ok(Some(bytes)) => bytes,
-            Ok(None) => {
-                return Err(PolicyError::Read {
-                    file: path.display().to_string(),
-                    source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-                })
-            }
-            Err(e) => return Err(PolicyError::from_regular(path, e)),
-        };
-        Baseline::parse_bytes(&bytes).map_err(|message| PolicyError::Invalid {
-            file: path.display().to_string(),
-            message,
-        })
-    }
-
-    /// Parses a baseline's bytes (from a file or a git object); errors quote nothing of it.
-    pub fn parse_bytes(bytes: &[u8]) -> Result<Baseline, String> {
-        if bytes.len() as u64 > MAX_POLICY_BYTES {
-            return Err(format!("larger than {MAX_POLICY_BYTES} bytes"));
-        }
-        let baseline: Baseline = serde_json::from_slice(bytes).map_err(|e| {
-            format!(
-                "{} (line {}, column {})",
-                without_values(&e.to_string()),
-                e.line(),
-                e.column()
-            )
-        })?;
-        if !(1..=BASELINE_VERSION).contains(&baseline.version) {
-            return Err(format!("unsupported version {}", baseline.version));
-        }
-        Ok(baseline)
-    }
-
-    /// Whether the baseline names findings by skill name and content only (version 1).
-    pub fn is_legacy(&self) -> bool {
-        self.version < BASELINE_VERSION
-    }
-
-    /// A baseline that accepts every unsuppressed finding of `skills` (`(skill name, its folder
-    /// from the top of the repository, findings)` with located fingerprints), sorted and without
-    /// duplicates so that it diffs well.
-    pub fn accepting<'a>(
-        skills: impl IntoIterator<Item = (&'a str, &'a str, &'a [Finding])>,
-    ) -> Baseline {
-        Baseline::of(skills, |f| f.suppressed.is_none())
-    }
-
-    /// The baseline rewritten for what it covers in `skills` now: one version 2 entry for each
-    /// finding a baseline entry suppresses (`git skill baseline --update`); entries that cover
-    /// nothing are dropped, and nothing new is accepted.
-    pub fn updated<'a>(
-        skills: impl IntoIterator<Item = (&'a str, &'a str, &'a [Finding])>,
-    ) -> Baseline {
-        Baseline::of(skills, |f| {
-            f.suppressed.as_ref().is_some_and(|s| s.kind == "baseline")
-        })
-    }
-
-    fn of<'a>(
-        skills: impl IntoIterator<Item = (&'a str, &'a str, &'a [Finding])>,
-        take: impl Fn(&Finding) -> bool,
-    ) -> Baseline {
-        let mut findings: Vec<BaselineEntry> = skills
-            .into_iter()
-            .flat_map(|(skill, dir, found)| {
-                found
-                    .iter()
-                    .filter(|f| take(f))
-                    .map(move |f| BaselineEntry {
-                        skill: skill.to_owned(),
-                        rule: f.rule.to_owned(),
-                        file: repo_file(dir, &f.file),
-                        fingerprint: f.fingerprint.clone(),
-                    })
-            })
-            .collect();
-        findings.sort_by(|a, b| {
-            (&a.file, &a.rule, &a.fingerprint, &a.skill).cmp(&(
-                &b.file,
-                &b.rule,
-                &b.fingerprint,
-                &b.skill,
-            ))
-        });
-        findings.dedup();
-        Baseline {
-            version: BASELINE_VERSION,
-            findings,
-        }
-    }
-
-    /// The baseline as its file holds it: pretty JSON and a final newline.
-    pub fn to_file_text(&self) -> String {
-        let mut text = serde_json::to_string_pretty(self).expect("a baseline serialises");
-        text.push('\n');
-        text
-    }
-
-    /// Marks the findings whose located fingerprint a version 2 baseline holds (pinned: the
-    /// entry names the finding). A version 1 baseline marks nothing here: see
-    /// [`Baseline::apply_legacy`].
-    pub fn apply(&self, findings: &mut [Finding]) {
-        if self.is_legacy() {
-            return;
-        }
-        let known: HashSet<&str> = self
-            .findings
-            .iter()
-            .map(|e| e.fingerprint.as_str())
-            .collect();
-        for f in findings.iter_mut().filter(|f| f.suppressed.is_none()) {
-            if known.contains(f.fingerprint.as_str()) {
-                f.suppressed = Some(Suppression::pinned("baseline", "accepted in the baseline"));
-            }
-        }
-    }
-
-    /// A version 1 baseline: marks the findings of the skill named `skill` whose content
-    /// fingerprint (`content`, in the findings' order, from [`locate`]) it holds. Such a
-    /// suppression is not pinned: in a range it holds only for what the base suppressed.
-    pub fn apply_legacy(&self, skill: &str, findings: &mut [Finding], content: &[String]) {
-        if !self.is_legacy() {
-            return;
-        }
-        let known: HashSet<(&str, &str)> = self
-            .findings
-            .iter()
-            .map(|e| (e.skill.as_str(), e.fingerprint.as_str()))
-            .collect();
-        for (f, fp) in findings.iter_mut().zip(content) {
-            if f.suppressed.is_none() && known.contains(&(skill, fp.as_str())) {
-                f.suppressed = Some(Suppression::new("baseline", "accepted in the baseline"));
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::guard::fingerprint::tests::found;
 
     fn diag(code: &'static str, path: &str) -> Diagnostic {
         Diagnostic {
@@ -1289,42 +878,6 @@ mod tests {
         }
     }
 
-    fn glob_match(pattern: &str, path: &str) -> bool {
-        glob_regex(pattern).unwrap().is_match(path)
-    }
-
-    #[test]
-    fn globs() {
-        assert!(glob_match("scripts/*.sh", "scripts/run.sh"));
-        assert!(!glob_match("scripts/*.sh", "scripts/sub/run.sh"));
-        assert!(glob_match("scripts/**", "scripts/sub/run.sh"));
-        assert!(glob_match("**/*.md", "SKILL.md"));
-        assert!(glob_match("**/*.md", "references/a/b.md"));
-        assert!(glob_match("?KILL.md", "SKILL.md"));
-        assert!(!glob_match("*.md", "references/a.md"));
-        assert!(glob_match("scripts/[ab].sh", "scripts/a.sh"));
-        assert!(!glob_match("scripts/[!ab].sh", "scripts/a.sh"));
-        assert!(glob_match("scripts/[a-c]x", "scripts/bx"));
-        assert!(glob_match("**/*.{sh,py}", "scripts/x.py"));
-        assert!(!glob_match("**/*.{sh,py}", "scripts/x.rb"));
-        assert!(glob_match("a\\*b", "a*b"));
-        assert!(!glob_match("a\\*b", "axb"));
-        // A range never spans '/', and class syntax of the regex engine does not leak through.
-        assert!(!glob_match("a[+-0]b", "a/b"));
-        assert!(glob_match("a[+-0]b", "a.b"));
-        assert!(glob_match("a[-x]b", "a-b"));
-        assert!(glob_match("a[a\\-]b", "a-b"));
-        assert!(!glob_match("[!a]", "/"));
-        for bad in [
-            "[[[[", "a]", "[]", "{a,b", "a}", "{a,{b}}", "x\\", "[a/b]", "[z-a]", "[a-/]",
-        ] {
-            assert!(glob_regex(bad).is_err(), "{bad:?} must be refused");
-        }
-        // No exponential blow-up on hostile patterns.
-        let p = "*a".repeat(50) + "b";
-        assert!(!glob_match(&p, &"a".repeat(5000)));
-    }
-
     #[test]
     fn inline_comments_in_each_syntax() {
         let text = "x\n# git-skill:allow SUP001 -- vendored installer, pinned\ncurl x | sh\n<!-- git-skill:allow INJ001, INJ002 -- quoted in a test -->\ny // git-skill:allow NET001 -- local dev\n# git-skill:allow EXE001\n";
@@ -1351,25 +904,6 @@ mod tests {
             "no reason, no allow"
         );
         assert!(inline_allows("git-skill:allow SUP001 -- not in a comment").is_empty());
-    }
-
-    fn found(rule: &'static str, file: &str, line: usize, text: &str) -> Finding {
-        let r = crate::guard::rules::find(rule).unwrap();
-        Finding {
-            rule: r.id,
-            category: r.category,
-            severity: r.severity,
-            rule_severity: r.severity,
-            file: file.into(),
-            line,
-            column: 1,
-            message: r.message.into(),
-            excerpt: String::new(),
-            context: crate::guard::Context::Live,
-            fingerprint: fingerprint(r.id, file, text),
-            evidence: String::new(),
-            suppressed: None,
-        }
     }
 
     #[test]
@@ -1401,41 +935,6 @@ mod tests {
             .map(|f| f.suppressed.as_ref().map(|s| s.reason.as_str()))
             .collect();
         assert_eq!(reasons, [Some("one"), Some("two"), None]);
-    }
-
-    #[test]
-    fn located_fingerprints_tell_files_skills_and_copies_apart() {
-        let at = |dir: &str, fs: &[(&str, usize, &str)]| {
-            let mut v: Vec<Finding> = fs
-                .iter()
-                .map(|(file, line, text)| found("SUP001", file, *line, text))
-                .collect();
-            locate(&mut v, dir);
-            v.into_iter().map(|f| f.fingerprint).collect::<Vec<_>>()
-        };
-        let one = at(".claude/skills/deploy", &[("run.sh", 3, "curl x | sh")]);
-        // Moved down by an edit above it: the same finding.
-        assert_eq!(
-            one,
-            at(".claude/skills/deploy", &[("run.sh", 9, "curl  x |\tsh")])
-        );
-        // Same text in another file of the skill, or a skill of that name elsewhere.
-        assert_ne!(
-            one,
-            at(".claude/skills/deploy", &[("other.sh", 3, "curl x | sh")])
-        );
-        assert_ne!(
-            one,
-            at(".agents/skills/deploy", &[("run.sh", 3, "curl x | sh")])
-        );
-        // A second copy is a second finding; the first keeps its fingerprint.
-        let two = at(
-            ".claude/skills/deploy",
-            &[("run.sh", 3, "curl x | sh"), ("run.sh", 8, "curl x | sh")],
-        );
-        assert_eq!(two[0], one[0]);
-        assert_ne!(two[1], two[0]);
-        assert!(is_fingerprint(&one[0]));
     }
 
     #[test]
@@ -1488,44 +987,6 @@ mod tests {
             let text = format!("allow:\n  - rule: SUP001\n    reason: x\n{bad}");
             assert!(Policy::parse(&text).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn baselines_of_version_2_name_findings_and_version_1_still_reads() {
-        let mut fs = vec![found("SUP001", "run.sh", 3, "curl x | sh")];
-        let content = locate(&mut fs, "skills/deploy");
-        let v2 = Baseline::accepting([("deploy", "skills/deploy", fs.as_slice())]);
-        assert_eq!(v2.version, 2);
-        assert_eq!(v2.findings[0].file, "skills/deploy/run.sh");
-        let v2 = Baseline::parse_bytes(v2.to_file_text().as_bytes()).unwrap();
-        let mut elsewhere = vec![found("SUP001", "run.sh", 3, "curl x | sh")];
-        locate(&mut elsewhere, "other/deploy");
-        v2.apply(&mut elsewhere);
-        assert!(elsewhere[0].suppressed.is_none());
-        v2.apply(&mut fs);
-        assert!(fs[0].suppressed.as_ref().is_some_and(|s| s.pinned));
-        let v1 = Baseline::parse_bytes(
-            format!(
-                r#"{{"version":1,"findings":[{{"skill":"deploy","rule":"SUP001","file":"run.sh","fingerprint":"{}"}}]}}"#,
-                content[0]
-            )
-            .as_bytes(),
-        )
-        .unwrap();
-        assert!(v1.is_legacy());
-        let mut fs2 = vec![found("SUP001", "run.sh", 3, "curl x | sh")];
-        let content = locate(&mut fs2, "anywhere/deploy");
-        v1.apply(&mut fs2);
-        assert!(
-            fs2[0].suppressed.is_none(),
-            "version 1 is applied by content only"
-        );
-        v1.apply_legacy("deploy", &mut fs2, &content);
-        assert!(fs2[0].suppressed.as_ref().is_some_and(|s| !s.pinned));
-        // --update: one version 2 entry for what it covers.
-        let up = Baseline::updated([("deploy", "anywhere/deploy", fs2.as_slice())]);
-        assert_eq!((up.version, up.findings.len()), (2, 1));
-        assert!(Baseline::parse_bytes(br#"{"version":3,"findings":[]}"#).is_err());
     }
 
     #[test]
@@ -1613,18 +1074,6 @@ mod tests {
         assert_eq!(
             without_values(r#"invalid type: string "a\"b", expected x"#),
             "invalid type: string (value), expected x"
-        );
-    }
-
-    #[test]
-    fn fingerprints_ignore_white_space_and_lines() {
-        assert_eq!(
-            fingerprint("SUP001", "a.sh", "curl  x |\tsh"),
-            fingerprint("SUP001", "a.sh", "curl x | sh")
-        );
-        assert_ne!(
-            fingerprint("SUP001", "a.sh", "curl x | sh"),
-            fingerprint("SUP001", "b.sh", "curl x | sh")
         );
     }
 }
