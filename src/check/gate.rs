@@ -224,17 +224,10 @@ fn judge(change: &Change, gate: &Gate<'_>) -> Judged {
     // before; the skill as it was is scanned only when there are such suppressions, or when its
     // findings matter otherwise (what optimize's candidate adds): the hook's latency stays one
     // scan per skill in the common case.
-    let loose = |inline: bool| {
-        check.report.findings.iter().any(|f| {
-            f.suppressed
-                .as_ref()
-                .is_some_and(|s| !s.pinned && (inline || s.kind != "inline"))
-        })
-    };
     let pin = match gate.allows {
         Allows::After => false,
-        Allows::Before => loose(true),
-        Allows::Staged => loose(false),
+        Allows::Before => check.loosely_suppressed(true),
+        Allows::Staged => check.loosely_suppressed(false),
     };
     let before = match (pin || gate.writer == Writer::Optimize, &change.before) {
         (true, Some(b)) => {

@@ -52,6 +52,19 @@ pub struct SkillCheck {
     pub unpinned: Vec<String>,
 }
 
+impl SkillCheck {
+    /// Whether a finding is suppressed by something that does not name it (a policy entry by
+    /// rule, skill or path, a version 1 baseline entry; an allow comment with `inline`): such a
+    /// suppression holds in a range or a commit only for what was suppressed before.
+    pub fn loosely_suppressed(&self, inline: bool) -> bool {
+        self.report.findings.iter().any(|f| {
+            f.suppressed
+                .as_ref()
+                .is_some_and(|s| !s.pinned && (inline || s.kind != "inline"))
+        })
+    }
+}
+
 /// Checks one skill; `display` is its directory as the user should see it. A bug that makes
 /// the check panic is contained here: the skill is reported dangerous with the error (each
 /// file's scan is contained on its own first, so this catches what lies around them).

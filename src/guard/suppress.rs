@@ -486,16 +486,6 @@ impl Policy {
     /// deploy, files scripts/*.sh, until 2027-01-01: reason`), in file order: what two
     /// revisions of the policy differ by is the lines one has and the other has not.
     pub fn lines(&self) -> Vec<String> {
-        let scope = |skill: &Option<String>, path: &Option<String>| {
-            let mut s = String::new();
-            if let Some(skill) = skill {
-                s.push_str(&format!(" for skill {skill}"));
-            }
-            if let Some(path) = path {
-                s.push_str(&format!(" on files {path}"));
-            }
-            s
-        };
         let mut lines = Vec::new();
         if let Some(fail_on) = &self.settings.fail_on {
             lines.push(format!("failOn: {fail_on}"));
@@ -506,14 +496,11 @@ impl Policy {
         for allow in &self.entries {
             lines.push(allow_line(&allow.entry));
         }
-        for (e, code, level, _) in &self.lint {
-            lines.push(format!(
-                "lint {code} {}{}: {}",
-                level.as_str(),
-                scope(&e.skill, &e.path),
-                e.reason
-            ));
-        }
+        lines.extend(
+            self.lint
+                .iter()
+                .map(|(e, code, level, _)| lint_line(e, code, *level)),
+        );
         lines
     }
 
@@ -634,6 +621,25 @@ impl Policy {
             .collect()
     }
 
+    /// The `lint:` entries that lower a level (to `warning` or `off`) and `older` does not
+    /// have, as a reviewer reads them.
+    pub fn lint_loosened_since(&self, older: Option<&Policy>) -> Vec<String> {
+        let known: Vec<String> = older
+            .map(|o| {
+                o.lint
+                    .iter()
+                    .map(|(e, code, level, _)| lint_line(e, code, *level))
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.lint
+            .iter()
+            .filter(|(_, _, level, _)| *level < Level::Error)
+            .map(|(e, code, level, _)| lint_line(e, code, *level))
+            .filter(|line| !known.contains(line))
+            .collect()
+    }
+
     /// The `allow:` entry at `index` (0-based, in file order), as written.
     pub fn entry(&self, index: usize) -> Option<&PolicyEntry> {
         self.entries.get(index).map(|a| &a.entry)
@@ -659,6 +665,18 @@ impl Policy {
     pub fn entry_covers(&self, index: usize, skill: &str, f: &Finding) -> bool {
         self.entries.get(index).is_some_and(|a| a.covers(skill, f))
     }
+}
+
+/// A `lint:` entry as one line a reviewer reads.
+fn lint_line(e: &LintEntry, code: &str, level: Level) -> String {
+    let mut s = format!("lint {code} {}", level.as_str());
+    if let Some(skill) = &e.skill {
+        s.push_str(&format!(" for skill {skill}"));
+    }
+    if let Some(path) = &e.path {
+        s.push_str(&format!(" on files {path}"));
+    }
+    format!("{s}: {}", e.reason)
 }
 
 /// An `allow:` entry as one line a reviewer reads.

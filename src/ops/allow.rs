@@ -3,7 +3,7 @@
 //! the work tree today; `RULE PATH --reason` appends an entry pinned to the findings of RULE in
 //! PATH. The file is edited as text (its comments stay) and read back before it is written.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::scan::{self as scan_op, ScanError};
 use crate::env::{Env, EnvError};
@@ -208,10 +208,9 @@ fn check_add(add: &Add) -> Result<(), AllowError> {
 /// The entry for RULE's findings in the skill or file `add.path` names.
 fn new_entry(env: &Env, add: &Add, reports: &[SkillReport]) -> Result<NewEntry, AllowError> {
     let repo = env.require_repo("allow")?;
-    let rel =
-        repo_relative(env, repo.workdir(), &add.path).ok_or_else(|| AllowError::NotInSkill {
-            path: add.path.display().to_string(),
-        })?;
+    let rel = scan_op::in_repo(env, repo, &add.path).ok_or_else(|| AllowError::NotInSkill {
+        path: add.path.display().to_string(),
+    })?;
     // The skill (or agent file) that holds the path: the longest folder that is a prefix.
     let report = reports
         .iter()
@@ -256,12 +255,4 @@ fn new_entry(env: &Env, add: &Add, reports: &[SkillReport]) -> Result<NewEntry, 
         expires: add.expires.clone(),
         fingerprints,
     })
-}
-
-/// `path` (as given, from the current folder) from the top of the repository, `/`-separated.
-fn repo_relative(env: &Env, top: &Path, path: &Path) -> Option<String> {
-    let abs = env.cwd.join(path);
-    let abs = abs.canonicalize().ok()?;
-    let rel = abs.strip_prefix(top).ok()?;
-    Some(rel.to_string_lossy().replace('\\', "/"))
 }

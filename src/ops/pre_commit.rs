@@ -90,14 +90,8 @@ pub fn pre_commit(env: &mut Env, options: &Options) -> Result<PreCommit, PreComm
         for line in staged.widened_since(head_policy.as_ref()) {
             weakened.push(format!("it adds `{line}`"));
         }
-        let head_lines = head_policy.as_ref().map(|p| p.lines()).unwrap_or_default();
-        for line in staged.lines() {
-            let level = line.split(' ').nth(2).unwrap_or_default();
-            let loosens = line.starts_with("lint ")
-                && matches!(level, "off" | "warning" | "off:" | "warning:");
-            if loosens && !head_lines.contains(&line) {
-                weakened.push(format!("it adds `{line}`"));
-            }
+        for line in staged.lint_loosened_since(head_policy.as_ref()) {
+            weakened.push(format!("it adds `{line}`"));
         }
     }
     let env = &*env;
@@ -133,13 +127,10 @@ pub fn pre_commit(env: &mut Env, options: &Options) -> Result<PreCommit, PreComm
     // judge the change; the commit's own allow comments and policy entries count (and are
     // listed as new): a person vouches for them in this commit. HEAD's skills are read whole
     // only when such an entry covers something: most commits pay one scan per skill.
-    let loose = decision.skills.iter().any(|j| {
-        j.check.report.findings.iter().any(|f| {
-            f.suppressed
-                .as_ref()
-                .is_some_and(|s| !s.pinned && s.kind != "inline")
-        })
-    });
+    let loose = decision
+        .skills
+        .iter()
+        .any(|j| j.check.loosely_suppressed(false));
     let own = policy.as_ref().map(|p| p.added_since(head_policy.as_ref()));
     if loose {
         let (whole, _) =

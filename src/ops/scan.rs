@@ -733,7 +733,7 @@ fn collect(problems: &mut Vec<Problem>, checked: Vec<check::SkillCheck>) -> Vec<
 
 /// `path` relative to the top of the repository, when it lies inside it (the file itself need
 /// not exist in the work tree).
-fn in_repo(env: &Env, repo: &Repo, path: &Path) -> Option<String> {
+pub(crate) fn in_repo(env: &Env, repo: &Repo, path: &Path) -> Option<String> {
     let abs = env.cwd.join(path);
     let parent = abs.parent()?.canonicalize().ok()?;
     let rel = parent.join(abs.file_name()?);
