@@ -21,8 +21,11 @@ use super::{CommandError, Outcome, Ui, Workspace};
 /// (a high one) or `safe`. `git skill rules` lists the rules.
 ///
 /// Suppressions, each with a reason and still shown as suppressed: `git-skill:allow RULE --
-/// reason` in a comment on the line or the line above; entries in `.skillguard.yaml` at the top
-/// of the repository; a baseline file (--baseline).
+/// reason` in a comment on the line or the line above (one finding per comment); entries in
+/// `.skillguard.yaml` at the top of the repository (`git skill allow` writes them, pinned to
+/// the findings' fingerprints); a baseline file (--baseline, written by `git skill baseline`).
+/// In range mode they are read as of --from-ref, and one that does not name its finding covers
+/// only what the base suppressed too.
 ///
 /// Exit status: 0 no skill at or above the fail level, 1 at least one is, 2 an error (a path or
 /// file that could not be read, a malformed policy: a scan never passes by not looking).
