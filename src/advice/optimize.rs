@@ -33,6 +33,12 @@ impl Advise for RollbackError {
             RollbackError::Nothing { skill, .. } => {
                 Advice::user(format!("see its history: git skill log {skill}"))
             }
+            RollbackError::NotGenuine { commit, .. } => Advice::user(format!(
+                "if you mean to undo that commit, read it (git show {commit}) and revert it yourself: git revert {commit}"
+            )),
+            RollbackError::Blocked { .. } => Advice::user(
+                "the revert would bring back what the gate refuses; undo the change by hand, or change the policy for this finding with a reason (git skill allow)",
+            ),
         }
     }
 }
@@ -131,6 +137,7 @@ impl Advise for crate::ops::rollback::RollbackOpError {
         match self {
             E::Env(e) => e.advice(),
             E::Outside(_) => Advice::bare(Kind::User),
+            E::Config(e) => e.advice(),
             E::Rollback(e) => e.advice(),
         }
     }

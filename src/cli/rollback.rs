@@ -16,6 +16,13 @@ use git_skill::env::Allow;
 /// changed since, a three-way tree merge through gix when it has; a merge that conflicts goes
 /// to `git revert` (then the index must be as HEAD has it), and a conflict there is reported
 /// with nothing changed. Refused while an optimize of the skill runs.
+///
+/// Only an optimization git-skill made is reverted: its record must be committed in the
+/// skill's `.skillopt/resolved/` folder with the hashes of SKILL.md before and after, and the
+/// commit must change nothing else. A commit made by hand with an `optimize(skill):` subject is
+/// refused (revert it with `git revert`, which runs your hooks). The skill as the revert leaves
+/// it passes the pre-commit hook's gate (SkillGuard at `skill.failOn`, the policy, lint): a
+/// revert that would bring back something dangerous is refused with nothing changed.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  git skill rollback pdf\n  git skill rollback .claude/skills/pdf --format json"
@@ -52,10 +59,6 @@ fn text(ui: &mut Ui, done: &op::RolledBack) -> std::io::Result<()> {
         done.subject
     )?;
     match done.returned.len() {
-        0 if done.no_record => writeln!(
-            ui.out,
-            "no record of the optimization's signals was found: none returned to pending"
-        )?,
         0 => writeln!(ui.out, "its signals are pending already")?,
         n => writeln!(
             ui.out,

@@ -76,6 +76,11 @@ pub enum GitError {
     },
     #[error("commit {commit} cannot be reverted cleanly: '{path}' changed since in a conflicting way; the revert was aborted and nothing changed. To undo it by hand, edit '{path}' (`git show {commit} -- {path}` shows what that commit changed) and commit, or run `git revert {commit}` and resolve the conflict")]
     RevertConflict { commit: gix::ObjectId, path: String },
+    #[error("reverting commit {commit} was refused, nothing changed: {reason}")]
+    RevertRefused {
+        commit: gix::ObjectId,
+        reason: String,
+    },
     #[error("`{command}` failed: {message}")]
     GitCommand { command: String, message: String },
 }

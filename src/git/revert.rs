@@ -31,6 +31,10 @@ pub struct RevertOutcome {
     pub method: RevertMethod,
 }
 
+/// What a caller checks of a revert before it is committed: every change it makes (the reverted
+/// paths and `also`); an `Err` is why it must not land, and nothing is committed.
+pub type Vet<'a> = &'a mut dyn FnMut(&[FileChange]) -> Result<(), String>;
+
 /// An entry of a tree: its id and mode.
 type TreeEntry = (gix::ObjectId, gix::objs::tree::EntryMode);
 
@@ -59,8 +63,9 @@ impl Repo {
         commit: gix::ObjectId,
         path: &str,
         also: &[FileChange],
+        vet: Vet<'_>,
     ) -> Result<RevertOutcome, GitError> {
-        self.revert_paths_commit(commit, &[path], also)
+        self.revert_paths_commit(commit, &[path], also, vet)
     }
 
     /// [`Repo::revert_path_commit`] for a commit that changed `paths[0]` and maybe the other
@@ -73,6 +78,7 @@ impl Repo {
         commit: gix::ObjectId,
         paths: &[&str],
         also: &[FileChange],
+        vet: Vet<'_>,
     ) -> Result<RevertOutcome, GitError> {
         let refuse = |reason: String| GitError::Revert { commit, reason };
         let Some(&path) = paths.first() else {
@@ -146,11 +152,16 @@ impl Repo {
             )));
         }
         if !self.only_paths_differ(parent_tree, commit_tree, &changed)? {
-            return self.git_revert(commit, path, also);
+            return self.git_revert(commit, paths, also, vet);
         }
         changed.retain(|c| !also.iter().any(|a| a.path == c.path));
+        let vetted = |changes: Vec<FileChange>, vet: Vet<'_>| {
+            let all = with(changes, also);
+            vet(&all).map_err(|reason| GitError::RevertRefused { commit, reason })?;
+            Ok::<_, GitError>(all)
+        };
         if let Some(changes) = self.fast_revert_changes(&changed)? {
-            let id = self.commit_files_as("revert", &message, &with(changes, also))?;
+            let id = self.commit_files_as("revert", &message, &vetted(changes, vet)?)?;
             return Ok(RevertOutcome {
                 commit: id,
                 method: RevertMethod::TreeEdit,
@@ -159,13 +170,13 @@ impl Repo {
         if let Some(changes) =
             self.merged_revert_changes(&changed, commit_tree, parent_tree, head_tree)?
         {
-            let id = self.commit_files_as("revert", &message, &with(changes, also))?;
+            let id = self.commit_files_as("revert", &message, &vetted(changes, vet)?)?;
             return Ok(RevertOutcome {
                 commit: id,
                 method: RevertMethod::TreeMerge,
             });
         }
-        self.git_revert(commit, path, also)
+        self.git_revert(commit, paths, also, vet)
     }
 
     /// The revert as a tree merge: the reverse change (commit -> parent) merged into HEAD,
@@ -274,41 +285,38 @@ impl Repo {
         Ok(edited == commit_tree)
     }
 
-    /// `git revert --no-edit <commit>` (with `also`: `--no-commit`, the changes written and
-    /// added, then `git commit --no-edit`); on a conflict, `git revert --abort` and
-    /// [`GitError::RevertConflict`].
+    /// `git revert --no-commit <commit>`, the changes it made vetted, `also` written and added,
+    /// then `git commit --no-edit` with git's revert message; on a conflict or a refusal,
+    /// `git revert --abort` ([`GitError::RevertConflict`], [`GitError::RevertRefused`]). The
+    /// index must be as HEAD has it (the commit takes the whole index).
     fn git_revert(
         &self,
         commit: gix::ObjectId,
-        path: &str,
+        paths: &[&str],
         also: &[FileChange],
+        vet: Vet<'_>,
     ) -> Result<RevertOutcome, GitError> {
+        let path = paths[0];
         let sha = commit.to_string();
-        if !also.is_empty() {
-            let staged = self.run_git(&["diff", "--cached", "--quiet"], "git diff --cached")?;
-            if !staged.status.success() {
-                return Err(GitError::GitCommand {
-                    command: format!("git revert --no-commit {sha}"),
-                    message: "this revert needs `git revert`, which needs the index as HEAD has it: commit or unstage your staged changes first".into(),
-                });
-            }
+        let command = format!("git revert --no-commit {sha}");
+        let staged = self.run_git(&["diff", "--cached", "--quiet"], "git diff --cached")?;
+        if !staged.status.success() {
+            return Err(GitError::GitCommand {
+                command,
+                message: "this revert needs `git revert`, which needs the index as HEAD has it: commit or unstage your staged changes first".into(),
+            });
         }
-        let (command, args) = if also.is_empty() {
-            (
-                format!("git revert --no-edit {sha}"),
-                vec!["revert", "--no-edit", sha.as_str()],
-            )
-        } else {
-            (
-                format!("git revert --no-commit {sha}"),
-                vec!["revert", "--no-commit", sha.as_str()],
-            )
-        };
-        let output = self.run_git(&args, &command)?;
+        let output = self.run_git(&["revert", "--no-commit", sha.as_str()], &command)?;
         if output.status.success() {
-            if !also.is_empty() {
-                self.commit_reverted_with(also)?;
+            let checked = self.reverted_changes(commit).and_then(|changes| {
+                vet(&with(changes, also))
+                    .map_err(|reason| GitError::RevertRefused { commit, reason })
+            });
+            if let Err(e) = checked {
+                let _ = self.run_git(&["revert", "--abort"], "git revert --abort");
+                return Err(e);
             }
+            self.commit_reverted_with(also)?;
             let head = self.head_commit_id()?.ok_or_else(|| GitError::UnbornHead {
                 path: self.workdir.clone(),
             })?;
@@ -356,6 +364,82 @@ impl Repo {
             commit,
             path: path.to_owned(),
         })
+    }
+
+    /// The paths `commit` changed against its first parent (relative to the top).
+    pub fn changed_by(&self, commit: gix::ObjectId) -> Result<Vec<String>, GitError> {
+        let sha = commit.to_string();
+        let out = self.run_git(
+            &[
+                "diff-tree",
+                "--no-commit-id",
+                "--name-only",
+                "-r",
+                "-z",
+                "--no-renames",
+                "-m",
+                "--first-parent",
+                "--root",
+                &sha,
+            ],
+            "git diff-tree",
+        )?;
+        if !out.status.success() {
+            return Err(GitError::GitCommand {
+                command: format!("git diff-tree {sha}"),
+                message: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            });
+        }
+        Ok(out
+            .stdout
+            .split(|&b| b == 0)
+            .filter(|n| !n.is_empty())
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .collect())
+    }
+
+    /// After `git revert --no-commit`: what it staged, each path as the work tree has it now.
+    fn reverted_changes(&self, commit: gix::ObjectId) -> Result<Vec<FileChange>, GitError> {
+        let out = self.run_git(
+            &[
+                "diff",
+                "--cached",
+                "--name-only",
+                "-z",
+                "--no-renames",
+                "HEAD",
+            ],
+            "git diff --cached",
+        )?;
+        if !out.status.success() {
+            return Err(GitError::GitCommand {
+                command: "git diff --cached --name-only HEAD".into(),
+                message: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            });
+        }
+        let mut changes = Vec::new();
+        for name in out.stdout.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+            let rel = String::from_utf8_lossy(name).into_owned();
+            let abs = self.workdir.join(&rel);
+            let content = match std::fs::symlink_metadata(&abs) {
+                Ok(m) if m.is_file() => {
+                    Some(crate::fsutil::read(&abs).map_err(|e| GitError::Read {
+                        path: abs.clone(),
+                        message: e.to_string(),
+                    })?)
+                }
+                // A link or anything else: not what a vet can read as a file, so not landed.
+                Ok(_) => {
+                    return Err(GitError::RevertRefused {
+                        commit,
+                        reason: format!("the revert makes '{rel}' something other than a file"),
+                    })
+                }
+                Err(_) => None,
+            };
+            changes.push(FileChange { path: rel, content });
+        }
+        Ok(changes)
     }
 
     /// After `git revert --no-commit`: writes `also` into the work tree, adds it, and commits

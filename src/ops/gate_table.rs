@@ -228,14 +228,15 @@ fn every_caller_judges_the_same_change_the_same_way() {
         ),
         (
             // A person may allow a finding with a reason; a range whose change brings the
-            // allow comment, and optimize's model, may not.
+            // allow comment, optimize's model, and a proposal (the review's agent wrote it,
+            // and its sandbox honours no allow comment) may not.
             "a finding the change allows with a comment",
             skill(HEAD, ""),
             skill(HEAD, ALLOWED_PIPE),
             Lands {
                 hook: true,
                 range: false,
-                proposal: true,
+                proposal: false,
                 manage: true,
                 optimize: false,
             },

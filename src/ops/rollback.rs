@@ -15,6 +15,8 @@ pub enum RollbackOpError {
     #[error("'{}' is not inside the repository", .0.display())]
     Outside(std::path::PathBuf),
     #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error(transparent)]
     Rollback(#[from] RollbackError),
 }
 
@@ -35,9 +37,6 @@ pub struct RolledBack {
     /// The reverted commit's subject.
     #[serde(skip)]
     pub subject: String,
-    /// No archive of the optimization's signals was found, so none could return.
-    #[serde(skip)]
-    pub no_record: bool,
 }
 
 pub fn rollback(env: &Env, skill: &Skill) -> Result<RolledBack, RollbackOpError> {
@@ -45,7 +44,13 @@ pub fn rollback(env: &Env, skill: &Skill) -> Result<RolledBack, RollbackOpError>
     let rel = repo
         .relative(&skill.dir)
         .ok_or_else(|| RollbackOpError::Outside(skill.dir.clone()))?;
-    let done = rollback::rollback(repo, &skill.dir, &rel, &skill.dir_name, crate::clock::now())?;
+    let now = crate::clock::now();
+    // The reverted skill is judged as a person's commit is: the repository's fail level.
+    let landing = rollback::Landing {
+        fail_on: env.config.fail_on()?,
+        today: now.date_naive(),
+    };
+    let done = rollback::rollback(repo, &skill.dir, &rel, &skill.dir_name, now, landing)?;
     Ok(RolledBack {
         skill: skill.dir_name.clone(),
         reverted: done.reverted.commit,
@@ -59,6 +64,5 @@ pub fn rollback(env: &Env, skill: &Skill) -> Result<RolledBack, RollbackOpError>
         returned: done.returned,
         returned_older_than_window: done.returned_old,
         subject: done.reverted.subject,
-        no_record: done.no_record,
     })
 }

@@ -396,7 +396,7 @@ pub fn check_skills(
         .collect();
     let decision = check::gate::decide(&changes, &gate, 1);
     let mut verdicts = Vec::new();
-    let mut reasons = Vec::new();
+    let mut reasons = review_rules(&dirs, &changes, merged, today);
     for (dir, judged) in dirs.iter().zip(&decision.skills) {
         let verdict = judged.counted;
         verdicts.push((dir.clone(), verdict.as_str()));
@@ -414,6 +414,66 @@ pub fn check_skills(
         return Ok(Err(reasons));
     }
     Ok(Ok(verdicts))
+}
+
+/// What the review's sandbox holds every write of its agent to, checked again on the skills as
+/// a proposal leaves them: a reference under `refs/skill-proposals/` can be written by anyone
+/// who can push one, so what it holds is not taken as the review's word. No field that grants
+/// tools, hooks, permissions or MCP servers; no secret's mask the skill did not hold; and
+/// SkillGuard read strictly (allow comments are not honoured, quoted examples not demoted),
+/// refusing a dangerous skill. The reasons a rule refuses, by skill.
+fn review_rules(
+    dirs: &[String],
+    changes: &[check::Change],
+    merged: &[FileChange],
+    today: chrono::NaiveDate,
+) -> Vec<String> {
+    let mut reasons = Vec::new();
+    let strict = check::Gate::new(check::Writer::Agent, None, FailOn::Dangerous, today);
+    let judged = check::gate::decide(changes, &strict, 1);
+    let masks = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .matches(crate::redact::MASK)
+            .count()
+    };
+    for ((dir, change), judged) in dirs.iter().zip(changes).zip(&judged.skills) {
+        if let Err(e) = crate::manage::check_grants(change.before.as_ref(), &change.after) {
+            reasons.push(format!("{dir}: {e}"));
+        }
+        let prefix = format!("{dir}/");
+        for file in merged {
+            let (Some(rel), Some(now)) = (file.path.strip_prefix(&prefix), &file.content) else {
+                continue;
+            };
+            let before = change
+                .before
+                .as_ref()
+                .and_then(|b| b.read(rel).ok())
+                .map_or(0, |b| masks(&b));
+            if masks(now) > before {
+                reasons.push(format!(
+                    "{}: holds a secret's mask ({}) it does not hold now: the review was shown that text masked",
+                    file.path,
+                    crate::redact::MASK
+                ));
+            }
+        }
+        if judged.verdict_blocks(FailOn::Dangerous) {
+            let rules: Vec<&str> = judged
+                .check
+                .report
+                .findings
+                .iter()
+                .filter(|f| f.suppressed.is_none())
+                .map(|f| f.rule)
+                .collect();
+            reasons.push(format!(
+                "{dir}: read as the review reads what its agent writes (no allow comments), SkillGuard calls it dangerous: {}",
+                rules.join(", ")
+            ));
+        }
+    }
+    reasons
 }
 
 /// Deletes proposal `p`'s reference.

@@ -778,7 +778,7 @@ fn revert_is_a_tree_edit_when_nothing_changed_since() {
         let base = head(&sb);
         let repo = open(&sb);
         let outcome = repo
-            .revert_path_commit(optimize, SKILL, &[])
+            .revert_path_commit(optimize, SKILL, &[], &mut |_| Ok(()))
             .expect("revert");
         assert_eq!(outcome.method, RevertMethod::TreeEdit);
         assert_eq!(outcome.commit.to_string(), head(&sb));
@@ -791,7 +791,7 @@ fn revert_is_a_tree_edit_when_nothing_changed_since() {
         assert_eq!(names_in_head(&sb), vec![SKILL]);
         assert!(git(&sb, &["reflog", "-1", "--format=%gs"]).starts_with("revert: Revert"));
         let err = repo
-            .revert_path_commit(optimize, SKILL, &[])
+            .revert_path_commit(optimize, SKILL, &[], &mut |_| Ok(()))
             .expect_err("already reverted");
         assert!(err.to_string().contains("reverted already"), "{err}");
         assert_fsck_clean(&sb);
@@ -815,7 +815,7 @@ fn reverting_the_commit_that_added_a_file_deletes_it() {
             .commit_files("add c", &[FileChange::write("skills/c/SKILL.md", "c\n")])
             .expect("commit");
         let outcome = repo
-            .revert_path_commit(added, "skills/c/SKILL.md", &[])
+            .revert_path_commit(added, "skills/c/SKILL.md", &[], &mut |_| Ok(()))
             .expect("revert");
         assert_eq!(outcome.method, RevertMethod::TreeEdit);
         assert!(!sb.repo().join("skills/c").exists());
@@ -839,7 +839,7 @@ fn revert_merges_through_gix_when_the_file_changed_since() {
             git(&sb, &["commit", "-qam", "edit line 10"]);
             let repo = open(&sb);
             let outcome = repo
-                .revert_path_commit(optimize, SKILL, &[])
+                .revert_path_commit(optimize, SKILL, &[], &mut |_| Ok(()))
                 .expect("revert");
             assert_eq!(outcome.method, RevertMethod::TreeMerge);
             assert_eq!(outcome.commit.to_string(), head(&sb));
@@ -875,7 +875,7 @@ fn paths_named_together_are_reverted_together_without_git_revert() {
             // Nothing changed since: a tree edit, the new evals.json deleted.
             let optimize = change(&repo);
             let outcome = repo
-                .revert_paths_commit(optimize, &[SKILL, EVALS], &[])
+                .revert_paths_commit(optimize, &[SKILL, EVALS], &[], &mut |_| Ok(()))
                 .expect("revert");
             assert_eq!(outcome.method, RevertMethod::TreeEdit);
             assert_eq!(read(&sb, SKILL), V1);
@@ -888,7 +888,7 @@ fn paths_named_together_are_reverted_together_without_git_revert() {
                     &[FileChange::write(SKILL, V1.replace("\n6\n", "\nsix\n"))],
                 )
                 .expect("commit");
-            repo.revert_paths_commit(only, &[SKILL, EVALS], &[])
+            repo.revert_paths_commit(only, &[SKILL, EVALS], &[], &mut |_| Ok(()))
                 .expect("revert");
             assert_eq!(read(&sb, SKILL), V1);
             // Both changed since: one three-way merge for both.
@@ -911,7 +911,7 @@ fn paths_named_together_are_reverted_together_without_git_revert() {
             sb.write(EVALS, cases.replace("5\n", "5,\n6\n").replace("1,", "0,"));
             git(&sb, &["commit", "-qam", "later edits"]);
             let outcome = repo
-                .revert_paths_commit(optimize, &[SKILL, EVALS], &[])
+                .revert_paths_commit(optimize, &[SKILL, EVALS], &[], &mut |_| Ok(()))
                 .expect("revert");
             assert_eq!(outcome.method, RevertMethod::TreeMerge);
             assert_eq!(read(&sb, SKILL), V1.replace("\n10\n", "\nten\n"));
@@ -938,7 +938,9 @@ fn a_commit_that_changed_more_than_the_path_is_reverted_by_git() {
                     ],
                 )
                 .expect("commit");
-            let outcome = repo.revert_path_commit(both, SKILL, &[]).expect("revert");
+            let outcome = repo
+                .revert_path_commit(both, SKILL, &[], &mut |_| Ok(()))
+                .expect("revert");
             assert_eq!(outcome.method, RevertMethod::GitRevert);
             assert_eq!(read(&sb, SKILL), V1);
             assert_eq!(read(&sb, "README.md"), "readme\n");
@@ -957,7 +959,7 @@ fn a_conflicting_revert_is_aborted_and_explained() {
         let before = head(&sb);
         let repo = open(&sb);
         let err = repo
-            .revert_path_commit(optimize, SKILL, &[])
+            .revert_path_commit(optimize, SKILL, &[], &mut |_| Ok(()))
             .expect_err("conflict");
         assert!(matches!(err, GitError::RevertConflict { .. }), "{err}");
         let text = err.to_string();
@@ -983,11 +985,11 @@ fn revert_refusals() {
         let repo = open(&sb);
         let root_id = gix::ObjectId::from_hex(root.as_bytes()).unwrap();
         let err = repo
-            .revert_path_commit(root_id, SKILL, &[])
+            .revert_path_commit(root_id, SKILL, &[], &mut |_| Ok(()))
             .expect_err("root");
         assert!(err.to_string().contains("root commit"), "{err}");
         let err = repo
-            .revert_path_commit(optimize, "README.md", &[])
+            .revert_path_commit(optimize, "README.md", &[], &mut |_| Ok(()))
             .expect_err("does not touch it");
         assert!(
             err.to_string().contains("does not change 'README.md'"),
@@ -995,7 +997,7 @@ fn revert_refusals() {
         );
         sb.write(SKILL, "dirty\n");
         let err = repo
-            .revert_path_commit(optimize, SKILL, &[])
+            .revert_path_commit(optimize, SKILL, &[], &mut |_| Ok(()))
             .expect_err("dirty");
         assert!(err.to_string().contains("uncommitted changes"), "{err}");
         git(&sb, &["checkout", "--", SKILL]);
@@ -1009,7 +1011,7 @@ fn revert_refusals() {
         git(&sb, &["merge", "-q", "--no-ff", "-m", "merge side", "side"]);
         let merge = gix::ObjectId::from_hex(head(&sb).as_bytes()).unwrap();
         let err = repo
-            .revert_path_commit(merge, "side.md", &[])
+            .revert_path_commit(merge, "side.md", &[], &mut |_| Ok(()))
             .expect_err("merge");
         assert!(err.to_string().contains("merge commit"), "{err}");
         assert_eq!(head(&sb), merge.to_string());
@@ -1108,7 +1110,7 @@ fn changes_that_go_with_a_revert_land_with_it() {
         let r = open(&sb);
         let also = [FileChange::write("returned.txt", "back\n")];
         let outcome = r
-            .revert_path_commit(optimize, SKILL, &also)
+            .revert_path_commit(optimize, SKILL, &also, &mut |_| Ok(()))
             .expect("revert");
         assert_eq!(outcome.method, RevertMethod::TreeEdit);
         assert_eq!(names_in_head(&sb), vec!["returned.txt", SKILL]);
@@ -1132,14 +1134,14 @@ fn changes_that_go_with_a_revert_land_with_it() {
         git(&sb, &["rm", "-q", "--cached", "skills/b/SKILL.md"]);
         let head_before = head(&sb);
         let err = open(&sb)
-            .revert_path_commit(both, SKILL, &also)
+            .revert_path_commit(both, SKILL, &also, &mut |_| Ok(()))
             .expect_err("a staged change");
         assert!(err.to_string().contains("unstage"), "{err}");
         assert_eq!(head(&sb), head_before);
         git(&sb, &["reset", "-q", "--", "skills/b/SKILL.md"]);
 
         let outcome = open(&sb)
-            .revert_path_commit(both, SKILL, &also)
+            .revert_path_commit(both, SKILL, &also, &mut |_| Ok(()))
             .expect("revert");
         assert_eq!(outcome.method, RevertMethod::GitRevert);
         assert_eq!(outcome.commit.to_string(), head(&sb));

@@ -20,6 +20,7 @@ mod guard_defends;
 mod hook;
 mod hostile;
 mod init;
+mod landings;
 mod lint;
 mod list;
 mod llm;
