@@ -101,11 +101,14 @@ pub fn plan(
     })
 }
 
-/// Runs the comparison `jobs` cases at a time and writes its `benchmark.json`.
+/// Runs the comparison `jobs` cases at a time and writes its `benchmark.json`. Every request
+/// it sends (retries, repair requests and runs of an agent CLI included, answered or not) takes
+/// from `budget`, and the report counts them.
 #[allow(clippy::too_many_arguments)]
 pub fn execute(
     skill: &str,
     provider: &dyn Provider,
+    budget: &std::sync::Arc<crate::llm::budget::Budget>,
     prompts: &Prompts,
     prepared: &[Prepared],
     conditions: &[Condition],
@@ -115,8 +118,16 @@ pub fn execute(
     progress: &mut dyn Progress,
 ) -> Result<Report, StoreError> {
     let start = Instant::now();
+    let provider = crate::llm::budget::Budgeted {
+        inner: provider,
+        budget: budget.clone(),
+    };
+    let agent = planned.agent.clone().map(|mut a| {
+        a.budget = Some(budget.clone());
+        a
+    });
     let results = run::run(
-        provider,
+        &provider,
         prompts,
         prepared,
         conditions,
@@ -124,7 +135,7 @@ pub fn execute(
         jobs.max(1),
         planned.calls,
         step,
-        planned.agent.as_ref(),
+        agent.as_ref(),
         progress,
     );
     let report = report(
@@ -134,6 +145,7 @@ pub fn execute(
         prepared,
         results,
         planned.calls,
+        budget.sent(),
         start,
         &planned.store,
     );
@@ -258,10 +270,10 @@ fn report(
     prepared: &[Prepared],
     results: Vec<(CaseId, String, Result<run::Outcome, RunError>)>,
     planned: usize,
+    calls: u32,
     start: Instant,
     store: &RunDir,
 ) -> Report {
-    let mut calls = 0;
     let mut usage = Usage::default();
     let mut errors = 0;
     let mut rows: Vec<CaseRow> = prepared
@@ -276,7 +288,6 @@ fn report(
     for (id, condition, result) in results {
         let cell = match result {
             Ok(outcome) => {
-                calls += outcome.calls;
                 usage = usage + outcome.usage;
                 let g = outcome.grading;
                 Cell {

@@ -189,6 +189,9 @@ fn one(
         // The agent CLI at work in a directory of its own: its answer and the files it left.
         None if agent.is_some() => {
             let agent = agent.expect("matched");
+            if let Some(budget) = &agent.budget {
+                budget.take()?;
+            }
             let (text, spent) = super::runner::attempt(
                 agent,
                 &case.prompt,

@@ -186,6 +186,7 @@ impl Provider for AgentCliProvider {
             )));
         }
         let prompt = command::flatten(request);
+        super::budget::take(request)?;
         let place = Place::new("model").map_err(|e| {
             LlmError::Config(format!("cannot make a directory to run {provider} in: {e}"))
         })?;

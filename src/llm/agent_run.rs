@@ -148,6 +148,8 @@ pub struct AgentRun {
     /// `-m`/`--model`, when given.
     pub model: String,
     pub timeout: Duration,
+    /// The run's budget of requests; each run of the CLI takes one.
+    pub budget: Option<std::sync::Arc<super::budget::Budget>>,
 }
 
 impl AgentRun {
@@ -157,6 +159,7 @@ impl AgentRun {
             program: runner.program().to_owned(),
             model: String::new(),
             timeout: Duration::from_secs(600),
+            budget: None,
         }
     }
 

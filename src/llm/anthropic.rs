@@ -133,10 +133,12 @@ impl Provider for Anthropic {
         let mut spent = 0;
         let mut dropped = None;
         let answer = loop {
-            match self
-                .http
-                .post(&self.url, &headers, &self.body(request, with_tool))
-            {
+            match self.http.post(
+                &self.url,
+                &headers,
+                &self.body(request, with_tool),
+                request.budget.as_deref(),
+            ) {
                 Err(e) if with_tool && super::refuses(&e, &["tool"]) => {
                     self.no_tools.store(true, Ordering::Relaxed);
                     with_tool = false;

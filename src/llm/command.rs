@@ -80,6 +80,7 @@ impl Provider for CommandProvider {
             ));
         }
         let prompt = flatten(request);
+        super::budget::take(request)?;
         let (stdout, _stderr) = run(&self.command, &prompt, self.timeout, request.purpose)?;
         let text = String::from_utf8(stdout).map_err(|_| LlmError::CommandOutput {
             provider: "command",

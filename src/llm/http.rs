@@ -57,10 +57,15 @@ impl Http {
         url: &str,
         headers: &[(&str, &str)],
         body: &serde_json::Value,
+        budget: Option<&super::budget::Budget>,
     ) -> Result<Answer, LlmError> {
         let payload = serde_json::to_string(body).expect("a JSON value serialises");
         let mut attempts = 0;
         loop {
+            // Every attempt is a request the server sees, and costs what the first does.
+            if let Some(budget) = budget {
+                budget.take()?;
+            }
             attempts += 1;
             match self.attempt(url, headers, &payload, attempts) {
                 Ok(body) => {

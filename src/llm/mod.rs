@@ -8,6 +8,7 @@ pub mod agent_cli;
 pub mod agent_run;
 mod anthropic;
 pub mod batch;
+pub mod budget;
 mod command;
 mod http;
 pub mod json;
@@ -111,6 +112,8 @@ pub struct Request {
     /// Tools the model may call instead of answering (native tool calling: OpenAI
     /// `tools`/`tool_calls`, Anthropic `tools`/`tool_use`). Empty for a plain answer.
     pub tools: Vec<ToolSpec>,
+    /// The run's budget every attempt to send this request takes from ([`budget::Budgeted`]).
+    pub budget: Option<std::sync::Arc<budget::Budget>>,
 }
 
 impl Request {
@@ -124,6 +127,7 @@ impl Request {
             max_tokens: 4096,
             purpose: None,
             tools: Vec::new(),
+            budget: None,
         }
     }
 
@@ -284,6 +288,8 @@ pub enum LlmError {
         field: &'static str,
         source: Box<LlmError>,
     },
+    #[error("the run's budget of {limit} model requests is spent ({setting}); retries and repair requests count")]
+    Budget { limit: u32, setting: &'static str },
     #[error("{0}")]
     Config(String),
 }

@@ -145,6 +145,7 @@ impl OpenAi {
             &self.url,
             &headers,
             &self.body(request, with_schema, with_tools),
+            request.budget.as_deref(),
         )?;
         Ok((answer.body, answer.attempts))
     }

@@ -177,9 +177,13 @@ pub fn eval(
         name: "run",
         deadline: None,
     };
+    // The budget bounds what is sent, not only what was planned: repair requests and retries
+    // take from it, and the report counts every request made.
+    let budget = crate::llm::budget::Budget::new(options.max_calls, "skill.evalMaxCalls");
     Ok(compare::execute(
         &skill.dir_name,
         provider.as_ref(),
+        &budget,
         &prompts,
         &prepared,
         &conditions,

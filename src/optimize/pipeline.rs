@@ -927,9 +927,12 @@ impl<'r> Run<'r> {
             name: "gate",
             deadline: None,
         };
+        // skill.evalMaxCalls bounds what the replay sends, its repairs and retries too.
+        let budget = crate::llm::budget::Budget::new(ctx.eval_max_calls, "skill.evalMaxCalls");
         let report = compare::execute(
             &ctx.skill_name,
             ctx.provider,
+            &budget,
             ctx.prompts,
             prepared,
             &conditions,

@@ -124,7 +124,8 @@ fn one(
             left
         ));
     }
-    *left -= plan.calls;
+    // What the run may spend is what is left: its repairs and retries count too.
+    let budget = crate::llm::budget::Budget::new(*left, "skill.evalMaxCalls");
     let step = Step {
         n: 1,
         of: 1,
@@ -134,6 +135,7 @@ fn one(
     let report = compare::execute(
         &skill.name,
         provider,
+        &budget,
         prompts,
         &prepared,
         &conditions,
@@ -143,6 +145,7 @@ fn one(
         progress,
     )
     .map_err(|e| e.to_string())?;
+    *left = left.saturating_sub(report.calls as usize);
     if report.errors > 0 {
         return Err(format!(
             "{} could not be graded",

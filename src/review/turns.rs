@@ -155,6 +155,7 @@ pub fn drive(
             max_tokens: MAX_TOKENS,
             purpose: Some("review"),
             tools: if native { specs.clone() } else { Vec::new() },
+            budget: None,
         };
         let sent_chars = request.system.as_ref().map_or(0, String::len)
             + request

@@ -252,6 +252,42 @@ fn a_run_over_the_budget_is_refused_before_any_call() {
     assert!(server.requests().is_empty());
 }
 
+/// The budget bounds what is sent, not what was planned: a judge whose answers are never
+/// usable JSON costs a repair request each time, and with `skill.evalMaxCalls` at the planned
+/// 12 the run stops sending at 12; the report counts the requests made, answered or not.
+#[test]
+fn repairs_and_failed_requests_count_against_the_budget() {
+    let sb = repo(WITH_RULE);
+    let server = Server::start_with(move |r, _| match purpose(r).as_str() {
+        "eval" => Reply::openai("north 3, south 4.\nTOTALS CHECKED"),
+        _ => Reply::openai("I would rather not grade this."),
+    });
+    let run = eval(
+        &sb,
+        &server,
+        &["--format", "json", "--jobs", "1"],
+        &[("GIT_SKILL_EVAL_MAX_CALLS", "12")],
+    );
+    let sent = server.requests().len();
+    assert_eq!(sent, 12, "the server saw exactly the budget");
+    let report: Value = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
+    assert_eq!(report["calls"], 12, "{}", run.stdout);
+    let errors: Vec<String> = report["cases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|c| c["results"].as_array().into_iter().flatten())
+        .filter_map(|r| r["error"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(errors.len(), 6, "{errors:?}");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("the run's budget of 12 model requests is spent (skill.evalMaxCalls); retries and repair requests count")),
+        "{errors:?}"
+    );
+}
+
 #[test]
 fn against_a_revision_compares_two_versions_of_the_skill() {
     let sb = repo(WITHOUT_RULE);
