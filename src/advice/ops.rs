@@ -194,6 +194,12 @@ impl Advise for crate::ops::eval::EvalError {
                 Kind::Config,
                 "raise it (git config skill.evalMaxCalls N), or run fewer cases; answers kept from an earlier run of the same comparison cost nothing",
             ),
+            E::Dangerous { agent_written: true, .. } => Advice::user(
+                "an agent wrote this skill; read it and fix it, or eval it without --runner (the model reads it, nothing runs)",
+            ),
+            E::Dangerous { .. } => Advice::user(
+                "read what SkillGuard found (git skill scan <skill>); eval it without --runner (the model reads it, nothing runs), or, for your own skill, pass --allow-dangerous",
+            ),
             E::Prompt(e) => e.advice(),
             E::Store(_) => Advice::bare(Kind::Internal),
         }

@@ -43,6 +43,11 @@ pub struct EvalArgs {
     #[arg(long, value_name = "MODEL", requires = "runner")]
     pub runner_model: Option<String>,
 
+    /// Let --runner do the cases of a skill SkillGuard calls dangerous (your own skill, read
+    /// first: the agent runs it with your rights). Refused for a skill an agent wrote.
+    #[arg(long, requires = "runner")]
+    pub allow_dangerous: bool,
+
     /// Ask again: forget the answers and grades an earlier run of the same comparison kept.
     #[arg(long)]
     pub fresh: bool,
@@ -81,6 +86,7 @@ pub fn cmd_eval(ui: &mut Ui, args: EvalArgs) -> Result<Outcome, CommandError> {
                 run.model = args.runner_model.clone().unwrap_or_default();
                 run
             }),
+        allow_dangerous: args.allow_dangerous,
     };
     let show = std::io::stderr().is_terminal() && !ui.quiet;
     let mut progress = super::progress::Steps::new(&mut ui.err, show);
@@ -142,22 +148,10 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
             first_failed |= i == 0 && passed != Some(true);
             row.push(mark(passed).to_owned());
         }
-        let prompt: String = case.prompt.split_whitespace().collect::<Vec<_>>().join(" ");
-        let short: String = prompt.chars().take(60).collect();
-        let more = if prompt.chars().count() > 60 {
-            "…"
-        } else {
-            ""
-        };
-        let source: String = case
-            .source
-            .as_deref()
-            .unwrap_or("-")
-            .chars()
-            .take(48)
-            .collect();
+        // Masked whole, then cut (`one_line`): a cut secret would no longer be recognised.
+        let source = git_skill::report::one_line(case.source.as_deref().unwrap_or("-"), 48);
         row.push(safe(&source));
-        row.push(format!("{short}{more}"));
+        row.push(git_skill::report::one_line(&case.prompt, 61));
         table.row(row, first_failed);
     }
     table.write(&mut ui.out, ui.out_style)?;

@@ -243,6 +243,12 @@ fn read_case(item: &Value) -> Result<Case, CaseProblem> {
         if let Some(reason) = bad_path(path) {
             return Err(fail(format!("`files[{n}]` {reason}")));
         }
+        // An input is placed where an eval runner's agent starts: never what it loads itself.
+        if let Some(what) = super::placed::agent_config(path) {
+            return Err(fail(format!(
+                "`files[{n}]` '{path}' is {what}: an eval case runs only the skill, so it may not bring an agent's configuration; name the file the task reads instead"
+            )));
+        }
     }
     let mut assertions = strings("assertions")?;
     if assertions.is_empty() {

@@ -4,6 +4,7 @@
 
 pub mod cases;
 pub mod compare;
+pub mod placed;
 pub mod run;
 pub mod runner;
 pub mod store;

@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::placed;
 use crate::llm::agent_run::AgentRun;
 use crate::llm::{LlmError, Usage};
 use crate::prompt::vars::EvalSkill;
@@ -25,6 +26,15 @@ pub fn attempt(
     skill: Option<&EvalSkill>,
     folder: &[crate::eval::subject::FolderFile],
 ) -> Result<(String, Option<Usage>), LlmError> {
+    // Checked where the case is read; again here, where a file would land.
+    if let Some((rel, what)) = inputs
+        .iter()
+        .find_map(|(rel, _)| placed::agent_config(rel).map(|w| (rel, w)))
+    {
+        return Err(LlmError::Config(format!(
+            "the case's input '{rel}' is {what}: an eval runner is given only the skill and the task's files"
+        )));
+    }
     let place = crate::llm::agent_cli::Place::new("eval").map_err(|e| setup(agent, e))?;
     let cwd = place.0.clone();
     for (rel, bytes) in inputs {
@@ -36,12 +46,19 @@ pub fn attempt(
         // The whole folder when there is one (scripts runnable as they are), else what an
         // agent that loaded the skill reads.
         if folder.is_empty() {
-            for f in &skill.files {
+            for f in skill
+                .files
+                .iter()
+                .filter(|f| placed::agent_config(&f.path).is_none())
+            {
                 write(&cwd, &format!("{dir}/{}", f.path), f.text.as_bytes())
                     .map_err(|e| setup(agent, e))?;
             }
         }
         for (path, bytes, executable) in folder {
+            if placed::agent_config(path).is_some() {
+                continue;
+            }
             let rel = format!("{dir}/{path}");
             write(&cwd, &rel, bytes).map_err(|e| setup(agent, e))?;
             #[cfg(unix)]
@@ -170,7 +187,9 @@ fn left_files(
     (left, unread)
 }
 
-/// At most `n` bytes from the start of the regular file `path`, never through a link.
+/// At most `n` bytes from the start of the regular file `path`, never through a link, and
+/// never of a file with another hard link (the agent could link a file from outside its
+/// folder, and the judge would be shown that file): the store's rules for special files.
 fn head(path: &Path, n: usize) -> std::io::Result<Vec<u8>> {
     use std::io::Read as _;
     let mut options = std::fs::OpenOptions::new();
@@ -181,11 +200,22 @@ fn head(path: &Path, n: usize) -> std::io::Result<Vec<u8>> {
         options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
     let file = options.open(path)?;
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             "not a regular file",
         ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        if meta.nlink() > 1 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "it has another hard link",
+            ));
+        }
     }
     let mut bytes = Vec::new();
     file.take(n as u64).read_to_end(&mut bytes)?;

@@ -219,6 +219,7 @@ impl Provider for AgentCliProvider {
             args: &args,
             cwd: Some(&cwd),
             no_git_env: false,
+            env: &[],
         };
         let ran = command::run_in(&what, &prompt, self.timeout, request.purpose)?;
         let stdout = String::from_utf8_lossy(&ran.stdout);

@@ -62,12 +62,17 @@ impl Runner {
     }
 
     /// The options of one headless run with the tools the task needs, allowed without asking
-    /// (nobody is there to answer), in the working directory. The prompt goes on stdin, but
-    /// for Copilot, which takes it as an argument (`prompt`).
-    fn args(self, model: &str, prompt: &str) -> Vec<String> {
+    /// (nobody is there to answer), in the working directory `cwd`, with everything the CLI
+    /// would load from that folder as a project's (settings, hooks, MCP servers, instruction
+    /// files) off where the CLI has a switch for it ([`Runner::env`] has the rest). The prompt
+    /// goes on stdin, but for Copilot, which takes it as an argument (`prompt`).
+    fn args(self, model: &str, prompt: &str, cwd: &Path) -> Vec<String> {
         let mut args: Vec<String> = match self {
             // Edits accepted, and the tools an agent uses on a task allowed by name (as root,
             // skipping permissions altogether is refused).
+            // No hook of any source (the skill's own frontmatter hooks too), only the MCP
+            // servers given here (none). `--setting-sources user` would also hide the project
+            // skill under test.
             Runner::ClaudeCode => vec![
                 "-p",
                 "--output-format",
@@ -77,6 +82,9 @@ impl Runner {
                 "acceptEdits",
                 "--allowedTools",
                 "Read,Write,Edit,Glob,Grep,LS,Bash,Skill",
+                "--settings",
+                r#"{"disableAllHooks":true}"#,
+                "--strict-mcp-config",
             ],
             // Writes confined to the working directory by Codex's own sandbox.
             Runner::Codex => vec![
@@ -86,13 +94,20 @@ impl Runner {
                 "--skip-git-repo-check",
                 "--sandbox",
                 "workspace-write",
+                // No AGENTS.md read.
+                "-c",
+                "project_doc_max_bytes=0",
             ],
+            // `--skip-trust` trusts the folder only after its settings were read as an
+            // untrusted folder's (`GEMINI_CLI_TRUST_WORKSPACE=false`, in `env`).
             Runner::Gemini => vec![
                 "--output-format",
                 "json",
                 "--approval-mode",
                 "yolo",
                 "--skip-trust",
+                "--allowed-mcp-server-names",
+                "__none__",
             ],
             Runner::Qwen => vec![
                 "--output-format",
@@ -101,12 +116,32 @@ impl Runner {
                 "yolo",
                 "--chat-recording",
                 "false",
+                "--allowed-mcp-server-names",
+                "__none__",
             ],
-            Runner::Copilot => vec!["--silent", "--allow-all-tools", "--no-color"],
+            // Never `--trust-folder`: an untrusted folder's hooks and MCP servers do not run.
+            Runner::Copilot => vec![
+                "--silent",
+                "--allow-all-tools",
+                "--no-color",
+                "--no-custom-instructions",
+            ],
         }
         .into_iter()
         .map(str::to_owned)
         .collect();
+        if self == Runner::Codex {
+            // The folder untrusted for this run: no project config.toml, hooks or MCP servers
+            // (a user's own trust entries are left as they are on disk).
+            let path = cwd
+                .to_string_lossy()
+                .replace('\\', "\\\\")
+                .replace('"', "\\\"");
+            args.push("-c".into());
+            args.push(format!(
+                r#"projects={{"{path}"={{trust_level="untrusted"}}}}"#
+            ));
+        }
         if !model.is_empty() {
             args.push(if self == Runner::ClaudeCode || self == Runner::Copilot {
                 "--model".into()
@@ -124,6 +159,41 @@ impl Runner {
             Runner::ClaudeCode => {}
         }
         args
+    }
+
+    /// The environment of a run, beside [`Runner::args`]: what turns off, for CLIs that have
+    /// no option for it, what they would load from the working folder as a project's. Qwen
+    /// Code's switch is a system settings file, written in `private` (a folder of git-skill's
+    /// own, outside the agent's): the administrator's (`/etc/qwen-code/settings.json`) with
+    /// hooks, MCP servers and instruction files off.
+    fn env(self, private: &Path) -> std::io::Result<Vec<(String, Option<String>)>> {
+        let set = |k: &str, v: &str| (k.to_owned(), Some(v.to_owned()));
+        Ok(match self {
+            Runner::ClaudeCode => vec![set("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "1")],
+            Runner::Codex => Vec::new(),
+            Runner::Gemini => vec![set("GEMINI_CLI_TRUST_WORKSPACE", "false")],
+            Runner::Qwen => {
+                let admin = std::env::var_os("QWEN_CODE_SYSTEM_SETTINGS_PATH")
+                    .map(std::path::PathBuf::from)
+                    .unwrap_or_else(|| "/etc/qwen-code/settings.json".into());
+                let mut settings = crate::fsutil::read_regular(&admin, 1 << 20)
+                    .ok()
+                    .flatten()
+                    .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+                    .filter(serde_json::Value::is_object)
+                    .unwrap_or_else(|| serde_json::json!({}));
+                settings["disableAllHooks"] = true.into();
+                settings["mcp"] = serde_json::json!({"allowed": ["__none__"]});
+                settings["context"] = serde_json::json!({"fileName": ["__none__.md"]});
+                let path = private.join("qwen-system-settings.json");
+                std::fs::write(&path, settings.to_string())?;
+                vec![set(
+                    "QWEN_CODE_SYSTEM_SETTINGS_PATH",
+                    &path.to_string_lossy(),
+                )]
+            }
+            Runner::Copilot => vec![("COPILOT_ALLOW_ALL".to_owned(), None)],
+        })
     }
 
     /// The answer reader it shares with the agent-CLI providers (Copilot prints its answer
@@ -167,6 +237,9 @@ impl AgentRun {
     /// is set, so git-skill's own hooks in the CLI's user settings count no session.
     pub fn run(&self, cwd: &Path, prompt: &str) -> Result<(String, Option<Usage>), LlmError> {
         let provider = self.runner.as_str();
+        // What reaches the CLI (stdin or an argument) is masked as a model request is.
+        let masked = crate::redact::redact(prompt);
+        let prompt = masked.as_str();
         // Copilot takes the prompt as one argument, which Linux caps at 128 KiB.
         if self.runner == Runner::Copilot && prompt.len() > MAX_ARGUMENT {
             return Err(LlmError::Config(format!(
@@ -174,7 +247,26 @@ impl AgentRun {
                 prompt.len()
             )));
         }
-        let args = self.runner.args(&self.model, prompt);
+        if self.runner == Runner::Copilot {
+            if let Some(trusted) = copilot_trusts(cwd) {
+                return Err(LlmError::Config(format!(
+                    "copilot trusts '{}' (trustedFolders in its config.json), which holds the folder the eval runs it in ({}): it would load that folder's hooks and MCP servers; take it out of trustedFolders, or set TMPDIR to a folder it does not trust",
+                    trusted.display(),
+                    cwd.display()
+                )));
+            }
+        }
+        let args = self.runner.args(&self.model, prompt, cwd);
+        let private = super::agent_cli::Place::new("eval-settings").map_err(|e| {
+            LlmError::Config(format!(
+                "cannot make a folder for {provider}'s settings: {e}"
+            ))
+        })?;
+        let env = self.runner.env(&private.0).map_err(|e| {
+            LlmError::Config(format!(
+                "cannot write {provider}'s settings for the run: {e}"
+            ))
+        })?;
         let what = Invocation {
             provider,
             line: &self.program,
@@ -182,6 +274,7 @@ impl AgentRun {
             cwd: Some(cwd),
             // The agent works in its own directory: a caller's GIT_DIR must not lead it back.
             no_git_env: true,
+            env: &env,
         };
         let stdin = if self.runner == Runner::Copilot {
             ""
@@ -225,23 +318,55 @@ impl AgentRun {
     }
 }
 
+/// The folder of Copilot's `trustedFolders` (in `$COPILOT_HOME/config.json`, else
+/// `~/.copilot/config.json`) that holds `cwd`, if one does: Copilot loads a trusted folder's
+/// hooks and MCP servers, and has no switch to refuse them.
+fn copilot_trusts(cwd: &Path) -> Option<std::path::PathBuf> {
+    let home = std::env::var_os("COPILOT_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".copilot")))?;
+    let bytes = crate::fsutil::read_regular(&home.join("config.json"), 4 << 20)
+        .ok()
+        .flatten()?;
+    let config: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_owned());
+    config["trustedFolders"]
+        .as_array()?
+        .iter()
+        .filter_map(serde_json::Value::as_str)
+        .map(std::path::PathBuf::from)
+        .find(|t| {
+            let t = t.canonicalize().unwrap_or_else(|_| t.clone());
+            cwd.starts_with(t)
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn each_runner_runs_headless_with_its_tools_allowed() {
-        let claude = Runner::ClaudeCode.args("", "p");
+        let here = Path::new("/tmp/x");
+        let claude = Runner::ClaudeCode.args("", "p", here);
         assert!(claude
             .windows(2)
             .any(|w| w == ["--permission-mode", "acceptEdits"]));
         assert!(!claude.iter().any(|a| a == "p"), "the prompt goes on stdin");
-        let codex = Runner::Codex.args("gpt-5", "p");
+        let codex = Runner::Codex.args("gpt-5", "p", here);
         assert!(codex
             .windows(2)
             .any(|w| w == ["--sandbox", "workspace-write"]));
         assert_eq!(&codex[codex.len() - 3..], ["-m", "gpt-5", "-"]);
-        let copilot = Runner::Copilot.args("", "the task");
+        // The run's folder untrusted: no project config, hooks or MCP servers.
+        assert!(codex
+            .windows(2)
+            .any(|w| w == ["-c", r#"projects={"/tmp/x"={trust_level="untrusted"}}"#]));
+        assert!(claude
+            .windows(2)
+            .any(|w| w == ["--settings", r#"{"disableAllHooks":true}"#]));
+        let copilot = Runner::Copilot.args("", "the task", here);
+        assert!(copilot.iter().any(|a| a == "--no-custom-instructions"));
         assert_eq!(&copilot[copilot.len() - 2..], ["-p", "the task"]);
         for r in Runner::ALL {
             assert_eq!(Runner::from_name(r.as_str()), Some(r));

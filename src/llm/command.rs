@@ -151,6 +151,8 @@ pub(crate) struct Invocation<'a> {
     /// `GIT_INDEX_FILE` set by a hook would point the command's git at the person's
     /// repository).
     pub no_git_env: bool,
+    /// Variables set (`Some`) or removed (`None`) for the command.
+    pub env: &'a [(String, Option<String>)],
 }
 
 impl<'a> Invocation<'a> {
@@ -161,6 +163,7 @@ impl<'a> Invocation<'a> {
             args: &[],
             cwd: None,
             no_git_env: false,
+            env: &[],
         }
     }
 }
@@ -196,6 +199,12 @@ pub(crate) fn run_in(
                 cmd.env_remove(&name);
             }
         }
+    }
+    for (name, value) in what.env {
+        match value {
+            Some(v) => cmd.env(name, v),
+            None => cmd.env_remove(name),
+        };
     }
     cmd.arg("-c");
     if what.args.is_empty() {

@@ -406,7 +406,7 @@ fn stderr_tail(stderr: &str) -> String {
 /// The first `max` characters of `text` on one line, credentials masked: what an error may
 /// quote of a server's or a program's answer.
 pub(crate) fn excerpt(text: &str, max: usize) -> String {
-    crate::redact::redact(&crate::report::one_line(text, max + 1))
+    crate::report::one_line(text, max + 1)
 }
 
 /// `url` without user information or query, so that a key put there never shows.

@@ -43,6 +43,9 @@ pub struct Options {
     /// A real agent CLI answers each case in a directory of its own (`--runner`), instead of
     /// the configured model; the model still grades.
     pub runner: Option<crate::llm::agent_run::AgentRun>,
+    /// Let a runner do the cases of a skill SkillGuard calls dangerous (`--allow-dangerous`):
+    /// for a person's own skill, never one an agent wrote.
+    pub allow_dangerous: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -61,6 +64,17 @@ pub enum EvalError {
     Revision(#[from] subject::RevisionError),
     #[error("this run needs up to {planned} model calls, more than skill.evalMaxCalls ({max})")]
     Budget { planned: usize, max: usize },
+    #[error(
+        "{runner} would run {label} of '{skill}', which SkillGuard calls dangerous: {findings}"
+    )]
+    Dangerous {
+        runner: &'static str,
+        skill: String,
+        label: String,
+        findings: String,
+        /// The skill is marked as an agent's (`source: auto-skill`): no flag runs it.
+        agent_written: bool,
+    },
     #[error(transparent)]
     Prompt(#[from] PromptError),
     #[error(transparent)]
@@ -117,6 +131,64 @@ pub fn eval(
             if c.skill.is_some() && c.folder.is_empty() {
                 c.folder = here.clone();
             }
+        }
+    }
+
+    // An agent CLI runs the skill's instructions and scripts with the person's rights: not a
+    // skill the guard calls dangerous (one from a pull request, say).
+    if let Some(runner) = &options.runner {
+        let policy = crate::check::policy_at(repo, At::Head).ok().flatten();
+        for c in &conditions {
+            let Some(view) = &c.skill else { continue };
+            let judged = judge(skill, view, &c.folder, policy.as_ref());
+            if !judged.verdict_blocks(crate::config::FailOn::Dangerous) && !judged.unchecked() {
+                continue;
+            }
+            let mut findings: Vec<String> = judged
+                .check
+                .report
+                .findings
+                .iter()
+                .filter(|f| f.suppressed.is_none() && f.severity >= crate::guard::Severity::High)
+                .map(|f| format!("{} {}:{}", f.rule, f.file, f.line))
+                .collect();
+            findings.extend(
+                judged
+                    .check
+                    .report
+                    .errors
+                    .iter()
+                    .map(|e| format!("not read: {e}")),
+            );
+            let agent_written =
+                crate::skill::meta::parse(view.text.as_bytes()).is_ok_and(|(m, _)| m.auto_skill);
+            if options.allow_dangerous && !agent_written {
+                progress.warn(&format!(
+                    "--allow-dangerous: {} runs {} of '{}', which SkillGuard calls dangerous ({})",
+                    runner.runner.as_str(),
+                    c.label,
+                    skill.dir_name,
+                    findings.join(", ")
+                ));
+                continue;
+            }
+            return Err(EvalError::Dangerous {
+                runner: runner.runner.as_str(),
+                skill: skill.dir_name.clone(),
+                label: c.label.clone(),
+                findings: findings.join(", "),
+                agent_written,
+            });
+        }
+    }
+
+    // A runner's folder gets the skill, never an agent's configuration it ships.
+    for c in conditions.iter_mut() {
+        for left in crate::eval::placed::without_agent_config(&mut c.folder) {
+            progress.warn(&format!(
+                "{}: left out of the runner's copy of the skill: {left}",
+                c.label
+            ));
         }
     }
 
@@ -192,6 +264,56 @@ pub fn eval(
         step,
         progress,
     )?)
+}
+
+/// The skill a condition gives a runner (its SKILL.md and its folder), judged by the one gate
+/// as a person's commit is, with the repository's policy.
+fn judge(
+    skill: &Skill,
+    view: &crate::prompt::vars::EvalSkill,
+    folder: &[subject::FolderFile],
+    policy: Option<&crate::guard::suppress::Policy>,
+) -> crate::check::gate::Judged {
+    use crate::check::{self, Snapshot};
+    let text = view.text.as_bytes().to_vec();
+    let mut blobs = std::collections::HashMap::new();
+    blobs.insert("SKILL.md".to_owned(), text.clone());
+    let mut snapshot = Snapshot::from_blobs(
+        skill.dir_name.clone(),
+        skill.dir_name.clone(),
+        String::new(),
+        None,
+        crate::skill::SkillFiles::with_skill_md(text),
+        blobs,
+    );
+    let extra: Vec<(&str, &[u8])> = if folder.is_empty() {
+        view.files
+            .iter()
+            .map(|f| (f.path.as_str(), f.text.as_bytes()))
+            .collect()
+    } else {
+        folder
+            .iter()
+            .map(|(p, b, _)| (p.as_str(), b.as_slice()))
+            .collect()
+    };
+    for (path, bytes) in extra {
+        snapshot = snapshot.with_file(path, bytes.to_vec());
+    }
+    let gate = check::Gate::new(
+        check::Writer::Person,
+        policy,
+        crate::config::FailOn::Dangerous,
+        crate::clock::now().date_naive(),
+    );
+    let change = check::Change {
+        before: None,
+        after: snapshot,
+        display: skill.dir.clone(),
+    };
+    check::gate::decide(std::slice::from_ref(&change), &gate, 1)
+        .skills
+        .remove(0)
 }
 
 fn condition(name: &str, label: &str, skill: Option<crate::prompt::vars::EvalSkill>) -> Condition {
