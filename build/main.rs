@@ -10,6 +10,9 @@
 //!   out from `src/guard/needs_table.rs` by `src/guard/prefilter_index.rs`; 2.4 million
 //!   instructions at start-up.
 //!
+//! - `gitleaks_rules.rs` ([`gitleaks`]): gitleaks' default rule set, the secret detector's
+//!   rules (`src/secrets/`).
+//!
 //! - `engine.rs` ([`engine`]): a fingerprint of the sources, which the scan cache keys its
 //!   findings by, so that a build whose rules or analyses changed never reads what another
 //!   build found.
@@ -21,6 +24,7 @@
 use std::path::PathBuf;
 
 mod engine;
+mod gitleaks;
 mod lexicon;
 mod prefilter;
 mod typosquat;
@@ -31,6 +35,8 @@ fn main() {
     println!("cargo::rerun-if-changed={}", typosquat::NOT_TYPOS);
     println!("cargo::rerun-if-changed=src/guard/needs_table.rs");
     println!("cargo::rerun-if-changed=src/guard/prefilter_index.rs");
+    println!("cargo::rerun-if-changed={}", gitleaks::CONFIG);
+    println!("cargo::rerun-if-changed={}", gitleaks::VERSION);
     for input in engine::INPUTS {
         println!("cargo::rerun-if-changed={input}");
     }
@@ -42,6 +48,10 @@ fn main() {
         ("typosquat_words.rs", typosquat::words()),
         ("prefilter_index.rs", prefilter::arrays()),
         ("engine.rs", engine::fingerprint()),
+        (
+            "gitleaks_rules.rs",
+            gitleaks::tables().unwrap_or_else(|e| panic!("gitleaks rules: {e}")),
+        ),
     ];
     for (name, text) in files {
         std::fs::write(out.join(name), text).unwrap_or_else(|e| panic!("write {name}: {e}"));

@@ -59,6 +59,7 @@ pub mod redact;
 pub mod registry;
 pub mod report;
 pub mod review;
+pub mod secrets;
 pub mod signal;
 pub mod skill;
 pub mod staged;

@@ -151,7 +151,7 @@ fn render(ui: &mut Ui, r: &Report) -> std::io::Result<()> {
         // Masked whole, then cut (`one_line`): a cut secret would no longer be recognised.
         let source = git_skill::report::one_line(case.source.as_deref().unwrap_or("-"), 48);
         row.push(safe(&source));
-        row.push(git_skill::report::one_line(&case.prompt, 61));
+        row.push(safe(&git_skill::report::one_line(&case.prompt, 61)));
         table.row(row, first_failed);
     }
     table.write(&mut ui.out, ui.out_style)?;

@@ -11,10 +11,10 @@ use crate::eval::subject::FolderFile;
 /// agent would load it as. `None` for a file an agent reads only when the task tells it to.
 pub fn agent_config(rel: &str) -> Option<String> {
     let lower = rel.to_ascii_lowercase();
-    let parts: Vec<&str> = lower.split('/').collect();
-    if parts
+    let slashed = format!("/{lower}");
+    if crate::registry::PLUGIN_DIRS
         .iter()
-        .any(|p| crate::registry::PLUGIN_DIRS.contains(p))
+        .any(|d| slashed.contains(&format!("/{}/", d.to_ascii_lowercase())))
     {
         return Some("a plugin's manifest folder, which agents load plugins from".into());
     }
@@ -22,10 +22,13 @@ pub fn agent_config(rel: &str) -> Option<String> {
     if lower.ends_with(".qwen/output-language.md") {
         return Some("instructions Qwen Code loads into every session".into());
     }
-    let found = crate::registry::classify(rel)?;
-    if found.kind == crate::registry::Kind::Reference {
-        return None;
-    }
+    // Every tail of the path, down to the file's name: the registry leaves what lies in a
+    // skill folder to the skill (`skills/x/GEMINI.md`), but a CLI that reads such a name at
+    // any depth still loads it.
+    let parts: Vec<&str> = rel.split('/').collect();
+    let found = (0..parts.len())
+        .filter_map(|i| crate::registry::classify(&parts[i..].join("/")))
+        .find(|f| f.kind != crate::registry::Kind::Reference)?;
     Some(format!(
         "{} {} loads",
         match found.kind.as_str() {
@@ -78,6 +81,11 @@ mod tests {
             ".envrc",
             ".env",
             ".claude-plugin/plugin.json",
+            ".github/plugin/plugin.json",
+            "skills/x/GEMINI.md",
+            ".agents/skills/x/AGENTS.md",
+            "docs/.Claude/Settings.json",
+            "claude.md",
         ] {
             assert!(agent_config(path).is_some(), "{path} must not be placed");
         }

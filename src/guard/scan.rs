@@ -20,7 +20,7 @@ use super::rules::structural::{
     STR001, STR002, STR003, STR004, STR005, STR006, STR007, STR008, STR009, STR010, STR011, STR012,
     STR013, STR014, STR015, STR016, STR017, STR018, STR019,
 };
-use super::rules::{self, obfuscation::OBF022};
+use super::rules::{self, credential_exposure, obfuscation::OBF022};
 use super::runs::{RunTarget, Runner};
 use super::suppress::{apply_inline, fingerprint, inline_allows};
 use crate::redact::{mask, redact};
@@ -968,6 +968,9 @@ fn scan_text(
     let markdown = kind.markdown && !kind.live && !kind.binary;
     let mut hits: Vec<(Hit, Context)> = Vec::new();
     let mut found = Vec::new();
+    // Where the secret detector found something, the rule of its set that did.
+    let mut detected: std::collections::HashMap<usize, &'static str> =
+        std::collections::HashMap::new();
     // Binary data is read as its printable strings; text is read whole.
     let strings = kind.binary.then(|| printable_runs(&raw));
     let (top, top_origin): (&str, &dyn Fn(usize) -> usize) = match &strings {
@@ -997,6 +1000,24 @@ fn scan_text(
             lang: kind.run_lang(path, &raw),
             linked: kind.linked,
         };
+        // The secret detector the redactor uses: a credential no line rule knows the shape of.
+        for found in crate::secrets::find_in(&raw, Some(path)) {
+            let rule = if found.generic {
+                &credential_exposure::CRD022
+            } else {
+                &credential_exposure::CRD021
+            };
+            let rule = rules::index_of(rule.id).expect("detector rules are registered");
+            detected.insert(found.matched.start, found.rule);
+            hits.push((
+                Hit {
+                    rule,
+                    offset: found.matched.start,
+                    text: raw[found.secret.clone()].to_owned(),
+                },
+                Context::Live,
+            ));
+        }
         for hit in super::analysis::analyze(&input) {
             let rule = rules::index_of(hit.rule.id).expect("analysis rules are registered");
             hits.push((
@@ -1131,6 +1152,11 @@ fn scan_text(
                 }
                 _ => rule.message.to_owned(),
             },
+        };
+        // The detector's findings name the rule of its set that found them.
+        let message = match detected.get(&hit.offset) {
+            Some(id) if rule.matcher == Matcher::Analysis => format!("{message}: {id}"),
+            _ => message,
         };
         out.push(Finding {
             rule: rule.id,

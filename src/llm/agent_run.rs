@@ -248,11 +248,9 @@ impl AgentRun {
             )));
         }
         if self.runner == Runner::Copilot {
-            if let Some(trusted) = copilot_trusts(cwd) {
+            if let Some(why) = copilot_trusts(cwd) {
                 return Err(LlmError::Config(format!(
-                    "copilot trusts '{}' (trustedFolders in its config.json), which holds the folder the eval runs it in ({}): it would load that folder's hooks and MCP servers; take it out of trustedFolders, or set TMPDIR to a folder it does not trust",
-                    trusted.display(),
-                    cwd.display()
+                    "copilot would load the run's folder as a trusted one: {why}; its hooks and MCP servers would run. Take that folder out of its trusted folders, or set TMPDIR to a folder it does not trust"
                 )));
             }
         }
@@ -318,27 +316,56 @@ impl AgentRun {
     }
 }
 
-/// The folder of Copilot's `trustedFolders` (in `$COPILOT_HOME/config.json`, else
-/// `~/.copilot/config.json`) that holds `cwd`, if one does: Copilot loads a trusted folder's
-/// hooks and MCP servers, and has no switch to refuse them.
-fn copilot_trusts(cwd: &Path) -> Option<std::path::PathBuf> {
-    let home = std::env::var_os("COPILOT_HOME")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".copilot")))?;
-    let bytes = crate::fsutil::read_regular(&home.join("config.json"), 4 << 20)
-        .ok()
-        .flatten()?;
-    let config: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+/// Why Copilot may load the run's folder `cwd` as a trusted one, if it may: a folder of its
+/// `trustedFolders` (`trusted_folders` in some versions; `$COPILOT_HOME/config.json`, else
+/// `~/.copilot/config.json` and `$XDG_CONFIG_HOME/.copilot/config.json`) holds it, or a config
+/// file is there that cannot be read (then it cannot be told). Copilot loads a trusted
+/// folder's hooks and MCP servers, and has no switch to refuse them.
+fn copilot_trusts(cwd: &Path) -> Option<String> {
+    let homes: Vec<std::path::PathBuf> = match std::env::var_os("COPILOT_HOME") {
+        Some(home) => vec![home.into()],
+        None => [
+            std::env::var_os("HOME").map(|h| Path::new(&h).join(".copilot")),
+            std::env::var_os("XDG_CONFIG_HOME").map(|x| Path::new(&x).join(".copilot")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect(),
+    };
     let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_owned());
-    config["trustedFolders"]
-        .as_array()?
-        .iter()
-        .filter_map(serde_json::Value::as_str)
-        .map(std::path::PathBuf::from)
-        .find(|t| {
-            let t = t.canonicalize().unwrap_or_else(|_| t.clone());
-            cwd.starts_with(t)
-        })
+    for home in homes {
+        let path = home.join("config.json");
+        if std::fs::symlink_metadata(&path).is_err() {
+            continue;
+        }
+        let config = crate::fsutil::read_regular_linked(&path, 4 << 20)
+            .ok()
+            .flatten()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+        let Some(config) = config else {
+            return Some(format!(
+                "'{}' cannot be read as JSON, so which folders it trusts cannot be told",
+                path.display()
+            ));
+        };
+        for key in ["trustedFolders", "trusted_folders"] {
+            for folder in config[key].as_array().into_iter().flatten() {
+                let Some(folder) = folder.as_str() else {
+                    continue;
+                };
+                let folder = std::path::PathBuf::from(folder);
+                let folder = folder.canonicalize().unwrap_or(folder);
+                if cwd.starts_with(&folder) {
+                    return Some(format!(
+                        "it trusts '{}' ({key} in '{}'), which holds the folder the eval runs it in",
+                        folder.display(),
+                        path.display()
+                    ));
+                }
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]

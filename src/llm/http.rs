@@ -61,11 +61,12 @@ impl Http {
     ) -> Result<Answer, LlmError> {
         let payload = serde_json::to_string(body).expect("a JSON value serialises");
         let mut attempts = 0;
+        // Every attempt is a request the server sees, and costs what the first does: taken
+        // before it is sent (a retry's before its wait).
+        if let Some(budget) = budget {
+            budget.take()?;
+        }
         loop {
-            // Every attempt is a request the server sees, and costs what the first does.
-            if let Some(budget) = budget {
-                budget.take()?;
-            }
             attempts += 1;
             match self.attempt(url, headers, &payload, attempts) {
                 Ok(body) => {
@@ -86,6 +87,10 @@ impl Http {
                             wait,
                             limit: self.retry.max_wait,
                         });
+                    }
+                    // No budget for another try: the server's own error is what to say.
+                    if budget.is_some_and(|b| b.take().is_err()) {
+                        return Err(e);
                     }
                     std::thread::sleep(self.retry.wait(attempts - 1, server));
                 }

@@ -140,7 +140,7 @@ pub fn eval(
         let policy = crate::check::policy_at(repo, At::Head).ok().flatten();
         for c in &conditions {
             let Some(view) = &c.skill else { continue };
-            let judged = judge(skill, view, &c.folder, policy.as_ref());
+            let judged = judge(skill, view, &c.folder, &prepared, policy.as_ref());
             if !judged.verdict_blocks(crate::config::FailOn::Dangerous) && !judged.unchecked() {
                 continue;
             }
@@ -266,12 +266,15 @@ pub fn eval(
     )?)
 }
 
-/// The skill a condition gives a runner (its SKILL.md and its folder), judged by the one gate
-/// as a person's commit is, with the repository's policy.
+/// What a runner is given of a condition (the skill's SKILL.md and folder, the cases and their
+/// input files), judged by the one gate as what an agent wrote is: the skill may come from a
+/// pull request, so no allow comment in it counts and quoted examples are not demoted; the
+/// repository's own policy does.
 fn judge(
     skill: &Skill,
     view: &crate::prompt::vars::EvalSkill,
     folder: &[subject::FolderFile],
+    prepared: &[crate::eval::run::Prepared],
     policy: Option<&crate::guard::suppress::Policy>,
 ) -> crate::check::gate::Judged {
     use crate::check::{self, Snapshot};
@@ -297,11 +300,23 @@ fn judge(
             .map(|(p, b, _)| (p.as_str(), b.as_slice()))
             .collect()
     };
-    for (path, bytes) in extra {
+    let cases = crate::fsutil::read_regular(
+        &skill.dir.join(EVALS_JSON),
+        crate::eval::cases::MAX_EVALS_BYTES as u64,
+    )
+    .ok()
+    .flatten();
+    let inputs = prepared.iter().flat_map(|p| {
+        p.inputs
+            .iter()
+            .map(|(path, b)| (path.as_str(), b.as_slice()))
+    });
+    let cases = cases.as_deref().map(|b| (EVALS_JSON, b));
+    for (path, bytes) in extra.into_iter().chain(inputs).chain(cases) {
         snapshot = snapshot.with_file(path, bytes.to_vec());
     }
     let gate = check::Gate::new(
-        check::Writer::Person,
+        check::Writer::Agent,
         policy,
         crate::config::FailOn::Dangerous,
         crate::clock::now().date_naive(),

@@ -267,8 +267,10 @@ fn genuine(
     // The record as committed: a file left in the work tree proves nothing.
     let record_rel = rel_of(&dir.join("optimization.json"));
     let on_disk = crate::fsutil::read(&dir.join("optimization.json")).map_err(|e| e.to_string())?;
+    // Line ends aside: a checkout with `core.autocrlf` writes CRLF where the blob has LF.
+    let lf = |b: &[u8]| -> Vec<u8> { b.iter().copied().filter(|&c| c != b'\r').collect() };
     match repo.regular_blob(At::Head, &record_rel, cap) {
-        Ok(RegularBlob::Regular(bytes)) if bytes == on_disk => {}
+        Ok(RegularBlob::Regular(bytes)) if lf(&bytes) == lf(&on_disk) => {}
         _ => {
             return Err(format!(
                 "its record '{record_rel}' is not committed as it is on disk"
@@ -276,17 +278,24 @@ fn genuine(
         }
     }
     let skill_md = format!("{skill_rel}/SKILL.md");
-    let hash_at = |rev: &str| match repo.regular_blob(At::Revision(rev), &skill_md, cap) {
-        Ok(RegularBlob::Regular(bytes)) => Some(crate::signal::sha256_hex(&bytes)),
-        _ => None,
-    };
+    // The record hashes SKILL.md as optimize read it from the work tree: the blob, or the blob
+    // with CRLF line ends.
+    let matches_at =
+        |rev: &str, hash: &str| match repo.regular_blob(At::Revision(rev), &skill_md, cap) {
+            Ok(RegularBlob::Regular(bytes)) => {
+                let crlf = String::from_utf8_lossy(&lf(&bytes)).replace('\n', "\r\n");
+                crate::signal::sha256_hex(&bytes) == hash
+                    || crate::signal::sha256_hex(crlf.as_bytes()) == hash
+            }
+            _ => false,
+        };
     let sha = commit.to_string();
-    if hash_at(&sha).as_deref() != Some(record.post_optimization_hash.as_str()) {
+    if !matches_at(&sha, &record.post_optimization_hash) {
         return Err(format!(
             "{skill_md} in that commit is not the text its record says optimization {id} wrote"
         ));
     }
-    if hash_at(&format!("{sha}^")).as_deref() != Some(record.pre_optimization_hash.as_str()) {
+    if !matches_at(&format!("{sha}^"), &record.pre_optimization_hash) {
         return Err(format!(
             "{skill_md} before that commit is not the text its record says optimization {id} started from"
         ));
@@ -332,7 +341,11 @@ fn vet_landing(
             None => after.without_file(rel),
         };
     }
-    let gate = check::Gate::new(Writer::Person, policy, landing.fail_on, landing.today);
+    // As CI judges a range: a suppression counts only for what HEAD had suppressed, so an
+    // allow comment the revert brings back (a pull request can stage one with a forged
+    // optimization that removes it) does not let its own finding land.
+    let mut gate = check::Gate::new(Writer::Person, policy, landing.fail_on, landing.today);
+    gate.allows = check::Allows::Before;
     let change = check::Change {
         before: Some(before),
         after,

@@ -3,8 +3,8 @@
 //! secret from its first byte to its last, also where it is spelt with JSON or URL escapes.
 //!
 //! What counts as a secret: what the guard's credential rules match (`git skill rules`,
-//! category credential-exposure), any private key block, JSON web tokens and the password of a
-//! URL. The match is widened to the whole secret ([`whole`]): a PEM block through its END line,
+//! category credential-exposure), gitleaks' rule set through the one detector
+//! ([`crate::secrets`]), any private key block, JSON web tokens and the password of a URL. The match is widened to the whole secret ([`whole`]): a PEM block through its END line,
 //! a token through its last character.
 
 mod unescape;
@@ -125,6 +125,8 @@ pub fn to_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Re
 /// The whole secrets that matches in `text` start.
 fn found(text: &str) -> Vec<Range<usize>> {
     let mut places = Engine::get().credentials(text);
+    // The maintained rule set the guard's CRD021/CRD022 come from: the secret itself.
+    places.extend(crate::secrets::find(text).into_iter().map(|f| f.secret));
     // Each of the patterns needs one of these; most text (a status line) has none, and never
     // compiles them.
     if text.contains("-----BEGIN ") || text.contains("eyJ") || text.contains("://") {

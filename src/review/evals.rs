@@ -144,7 +144,10 @@ fn one(
         step,
         progress,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| {
+        *left = left.saturating_sub(budget.sent() as usize);
+        e.to_string()
+    })?;
     *left = left.saturating_sub(report.calls as usize);
     if report.errors > 0 {
         return Err(format!(

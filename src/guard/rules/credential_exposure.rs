@@ -331,7 +331,46 @@ pub const RULES: &[Rule] = &[
         ..Rule::PLAIN
     },
     CRD020,
+    CRD021,
+    CRD022,
 ];
+
+/// Found by the secret detector (`crate::secrets`): a rule of gitleaks' set for one service.
+pub const CRD021: Rule = Rule {
+    id: "CRD021",
+    category: Category::CredentialExposure,
+    severity: Severity::Critical,
+    message: "Secret of a known service (gitleaks rule set)",
+    explanation: "Detects a credential of one of the ~200 services gitleaks' default rule set knows (cloud, source hosting, payment, messaging, AI and SaaS tokens and keys), with that set's keywords, patterns, entropy thresholds and allowlists; the finding's message names the gitleaks rule. The rule set is the one `git skill` redacts output with, so what blocks a commit here is also never printed, sent to a model or committed by git-skill. Whoever reads the skill can use the credential. Instead, remove it, revoke it with the service, and have the skill read it from the user's environment or secret store.",
+    matcher: Matcher::Analysis,
+    fires: &[concat!(
+        "export DOPPLER_TOKEN=dp.pt.",
+        "q8Zr2Lw5Xt9Vb3Nm7Kp1Hc4Jd6Fg0Sa2We8Ry5Ui3Op7Lk"
+    )],
+    passes: &[
+        "export DOPPLER_TOKEN=dp.pt.your-token-here",
+        "Set DOPPLER_TOKEN in your environment before running the skill.",
+    ],
+    ..Rule::PLAIN
+};
+
+/// Found by the secret detector: gitleaks' generic rule, a random-looking value assigned to a
+/// key, token, secret or password.
+pub const CRD022: Rule = Rule {
+    id: "CRD022",
+    category: Category::CredentialExposure,
+    severity: Severity::High,
+    message: "Random-looking value assigned to a key, token, secret or password (gitleaks rule set)",
+    explanation: "Detects, with gitleaks' generic rule, a value of 10 to 150 key characters whose entropy is above 3.5 bits a character, assigned (`=`, `:`, `=>`, `,`...) to a name that says access, auth, api, credential, key, password, secret or token, outside gitleaks' allowlists and its 1,400 stopwords. It catches secrets of services no specific rule knows, and hard-coded passwords; it is high, not critical, because documentation sometimes shows a realistic example. Instead, remove the value and read it from the environment or a secret store.",
+    matcher: Matcher::Analysis,
+    fires: &["db_password = \"Tr0ub4dor3horseBattery9\""],
+    passes: &[
+        "db_password = \"${DB_PASSWORD}\"",
+        "api_key = \"YOUR_API_KEY\"",
+        "max_tokens = 4096",
+    ],
+    ..Rule::PLAIN
+};
 
 /// On syntax trees (`guard::analysis`).
 pub const CRD020: Rule = Rule {

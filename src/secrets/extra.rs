@@ -1,0 +1,231 @@
+//! Shapes of secrets gitleaks' set does not cover that git-skill's outputs met (issue 48): a
+//! password assigned in any syntax (`password = …`, `PGPASSWORD=…`, `"password": "…"`,
+//! `--password …`, `Password=…;` in a connection string), `.netrc` and `.pgpass` lines, Azure
+//! shared access signatures and keys, Discord, Teams and other webhook URLs, and secrets
+//! written in hex or base64. They are rules of the same detector, found and reported like the
+//! set's, with ids of their own (`git-skill-…`).
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::bytes::{Regex, RegexBuilder};
+
+/// One extra rule: its id, what it finds, and the pattern whose first group is the secret.
+pub struct Extra {
+    pub id: &'static str,
+    pub description: &'static str,
+    /// Whether it is gitleaks' kind of generic rule (a value by its name), for the guard's
+    /// severity.
+    pub generic: bool,
+    /// Lower-case; the text must hold one.
+    pub keywords: &'static [&'static str],
+    pattern: &'static str,
+}
+
+pub static EXTRAS: &[Extra] = &[
+    Extra {
+        id: "git-skill-password-assignment",
+        description: "A password assigned to a setting, variable, JSON field or option.",
+        generic: true,
+        keywords: &["pass", "pwd"],
+        pattern: r#"(?i)(?:^|[^a-z0-9])[a-z0-9_.-]*(?:passw(?:or)?d|passphrase|pwd)["']?[ \t]*(?::|=|:=|=>)[ \t]*["'`]?([^\s"'`,;<>]{6,128})"#,
+    },
+    Extra {
+        id: "git-skill-password-option",
+        description: "A password given on a command line (`--password`, `-p`).",
+        generic: true,
+        keywords: &["--pass"],
+        pattern: r#"(?i)--pass(?:word)?(?:[ \t]+|=)["']?([^\s"'`;<>]{6,128})"#,
+    },
+    Extra {
+        id: "git-skill-user-password",
+        description: "A password given with a user name on a command line (`curl -u user:password`).",
+        generic: true,
+        keywords: &["-u", "--user"],
+        pattern: r#"(?:^|[ \t])(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']+:([^\s"'`;<>]{6,128})"#,
+    },
+    Extra {
+        id: "git-skill-netrc",
+        description: "A `.netrc` entry's password.",
+        generic: false,
+        keywords: &["machine"],
+        pattern: r"(?i)\bmachine[ \t]+\S+\s+login[ \t]+\S+\s+password[ \t]+(\S{4,128})",
+    },
+    Extra {
+        id: "git-skill-pgpass",
+        description: "A `.pgpass` line's password (`host:port:database:user:password`).",
+        generic: false,
+        keywords: &[":"],
+        pattern: r"(?m)^[A-Za-z0-9_.*-]+:(?:[0-9]{2,5}|\*):[A-Za-z0-9_.*-]+:[A-Za-z0-9_.*@-]+:([^:\s]{6,128})$",
+    },
+    Extra {
+        id: "git-skill-azure-sas",
+        description: "An Azure shared access signature or key (`sig=`, `SharedAccessSignature`, `SharedAccessKey`).",
+        generic: false,
+        keywords: &["sig=", "sharedaccess"],
+        pattern: r"(?i)(?:[?&;]sig=|SharedAccessSignature=sr=[^\s;]*?&sig=|SharedAccessKey=)([A-Za-z0-9%+/=]{20,256})",
+    },
+    Extra {
+        id: "git-skill-discord-webhook",
+        description: "A Discord webhook URL: whoever has it posts to the channel.",
+        generic: false,
+        keywords: &["discord"],
+        pattern: r"https://(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/([A-Za-z0-9_-]{30,128})",
+    },
+    Extra {
+        id: "git-skill-teams-webhook",
+        description: "A Microsoft Teams incoming webhook URL.",
+        generic: false,
+        keywords: &["webhook.office.com", "incomingwebhook"],
+        pattern: r"https://[A-Za-z0-9.-]*\.webhook\.office\.com/webhookb2/[A-Za-z0-9@-]+/IncomingWebhook/([A-Za-z0-9_-]{16,})/[A-Za-z0-9-]+",
+    },
+    Extra {
+        id: "git-skill-webhook-url",
+        description: "A webhook URL with a long token in its path.",
+        generic: false,
+        keywords: &["hook"],
+        pattern: r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?/(?:[A-Za-z0-9._-]+/)*(?:web)?hooks?/(?:[A-Za-z0-9._-]+/)*([A-Za-z0-9_-]{24,128})",
+    },
+];
+
+/// Values that stand for a secret without being one.
+fn placeholder(value: &[u8]) -> bool {
+    let v = String::from_utf8_lossy(value).to_ascii_lowercase();
+    let v = v.trim_matches(|c: char| "\"'`()[]{}".contains(c));
+    if v.starts_with('$') || v.starts_with('<') || v.starts_with('{') || v.starts_with('%') {
+        return true;
+    }
+    if v.contains("xxx")
+        || v.contains("***")
+        || v.contains("...")
+        || v.contains('(')
+        || v.contains('[')
+    {
+        return true;
+    }
+    const WORDS: &[&str] = &[
+        "password",
+        "passwd",
+        "secret",
+        "changeme",
+        "change-me",
+        "change_me",
+        "example",
+        "placeholder",
+        "your",
+        "my-",
+        "my_",
+        "none",
+        "null",
+        "true",
+        "false",
+        "redacted",
+        "hunter2",
+        "dummy",
+        "sample",
+        "test",
+        "admin",
+        "required",
+        "optional",
+        "string",
+        "env",
+        "getenv",
+        "environ",
+        "input",
+        "prompt",
+        "os.",
+        "process.",
+        "config.",
+        "settings.",
+        "self.",
+        "args.",
+        "params.",
+        "options.",
+        "request.",
+    ];
+    WORDS.iter().any(|w| v.contains(w))
+}
+
+/// Whether a value has what a chosen password has: a digit or a symbol, or both cases.
+fn chosen(value: &[u8]) -> bool {
+    let digit = value.iter().any(u8::is_ascii_digit);
+    let symbol = value
+        .iter()
+        .any(|b| b.is_ascii_punctuation() && !b".-_/".contains(b));
+    let upper = value.iter().any(u8::is_ascii_uppercase);
+    let lower = value.iter().any(u8::is_ascii_lowercase);
+    digit || symbol || (upper && lower)
+}
+
+static COMPILED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    EXTRAS
+        .iter()
+        .map(|e| {
+            RegexBuilder::new(e.pattern)
+                .unicode(false)
+                .build()
+                .expect("the extra secret patterns compile")
+        })
+        .collect()
+});
+
+/// The secrets the extra rules find in `bytes` (the lower-case copy `lower` for keywords):
+/// rule, secret, match.
+pub fn find(bytes: &[u8], lower: &[u8]) -> Vec<(&'static Extra, Range<usize>, Range<usize>)> {
+    let mut out = Vec::new();
+    for (extra, regex) in EXTRAS.iter().zip(COMPILED.iter()) {
+        if !extra
+            .keywords
+            .iter()
+            .any(|k| lower.windows(k.len()).any(|w| w == k.as_bytes()))
+        {
+            continue;
+        }
+        for caps in regex.captures_iter(bytes) {
+            let (Some(whole), Some(secret)) = (caps.get(0), caps.get(1)) else {
+                continue;
+            };
+            let value = secret.as_bytes();
+            if extra.generic && (placeholder(value) || !chosen(value)) {
+                continue;
+            }
+            out.push((extra, secret.range(), whole.range()));
+        }
+    }
+    out
+}
+
+/// Runs of hex or base64 long enough to hold a token, with their decoded text when it is text.
+pub fn encoded(text: &str) -> Vec<(Range<usize>, String)> {
+    static RUNS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?-u)\b(?:[0-9a-fA-F]{40,4096}|[A-Za-z0-9+/_-]{28,4096}={0,2})")
+            .expect("the encoded-run pattern compiles")
+    });
+    use base64::Engine as _;
+    let mut out = Vec::new();
+    for m in RUNS.find_iter(text.as_bytes()) {
+        let run = m.as_bytes();
+        let hex = run.iter().all(u8::is_ascii_hexdigit) && run.len() % 2 == 0;
+        let decoded = if hex {
+            run.chunks(2)
+                .map(|p| u8::from_str_radix(std::str::from_utf8(p).unwrap_or("zz"), 16).ok())
+                .collect::<Option<Vec<u8>>>()
+        } else {
+            let trimmed: Vec<u8> = run.iter().copied().filter(|&b| b != b'=').collect();
+            base64::engine::general_purpose::STANDARD_NO_PAD
+                .decode(&trimmed)
+                .or_else(|_| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(&trimmed))
+                .ok()
+        };
+        let Some(decoded) = decoded else { continue };
+        // Only text can be a token someone wrote: random bytes (a hash) are not looked at.
+        if let Ok(s) = String::from_utf8(decoded) {
+            if s.bytes()
+                .all(|b| b.is_ascii_graphic() || b == b' ' || b == b'\n')
+            {
+                out.push((m.range(), s));
+            }
+        }
+    }
+    out
+}
