@@ -1008,11 +1008,13 @@ fn scan_text(
                 &credential_exposure::CRD021
             };
             let rule = rules::index_of(rule.id).expect("detector rules are registered");
-            detected.insert(found.matched.start, found.rule);
+            // Where the secret is: a match may start lines before it (`curl ... \` then the
+            // header).
+            detected.insert(found.secret.start, found.rule);
             hits.push((
                 Hit {
                     rule,
-                    offset: found.matched.start,
+                    offset: found.secret.start,
                     text: raw[found.secret.clone()].to_owned(),
                 },
                 Context::Live,

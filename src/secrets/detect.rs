@@ -6,6 +6,7 @@ use std::sync::{LazyLock, OnceLock};
 use aho_corasick::AhoCorasick;
 use regex::bytes::{Regex, RegexBuilder};
 
+use super::extra::EXTRAS;
 use super::rules::{Allowlist, Rule, Target, GLOBAL, RULES};
 
 /// A secret found in a text.
@@ -67,19 +68,62 @@ fn find_plain(text: &str, path: Option<&str>) -> Vec<Found> {
             return Vec::new();
         }
     }
-    let mut wanted = vec![false; RULES.len()];
-    for m in index.keywords.find_overlapping_iter(text) {
+    // The set's rules, then the extra ones: where each may match. A rule's match holds one of
+    // its keywords, so it is looked for only around them: from the line before a keyword to a
+    // few lines after (a file of many lines and few keywords is not read by every rule).
+    let bytes = text.as_bytes();
+    let mut keywords = index.keywords.find_overlapping_iter(text).peekable();
+    // Most texts (a line of output) hold no keyword at all.
+    if keywords.peek().is_none() && index.always.is_empty() {
+        return Vec::new();
+    }
+    let mut near: Vec<Vec<Range<usize>>> = vec![Vec::new(); RULES.len() + EXTRAS.len()];
+    // Keywords on one line share a window: it is worked out once per line.
+    let mut line: Option<(Range<usize>, Range<usize>)> = None;
+    for m in keywords {
+        let w = match &line {
+            Some((on, w)) if on.contains(&m.start()) => w.clone(),
+            _ => {
+                let on = line_around(bytes, m.start()..m.start());
+                let w = window(bytes, m.start());
+                line = Some((on, w.clone()));
+                w
+            }
+        };
         for &rule in &index.by_keyword[m.pattern().as_usize()] {
-            wanted[rule] = true;
+            let w = w.clone();
+            match near[rule].last_mut() {
+                Some(last) if w.start <= last.end => last.end = last.end.max(w.end),
+                _ => near[rule].push(w),
+            }
         }
     }
     for &rule in &index.always {
-        wanted[rule] = true;
+        near[rule] = std::iter::once(0..bytes.len()).collect();
     }
-    let bytes = text.as_bytes();
+    // Overlapping keywords are reported by where they end: windows sorted and merged again.
+    for windows in near.iter_mut().filter(|w| w.len() > 1) {
+        windows.sort_by_key(|w| w.start);
+        let mut merged: Vec<Range<usize>> = Vec::with_capacity(windows.len());
+        for w in windows.drain(..) {
+            match merged.last_mut() {
+                Some(last) if w.start <= last.end => last.end = last.end.max(w.end),
+                _ => merged.push(w),
+            }
+        }
+        *windows = merged;
+    }
+    // Keywords everywhere (`ey`, `sk`, `s.` are in many words): one search of the whole text
+    // costs less than many small ones.
+    for windows in near.iter_mut().filter(|w| w.len() > 8) {
+        let covered: usize = windows.iter().map(|w| w.end - w.start).sum();
+        if windows.len() > 64 || covered > bytes.len() / 2 {
+            *windows = std::iter::once(0..bytes.len()).collect();
+        }
+    }
     let mut found = Vec::new();
     for (i, rule) in RULES.iter().enumerate() {
-        if !wanted[i] {
+        if near[i].is_empty() {
             continue;
         }
         let Some(regex) = index.compiled[i].regex(rule) else {
@@ -93,51 +137,71 @@ fn find_plain(text: &str, path: Option<&str>) -> Vec<Found> {
                 continue;
             }
         }
-        for caps in regex.captures_iter(bytes) {
-            let whole = caps.get(0).expect("group 0 is the match");
+        let matches = near[i].iter().flat_map(|w| {
+            let at = w.start;
+            regex
+                .captures_iter(&bytes[w.clone()])
+                .map(move |caps| (at, caps))
+        });
+        for (at, caps) in matches {
+            let shift = |m: regex::bytes::Match<'_>| m.start() + at..m.end() + at;
+            let whole = shift(caps.get(0).expect("group 0 is the match"));
             let secret = match usize::try_from(rule.secret_group) {
                 Ok(n) if n > 0 => caps.get(n),
                 _ => (1..caps.len()).find_map(|g| caps.get(g).filter(|m| !m.is_empty())),
             }
-            .unwrap_or(whole);
-            let secret_text = &bytes[secret.range()];
+            .map_or(whole.clone(), shift);
+            let secret_text = &bytes[secret.clone()];
             if rule.entropy > 0.0 && entropy(secret_text) <= rule.entropy {
                 continue;
             }
-            let line = line_around(bytes, whole.range());
+            if placeholder(secret_text) {
+                continue;
+            }
+            let line = line_around(bytes, whole.clone());
             let sides = Sides {
                 secret: secret_text,
-                matched: &bytes[whole.range()],
+                matched: &bytes[whole.clone()],
                 line: &bytes[line],
                 path,
             };
-            if allowed(&GLOBAL, &index.global, &sides)
-                || rule
-                    .allowlists
-                    .iter()
-                    .zip(index.compiled[i].allowlists(rule))
-                    .any(|(list, regex)| allowed(list, regex, &sides))
+            if allowed(
+                &GLOBAL,
+                (&index.global, index.global_stopwords.as_ref()),
+                &sides,
+            ) || rule
+                .allowlists
+                .iter()
+                .zip(index.compiled[i].allowlists(rule))
+                .any(|(list, (regex, words))| allowed(list, (regex, words.as_ref()), &sides))
             {
                 continue;
             }
             found.push(Found {
                 rule: rule.id,
                 description: rule.description,
-                secret: secret.range(),
-                matched: whole.range(),
+                secret,
+                matched: whole,
                 generic: rule.id.contains("generic"),
             });
         }
     }
-    let lower = bytes.to_ascii_lowercase();
-    for (extra, secret, matched) in super::extra::find(bytes, &lower) {
-        found.push(Found {
-            rule: extra.id,
-            description: extra.description,
-            secret,
-            matched,
-            generic: extra.generic,
-        });
+    for (j, extra) in EXTRAS.iter().enumerate() {
+        for w in &near[RULES.len() + j] {
+            for (secret, matched) in super::extra::find(j, &bytes[w.clone()]) {
+                let (secret, matched) = (
+                    secret.start + w.start..secret.end + w.start,
+                    matched.start + w.start..matched.end + w.start,
+                );
+                found.push(Found {
+                    rule: extra.id,
+                    description: extra.description,
+                    secret,
+                    matched,
+                    generic: extra.generic,
+                });
+            }
+        }
     }
     // A generic rule's find that a specific rule found too, on the same line, is that one's.
     let specific: Vec<(Range<usize>, Range<usize>)> = found
@@ -156,6 +220,38 @@ fn find_plain(text: &str, path: Option<&str>) -> Vec<Found> {
     found
 }
 
+/// Whether a found value stands for a secret rather than being one, whatever the rule: a
+/// variable (`$TOKEN`, `${TOKEN}`, `%TOKEN%`, `<token>`, `{{ token }}`), an elided example
+/// (`eyJhbGciOi...`, `xxxx`, `****`), a name in capitals (`YOUR_TOKEN`, `API_KEY_HERE`) or one
+/// that says it is yours to fill in (`your-api-key`).
+pub(super) fn placeholder(value: &[u8]) -> bool {
+    static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
+        compile(concat!(
+            r"(?i)^(?:[$<{%]|.*(?:xxx|\*\*\*|\.\.\.|…)",
+            r"|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+):?$",
+            r"|(?-i:[a-z]+(?:_[a-z]+)+):?$",
+            r"|.*[_-]here\b",
+            r"|(?:your|my|insert|replace|put|enter)[_-]?)",
+        ))
+        .expect("the placeholder pattern compiles")
+    });
+    let quotes: &[u8] = b"\"'`";
+    let mut v = value.trim_ascii();
+    while let [first, rest @ ..] = v {
+        if !quotes.contains(first) {
+            break;
+        }
+        v = rest;
+    }
+    while let [rest @ .., last] = v {
+        if !quotes.contains(last) {
+            break;
+        }
+        v = rest;
+    }
+    SHAPES.is_match(v)
+}
+
 /// The three things an allowlist may look at.
 struct Sides<'a> {
     secret: &'a [u8],
@@ -165,19 +261,18 @@ struct Sides<'a> {
 }
 
 /// Whether `list` (its regexes compiled into `regex`) allows the find.
-fn allowed(list: &Allowlist, regex: &Option<Regex>, sides: &Sides<'_>) -> bool {
+fn allowed(
+    list: &Allowlist,
+    (regex, stopwords): (&Option<Regex>, Option<&AhoCorasick>),
+    sides: &Sides<'_>,
+) -> bool {
     let target = match list.target {
         Target::Secret => sides.secret,
         Target::Match => sides.matched,
         Target::Line => sides.line,
     };
     let by_regex = regex.as_ref().map(|r| r.is_match(target));
-    let by_stopword = (!list.stopwords.is_empty()).then(|| {
-        let lower = sides.secret.to_ascii_lowercase();
-        list.stopwords
-            .iter()
-            .any(|w| memchr_find(&lower, w.as_bytes()))
-    });
+    let by_stopword = stopwords.map(|words| words.is_match(sides.secret));
     // Without a path (output), a path criterion never holds.
     let by_path = (!list.paths.is_empty()).then(|| {
         sides.path.is_some_and(|p| {
@@ -192,10 +287,6 @@ fn allowed(list: &Allowlist, regex: &Option<Regex>, sides: &Sides<'_>) -> bool {
     } else {
         criteria.iter().flatten().any(|&c| c)
     }
-}
-
-fn memchr_find(haystack: &[u8], needle: &[u8]) -> bool {
-    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// Shannon entropy of `s`, in bits per byte (gitleaks' measure).
@@ -218,6 +309,35 @@ fn entropy(s: &[u8]) -> f64 {
         .sum()
 }
 
+/// Lines that may lie before a keyword in a rule's match, and after it.
+const LINES_BEFORE: usize = 1;
+const LINES_AFTER: usize = 6;
+/// Past this many bytes after a keyword the window ends at the next line end.
+const BYTES_AFTER: usize = 8 << 10;
+
+/// Where a rule whose keyword is at `at` may match: whole lines around it.
+fn window(text: &[u8], at: usize) -> Range<usize> {
+    let mut start = at;
+    for _ in 0..=LINES_BEFORE {
+        start = text[..start].iter().rposition(|&b| b == b'\n').unwrap_or(0);
+        if start == 0 {
+            break;
+        }
+    }
+    let start = if start == 0 { 0 } else { start + 1 };
+    let mut end = at;
+    for _ in 0..=LINES_AFTER {
+        if end >= text.len() || end - at > BYTES_AFTER {
+            break;
+        }
+        end = text[end..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(text.len(), |i| end + i + 1);
+    }
+    start..end.min(text.len())
+}
+
 /// The line `at` lies on (the first line of a match over several).
 fn line_around(text: &[u8], at: Range<usize>) -> Range<usize> {
     let start = text[..at.start]
@@ -235,7 +355,8 @@ fn line_around(text: &[u8], at: Range<usize>) -> Range<usize> {
 struct Compiled {
     regex: OnceLock<Option<Regex>>,
     path: OnceLock<Option<Regex>>,
-    allowlists: OnceLock<Vec<Option<Regex>>>,
+    /// Each allowlist's expressions joined, and its stopwords as one automaton.
+    allowlists: OnceLock<Vec<(Option<Regex>, Option<AhoCorasick>)>>,
 }
 
 impl Compiled {
@@ -253,9 +374,13 @@ impl Compiled {
         self.path.get_or_init(|| compile(rule.path)).as_ref()
     }
 
-    fn allowlists(&self, rule: &Rule) -> &[Option<Regex>] {
-        self.allowlists
-            .get_or_init(|| rule.allowlists.iter().map(joined).collect())
+    fn allowlists(&self, rule: &Rule) -> &[(Option<Regex>, Option<AhoCorasick>)] {
+        self.allowlists.get_or_init(|| {
+            rule.allowlists
+                .iter()
+                .map(|l| (joined(l), stopword_automaton(l.stopwords)))
+                .collect()
+        })
     }
 }
 
@@ -266,6 +391,16 @@ fn compile(pattern: &str) -> Option<Regex> {
         .size_limit(32 << 20)
         .build()
         .ok()
+}
+
+/// Stopwords as one case-blind automaton (`None` for none).
+fn stopword_automaton(stopwords: &[&str]) -> Option<AhoCorasick> {
+    (!stopwords.is_empty()).then(|| {
+        aho_corasick::AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .build(stopwords)
+            .expect("stopwords build an automaton")
+    })
 }
 
 /// An allowlist's expressions as one (`(?:a)|(?:b)`), as gitleaks joins them.
@@ -285,6 +420,7 @@ struct Index {
     always: Vec<usize>,
     compiled: Vec<Compiled>,
     global: Option<Regex>,
+    global_stopwords: Option<AhoCorasick>,
     /// The set's own path allowlist: files never searched (lock files, vendored code, images).
     global_paths: Option<Regex>,
 }
@@ -310,6 +446,17 @@ static INDEX: LazyLock<Index> = LazyLock::new(|| {
             }
         }
     }
+    for (j, extra) in EXTRAS.iter().enumerate() {
+        for &k in extra.keywords {
+            match words.iter().position(|w| *w == k) {
+                Some(at) => by_keyword[at].push(RULES.len() + j),
+                None => {
+                    words.push(k);
+                    by_keyword.push(vec![RULES.len() + j]);
+                }
+            }
+        }
+    }
     let keywords = aho_corasick::AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
         .build(&words)
@@ -327,6 +474,7 @@ static INDEX: LazyLock<Index> = LazyLock::new(|| {
             })
             .collect(),
         global: joined(&GLOBAL),
+        global_stopwords: stopword_automaton(GLOBAL.stopwords),
         global_paths: (!GLOBAL.paths.is_empty())
             .then(|| {
                 let one: Vec<String> = GLOBAL.paths.iter().map(|r| format!("(?:{r})")).collect();

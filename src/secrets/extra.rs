@@ -28,7 +28,7 @@ pub static EXTRAS: &[Extra] = &[
         description: "A password assigned to a setting, variable, JSON field or option.",
         generic: true,
         keywords: &["pass", "pwd"],
-        pattern: r#"(?i)(?:^|[^a-z0-9])[a-z0-9_.-]*(?:passw(?:or)?d|passphrase|pwd)["']?[ \t]*(?::|=|:=|=>)[ \t]*["'`]?([^\s"'`,;<>]{6,128})"#,
+        pattern: r#"(?i)(?:^|[^a-z0-9])[a-z0-9_.-]*(?:passw(?:or)?d|passphrase|pwd)["']?[ \t]*(?::|=|:=|=>)[ \t]*["'`]?([^\s"'`,;<>()\[\]{}]{6,128})(?:["'`\s,;)}\]]|$)"#,
     },
     Extra {
         id: "git-skill-password-option",
@@ -88,21 +88,14 @@ pub static EXTRAS: &[Extra] = &[
     },
 ];
 
-/// Values that stand for a secret without being one.
+/// Values that stand for a secret without being one, where only the name says a secret is
+/// meant (`password = …`): any value [`super::detect::placeholder`] says is one, a variable
+/// or a call (`config['password']`, `input(...)`), and words docs write there.
 fn placeholder(value: &[u8]) -> bool {
+    if super::detect::placeholder(value) {
+        return true;
+    }
     let v = String::from_utf8_lossy(value).to_ascii_lowercase();
-    let v = v.trim_matches(|c: char| "\"'`()[]{}".contains(c));
-    if v.starts_with('$') || v.starts_with('<') || v.starts_with('{') || v.starts_with('%') {
-        return true;
-    }
-    if v.contains("xxx")
-        || v.contains("***")
-        || v.contains("...")
-        || v.contains('(')
-        || v.contains('[')
-    {
-        return true;
-    }
     const WORDS: &[&str] = &[
         "password",
         "passwd",
@@ -146,15 +139,14 @@ fn placeholder(value: &[u8]) -> bool {
     WORDS.iter().any(|w| v.contains(w))
 }
 
-/// Whether a value has what a chosen password has: a digit or a symbol, or both cases.
+/// Whether a value has what a chosen password has and a name does not: a digit or a symbol
+/// (`authToken`, `user_password` and `Enabled` are names and words).
 fn chosen(value: &[u8]) -> bool {
     let digit = value.iter().any(u8::is_ascii_digit);
     let symbol = value
         .iter()
         .any(|b| b.is_ascii_punctuation() && !b".-_/".contains(b));
-    let upper = value.iter().any(u8::is_ascii_uppercase);
-    let lower = value.iter().any(u8::is_ascii_lowercase);
-    digit || symbol || (upper && lower)
+    digit || symbol
 }
 
 static COMPILED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
@@ -169,28 +161,20 @@ static COMPILED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         .collect()
 });
 
-/// The secrets the extra rules find in `bytes` (the lower-case copy `lower` for keywords):
-/// rule, secret, match.
-pub fn find(bytes: &[u8], lower: &[u8]) -> Vec<(&'static Extra, Range<usize>, Range<usize>)> {
+/// The secrets the extra rule `index` of [`EXTRAS`] finds in `bytes` (the caller knows the text
+/// holds one of its keywords): secret, match.
+pub fn find(index: usize, bytes: &[u8]) -> Vec<(Range<usize>, Range<usize>)> {
+    let extra = &EXTRAS[index];
     let mut out = Vec::new();
-    for (extra, regex) in EXTRAS.iter().zip(COMPILED.iter()) {
-        if !extra
-            .keywords
-            .iter()
-            .any(|k| lower.windows(k.len()).any(|w| w == k.as_bytes()))
-        {
+    for caps in COMPILED[index].captures_iter(bytes) {
+        let (Some(whole), Some(secret)) = (caps.get(0), caps.get(1)) else {
+            continue;
+        };
+        let value = secret.as_bytes();
+        if extra.generic && (placeholder(value) || !chosen(value)) {
             continue;
         }
-        for caps in regex.captures_iter(bytes) {
-            let (Some(whole), Some(secret)) = (caps.get(0), caps.get(1)) else {
-                continue;
-            };
-            let value = secret.as_bytes();
-            if extra.generic && (placeholder(value) || !chosen(value)) {
-                continue;
-            }
-            out.push((extra, secret.range(), whole.range()));
-        }
+        out.push((secret.range(), whole.range()));
     }
     out
 }
@@ -206,6 +190,13 @@ pub fn encoded(text: &str) -> Vec<(Range<usize>, String)> {
     for m in RUNS.find_iter(text.as_bytes()) {
         let run = m.as_bytes();
         let hex = run.iter().all(u8::is_ascii_hexdigit) && run.len() % 2 == 0;
+        // Base64 of a token has digits and both cases; a path or a long name has not.
+        let mixed = run.iter().any(u8::is_ascii_digit)
+            && run.iter().any(u8::is_ascii_uppercase)
+            && run.iter().any(u8::is_ascii_lowercase);
+        if !hex && !mixed {
+            continue;
+        }
         let decoded = if hex {
             run.chunks(2)
                 .map(|p| u8::from_str_radix(std::str::from_utf8(p).unwrap_or("zz"), 16).ok())

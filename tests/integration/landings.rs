@@ -74,8 +74,21 @@ fn rollback_refuses_a_commit_that_only_looks_like_an_optimization() {
 /// stops the revert from landing the download piped to a shell.
 #[test]
 fn rollback_of_a_forged_record_is_stopped_by_the_gate() {
+    forged_record_rollback(PIPE);
+}
+
+/// The same with an allow comment beside the download: the revert would bring it back with
+/// its finding, and a suppression counts only for what HEAD had suppressed.
+#[test]
+fn rollback_does_not_honour_an_allow_comment_it_brings_back() {
+    forged_record_rollback(&format!(
+        "\n<!-- git-skill:allow SUP001 -- the installer is ours -->{PIPE}"
+    ));
+}
+
+fn forged_record_rollback(pipe: &str) {
     let sb = Sandbox::with_repo();
-    let dangerous = format!("{}{PIPE}", skill_md("demo", "Formats the changelog."));
+    let dangerous = format!("{}{pipe}", skill_md("demo", "Formats the changelog."));
     sb.write(&format!("{SKILL}/SKILL.md"), &dangerous);
     commit(&sb, "add demo");
     let clean = skill_md("demo", "Formats the changelog.");

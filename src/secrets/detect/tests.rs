@@ -120,6 +120,15 @@ fn placeholders_and_plain_words_are_not_secrets() {
         "max_tokens = 4096",
         "the secret of good docs is examples",
         "AWS_ACCESS_KEY_ID=AKIAXXXXXXXXXXXXXXXX",
+        // Benign lines of published skills the first version flagged.
+        "curl https://x.example/api \\\n  -u \"your_api_key:\"",
+        "curl https://x.example/api -H \"Authorization: Bearer access_token_here\"",
+        "password = hashlib.sha256(\"your_password\".encode()).hexdigest()",
+        "hashed_password = argon2.hash(password)",
+        "Firebase Console → Authentication → Sign-in method → Email/Password: Enabled",
+        "'password': config['user_external_password']",
+        "user_password = input(\"  External Applications Password: \").strip()",
+        "login_params = {'login_or_email': user_email, 'password': auth_token}",
     ] {
         assert_eq!(find_in(text, Some("notes.md")), Vec::new(), "{text}");
     }
