@@ -5,8 +5,6 @@
 //! request. The registry says what each agent loads; a path is checked as if the folder it is
 //! in were a project's top (agents read some of these at any depth).
 
-use crate::eval::subject::FolderFile;
-
 /// Why `rel` (a path below the runner's folder, or below the skill's) is not placed: what an
 /// agent would load it as. `None` for a file an agent reads only when the task tells it to.
 pub fn agent_config(rel: &str) -> Option<String> {
@@ -44,7 +42,8 @@ pub fn agent_config(rel: &str) -> Option<String> {
 
 /// Takes out of a skill's folder the files an agent would load as configuration; returns them
 /// as `path (why)`.
-pub fn without_agent_config(folder: &mut Vec<FolderFile>) -> Vec<String> {
+/// (A folder's files are `(path, bytes, executable)`, as `eval::subject` lists them.)
+pub fn without_agent_config(folder: &mut Vec<(String, Vec<u8>, bool)>) -> Vec<String> {
     let mut left_out = Vec::new();
     folder.retain(|(path, _, _)| match agent_config(path) {
         Some(why) => {

@@ -7,6 +7,7 @@ use aho_corasick::AhoCorasick;
 use regex::bytes::{Regex, RegexBuilder};
 
 use super::extra::EXTRAS;
+use super::placeholder::placeholder;
 use super::rules::{Allowlist, Rule, Target, GLOBAL, RULES};
 
 /// A secret found in a text.
@@ -218,38 +219,6 @@ fn find_plain(text: &str, path: Option<&str>) -> Vec<Found> {
     });
     found.sort_by_key(|f| (f.secret.start, f.secret.end));
     found
-}
-
-/// Whether a found value stands for a secret rather than being one, whatever the rule: a
-/// variable (`$TOKEN`, `${TOKEN}`, `%TOKEN%`, `<token>`, `{{ token }}`), an elided example
-/// (`eyJhbGciOi...`, `xxxx`, `****`), a name in capitals (`YOUR_TOKEN`, `API_KEY_HERE`) or one
-/// that says it is yours to fill in (`your-api-key`).
-pub(super) fn placeholder(value: &[u8]) -> bool {
-    static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
-        compile(concat!(
-            r"(?i)^(?:[$<{%]|.*(?:xxx|\*\*\*|\.\.\.|…)",
-            r"|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+):?$",
-            r"|(?-i:[a-z]+(?:_[a-z]+)+):?$",
-            r"|.*[_-]here\b",
-            r"|(?:your|my|insert|replace|put|enter)[_-]?)",
-        ))
-        .expect("the placeholder pattern compiles")
-    });
-    let quotes: &[u8] = b"\"'`";
-    let mut v = value.trim_ascii();
-    while let [first, rest @ ..] = v {
-        if !quotes.contains(first) {
-            break;
-        }
-        v = rest;
-    }
-    while let [rest @ .., last] = v {
-        if !quotes.contains(last) {
-            break;
-        }
-        v = rest;
-    }
-    SHAPES.is_match(v)
 }
 
 /// The three things an allowlist may look at.

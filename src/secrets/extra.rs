@@ -89,10 +89,10 @@ pub static EXTRAS: &[Extra] = &[
 ];
 
 /// Values that stand for a secret without being one, where only the name says a secret is
-/// meant (`password = …`): any value [`super::detect::placeholder`] says is one, a variable
+/// meant (`password = …`): any value [`super::placeholder::placeholder`] says is one, a variable
 /// or a call (`config['password']`, `input(...)`), and words docs write there.
 fn placeholder(value: &[u8]) -> bool {
-    if super::detect::placeholder(value) {
+    if super::placeholder::placeholder(value) {
         return true;
     }
     let v = String::from_utf8_lossy(value).to_ascii_lowercase();

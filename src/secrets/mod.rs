@@ -15,6 +15,7 @@
 
 mod detect;
 mod extra;
+mod placeholder;
 pub mod rules;
 
 pub use detect::{find, find_in, Found};
