@@ -274,6 +274,14 @@ fn every_shape_a_model_may_quote_is_masked() {
         (format!("Server=db;Database=app;User Id=sa;Password={pw};"), pw),
         (format!("https://example.webhook.office.com/webhookb2/0b3c1e9a-1111-2222-3333-444455556666@0b3c1e9a-1111-2222-3333-444455556666/IncomingWebhook/{}/0b3c1e9a-1111-2222-3333-444455556666", &hook[..32]), &hook[..32]),
         (format!("the token in hex: {hex}"), hex.as_str()),
+        // Variants of the same shapes: another name, another language.
+        (format!("DB_PASS={pw}"), pw),
+        (format!("Passwort: {pw}"), pw),
+        (format!("contraseña = {pw}"), pw),
+        (format!("パスワード: {pw}"), pw),
+        (format!("пароль={pw}"), pw),
+        (format!("https://discordapp.com/api/webhooks/99999/{hook}"), hook),
+        (format!("wget --user=bob --password={pw} https://x.example"), pw),
     ];
     for (text, secret) in &cases {
         let masked = redact(text);
@@ -291,6 +299,8 @@ fn every_shape_a_model_may_quote_is_masked() {
         "PGPASSWORD=changeme",
         "password = os.environ[\"DB_PASSWORD\"]",
         "--password \"$PASS\"",
+        "bypass = true",
+        "compass: north",
     ] {
         assert_eq!(redact(text), text);
     }

@@ -53,8 +53,27 @@ pub fn find_in(text: &str, path: Option<&str>) -> Vec<Found> {
             });
         }
     }
+    // Byte classes (`[^\s]`, `.`) can start or end a match inside a character: every range
+    // is widened to whole characters, which is what is masked or quoted.
+    for f in &mut found {
+        f.secret = on_chars(text, f.secret.clone());
+        f.matched = on_chars(text, f.matched.clone());
+    }
     found.sort_by_key(|f| (f.secret.start, f.secret.end));
     found
+}
+
+/// `range` widened to the nearest character boundaries of `text`.
+fn on_chars(text: &str, range: Range<usize>) -> Range<usize> {
+    let mut start = range.start.min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = range.end.min(text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    start..end
 }
 
 /// [`find_in`] without looking into encoded runs.

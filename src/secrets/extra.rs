@@ -27,8 +27,12 @@ pub static EXTRAS: &[Extra] = &[
         id: "git-skill-password-assignment",
         description: "A password assigned to a setting, variable, JSON field or option.",
         generic: true,
-        keywords: &["pass", "pwd"],
-        pattern: r#"(?i)(?:^|[^a-z0-9])[a-z0-9_.-]*(?:passw(?:or)?d|passphrase|pwd)["']?[ \t]*(?::|=|:=|=>)[ \t]*["'`]?([^\s"'`,;<>()\[\]{}]{6,128})(?:["'`\s,;)}\]]|$)"#,
+        // `DB_PASS`, and the word in other languages (German, Spanish, French, Portuguese,
+        // Russian, Chinese, Japanese, Korean).
+        keywords: &[
+            "pass", "pwd", "contrase", "senha", "пароль", "密码", "密碼", "パスワード", "비밀번호",
+        ],
+        pattern: r#"(?i)(?:^|[^a-z0-9])(?:[a-z0-9_.-]*(?:passw(?:or)?d|passwort|passphrase|pwd)|(?:[a-z0-9]+[_.-])+pass|pass|contrase(?:ñ|n)a|mot[ _]de[ _]passe|senha|пароль|Пароль|密码|密碼|パスワード|비밀번호)["']?[ \t]*(?::|=|:=|=>)[ \t]*["'`]?([^\s"'`,;<>()\[\]{}]{6,128})(?:["'`\s,;)}\]]|$)"#,
     },
     Extra {
         id: "git-skill-password-option",

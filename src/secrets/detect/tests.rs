@@ -163,3 +163,57 @@ fn rules_and_allowlists_for_some_files_apply_to_those_files() {
     let token = concat!("ghp_", "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d");
     assert_eq!(find_in(token, Some("node_modules/x/index.js")), Vec::new());
 }
+
+/// Multilingual and hostile text: a match that a byte class could end inside a character is
+/// widened to whole characters, and nothing panics (CJK, emoji, right-to-left, a lone
+/// combining mark, many keywords, a huge line).
+#[test]
+fn multilingual_and_hostile_text_never_splits_a_character() {
+    let mut rng = Rng(7);
+    let pieces = [
+        "machine h login u password ",
+        "password = ",
+        "パスワード: ",
+        "密码=",
+        "пароль: ",
+        "日本語",
+        "🔑🔐",
+        "é",
+        "\u{301}",
+        "עברית",
+        "\n",
+        " ",
+        "ey",
+        "sk",
+        "s.",
+        "token=",
+        "curl -u a:",
+        "https://discord.com/api/webhooks/1234567/",
+        "sig=",
+        "Password=",
+        ";",
+    ];
+    for _ in 0..3000 {
+        let mut text = String::new();
+        for _ in 0..rng.below(24) {
+            text.push_str(pieces[rng.below(pieces.len())]);
+        }
+        for f in find(&text) {
+            assert!(
+                text.is_char_boundary(f.secret.start) && text.is_char_boundary(f.secret.end),
+                "{text:?} {f:?}"
+            );
+            assert!(
+                text.is_char_boundary(f.matched.start) && text.is_char_boundary(f.matched.end),
+                "{text:?} {f:?}"
+            );
+        }
+        let _ = crate::redact::redact(&text);
+    }
+    let long = format!("machine h login u password {}\n", "密".repeat(60));
+    for f in find(&long) {
+        assert!(long.is_char_boundary(f.secret.end), "{f:?}");
+    }
+    let huge = "api_key = value ".repeat(100_000);
+    let _ = find(&huge);
+}
