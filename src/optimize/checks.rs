@@ -138,7 +138,7 @@ pub fn check(
     }
     // The model saw the skill with secrets masked (examples such as `postgres://user:pw@…`
     // too); a mask it copied back would replace the skill's own text.
-    let masks = |t: &str| t.matches(crate::redact::MASK).count();
+    let masks = |t: &str| crate::redact::masks(t.as_bytes());
     if masks(candidate) > masks(original) {
         refuse(
             "masked",

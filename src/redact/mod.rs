@@ -45,6 +45,12 @@ pub fn mask(secret: &str) -> String {
     format!("{head}{MASK}")
 }
 
+/// How many masks `bytes` holds: a model shown text masked may copy a mask back, which would
+/// replace a skill's own text (optimize's candidate, the review's writes, a proposal).
+pub fn masks(bytes: &[u8]) -> usize {
+    String::from_utf8_lossy(bytes).matches(MASK).count()
+}
+
 /// `text` with every secret in it replaced by its [`mask`].
 pub fn redact(text: &str) -> String {
     let spans = secrets(text);

@@ -431,11 +431,7 @@ fn review_rules(
     let mut reasons = Vec::new();
     let strict = check::Gate::new(check::Writer::Agent, None, FailOn::Dangerous, today);
     let judged = check::gate::decide(changes, &strict, 1);
-    let masks = |b: &[u8]| {
-        String::from_utf8_lossy(b)
-            .matches(crate::redact::MASK)
-            .count()
-    };
+    let masks = crate::redact::masks;
     for ((dir, change), judged) in dirs.iter().zip(changes).zip(&judged.skills) {
         if let Err(e) = crate::manage::check_grants(change.before.as_ref(), &change.after) {
             reasons.push(format!("{dir}: {e}"));

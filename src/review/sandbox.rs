@@ -545,11 +545,7 @@ impl Sandbox {
         }
         let after = assessed.after.expect("an accepted write has a result");
         // The model saw secrets masked; a mask it writes back would replace a skill's own text.
-        let masks = |b: &[u8]| {
-            String::from_utf8_lossy(b)
-                .matches(crate::redact::MASK)
-                .count()
-        };
+        let masks = crate::redact::masks;
         for (path, bytes) in &assessed.changes {
             let Some(bytes) = bytes else { continue };
             let old = before
