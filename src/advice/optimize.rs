@@ -109,6 +109,9 @@ fn run_hint(run: &RunError) -> Option<String> {
         O::NothingToArchive { .. } => format!(
             "see what is pending: git skill signals {skill}; start again with git skill optimize {skill} --restart"
         ),
+        O::SecretInSignal { signal, .. } => format!(
+            "take the secret out of that line of {skill}'s .skillopt/pending/signal.json by hand (the line of {signal}), then git skill optimize {skill} --resume"
+        ),
         O::Diverged { .. } => "look at git log and git status: the run's files may still be in the work tree; put them right by hand, then start again with --restart".into(),
         O::CommittedCheckpoint { path } => format!(
             "remove it from git and from disk: git rm -r --cached {path} && rm -r {path}; then start again"

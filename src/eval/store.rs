@@ -78,7 +78,7 @@ impl RunDir {
             dir: git_dir
                 .join("skill")
                 .join("evals")
-                .join(slug(skill))
+                .join(slug(&crate::redact::redact(skill)))
                 .join(id),
         }
     }

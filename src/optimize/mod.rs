@@ -286,6 +286,12 @@ pub enum OptimizeError {
     ChangedDuringRun(String),
     #[error("none of the run's signals for {skill} are pending any more; nothing was committed")]
     NothingToArchive { skill: String },
+    #[error("signal {signal} of {skill} still holds a secret after masking ({why}); nothing was committed")]
+    SecretInSignal {
+        skill: String,
+        signal: String,
+        why: String,
+    },
     #[error("an earlier run of {skill} was cut short while committing")]
     InterruptedCommit { skill: String },
     #[error("an earlier run of {skill} was cut short while committing, and HEAD has moved since to {head} without its commits; nothing was touched")]

@@ -404,7 +404,9 @@ impl<'r> Run<'r> {
                     skill: ctx.skill_name.clone(),
                 });
             }
-            self.cp.signals = selection.selected;
+            // The run works on masked signals: the checkpoint, the prompts and the eval cases
+            // they become never hold what a hand-written line may carry.
+            self.cp.signals = selection.selected.iter().map(Signal::masked).collect();
             self.cp.stale = selection.stale;
             self.cp.left_out = selection.left_out;
             self.cp.too_old = selection.too_old;
@@ -1492,14 +1494,23 @@ impl<'r> Run<'r> {
                 crate::report::plural(removed.len(), "signal"),
                 ctx.skill_name
             );
+            // What the audit commit takes from the store is masked again, whoever wrote it.
+            let unmaskable = |u: store::Unmaskable| OptimizeError::SecretInSignal {
+                skill: ctx.skill_name.clone(),
+                signal: u.signal,
+                why: u.why,
+            };
+            let kept = store::mask_lines(kept).map_err(unmaskable)?;
+            let resolved = store::to_masked_lines(removed).map_err(unmaskable)?;
+            store::mask_in_place(&ctx.skill_dir)?.map_err(unmaskable)?;
             let mut changes = vec![
                 FileChange {
                     path: pending_rel.clone(),
-                    content: Some(kept.to_vec()),
+                    content: Some(kept),
                 },
                 FileChange {
                     path: format!("{dir_rel}/signal.json"),
-                    content: Some(store::to_lines(removed)),
+                    content: Some(resolved),
                 },
                 FileChange {
                     path: format!("{dir_rel}/optimization.json"),

@@ -7,6 +7,7 @@
 //! ([`crate::secrets`]), any private key block, JSON web tokens and the password of a URL. The match is widened to the whole secret ([`whole`]): a PEM block through its END line,
 //! a token through its last character.
 
+mod joined;
 mod unescape;
 mod whole;
 mod writer;
@@ -71,7 +72,17 @@ pub fn redact(text: &str) -> String {
 /// Where the secrets of `text` are: each whole, overlapping ones merged, in order.
 pub fn secrets(text: &str) -> Vec<Range<usize>> {
     let mut spans = found(text);
-    for view in unescape::views(text) {
+    let escaped = unescape::views(text);
+    // Pieces are joined in the text as written and in each unescaped view of it.
+    let joined: Vec<unescape::View> = joined::view(text)
+        .into_iter()
+        .chain(
+            escaped
+                .iter()
+                .filter_map(|v| joined::view(&v.text).map(|j| j.through(v))),
+        )
+        .collect();
+    for view in escaped.iter().chain(&joined) {
         spans.extend(found(&view.text).into_iter().map(|r| view.origin(r)));
     }
     merge(spans)

@@ -260,6 +260,10 @@ fn every_shape_a_model_may_quote_is_masked() {
     );
     let token = concat!("ghp_", "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d");
     let hex: String = token.bytes().map(|b| format!("{b:02x}")).collect();
+    let docker = {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(format!("deploy:{pw}"))
+    };
     let cases: Vec<(String, &str)> = vec![
         (format!("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={key};EndpointSuffix=core.windows.net"), key),
         (format!("machine api.example.com login bob password {pw}"), pw),
@@ -282,6 +286,12 @@ fn every_shape_a_model_may_quote_is_masked() {
         (format!("пароль={pw}"), pw),
         (format!("https://discordapp.com/api/webhooks/99999/{hook}"), hook),
         (format!("wget --user=bob --password={pw} https://x.example"), pw),
+        // Cut in pieces: wrapped over indented lines, split across adjacent JSON strings.
+        (format!("token:\n    {}\n    {}\n", &token[..20], &token[20..]), &token[4..]),
+        (format!("{{\"head\": \"{}\", \"tail\": \"{}\"}}", &token[..16], &token[16..]), &token[4..]),
+        (format!("const T = \"{}\" +\n  \"{}\";", &token[..12], &token[12..]), &token[4..]),
+        // A docker config's `auth`: base64 of user:password.
+        (format!("{{\"auths\": {{\"registry.example.com\": {{\"auth\": \"{}\"}}}}}}", docker), docker.as_str()),
     ];
     for (text, secret) in &cases {
         let masked = redact(text);
@@ -300,8 +310,25 @@ fn every_shape_a_model_may_quote_is_masked() {
         "password = os.environ[\"DB_PASSWORD\"]",
         "--password \"$PASS\"",
         "bypass = true",
+        r#"{"t": "netrc password:\nmachine api.example.com"}"#,
         "compass: north",
     ] {
         assert_eq!(redact(text), text);
     }
+}
+
+/// Masking twice is masking once, for every rule: a mask is a placeholder to all of them.
+#[test]
+fn a_masked_text_has_nothing_left_to_mask() {
+    let pw = concat!("Tr0ub4", "dor&abcdEFGH");
+    let text = format!(
+        "{{\"a\":\"netrc:\\nmachine api.example.com login bob password {pw}\\npgpass:\\ndb.example.com:5432:app:bob:{pw}\\n\"}}"
+    );
+    let once = redact(&text);
+    assert!(!once.contains(&pw[4..]), "{once}");
+    assert_eq!(redact(&once), once);
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    redact_value(&mut v);
+    let line = v.to_string();
+    assert_eq!(redact(&line), line);
 }

@@ -12,6 +12,20 @@ pub(super) struct View {
 }
 
 impl View {
+    /// A view whose byte `i` was spelt by `from[i]` of the original.
+    pub fn new(text: String, from: Vec<(u32, u32)>) -> View {
+        View { text, from }
+    }
+
+    /// This view of `base`'s text as a view of the original `base` is a view of.
+    pub fn through(mut self, base: &View) -> View {
+        for f in &mut self.from {
+            let r = base.origin(f.0 as usize..f.1 as usize);
+            *f = (r.start as u32, r.end as u32);
+        }
+        self
+    }
+
     /// The original bytes that spell `range` of the view.
     pub fn origin(&self, range: Range<usize>) -> Range<usize> {
         if range.is_empty() {
@@ -43,10 +57,7 @@ pub(super) fn views(text: &str) -> Vec<View> {
         };
         if let Some(prev) = out.last() {
             // Offsets into the previous view become offsets into the original.
-            for f in &mut next.from {
-                let r = prev.origin(f.0 as usize..f.1 as usize);
-                *f = (r.start as u32, r.end as u32);
-            }
+            next = next.through(prev);
         }
         out.push(next);
     }

@@ -32,21 +32,23 @@ pub static EXTRAS: &[Extra] = &[
         keywords: &[
             "pass", "pwd", "contrase", "senha", "пароль", "密码", "密碼", "パスワード", "비밀번호",
         ],
-        pattern: r#"(?i)(?:^|[^a-z0-9])(?:[a-z0-9_.-]*(?:passw(?:or)?d|passwort|passphrase|pwd)|(?:[a-z0-9]+[_.-])+pass|pass|contrase(?:ñ|n)a|mot[ _]de[ _]passe|senha|пароль|Пароль|密码|密碼|パスワード|비밀번호)["']?[ \t]*(?::|=|:=|=>)[ \t]*["'`]?([^\s"'`,;<>()\[\]{}]{6,128})(?:["'`\s,;)}\]]|$)"#,
+        // A value never starts with, and stops at, a JSON escape: `"password:\\nmachine"` is
+        // a label before a line break in a quoted text, not a password `\nmachine`.
+        pattern: r#"(?i)(?:^|[^a-z0-9])(?:[a-z0-9_.-]*(?:passw(?:or)?d|passwort|passphrase|pwd)|(?:[a-z0-9]+[_.-])+pass|pass|contrase(?:ñ|n)a|mot[ _]de[ _]passe|senha|пароль|Пароль|密码|密碼|パスワード|비밀번호)["']?[ \t]*(?::|=|:=|=>)[ \t]*["'`]?((?:[^\s"'`,;<>()\[\]{}\\]|\\[^nrtu"'\\/\s]){6,128})(?:["'`\s,;)}\]\\]|$)"#,
     },
     Extra {
         id: "git-skill-password-option",
         description: "A password given on a command line (`--password`, `-p`).",
         generic: true,
         keywords: &["--pass"],
-        pattern: r#"(?i)--pass(?:word)?(?:[ \t]+|=)["']?([^\s"'`;<>]{6,128})"#,
+        pattern: r#"(?i)--pass(?:word)?(?:[ \t]+|=)["']?((?:[^\s"'`;<>\\]|\\[^nrtu"'\\/\s]){6,128})"#,
     },
     Extra {
         id: "git-skill-user-password",
         description: "A password given with a user name on a command line (`curl -u user:password`).",
         generic: true,
         keywords: &["-u", "--user"],
-        pattern: r#"(?:^|[ \t])(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']+:([^\s"'`;<>]{6,128})"#,
+        pattern: r#"(?:^|[ \t])(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"'\\]+:((?:[^\s"'`;<>\\]|\\[^nrtu"'\\/\s]){6,128})"#,
     },
     Extra {
         id: "git-skill-netrc",
@@ -175,7 +177,14 @@ pub fn find(index: usize, bytes: &[u8]) -> Vec<(Range<usize>, Range<usize>)> {
             continue;
         };
         let value = secret.as_bytes();
-        if extra.generic && (placeholder(value) || !chosen(value)) {
+        // Every rule leaves a placeholder (a mask included) alone; a rule that knows a secret
+        // by its name alone also words and names.
+        let stands_for = if extra.generic {
+            placeholder(value) || !chosen(value)
+        } else {
+            super::placeholder::placeholder(value)
+        };
+        if stands_for {
             continue;
         }
         out.push((secret.range(), whole.range()));

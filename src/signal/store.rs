@@ -402,6 +402,104 @@ pub fn signal_ids(bytes: &[u8]) -> std::collections::HashSet<String> {
         .collect()
 }
 
+/// A line git-skill was about to commit from the store that still holds a secret after
+/// masking (a secret only the whole line shows, split across fields).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unmaskable {
+    /// The signal's id, or `line N` for a line of the pending store that is not a signal.
+    pub signal: String,
+    /// The rule or shape that still finds a secret.
+    pub why: String,
+}
+
+/// The lines of `signals` for a commit: every string masked again, whoever wrote the line
+/// (`record` masks, a line written by hand was never masked), and each line checked whole.
+pub fn to_masked_lines(signals: &[Signal]) -> Result<Vec<u8>, Unmaskable> {
+    let mut out = Vec::new();
+    for s in signals {
+        let mut value = serde_json::to_value(s).expect("a signal serialises");
+        crate::redact::redact_value(&mut value);
+        let line = value.to_string();
+        still_clean(&line, || s.signal_id.clone())?;
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+    }
+    Ok(out)
+}
+
+/// `bytes`, a pending store's kept lines, masked line by line for a commit: a signal's strings
+/// one by one (a line that needs no mask keeps its bytes), any other line as text.
+pub fn mask_lines(bytes: &[u8]) -> Result<Vec<u8>, Unmaskable> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for (i, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+        let (body, end) = match line.strip_suffix(b"\n") {
+            Some(body) => (body, &b"\n"[..]),
+            None => (line, &b""[..]),
+        };
+        let text = String::from_utf8_lossy(body);
+        let masked = match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(mut value) if value.is_object() => {
+                if crate::redact::redact_value(&mut value) == 0 {
+                    text.into_owned()
+                } else {
+                    value.to_string()
+                }
+            }
+            _ => crate::redact::redact(&text),
+        };
+        let name = || match parse_line(body, i + 1) {
+            Ok(Some(s)) => s.signal_id,
+            _ => format!("line {}", i + 1),
+        };
+        still_clean(&masked, name)?;
+        if masked.as_bytes() == body {
+            out.extend_from_slice(body);
+        } else {
+            out.extend_from_slice(masked.as_bytes());
+        }
+        out.extend_from_slice(end);
+    }
+    Ok(out)
+}
+
+/// Masks the pending store in place, line by line (see [`mask_lines`]), when a line needs it:
+/// for a caller that holds the writers' lock ([`rewrite_without`]'s `write`) and is about to
+/// commit from the store, so that no copy of the file as it was (git's own backup of the work
+/// tree for a crash) holds what a hand-written line carried.
+pub fn mask_in_place(skill_dir: &Path) -> Result<Result<(), Unmaskable>, StoreError> {
+    let path = pending_path(skill_dir);
+    refuse_links(skill_dir, &path)?;
+    let bytes = match crate::fsutil::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Ok(())),
+        Err(source) => return Err(StoreError::Read { path, source }),
+    };
+    let masked = match mask_lines(&bytes) {
+        Ok(masked) => masked,
+        Err(u) => return Ok(Err(u)),
+    };
+    if masked != bytes {
+        crate::fsutil::write_atomic(&path, &masked)
+            .map_err(|source| StoreError::Write { path, source })?;
+    }
+    Ok(Ok(()))
+}
+
+/// Masking is idempotent: a line masking would still change holds a secret its fields hid.
+fn still_clean(line: &str, name: impl FnOnce() -> String) -> Result<(), Unmaskable> {
+    if crate::redact::redact(line) == line {
+        return Ok(());
+    }
+    let why = match crate::secrets::find(line).into_iter().next() {
+        Some(f) => format!("rule {} finds a secret in the line as a whole", f.rule),
+        None => "a secret shows in the line as a whole, not in any one field".to_owned(),
+    };
+    Err(Unmaskable {
+        signal: name(),
+        why,
+    })
+}
+
 /// The lines of `signals` as the store writes them.
 pub fn to_lines(signals: &[Signal]) -> Vec<u8> {
     let mut out = Vec::new();
@@ -598,6 +696,42 @@ mod tests {
             timestamp: "2026-11-30T09:00:00Z".into(),
             extra: Default::default(),
         }
+    }
+
+    /// What optimize commits from the store is masked again, a hand-written line included, and
+    /// a line whose secret only shows whole (split across two fields) is refused by name.
+    #[test]
+    fn lines_for_a_commit_are_masked_again_or_refused() {
+        let token = concat!("ghp_", "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d");
+        let mut s = signal(1);
+        s.friction_detail = format!("used {token}");
+        let lines = to_masked_lines(std::slice::from_ref(&s)).unwrap();
+        let text = String::from_utf8(lines).unwrap();
+        assert!(
+            !text.contains(&token[4..]) && text.contains(crate::redact::MASK),
+            "{text}"
+        );
+        assert!(parse_line(text.trim_end().as_bytes(), 1).unwrap().is_some());
+
+        // Kept lines: a clean signal keeps its bytes, a hand-written one is masked, a line
+        // that is not a signal is masked as text.
+        let clean = String::from_utf8(to_lines(&[signal(2)])).unwrap();
+        let raw = serde_json::to_string(&s).unwrap();
+        let kept = format!("{clean}{raw}\nnot json {token}\n{{\"half");
+        let masked = String::from_utf8(mask_lines(kept.as_bytes()).unwrap()).unwrap();
+        assert!(masked.starts_with(&clean), "{masked}");
+        assert!(!masked.contains(&token[4..]), "{masked}");
+        assert_eq!(masked.lines().count(), 4);
+        assert!(masked.ends_with("{\"half"), "no newline is added: {masked}");
+
+        let glued = format!(
+            "{{\"a\": \"{}\", \"b\": \"{}\"}}\n",
+            &token[..16],
+            &token[16..]
+        );
+        let err = mask_lines(glued.as_bytes()).unwrap_err();
+        assert_eq!(err.signal, "line 1");
+        assert!(err.why.contains("whole"), "{}", err.why);
     }
 
     #[test]

@@ -118,6 +118,75 @@ fn secrets() -> Vec<Secret> {
             secret: password,
         },
     ]
+    .into_iter()
+    .chain(shapes())
+    .collect()
+}
+
+/// The shapes issue 48 found in git-skill's own commits and requests: a secret in the syntax
+/// around it (a connection string, a config file, an assignment, a command line), written in
+/// hex, or cut in pieces.
+fn shapes() -> Vec<Secret> {
+    let with = |name, text: String, secret: String| Secret { name, text, secret };
+    let account_key = format!("{}==", chars(31, 86, B64));
+    let human = |seed| format!("Tr0ub4dor&{}", chars(seed, 8, ALNUM));
+    let hook = chars(33, 68, URLSAFE);
+    let token = format!("ghp_{}", chars(34, 36, ALNUM));
+    let hex: String = token.bytes().map(|b| format!("{b:02x}")).collect();
+    let wrapped = format!("ghp_{}", chars(35, 36, ALNUM));
+    let split = format!("ghp_{}", chars(36, 36, ALNUM));
+    let sas = format!("{}%3D", chars(37, 43, ALNUM));
+    let docker = {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(format!("deploy:{}", human(38)))
+    };
+    let (netrc, assigned, pg, json_pw, curl, pgpass) = (
+        human(39),
+        human(40),
+        human(41),
+        human(42),
+        human(43),
+        human(44),
+    );
+    vec![
+        with(
+            "azure connection string",
+            format!("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={account_key};EndpointSuffix=core.windows.net"),
+            account_key,
+        ),
+        with("netrc password", format!("machine api.example.com login bob password {netrc}"), netrc),
+        with(
+            "discord webhook",
+            format!("https://discord.com/api/webhooks/556677889900112233/{hook}"),
+            hook,
+        ),
+        with("github token in hex", format!("the token, hex: {hex}"), hex),
+        with(
+            "token wrapped over indented lines",
+            format!("token:\n      {}\n      {}", &wrapped[..20], &wrapped[20..]),
+            wrapped,
+        ),
+        with(
+            "token split across two json fields",
+            format!("{{\"head\": \"{}\", \"tail\": \"{}\"}}", &split[..16], &split[16..]),
+            split,
+        ),
+        with("password assigned", format!("password = {assigned}"), assigned),
+        with("PGPASSWORD", format!("PGPASSWORD={pg} psql -h db"), pg),
+        with("json password", format!("{{\"password\": \"{json_pw}\"}}"), json_pw),
+        with(
+            "azure sas",
+            format!("https://acct.blob.core.windows.net/c/b?sv=2022-11-02&sp=r&sig={sas}"),
+            sas,
+        ),
+        with("curl -u", format!("curl -u admin:{curl} https://api.example.com"), curl),
+        with(
+            "docker auth",
+            format!("{{\"auths\": {{\"registry.example.com\": {{\"auth\": \"{docker}\"}}}}}}"),
+            docker,
+        ),
+        with("pgpass line", format!("db.example.com:5432:app:bob:{pgpass}"), pgpass),
+    ]
 }
 
 /// All of the secrets in one text, each on its own lines.
@@ -314,6 +383,25 @@ fn no_secret_is_written_printed_or_sent_anywhere() {
         seen.run(&args.join(" "), &run);
     }
 
+    // A line written into the store by hand, never masked by `record`.
+    let pending = sb
+        .repo()
+        .join(super::optimize::SKILL)
+        .join(".skillopt/pending/signal.json");
+    let by_hand = json!({
+        "signal_id": "20261129T103000Z_pdf-forms_0badc0de",
+        "skill": "pdf-forms",
+        "type": "friction",
+        "scenario": format!("a deploy with {token}"),
+        "friction_detail": leak,
+        "context": {},
+        "skill_version_hash": "0".repeat(64),
+        "timestamp": "2026-11-29T10:30:00Z"
+    });
+    let mut store = std::fs::read_to_string(&pending).unwrap();
+    store.push_str(&format!("{by_hand}\n"));
+    std::fs::write(&pending, &store).unwrap();
+
     // Optimize: a dry run keeps its checkpoint (looked at now, before the run that commits
     // removes it), then the run that commits.
     let server = optimize_model(leak, token);
@@ -331,6 +419,48 @@ fn no_secret_is_written_printed_or_sent_anywhere() {
     seen.requests("optimize", &server);
     let log = sb.run(&["log", "pdf-forms"]);
     seen.run("log", &log);
+    // The store's hand-written line was archived, masked: the person's copy is gone with it.
+    assert!(!std::fs::read_to_string(&pending)
+        .unwrap_or_default()
+        .contains("0badc0de"));
+
+    // Eval: the cases optimize committed from corrected signals, an agent and a judge that
+    // quote every secret (the table, the kept answers and grades under .git/skill/evals).
+    let quoting = Server::start_with(move |r, _| match r.header("x-git-skill-purpose") {
+        Some("eval-grade") => Reply::openai(
+            &json!({
+                "assertions": [],
+                "expected_output_met": true,
+                "reason": format!("it quotes {token}: {leak}")
+            })
+            .to_string(),
+        ),
+        _ => Reply::openai(&format!("Done with {token}. {leak}")),
+    });
+    let base = quoting.url("/v1");
+    for args in [
+        &["eval", "pdf-forms"][..],
+        &["eval", "pdf-forms", "--format", "json"],
+    ] {
+        let run = sb.run_in(
+            "",
+            args,
+            &[
+                ("GIT_SKILL_PROVIDER", "openai"),
+                ("GIT_SKILL_BASE_URL", base.as_str()),
+                ("GIT_SKILL_MODEL", "fake"),
+                ("GIT_SKILL_RETRIES", "0"),
+                ("GIT_SKILL_NOW", "2026-11-29T12:00:00Z"),
+            ],
+        );
+        assert!(run.status <= 1, "{}", run.stderr);
+        seen.run(&args.join(" "), &run);
+    }
+    assert!(
+        !quoting.requests().is_empty(),
+        "the committed cases were run"
+    );
+    seen.requests("eval", &quoting);
 
     // An answer that is not JSON, twice: kept raw for the person to read.
     sb.run_in(
@@ -408,4 +538,82 @@ fn no_secret_is_written_printed_or_sent_anywhere() {
     seen.0
         .retain(|(place, _)| !place.ends_with("session.jsonl"));
     seen.assert_clean(&secrets);
+}
+
+/// A skill folder named like a token: every id, trailer and folder name derived from the name
+/// carries it masked (the signal id, the `Optimization-Id` trailer, the eval store's folder).
+#[test]
+fn a_skill_named_like_a_token_is_masked_in_every_id() {
+    let name = format!("ghp_{}", chars(51, 36, ALNUM)).to_lowercase();
+    let sb = Sandbox::with_repo();
+    let skill = std::fs::read_to_string(super::optimize::examples().join("sample_skill.md"))
+        .unwrap()
+        .replace("name: pdf-forms", &format!("name: {name}"));
+    sb.write(&format!(".claude/skills/{name}/SKILL.md"), skill);
+    sb.git(&["add", "-A"]).assert_ok();
+    sb.git(&["commit", "-q", "-m", "a skill"]).assert_ok();
+    let mut seen = Seen::default();
+    let now = [("GIT_SKILL_NOW", "2026-11-29T11:00:00Z")];
+    let run = sb.run_in(
+        "",
+        &[
+            "record",
+            &name,
+            "--type",
+            "corrected",
+            "--scenario",
+            "fill the tax form",
+            "--correction",
+            "use the form field names",
+        ],
+        &now,
+    );
+    run.assert_ok();
+    seen.run("record", &run);
+    let run = sb.run(&["signals", &name, "--format", "json"]);
+    run.assert_ok();
+    let id = run.json()["signals"][0]["signal_id"]
+        .as_str()
+        .expect("a signal id")
+        .to_owned();
+    assert!(id.contains("redacted"), "{id}");
+    seen.run("signals", &run);
+
+    let server = optimize_model("nothing secret", "a token");
+    let base = server.url("/v1");
+    let run = sb.run_in(
+        "",
+        &["optimize", &name, "--yes"],
+        &[
+            ("GIT_SKILL_NOW", "2026-11-30T12:00:00Z"),
+            ("GIT_SKILL_PROVIDER", "openai"),
+            ("GIT_SKILL_BASE_URL", base.as_str()),
+            ("GIT_SKILL_MODEL", "fake"),
+            ("GIT_SKILL_RETRIES", "0"),
+        ],
+    );
+    run.assert_ok();
+    seen.run("optimize", &run);
+    let body = sb.git(&["log", "-1", "--format=%B"]).stdout;
+    let trailer = body
+        .lines()
+        .find(|l| l.starts_with("Optimization-Id:"))
+        .expect("a trailer");
+    assert!(trailer.contains("redacted"), "{trailer}");
+    seen.0.push(("optimize commit".into(), body));
+    // The skill's own folder is the person's: only what git-skill derived from the name counts.
+    seen.0.push((
+        "git-skill's outputs".into(),
+        seen.0
+            .iter()
+            .map(|(_, t)| t.replace(&format!(".claude/skills/{name}"), ".claude/skills/NAME"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    ));
+    seen.0.retain(|(place, _)| place == "git-skill's outputs");
+    seen.assert_clean(&[Secret {
+        name: "skill name",
+        text: name.clone(),
+        secret: name,
+    }]);
 }
