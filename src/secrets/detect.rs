@@ -98,20 +98,32 @@ fn find_plain(text: &str, path: Option<&str>) -> Vec<Found> {
         return Vec::new();
     }
     let mut near: Vec<Vec<Range<usize>>> = vec![Vec::new(); RULES.len() + EXTRAS.len()];
+    // Where each line ends, found once: a keyword's window is whole lines around it, found by
+    // index instead of by walking the text again for every line that holds a keyword.
+    let lines = Lines::new(bytes);
     // Keywords on one line share a window: it is worked out once per line.
-    let mut line: Option<(Range<usize>, Range<usize>)> = None;
+    let mut line: Option<(usize, Range<usize>)> = None;
     for m in keywords {
         let w = match &line {
-            Some((on, w)) if on.contains(&m.start()) => w.clone(),
+            Some((on, w)) if lines.of(m.start()) == *on => w.clone(),
             _ => {
-                let on = line_around(bytes, m.start()..m.start());
-                let w = window(bytes, m.start());
+                let on = lines.of(m.start());
+                let w = lines.window(m.start());
                 line = Some((on, w.clone()));
                 w
             }
         };
         for &rule in &index.by_keyword[m.pattern().as_usize()] {
-            let w = w.clone();
+            // A match holds its keyword: one no longer than `reach` lies within that much of
+            // it (the lines it touches, for `^` and `$`).
+            let w = match index.reach(rule) {
+                Some(reach) => {
+                    let start = lines.start_of(m.start().saturating_sub(reach)).max(w.start);
+                    let end = lines.end_of(m.end() + reach).min(w.end);
+                    start..end
+                }
+                None => w.clone(),
+            };
             match near[rule].last_mut() {
                 Some(last) if w.start <= last.end => last.end = last.end.max(w.end),
                 _ => near[rule].push(w),
@@ -134,10 +146,10 @@ fn find_plain(text: &str, path: Option<&str>) -> Vec<Found> {
         *windows = merged;
     }
     // Keywords everywhere (`ey`, `sk`, `s.` are in many words): one search of the whole text
-    // costs less than many small ones.
+    // costs less than many small ones that cover most of it.
     for windows in near.iter_mut().filter(|w| w.len() > 8) {
         let covered: usize = windows.iter().map(|w| w.end - w.start).sum();
-        if windows.len() > 64 || covered > bytes.len() / 2 {
+        if covered > bytes.len() / 2 {
             *windows = std::iter::once(0..bytes.len()).collect();
         }
     }
@@ -163,9 +175,15 @@ fn find_plain(text: &str, path: Option<&str>) -> Vec<Found> {
                 .captures_iter(&bytes[w.clone()])
                 .map(move |caps| (at, caps))
         });
+        let lead = searched(rule.regex).1;
+        let mut last_end = 0;
         for (at, caps) in matches {
             let shift = |m: regex::bytes::Match<'_>| m.start() + at..m.end() + at;
-            let whole = shift(caps.get(0).expect("group 0 is the match"));
+            let mut whole = shift(caps.get(0).expect("group 0 is the match"));
+            if let Some(lead) = lead {
+                whole.start = lead_back(bytes, whole.start, lead, last_end.max(at));
+            }
+            last_end = whole.end;
             let secret = match usize::try_from(rule.secret_group) {
                 Ok(n) if n > 0 => caps.get(n),
                 _ => (1..caps.len()).find_map(|g| caps.get(g).filter(|m| !m.is_empty())),
@@ -297,33 +315,76 @@ fn entropy(s: &[u8]) -> f64 {
         .sum()
 }
 
+/// Keywords in most texts, many times over (counted on six public skill collections: 76% of
+/// all keyword hits were `:`, then `s.`, `sk`, `ey`): not looked for; their rules, whose
+/// literal each is, search the whole text, which their literal prefilter does faster than a
+/// window around each hit. (`q~`, as short, is rare: it stays a keyword.)
+const BUSY: &[&str] = &[":", "ey", "sk", "s."];
+
+/// What a match with no longest match is taken to reach from its keyword: its classes that
+/// repeat without end are runs on one line (windows are whole lines), not pages.
+const UNBOUNDED_REACH: usize = 512;
+
 /// Lines that may lie before a keyword in a rule's match, and after it.
 const LINES_BEFORE: usize = 1;
 const LINES_AFTER: usize = 6;
 /// Past this many bytes after a keyword the window ends at the next line end.
 const BYTES_AFTER: usize = 8 << 10;
 
-/// Where a rule whose keyword is at `at` may match: whole lines around it.
-fn window(text: &[u8], at: usize) -> Range<usize> {
-    let mut start = at;
-    for _ in 0..=LINES_BEFORE {
-        start = text[..start].iter().rposition(|&b| b == b'\n').unwrap_or(0);
-        if start == 0 {
-            break;
+/// The lines of a text, by where each ends.
+struct Lines<'a> {
+    text: &'a [u8],
+    /// The offset of every `\n`.
+    ends: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a [u8]) -> Lines<'a> {
+        Lines {
+            text,
+            ends: memchr::memchr_iter(b'\n', text).collect(),
         }
     }
-    let start = if start == 0 { 0 } else { start + 1 };
-    let mut end = at;
-    for _ in 0..=LINES_AFTER {
-        if end >= text.len() || end - at > BYTES_AFTER {
-            break;
-        }
-        end = text[end..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(text.len(), |i| end + i + 1);
+
+    /// The index of the line `at` lies on.
+    fn of(&self, at: usize) -> usize {
+        self.ends.partition_point(|&n| n < at)
     }
-    start..end.min(text.len())
+
+    /// Where line `i` starts.
+    fn start(&self, i: usize) -> usize {
+        match i {
+            0 => 0,
+            _ => self.ends.get(i - 1).map_or(self.text.len(), |&n| n + 1),
+        }
+    }
+
+    /// Where line `i` ends, its `\n` included.
+    fn end(&self, i: usize) -> usize {
+        self.ends.get(i).map_or(self.text.len(), |&n| n + 1)
+    }
+
+    /// The start of the line `at` lies on.
+    fn start_of(&self, at: usize) -> usize {
+        self.start(self.of(at))
+    }
+
+    /// The end of the line `at` lies on.
+    fn end_of(&self, at: usize) -> usize {
+        self.end(self.of(at.min(self.text.len())))
+    }
+
+    /// Where a rule whose keyword is at `at` may match: whole lines around it, from the line
+    /// before to six after, and not more than 8 KiB after it (to the end of that line).
+    fn window(&self, at: usize) -> Range<usize> {
+        let i = self.of(at);
+        let start = self.start(i.saturating_sub(LINES_BEFORE));
+        let end = self
+            .end(i + LINES_AFTER)
+            .min(self.end_of(at + BYTES_AFTER))
+            .max(self.end(i));
+        start..end
+    }
 }
 
 /// The line `at` lies on (the first line of a match over several).
@@ -352,7 +413,7 @@ impl Compiled {
         self.regex
             .get_or_init(|| {
                 (!rule.regex.is_empty())
-                    .then(|| compile(rule.regex))
+                    .then(|| compile(&searched(rule.regex).0))
                     .flatten()
             })
             .as_ref()
@@ -370,6 +431,58 @@ impl Compiled {
                 .collect()
         })
     }
+}
+
+impl Index {
+    /// The longest match rule `i` can make (of the set's, then the extra ones), if bounded.
+    fn reach(&self, i: usize) -> Option<usize> {
+        *self.reach[i].get_or_init(|| {
+            let pattern = match RULES.get(i) {
+                Some(rule) => rule.regex,
+                None => super::extra::pattern(i - RULES.len()),
+            };
+            let hir = regex_syntax::ParserBuilder::new()
+                .unicode(false)
+                .utf8(false)
+                .build()
+                .parse(pattern)
+                .ok()?;
+            Some(
+                hir.properties()
+                    .maximum_len()
+                    .unwrap_or(UNBOUNDED_REACH)
+                    .min(BYTES_AFTER),
+            )
+        })
+    }
+}
+
+/// Half of gitleaks' rules start `(?i)[\w.-]{0,50}?(?:name)`: up to 50 word characters before
+/// the service's name, only so that the match shows the whole setting (`my_name_key`). They
+/// cost the automaton 50 states a class and find nothing the rest does not: the expression
+/// searched leaves them out (returned with their length), and the match is widened back as
+/// the lazy, leftmost-first original would have started it ([`lead_back`]).
+const LEAD: &str = r"(?i)[\w.-]{0,50}?(?:";
+
+fn searched(regex: &str) -> (std::borrow::Cow<'_, str>, Option<usize>) {
+    match regex.strip_prefix(LEAD) {
+        // `(?i)` stays: the rest of the expression is case-blind too.
+        Some(rest) => (format!("(?i)(?:{rest}").into(), Some(50)),
+        None => (regex.into(), None),
+    }
+}
+
+/// Where a match of a rule whose lead was left out starts: back over up to `lead` of `[\w.-]`
+/// before `start`, never before `floor` (the previous match's end, or the window's start).
+fn lead_back(bytes: &[u8], start: usize, lead: usize, floor: usize) -> usize {
+    let mut at = start;
+    while at > floor
+        && start - at < lead
+        && matches!(bytes[at - 1], b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-')
+    {
+        at -= 1;
+    }
+    at
 }
 
 /// Go's expressions read as Go reads them: ASCII classes (`\w`, `\s`, `\b`), bytes.
@@ -402,6 +515,9 @@ fn joined(list: &Allowlist) -> Option<Regex> {
 
 struct Index {
     keywords: AhoCorasick,
+    /// The longest match of each rule, the set's and the extra ones, when it has one within
+    /// [`BYTES_AFTER`]: worked out from the expression the first time a keyword asks.
+    reach: Vec<OnceLock<Option<usize>>>,
     /// For each keyword, the rules that name it.
     by_keyword: Vec<Vec<usize>>,
     /// Rules without keywords: run on every text.
@@ -421,8 +537,9 @@ static INDEX: LazyLock<Index> = LazyLock::new(|| {
         if rule.regex.is_empty() {
             continue;
         }
-        if rule.keywords.is_empty() {
+        if rule.keywords.is_empty() || rule.keywords.iter().any(|k| BUSY.contains(k)) {
             always.push(i);
+            continue;
         }
         for &k in rule.keywords {
             match words.iter().position(|w| *w == k) {
@@ -435,6 +552,10 @@ static INDEX: LazyLock<Index> = LazyLock::new(|| {
         }
     }
     for (j, extra) in EXTRAS.iter().enumerate() {
+        if extra.keywords.iter().any(|k| BUSY.contains(k)) {
+            always.push(RULES.len() + j);
+            continue;
+        }
         for &k in extra.keywords {
             match words.iter().position(|w| *w == k) {
                 Some(at) => by_keyword[at].push(RULES.len() + j),
@@ -445,12 +566,18 @@ static INDEX: LazyLock<Index> = LazyLock::new(|| {
             }
         }
     }
+    // A DFA: built once (a few hundred keywords), it finds every overlapping keyword in one
+    // pass at a fraction of the other kinds' cost per byte.
     let keywords = aho_corasick::AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
+        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
         .build(&words)
         .expect("the rule set's keywords build an automaton");
     Index {
         keywords,
+        reach: (0..RULES.len() + EXTRAS.len())
+            .map(|_| OnceLock::new())
+            .collect(),
         by_keyword,
         always,
         compiled: RULES

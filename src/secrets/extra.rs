@@ -167,6 +167,11 @@ static COMPILED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         .collect()
 });
 
+/// The expression of the extra rule `index`.
+pub fn pattern(index: usize) -> &'static str {
+    EXTRAS[index].pattern
+}
+
 /// The secrets the extra rule `index` of [`EXTRAS`] finds in `bytes` (the caller knows the text
 /// holds one of its keywords): secret, match.
 pub fn find(index: usize, bytes: &[u8]) -> Vec<(Range<usize>, Range<usize>)> {
@@ -192,17 +197,68 @@ pub fn find(index: usize, bytes: &[u8]) -> Vec<(Range<usize>, Range<usize>)> {
     out
 }
 
+/// The shortest run looked into: base64 of a 21-byte token, hex of a 14-byte one.
+const MIN_BASE64: usize = 28;
+/// Longer runs are data (an image, a bundle), not a token written out.
+const MAX_RUN: usize = 4096;
+
+/// Where the runs of base64 or hex characters of a token's length are: from a letter, digit
+/// or `_` after a character that is none of them, with up to two `=` of padding. A loop over
+/// a byte table: this pass reads every byte of every file scanned.
+fn runs(bytes: &[u8]) -> Vec<Range<usize>> {
+    const fn table() -> [u8; 256] {
+        // 1: a base64 (standard or URL-safe) character; 2: a word character too.
+        let mut t = [0u8; 256];
+        let mut b = 0;
+        while b < 256 {
+            let c = b as u8;
+            if c.is_ascii_alphanumeric() || c == b'_' {
+                t[b] = 2;
+            } else if c == b'+' || c == b'/' || c == b'-' {
+                t[b] = 1;
+            }
+            b += 1;
+        }
+        t
+    }
+    static CLASS: [u8; 256] = table();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if CLASS[usize::from(bytes[i])] == 0 {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && CLASS[usize::from(bytes[i])] != 0 {
+            i += 1;
+        }
+        // The run starts at its first word character after a boundary: `+`, `/`, `-` before
+        // it are separators (`--`, a path's `/`).
+        let Some(first) = (start..i).find(|&j| CLASS[usize::from(bytes[j])] == 2) else {
+            continue;
+        };
+        let mut end = i;
+        while end < bytes.len() && end - i < 2 && bytes[end] == b'=' {
+            end += 1;
+        }
+        if (MIN_BASE64..=MAX_RUN).contains(&(i - first)) {
+            // Hex has no padding.
+            let hex = bytes[first..i].iter().all(u8::is_ascii_hexdigit);
+            out.push(first..if hex { i } else { end });
+        }
+        i = end.max(i);
+    }
+    out
+}
+
 /// Runs of hex or base64 long enough to hold a token, with their decoded text when it is text.
 pub fn encoded(text: &str) -> Vec<(Range<usize>, String)> {
-    static RUNS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?-u)\b(?:[0-9a-fA-F]{40,4096}|[A-Za-z0-9+/_-]{28,4096}={0,2})")
-            .expect("the encoded-run pattern compiles")
-    });
     use base64::Engine as _;
     let mut out = Vec::new();
-    for m in RUNS.find_iter(text.as_bytes()) {
-        let run = m.as_bytes();
-        let hex = run.iter().all(u8::is_ascii_hexdigit) && run.len() % 2 == 0;
+    for range in runs(text.as_bytes()) {
+        let run = &text.as_bytes()[range.clone()];
+        let hex = run.iter().all(u8::is_ascii_hexdigit) && run.len().is_multiple_of(2);
         // Base64 of a token has digits and both cases; a path or a long name has not.
         let mixed = run.iter().any(u8::is_ascii_digit)
             && run.iter().any(u8::is_ascii_uppercase)
@@ -227,9 +283,28 @@ pub fn encoded(text: &str) -> Vec<(Range<usize>, String)> {
             if s.bytes()
                 .all(|b| b.is_ascii_graphic() || b == b' ' || b == b'\n')
             {
-                out.push((m.range(), s));
+                out.push((range.clone(), s));
             }
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_of_a_tokens_length_are_found_from_a_word_character() {
+        let hex = "a1".repeat(20);
+        let b64 = "QWxhZGRpbjpvcGVuIHNlc2FtZQxxYWJjZGVmZ2hpamts==";
+        let text = format!("x {hex} --{b64}; short9AbCdEf; {}", "Zz9".repeat(2000));
+        let found: Vec<&str> = runs(text.as_bytes())
+            .iter()
+            .map(|r| &text[r.clone()])
+            .collect();
+        assert_eq!(found, [hex.as_str(), b64]);
+        assert!(runs(b"").is_empty());
+        assert!(runs("字".repeat(40).as_bytes()).is_empty());
+    }
 }

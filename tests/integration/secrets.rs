@@ -617,3 +617,49 @@ fn a_skill_named_like_a_token_is_masked_in_every_id() {
         secret: name,
     }]);
 }
+
+/// A hand-written store line whose token only shows whole (split across two adjacent fields,
+/// each too short to be a token): optimize refuses to commit it, names the signal and why,
+/// and leaves the branch and the store as they were.
+#[test]
+fn a_store_line_still_holding_a_secret_after_masking_is_not_committed() {
+    let sb = repo_with_signals();
+    let token = format!("ghp_{}", chars(61, 36, ALNUM));
+    let pending = sb
+        .repo()
+        .join(super::optimize::SKILL)
+        .join(".skillopt/pending/signal.json");
+    let line = json!({
+        "signal_id": "20261129T103000Z_pdf-forms_5p11t000",
+        "skill": "pdf-forms",
+        "type": "corrected",
+        "scenario": format!("deploy {}", &token[..20]),
+        "correction": &token[20..],
+        "friction_detail": "",
+        "context": {},
+        "skill_version_hash": "0".repeat(64),
+        "timestamp": "2026-11-29T10:30:00Z"
+    });
+    let mut store = std::fs::read_to_string(&pending).unwrap();
+    store.push_str(&format!("{line}\n"));
+    std::fs::write(&pending, &store).unwrap();
+    let head = sb.git(&["rev-parse", "HEAD"]).stdout;
+
+    let server = optimize_model("nothing secret", "a token");
+    let run = optimize_env(&sb, &server, &["--yes"], &[]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("20261129T103000Z_pdf-forms_5p11t000")
+            && run.stderr.contains("still holds a secret after masking"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains(&token[4..20]) && !run.stderr.contains(&token[20..]));
+    assert_eq!(
+        sb.git(&["rev-parse", "HEAD"]).stdout,
+        head,
+        "nothing committed"
+    );
+    assert_eq!(std::fs::read_to_string(&pending).unwrap(), store);
+    sb.git(&["fsck", "--no-dangling"]).assert_ok();
+}

@@ -217,3 +217,76 @@ fn multilingual_and_hostile_text_never_splits_a_character() {
     let huge = "api_key = value ".repeat(100_000);
     let _ = find(&huge);
 }
+
+/// A rule searched without its lead (`(?i)[\w.-]{0,50}?`) and widened back finds what the
+/// rule as written finds: the same secret, the same match, on texts drawn from each such rule
+/// with a setting's name before it.
+#[test]
+fn a_rule_searched_without_its_lead_matches_as_written() {
+    let parser = || {
+        regex_syntax::ParserBuilder::new()
+            .unicode(false)
+            .utf8(false)
+            .build()
+    };
+    let mut compared = 0;
+    for (i, rule) in RULES.iter().enumerate() {
+        let (pattern, Some(lead)) = searched(rule.regex) else {
+            continue;
+        };
+        let (full, fast) = (compile(rule.regex).unwrap(), compile(&pattern).unwrap());
+        let hir = parser().parse(&pattern).expect("parses");
+        let mut rng = Rng(0x51_7cc1_b727_220a ^ (i as u64 + 1));
+        for n in 0..20 {
+            let mut bytes = b"see: my_prod.".to_vec();
+            bytes.extend(std::iter::repeat_n(b'x', n * 3));
+            sample(&hir, &mut rng, &mut bytes);
+            bytes.extend_from_slice(b" and more\n");
+            let want: Vec<_> = full
+                .captures_iter(&bytes)
+                .map(|c| (c.get(0).unwrap().range(), c.get(1).map(|m| m.range())))
+                .collect();
+            let mut last = 0;
+            let got: Vec<_> = fast
+                .captures_iter(&bytes)
+                .map(|c| {
+                    let whole = c.get(0).unwrap().range();
+                    let start = lead_back(&bytes, whole.start, lead, last);
+                    last = whole.end;
+                    (start..whole.end, c.get(1).map(|m| m.range()))
+                })
+                .collect();
+            assert_eq!(
+                got,
+                want,
+                "{}: {}",
+                rule.id,
+                String::from_utf8_lossy(&bytes)
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 1000, "{compared} texts compared");
+}
+
+/// A keyword's window is the line before it to six after, cut 8 KiB after it at a line end.
+#[test]
+fn windows_are_whole_lines_around_a_keyword() {
+    let text = b"a\nbb\nccc key\nd\ne\nf\ng\nh\ni\nj\nk";
+    let lines = Lines::new(text);
+    let at = 9; // `key`
+    assert_eq!(lines.of(at), 2);
+    let w = lines.window(at);
+    assert_eq!(&text[w], b"bb\nccc key\nd\ne\nf\ng\nh\ni\n");
+    assert_eq!(&text[lines.window(0)], b"a\nbb\nccc key\nd\ne\nf\ng\n");
+    assert_eq!(lines.end_of(text.len()), text.len());
+    assert_eq!(lines.start_of(text.len()), text.len() - 1);
+    let long = [b"key ".as_slice(), &[b'z'; 20_000], b"\nnext\n"].concat();
+    let lines = Lines::new(&long);
+    assert_eq!(
+        lines.window(0),
+        0..20_005,
+        "the keyword's own line, whatever its length"
+    );
+    assert_eq!(Lines::new(b"").window(0), 0..0);
+}
