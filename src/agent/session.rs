@@ -553,6 +553,14 @@ mod tests {
         assert!(held.exists() && recent.exists() && foreign.exists());
         // Not again within a day, even with old files there.
         drop(holder);
+        // A child process another test forks meanwhile shares the descriptor, and its lock,
+        // until it execs: wait until the lock is free.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while crate::fsutil::lock::Lock::existing(&held).is_none()
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         assert!(store.prune(month, now).is_empty());
         assert!(held.exists());
         assert_eq!(

@@ -82,8 +82,20 @@ pub fn secrets(text: &str) -> Vec<Range<usize>> {
                 .filter_map(|v| joined::view(&v.text).map(|j| j.through(v))),
         )
         .collect();
-    for view in escaped.iter().chain(&joined) {
+    for view in &escaped {
         spans.extend(found(&view.text).into_iter().map(|r| view.origin(r)));
+    }
+    // Joined, a secret in pieces is a service's token whose match crosses the glue, masked as
+    // matched. A name-and-value rule would run a value on into the next key or field
+    // (`GITHUB_TOKEN: ghp_…\n  DEPLOY_ENV: x`), as would a whole token widened past the glue
+    // (`"ghp_…", "env": "prod"`).
+    for view in &joined {
+        spans.extend(
+            crate::secrets::find(&view.text)
+                .into_iter()
+                .filter(|f| !f.generic && view.joins(f.secret.clone()))
+                .map(|f| view.origin(f.secret)),
+        );
     }
     merge(spans)
 }
@@ -141,14 +153,7 @@ pub fn to_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Re
 
 /// The whole secrets that matches in `text` start.
 fn found(text: &str) -> Vec<Range<usize>> {
-    let mut places = Engine::get().credentials(text);
-    // The maintained rule set the guard's CRD021/CRD022 come from: the secret itself.
-    places.extend(crate::secrets::find(text).into_iter().map(|f| f.secret));
-    // Each of the patterns needs one of these; most text (a status line) has none, and never
-    // compiles them.
-    if text.contains("-----BEGIN ") || text.contains("eyJ") || text.contains("://") {
-        places.extend(EXTRA.find_iter(text.as_bytes()).map(|m| m.range()));
-    }
+    let mut places = places(text);
     // In order, a match inside a secret already widened is not widened again: a text of
     // many long keys, one a line, would otherwise walk the lines after each one.
     places.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
@@ -160,6 +165,19 @@ fn found(text: &str) -> Vec<Range<usize>> {
         out.push(whole::whole(text, place));
     }
     out
+}
+
+/// What the rules match in `text`, not widened.
+fn places(text: &str) -> Vec<Range<usize>> {
+    let mut places = Engine::get().credentials(text);
+    // The maintained rule set the guard's CRD021/CRD022 come from: the secret itself.
+    places.extend(crate::secrets::find(text).into_iter().map(|f| f.secret));
+    // Each of the patterns needs one of these; most text (a status line) has none, and never
+    // compiles them.
+    if text.contains("-----BEGIN ") || text.contains("eyJ") || text.contains("://") {
+        places.extend(EXTRA.find_iter(text.as_bytes()).map(|m| m.range()));
+    }
+    places
 }
 
 /// Secrets the guard does not flag in a skill (where they are examples or placeholders more

@@ -302,6 +302,27 @@ fn every_shape_a_model_may_quote_is_masked() {
             "{text}\n  => {masked}"
         );
     }
+    // A whole secret before glue is masked alone: the next key or field stays.
+    let yaml = format!("env:\n  GITHUB_TOKEN: {token}\n  DEPLOY_ENV: production\n");
+    let masked = redact(&yaml);
+    assert!(
+        masked.ends_with("[redacted]\n  DEPLOY_ENV: production\n") && !masked.contains(&token[4..]),
+        "{masked}"
+    );
+    let json = format!("{{\"token\": \"{token}\", \"env\": \"production\"}}");
+    let masked = redact(&json);
+    assert!(
+        masked.ends_with("[redacted]\", \"env\": \"production\"}") && !masked.contains(&token[4..]),
+        "{masked}"
+    );
+    // Places name a secret whatever it looks like (only a mask is not one).
+    for (text, secret) in [
+        ("machine h login bob password $ecretPw9", "$ecretPw9"),
+        ("db.example.com:5432:app:bob:my_s3cret_pw", "my_s3cret_pw"),
+    ] {
+        assert!(!redact(text).contains(secret), "{text}");
+    }
+
     // Placeholders stay as they are.
     for text in [
         "password = ${DB_PASSWORD}",

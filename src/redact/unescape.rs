@@ -26,6 +26,13 @@ impl View {
         self
     }
 
+    /// Whether `range` of the view spans bytes the original does not hold together (glue
+    /// taken out between them).
+    pub fn joins(&self, range: Range<usize>) -> bool {
+        let end = range.end.min(self.from.len());
+        (range.start..end.saturating_sub(1)).any(|i| self.from[i + 1].0 > self.from[i].1)
+    }
+
     /// The original bytes that spell `range` of the view.
     pub fn origin(&self, range: Range<usize>) -> Range<usize> {
         if range.is_empty() {

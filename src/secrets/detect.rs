@@ -114,16 +114,7 @@ fn find_plain(text: &str, path: Option<&str>) -> Vec<Found> {
             }
         };
         for &rule in &index.by_keyword[m.pattern().as_usize()] {
-            // A match holds its keyword: one no longer than `reach` lies within that much of
-            // it (the lines it touches, for `^` and `$`).
-            let w = match index.reach(rule) {
-                Some(reach) => {
-                    let start = lines.start_of(m.start().saturating_sub(reach)).max(w.start);
-                    let end = lines.end_of(m.end() + reach).min(w.end);
-                    start..end
-                }
-                None => w.clone(),
-            };
+            let w = w.clone();
             match near[rule].last_mut() {
                 Some(last) if w.start <= last.end => last.end = last.end.max(w.end),
                 _ => near[rule].push(w),
@@ -196,7 +187,7 @@ fn find_plain(text: &str, path: Option<&str>) -> Vec<Found> {
             if placeholder(secret_text) {
                 continue;
             }
-            let line = line_around(bytes, whole.clone());
+            let line = lines.around(whole.clone());
             let sides = Sides {
                 secret: secret_text,
                 matched: &bytes[whole.clone()],
@@ -245,7 +236,7 @@ fn find_plain(text: &str, path: Option<&str>) -> Vec<Found> {
     let specific: Vec<(Range<usize>, Range<usize>)> = found
         .iter()
         .filter(|f| !f.generic)
-        .map(|f| (f.secret.clone(), line_around(bytes, f.matched.clone())))
+        .map(|f| (f.secret.clone(), lines.around(f.matched.clone())))
         .collect();
     found.retain(|f| {
         !f.generic
@@ -321,10 +312,6 @@ fn entropy(s: &[u8]) -> f64 {
 /// window around each hit. (`q~`, as short, is rare: it stays a keyword.)
 const BUSY: &[&str] = &[":", "ey", "sk", "s."];
 
-/// What a match with no longest match is taken to reach from its keyword: its classes that
-/// repeat without end are runs on one line (windows are whole lines), not pages.
-const UNBOUNDED_REACH: usize = 512;
-
 /// Lines that may lie before a keyword in a rule's match, and after it.
 const LINES_BEFORE: usize = 1;
 const LINES_AFTER: usize = 6;
@@ -364,6 +351,16 @@ impl<'a> Lines<'a> {
         self.ends.get(i).map_or(self.text.len(), |&n| n + 1)
     }
 
+    /// The line `at` starts on, to the end of the line it ends on (the `\n` left out): where
+    /// an allowlist looks, found by index (a text of one long line with many matches would
+    /// otherwise be walked once per match).
+    fn around(&self, at: Range<usize>) -> Range<usize> {
+        let start = self.start_of(at.start);
+        let last = self.of(at.end.min(self.text.len()));
+        let end = self.ends.get(last).copied().unwrap_or(self.text.len());
+        start..end.max(at.end.min(self.text.len()))
+    }
+
     /// The start of the line `at` lies on.
     fn start_of(&self, at: usize) -> usize {
         self.start(self.of(at))
@@ -385,19 +382,6 @@ impl<'a> Lines<'a> {
             .max(self.end(i));
         start..end
     }
-}
-
-/// The line `at` lies on (the first line of a match over several).
-fn line_around(text: &[u8], at: Range<usize>) -> Range<usize> {
-    let start = text[..at.start]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let end = text[at.end.min(text.len())..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(text.len(), |i| at.end + i);
-    start..end.max(at.end.min(text.len()))
 }
 
 /// A rule's expressions, compiled when a text first needs them.
@@ -429,30 +413,6 @@ impl Compiled {
                 .iter()
                 .map(|l| (joined(l), stopword_automaton(l.stopwords)))
                 .collect()
-        })
-    }
-}
-
-impl Index {
-    /// The longest match rule `i` can make (of the set's, then the extra ones), if bounded.
-    fn reach(&self, i: usize) -> Option<usize> {
-        *self.reach[i].get_or_init(|| {
-            let pattern = match RULES.get(i) {
-                Some(rule) => rule.regex,
-                None => super::extra::pattern(i - RULES.len()),
-            };
-            let hir = regex_syntax::ParserBuilder::new()
-                .unicode(false)
-                .utf8(false)
-                .build()
-                .parse(pattern)
-                .ok()?;
-            Some(
-                hir.properties()
-                    .maximum_len()
-                    .unwrap_or(UNBOUNDED_REACH)
-                    .min(BYTES_AFTER),
-            )
         })
     }
 }
@@ -515,9 +475,6 @@ fn joined(list: &Allowlist) -> Option<Regex> {
 
 struct Index {
     keywords: AhoCorasick,
-    /// The longest match of each rule, the set's and the extra ones, when it has one within
-    /// [`BYTES_AFTER`]: worked out from the expression the first time a keyword asks.
-    reach: Vec<OnceLock<Option<usize>>>,
     /// For each keyword, the rules that name it.
     by_keyword: Vec<Vec<usize>>,
     /// Rules without keywords: run on every text.
@@ -575,9 +532,6 @@ static INDEX: LazyLock<Index> = LazyLock::new(|| {
         .expect("the rule set's keywords build an automaton");
     Index {
         keywords,
-        reach: (0..RULES.len() + EXTRAS.len())
-            .map(|_| OnceLock::new())
-            .collect(),
         by_keyword,
         always,
         compiled: RULES

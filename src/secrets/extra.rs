@@ -167,11 +167,6 @@ static COMPILED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         .collect()
 });
 
-/// The expression of the extra rule `index`.
-pub fn pattern(index: usize) -> &'static str {
-    EXTRAS[index].pattern
-}
-
 /// The secrets the extra rule `index` of [`EXTRAS`] finds in `bytes` (the caller knows the text
 /// holds one of its keywords): secret, match.
 pub fn find(index: usize, bytes: &[u8]) -> Vec<(Range<usize>, Range<usize>)> {
@@ -182,12 +177,13 @@ pub fn find(index: usize, bytes: &[u8]) -> Vec<(Range<usize>, Range<usize>)> {
             continue;
         };
         let value = secret.as_bytes();
-        // Every rule leaves a placeholder (a mask included) alone; a rule that knows a secret
-        // by its name alone also words and names.
+        // A rule that knows a secret by its name alone leaves placeholders, words and names
+        // alone; one that knows it by its place (`.netrc`, `.pgpass`, `sig=`) takes any value
+        // but a mask (masking a masked text changes nothing): `$ecret`, `my…` are passwords.
         let stands_for = if extra.generic {
             placeholder(value) || !chosen(value)
         } else {
-            super::placeholder::placeholder(value)
+            String::from_utf8_lossy(value).contains(crate::redact::MASK)
         };
         if stands_for {
             continue;

@@ -289,4 +289,11 @@ fn windows_are_whole_lines_around_a_keyword() {
         "the keyword's own line, whatever its length"
     );
     assert_eq!(Lines::new(b"").window(0), 0..0);
+    let lines = Lines::new(text);
+    assert_eq!(&text[lines.around(9..12)], b"ccc key");
+    assert_eq!(&text[lines.around(9..14)], b"ccc key\nd");
+    assert_eq!(
+        lines.around(text.len()..text.len()),
+        text.len() - 1..text.len()
+    );
 }
