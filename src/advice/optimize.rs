@@ -110,7 +110,7 @@ fn run_hint(run: &RunError) -> Option<String> {
             "see what is pending: git skill signals {skill}; start again with git skill optimize {skill} --restart"
         ),
         O::SecretInSignal { signal, .. } => format!(
-            "take the secret out of that line of {skill}'s .skillopt/pending/signal.json by hand (the line of {signal}), then git skill optimize {skill} --resume"
+            "take the secret out of that line of {skill}'s .skillopt/pending/signal.json by hand (the line of {signal}), then run git skill optimize {skill} again (with --resume if it says a run was cut short)"
         ),
         O::Diverged { .. } => "look at git log and git status: the run's files may still be in the work tree; put them right by hand, then start again with --restart".into(),
         O::CommittedCheckpoint { path } => format!(

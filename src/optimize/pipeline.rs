@@ -405,8 +405,18 @@ impl<'r> Run<'r> {
                 });
             }
             // The run works on masked signals: the checkpoint, the prompts and the eval cases
-            // they become never hold what a hand-written line may carry.
-            self.cp.signals = selection.selected.iter().map(Signal::masked).collect();
+            // they become never hold what a hand-written line may carry. One whose secret only
+            // shows whole (split across two fields) stops the run here, before any of them.
+            let masked: Vec<Signal> = selection.selected.iter().map(Signal::masked).collect();
+            if let Err(u) = store::to_masked_lines(&masked) {
+                self.discard();
+                return Err(OptimizeError::SecretInSignal {
+                    skill: ctx.skill_name.clone(),
+                    signal: u.signal,
+                    why: u.why,
+                });
+            }
+            self.cp.signals = masked;
             self.cp.stale = selection.stale;
             self.cp.left_out = selection.left_out;
             self.cp.too_old = selection.too_old;

@@ -655,6 +655,27 @@ fn a_store_line_still_holding_a_secret_after_masking_is_not_committed() {
         run.stderr
     );
     assert!(!run.stderr.contains(&token[4..20]) && !run.stderr.contains(&token[20..]));
+    assert!(
+        server.requests().is_empty(),
+        "refused before any model call: nothing of the line was sent"
+    );
+    assert!(
+        !sb.repo()
+            .join(super::optimize::SKILL)
+            .join(".skillopt/work")
+            .exists()
+            || std::fs::read_dir(
+                sb.repo()
+                    .join(super::optimize::SKILL)
+                    .join(".skillopt/work")
+            )
+            .unwrap()
+            .flatten()
+            .all(|e| !std::fs::read_to_string(e.path())
+                .unwrap_or_default()
+                .contains(&token[20..])),
+        "no checkpoint holds it"
+    );
     assert_eq!(
         sb.git(&["rev-parse", "HEAD"]).stdout,
         head,
