@@ -166,7 +166,7 @@ fn find_plain(text: &str, path: Option<&str>) -> Vec<Found> {
                 .captures_iter(&bytes[w.clone()])
                 .map(move |caps| (at, caps))
         });
-        let lead = searched(rule.regex).1;
+        let lead = lead(rule.regex);
         let mut last_end = 0;
         for (at, caps) in matches {
             let shift = |m: regex::bytes::Match<'_>| m.start() + at..m.end() + at;
@@ -427,9 +427,15 @@ const LEAD: &str = r"(?i)[\w.-]{0,50}?(?:";
 fn searched(regex: &str) -> (std::borrow::Cow<'_, str>, Option<usize>) {
     match regex.strip_prefix(LEAD) {
         // `(?i)` stays: the rest of the expression is case-blind too.
-        Some(rest) => (format!("(?i)(?:{rest}").into(), Some(50)),
+        Some(rest) => (format!("(?i)(?:{rest}").into(), lead(regex)),
         None => (regex.into(), None),
     }
+}
+
+/// How many bytes of lead the searched expression of `regex` leaves out (asked for every
+/// text, without building the expression).
+fn lead(regex: &str) -> Option<usize> {
+    regex.starts_with(LEAD).then_some(50)
 }
 
 /// Where a match of a rule whose lead was left out starts: back over up to `lead` of `[\w.-]`
